@@ -1,0 +1,12 @@
+#pragma once
+// Subcommand registration for the `gridlock` executable. Each add_* function adds one
+// subcommand to `app` with a callback that does the work; errors propagate as exceptions.
+
+#include <CLI/CLI.hpp>
+
+namespace gridlock::cli {
+
+/// `gridlock version`: prints version and git commit.
+void add_version_command(CLI::App& app);
+
+}  // namespace gridlock::cli

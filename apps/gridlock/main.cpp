@@ -1,0 +1,29 @@
+// `gridlock`: serial tools (simulation, schedules, topology, oracle, models). Parses the command
+// line, runs the chosen subcommand, and maps errors to documented exit codes.
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gridlock/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gridlock: induce, measure, model and simulate congestion and noise in HPC networks"};
+  app.require_subcommand(1);
+  gridlock::cli::add_version_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 returns 0 for --help; every real parse error becomes the usage exit code.
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : gridlock::to_int(gridlock::ExitCode::kUsage);
+  } catch (const gridlock::Error& e) {
+    fmt::print(stderr, "gridlock: error: {}\n", e.what());
+    return gridlock::to_int(e.exit_code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gridlock: internal error: {}\n", e.what());
+    return gridlock::to_int(gridlock::ExitCode::kInternal);
+  }
+  return 0;
+}

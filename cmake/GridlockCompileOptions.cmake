@@ -1,0 +1,18 @@
+# Project-wide compile options, applied per target through gridlock_target_defaults().
+add_library(gridlock_options INTERFACE)
+target_compile_options(gridlock_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Wunused
+  -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(GRIDLOCK_WERROR)
+  target_compile_options(gridlock_options INTERFACE -Werror)
+endif()
+if(GRIDLOCK_SANITIZE)
+  target_compile_options(gridlock_options INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(gridlock_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Every gridlock target calls this so options stay in one place.
+function(gridlock_target_defaults target)
+  target_link_libraries(${target} PRIVATE gridlock_options)
+endfunction()

@@ -1,0 +1,48 @@
+#pragma once
+/// @file
+/// Error types shared by every gridlock library, and the process exit codes they map to.
+
+#include <stdexcept>
+#include <string>
+
+namespace gridlock {
+
+/// Process exit codes used by every gridlock executable.
+enum class ExitCode : int {
+  kOk = 0,            ///< Success.
+  kRuntimeFailure = 1,  ///< A measurement or computation failed at run time.
+  kUsage = 2,         ///< Bad command line or bad input file: the user can fix it.
+  kIo = 3,            ///< A file could not be read or written.
+  kMpi = 4,           ///< The MPI library reported an error.
+  kInternal = 70,     ///< A bug in gridlock (an invariant was violated).
+};
+
+/// Base class of all gridlock errors; `what()` says what happened, where, and how to fix it.
+class Error : public std::runtime_error {
+ public:
+  /// Creates an error with a complete, user-facing message.
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  /// The exit code a command-line tool should return for this error.
+  [[nodiscard]] virtual ExitCode exit_code() const noexcept { return ExitCode::kRuntimeFailure; }
+};
+
+/// Invalid user input: a command-line value, a spec string, a malformed input file.
+class InputError : public Error {
+ public:
+  using Error::Error;
+  /// Bad input maps to the usage exit code.
+  [[nodiscard]] ExitCode exit_code() const noexcept override { return ExitCode::kUsage; }
+};
+
+/// A file or directory could not be opened, read, written or renamed.
+class IoError : public Error {
+ public:
+  using Error::Error;
+  /// I/O failures map to their own exit code so scripts can tell them apart.
+  [[nodiscard]] ExitCode exit_code() const noexcept override { return ExitCode::kIo; }
+};
+
+/// Converts an exit code to the integer returned from `main()`.
+[[nodiscard]] constexpr int to_int(ExitCode code) noexcept { return static_cast<int>(code); }
+
+}  // namespace gridlock

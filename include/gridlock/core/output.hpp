@@ -1,0 +1,60 @@
+#pragma once
+/// @file
+/// Result files: a context block first, atomic writes, JSON and CSV.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gridlock {
+
+/// JSON value type used for every gridlock output: keeps keys in insertion order.
+using Json = nlohmann::ordered_json;
+
+/// The fields every output file's context block starts with: tool, gridlock version, git commit,
+/// schema name and version, date (UTC, ISO 8601) and host name. Callers append ranks, MPI
+/// library, seed and parameters.
+[[nodiscard]] Json base_context(std::string_view tool, std::string_view schema, int schema_version);
+
+/// Current UTC time as ISO 8601 (`2026-11-21T13:53:00Z`).
+[[nodiscard]] std::string utc_timestamp();
+
+/// This machine's host name, or "unknown".
+[[nodiscard]] std::string host_name();
+
+/// Writes `content` to `path` atomically: a temporary file in the same directory is written,
+/// flushed and renamed over `path`, so readers never see a half-written file. Throws IoError.
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Checks now, before a long run, that `path` can be created: its directory exists and is
+/// writable. Throws IoError saying what is wrong and how to fix it.
+void check_writable(const std::filesystem::path& path);
+
+/// Writes `{"context": context, ...body}` as indented JSON, atomically.
+void write_json_file(const std::filesystem::path& path, const Json& context, const Json& body);
+
+/// Builds a CSV file whose first lines are the context block as `# key: value` comments.
+class CsvWriter {
+ public:
+  /// Starts a CSV with the context block and the given column names.
+  CsvWriter(const Json& context, const std::vector<std::string>& columns);
+  /// Appends one row; throws InputError if the number of cells differs from the columns.
+  void add_row(const std::vector<std::string>& cells);
+  /// The file content so far.
+  [[nodiscard]] const std::string& content() const noexcept { return text_; }
+  /// Writes the content atomically to `path`.
+  void write(const std::filesystem::path& path) const;
+
+ private:
+  std::size_t columns_;
+  std::string text_;
+};
+
+/// Quotes a CSV cell when it contains a comma, quote or line break (RFC 4180).
+[[nodiscard]] std::string csv_escape(std::string_view cell);
+
+}  // namespace gridlock

@@ -1,0 +1,29 @@
+#pragma once
+/// @file
+/// Parsing and formatting of quantities with units (byte sizes, durations).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gridlock {
+
+/// Bytes in one KiB / MiB / GiB.
+inline constexpr std::uint64_t kKiB = 1024;
+inline constexpr std::uint64_t kMiB = 1024 * kKiB;  ///< Bytes in one MiB.
+inline constexpr std::uint64_t kGiB = 1024 * kMiB;  ///< Bytes in one GiB.
+
+/// Parses a byte size such as `8`, `8B`, `4KiB`, `4k`, `128KiB`, `8MiB`, `1GiB`.
+/// Binary suffixes (KiB, MiB, GiB, and the shorthands k, K, m, M, g, G) are powers of 1024;
+/// SI suffixes (KB, MB, GB) are powers of 1000. Throws InputError naming `what` on
+/// malformed, negative or overflowing input.
+[[nodiscard]] std::uint64_t parse_byte_size(std::string_view text, std::string_view what = "size");
+
+/// Parses a duration such as `10`, `10s`, `500ms`, `2.5us`, `100ns`, `1.5min` and returns seconds.
+/// A bare number is seconds. Throws InputError naming `what` on malformed or negative input.
+[[nodiscard]] double parse_duration_seconds(std::string_view text, std::string_view what = "duration");
+
+/// Formats a byte count for people: `4 KiB`, `128 KiB`, `8 MiB`, or `1000 B` when not a round unit.
+[[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace gridlock

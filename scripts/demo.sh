@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on one machine: installs dependencies, builds, and runs `gridlock-bench load`
+# on virtual nodes (consecutive ranks of this host act as separate nodes).
+# Usage: scripts/demo.sh [NODES] [extra gridlock-bench options...]   (NODES defaults to 12)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+nodes="${1:-12}"
+shift || true
+
+scripts/setup.sh release
+source scripts/mpi-env.sh
+mkdir -p out
+exec mpiexec -n "$nodes" build/release/apps/gridlock-bench/gridlock-bench load \
+  --virtual-nodes "$nodes" --quick --seed 1 --json out/load.json --csv-dir out/histograms "$@"

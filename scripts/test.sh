@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine: installs dependencies, then
+#   1. format check (clang-format) of every C++ file,
+#   2. the "ci" build (optimised, warnings are errors) and every CTest test,
+#   3. clang-tidy on the libraries and apps (warnings are errors),
+#   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test.
+# Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fast=0
+[ "${1:-}" = "--fast" ] && fast=1
+
+scripts/setup.sh --deps-only
+jobs="$(nproc)"
+
+step() { printf '\n=== %s ===\n' "$*" >&2; }
+
+if ((!fast)); then
+  step "clang-format check"
+  git ls-files -z '*.cpp' '*.hpp' | xargs -0 -r clang-format --dry-run -Werror
+fi
+
+step "ci build and tests"
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs" --timeout 600
+
+if ((fast)); then
+  exit 0
+fi
+
+step "clang-tidy"
+mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp')
+run-clang-tidy-14 -quiet -p build/ci -j "$jobs" "${tidy_files[@]}" >build/ci/clang-tidy.log 2>&1 || {
+  grep -E "warning:|error:" build/ci/clang-tidy.log | sort -u | head -50 >&2
+  echo "clang-tidy found problems (full log: build/ci/clang-tidy.log)" >&2
+  exit 1
+}
+
+step "asan build and tests"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j "$jobs" --timeout 900

@@ -1,0 +1,169 @@
+#include "gridlock/core/output.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/version.hpp"
+
+namespace gridlock {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// A temporary name next to the target, unique per process and call, so concurrent writers
+// (several ranks, several tools) never share one.
+fs::path temporary_sibling(const fs::path& path) {
+  const auto now = static_cast<std::uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::uint64_t tag = mix64(now ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
+  fs::path tmp = path;
+  tmp += fmt::format(".tmp.{}.{:016x}", ::getpid(), tag);
+  return tmp;
+}
+
+fs::path directory_of(const fs::path& path) {
+  const fs::path parent = path.parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+}  // namespace
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::array<char, 32> buffer{};
+  const std::size_t n = std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return {buffer.data(), n};
+}
+
+std::string host_name() {
+  std::array<char, 256> buffer{};
+  if (::gethostname(buffer.data(), buffer.size() - 1) != 0) {
+    return "unknown";
+  }
+  return buffer.data();
+}
+
+Json base_context(std::string_view tool, std::string_view schema, int schema_version) {
+  Json context;
+  context["tool"] = tool;
+  context["gridlock_version"] = kVersion;
+  context["git_commit"] = kGitCommit;
+  context["schema"] = schema;
+  context["schema_version"] = schema_version;
+  context["date"] = utc_timestamp();
+  context["host"] = host_name();
+  return context;
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  if (path.empty()) {
+    throw IoError("cannot write output: the file name is empty");
+  }
+  const fs::path tmp = temporary_sibling(path);
+  std::FILE* file = std::fopen(tmp.c_str(), "wb");
+  if (file == nullptr) {
+    throw IoError(fmt::format("cannot write '{}': {} (check that the directory '{}' exists and is writable)",
+                              path.string(), errno_text(errno), directory_of(path).string()));
+  }
+  const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
+  const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !flushed || !closed) {
+    std::remove(tmp.c_str());
+    throw IoError(fmt::format("cannot write '{}': {} (is the disk full?)", path.string(),
+                              errno_text(write_errno)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    std::remove(tmp.c_str());
+    throw IoError(fmt::format("cannot write '{}': rename failed: {}", path.string(),
+                              errno_text(rename_errno)));
+  }
+}
+
+void check_writable(const fs::path& path) {
+  if (path.empty()) {
+    throw IoError("output file name is empty");
+  }
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw IoError(fmt::format("cannot write '{}': it is a directory; give a file name", path.string()));
+  }
+  const fs::path dir = directory_of(path);
+  if (!fs::is_directory(dir, ec)) {
+    throw IoError(fmt::format("cannot write '{}': directory '{}' does not exist (create it first)",
+                              path.string(), dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw IoError(fmt::format("cannot write '{}': directory '{}' is not writable ({})", path.string(),
+                              dir.string(), errno_text(errno)));
+  }
+}
+
+void write_json_file(const fs::path& path, const Json& context, const Json& body) {
+  Json document;
+  document["context"] = context;
+  for (const auto& [key, value] : body.items()) {
+    document[key] = value;
+  }
+  // NaN and infinities are not JSON; nlohmann writes them as null, which is what readers expect.
+  write_file_atomic(path, document.dump(2) + "\n");
+}
+
+std::string csv_escape(std::string_view cell) {
+  if (cell.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(cell);
+  }
+  std::string quoted = "\"";
+  for (const char c : cell) {
+    if (c == '"') {
+      quoted += '"';
+    }
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+CsvWriter::CsvWriter(const Json& context, const std::vector<std::string>& columns)
+    : columns_(columns.size()) {
+  for (const auto& [key, value] : context.items()) {
+    // Nested values (parameters) are written as compact JSON on their comment line.
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    text_ += fmt::format("# {}: {}\n", key, text);
+  }
+  add_row(columns);
+}
+
+void CsvWriter::add_row(const std::vector<std::string>& cells) {
+  if (cells.size() != columns_) {
+    throw InputError(fmt::format("CSV row has {} cells, expected {}", cells.size(), columns_));
+  }
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i != 0) {
+      text_ += ',';
+    }
+    text_ += csv_escape(cells[i]);
+  }
+  text_ += '\n';
+}
+
+void CsvWriter::write(const fs::path& path) const { write_file_atomic(path, text_); }
+
+}  // namespace gridlock

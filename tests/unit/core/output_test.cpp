@@ -1,0 +1,90 @@
+#include "gridlock/core/output.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock {
+namespace {
+namespace fs = std::filesystem;
+
+class OutputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gridlock_output_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  fs::path dir_;
+};
+
+TEST_F(OutputTest, JsonStartsWithContextAndLeavesNoTemporaryFiles) {
+  const Json context = base_context("unit-test", "gridlock.test", 1);
+  Json body;
+  body["value"] = 3.5;
+  body["missing"] = std::nan("");
+  write_json_file(dir_ / "out.json", context, body);
+  const auto parsed = Json::parse(read(dir_ / "out.json"));
+  ASSERT_TRUE(parsed.contains("context"));
+  EXPECT_EQ(parsed.begin().key(), "context");
+  EXPECT_EQ(parsed["context"]["tool"], "unit-test");
+  EXPECT_EQ(parsed["context"]["schema_version"], 1);
+  EXPECT_TRUE(parsed["context"].contains("gridlock_version"));
+  EXPECT_TRUE(parsed["context"].contains("date"));
+  EXPECT_EQ(parsed["value"], 3.5);
+  EXPECT_TRUE(parsed["missing"].is_null());
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) {
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(OutputTest, AtomicWriteReplacesExistingFile) {
+  write_file_atomic(dir_ / "a.txt", "first");
+  write_file_atomic(dir_ / "a.txt", "second");
+  EXPECT_EQ(read(dir_ / "a.txt"), "second");
+}
+
+TEST_F(OutputTest, UnwritablePathsGiveIoErrorsThatNameThePath) {
+  const fs::path missing = dir_ / "no_such_dir" / "out.json";
+  EXPECT_THROW(check_writable(missing), IoError);
+  EXPECT_THROW(check_writable(dir_), IoError);
+  try {
+    write_file_atomic(missing, "x");
+    FAIL() << "wrote into a missing directory";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_dir"), std::string::npos);
+  }
+  EXPECT_NO_THROW(check_writable(dir_ / "fine.json"));
+}
+
+TEST_F(OutputTest, CsvHasContextCommentsThenHeaderAndEscapedRows) {
+  Json context;
+  context["tool"] = "t";
+  context["seed"] = 42;
+  CsvWriter csv(context, {"name", "value"});
+  csv.add_row({"a,b", "1"});
+  csv.add_row({"say \"hi\"", "2"});
+  EXPECT_THROW(csv.add_row({"only one"}), InputError);
+  csv.write(dir_ / "h.csv");
+  EXPECT_EQ(read(dir_ / "h.csv"),
+            "# tool: t\n# seed: 42\nname,value\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
+}
+
+}  // namespace
+}  // namespace gridlock

@@ -1,0 +1,51 @@
+#include "gridlock/core/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock {
+namespace {
+
+TEST(Units, ParsesByteSizes) {
+  EXPECT_EQ(parse_byte_size("8"), 8U);
+  EXPECT_EQ(parse_byte_size("8B"), 8U);
+  EXPECT_EQ(parse_byte_size("4KiB"), 4096U);
+  EXPECT_EQ(parse_byte_size("128k"), 131072U);
+  EXPECT_EQ(parse_byte_size("8MiB"), 8U * 1024 * 1024);
+  EXPECT_EQ(parse_byte_size("1.5KiB"), 1536U);
+  EXPECT_EQ(parse_byte_size("2KB"), 2000U);
+  EXPECT_EQ(parse_byte_size(" 1GiB "), 1024ULL * 1024 * 1024);
+}
+
+TEST(Units, RejectsBadByteSizesWithTheValueInTheMessage) {
+  for (const char* bad : {"", "abc", "-4", "4XB", "0.5", "1e30GiB", "nan"}) {
+    try {
+      (void)parse_byte_size(bad, "--msg-size");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--msg-size"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Units, ParsesDurations) {
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("10"), 10.0);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("10s"), 10.0);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("2.5us"), 2.5e-6);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("2min"), 120.0);
+  EXPECT_THROW((void)parse_duration_seconds("-1s"), InputError);
+  EXPECT_THROW((void)parse_duration_seconds("1 fortnight"), InputError);
+}
+
+TEST(Units, FormatsBytes) {
+  EXPECT_EQ(format_bytes(8), "8 B");
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(131072), "128 KiB");
+  EXPECT_EQ(format_bytes(8 * kMiB), "8 MiB");
+  EXPECT_EQ(format_bytes(1000), "1000 B");
+}
+
+}  // namespace
+}  // namespace gridlock
