@@ -41,3 +41,8 @@ step "asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" --timeout 900
+
+if [ -x scripts/fuzz.sh ]; then
+  step "fuzzing (bounded time)"
+  scripts/fuzz.sh
+fi
