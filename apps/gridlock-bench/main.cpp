@@ -1,0 +1,205 @@
+// gridlock-bench: canaries alone and beside congestors (GPCNeT-style), over MPI.
+// main() parses the command line on every rank, runs gridlock::bench, and maps errors to exit
+// codes: errors all ranks see alike end with MPI_Finalize, a rank's own failure aborts the job
+// so nothing hangs.
+#include <mpi.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/options.hpp"
+#include "gridlock/bench/runner.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
+
+namespace {
+
+using gridlock::ExitCode;
+using gridlock::to_int;
+namespace gb = gridlock::bench;
+
+// String-valued options converted after parsing, so units can be given ("128KiB", "500ms").
+struct TextOptions {
+  std::string congestors = "a2a,p2p-incast,rma-incast,rma-bcast";
+  std::string latency_size = "8";
+  std::string bandwidth_size = "128KiB";
+  std::string allreduce_size = "8";
+  std::string alltoall_size = "4KiB";
+  std::string congestor_size = "4KiB";
+  std::string allreduce_congestor_size = "8MiB";
+  std::string test_timeout = "10s";
+  std::string deadline = "0";
+  std::uint64_t seed = 0;
+};
+
+void add_loop_options(CLI::App& cmd, gb::LoopCounts& loop, const std::string& name, bool rings) {
+  cmd.add_option(fmt::format("--{}-measurements", name), loop.measurements, fmt::format("{} canary: nM", name))
+      ->capture_default_str();
+  if (rings) {
+    cmd.add_option(fmt::format("--{}-rings", name), loop.rings, fmt::format("{} canary: random rings per nM (nR)", name))
+        ->capture_default_str();
+  }
+  cmd.add_option(fmt::format("--{}-iterations", name), loop.iterations,
+                 fmt::format("{} canary: timed iterations per ring (nI)", name))
+      ->capture_default_str();
+  cmd.add_option(fmt::format("--{}-warmup", name), loop.warmup, fmt::format("{} canary: untimed iterations per ring", name))
+      ->capture_default_str();
+}
+
+void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
+  cmd.add_option("--virtual-nodes", o.virtual_nodes,
+                 "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
+  cmd.add_option("--ranks-per-node", o.ranks_per_node,
+                 "Treat consecutive groups of this many ranks of a host as separate nodes");
+  cmd.add_option("--seed", t.seed, "Seed of the node shuffle and the random rings (default: from the clock, printed)");
+  cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");
+  cmd.add_option("--test-timeout", t.test_timeout, "Time limit of each test (e.g. 10s, 500ms)")->capture_default_str();
+  cmd.add_option("--deadline", t.deadline, "Time limit of the whole run; later tests are skipped (0 = none)")
+      ->capture_default_str();
+  cmd.add_option("--json", o.json_path, "Write every result and the run's context to this JSON file");
+  cmd.add_option("--csv-dir", o.csv_dir, "Write the histogram of every canary and state as CSV into this directory");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
+  cmd.add_flag("-v,--verbose", o.verbose, "Progress messages on stderr even when it is not a terminal");
+  cmd.add_option("--latency-size", t.latency_size, "Latency message size")->capture_default_str();
+  cmd.add_option("--bandwidth-size", t.bandwidth_size, "Bandwidth message size")->capture_default_str();
+  cmd.add_option("--bandwidth-outstanding", o.bandwidth_outstanding, "Bandwidth messages in flight per neighbour")
+      ->capture_default_str();
+  cmd.add_option("--allreduce-size", t.allreduce_size, "Allreduce canary size (multiple of 8)")->capture_default_str();
+  add_loop_options(cmd, o.latency, "latency", true);
+  add_loop_options(cmd, o.bandwidth, "bandwidth", true);
+  add_loop_options(cmd, o.allreduce, "allreduce", false);
+  if (load) {
+    cmd.add_option("--canary-fraction", o.canary_fraction, "Fraction of nodes that run canaries")->capture_default_str();
+    cmd.add_option("--congestors", t.congestors,
+                   "Congestor types, split evenly over the other nodes: a2a,p2p-incast,rma-incast,rma-bcast,allreduce")
+        ->capture_default_str();
+    cmd.add_flag("--each-congestor", o.each_congestor, "Also run the loaded tests with one congestor type at a time");
+    cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")->capture_default_str();
+    cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size, "Size of the allreduce congestor")
+        ->capture_default_str();
+    cmd.add_option("--congestor-warmup", o.congestor_warmup, "Congestor iterations before the canaries start")
+        ->capture_default_str();
+    cmd.add_option("--congestor-check", o.congestor_check, "Congestor iterations between stop checks")
+        ->capture_default_str();
+  } else {
+    add_loop_options(cmd, o.alltoall, "alltoall", false);
+    cmd.add_option("--alltoall-size", t.alltoall_size, "Alltoall canary size per peer")->capture_default_str();
+  }
+}
+
+// True if the user gave option `name` (which need not exist on this subcommand).
+bool given(const CLI::App& cmd, const std::string& name) {
+  const CLI::Option* option = cmd.get_option_no_throw(name);
+  return option != nullptr && option->count() > 0;
+}
+
+// Converts the text options; --quick first so explicit counts given with it still win.
+void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
+  if (o.quick) {
+    gb::Options counts = o;
+    gb::apply_quick_profile(o);
+    // Options the user gave explicitly override the profile.
+    const auto keep = [&](const char* name, gb::LoopCounts& target, const gb::LoopCounts& user) {
+      if (given(cmd, fmt::format("--{}-measurements", name))) target.measurements = user.measurements;
+      if (given(cmd, fmt::format("--{}-rings", name))) target.rings = user.rings;
+      if (given(cmd, fmt::format("--{}-iterations", name))) target.iterations = user.iterations;
+      if (given(cmd, fmt::format("--{}-warmup", name))) target.warmup = user.warmup;
+    };
+    keep("latency", o.latency, counts.latency);
+    keep("bandwidth", o.bandwidth, counts.bandwidth);
+    keep("allreduce", o.allreduce, counts.allreduce);
+    keep("alltoall", o.alltoall, counts.alltoall);
+    if (given(cmd, "--congestor-warmup")) o.congestor_warmup = counts.congestor_warmup;
+    if (given(cmd, "--congestor-check")) o.congestor_check = counts.congestor_check;
+  }
+  if (given(cmd, "--seed")) {
+    o.seed = t.seed;
+  }
+  o.congestors = gb::parse_congestor_list(t.congestors);
+  o.latency_bytes = gridlock::parse_byte_size(t.latency_size, "--latency-size");
+  o.bandwidth_bytes = gridlock::parse_byte_size(t.bandwidth_size, "--bandwidth-size");
+  o.allreduce_bytes = gridlock::parse_byte_size(t.allreduce_size, "--allreduce-size");
+  o.alltoall_bytes = gridlock::parse_byte_size(t.alltoall_size, "--alltoall-size");
+  o.congestor_bytes = gridlock::parse_byte_size(t.congestor_size, "--congestor-size");
+  o.allreduce_congestor_bytes = gridlock::parse_byte_size(t.allreduce_congestor_size, "--allreduce-congestor-size");
+  const double timeout = gridlock::parse_duration_seconds(t.test_timeout, "--test-timeout");
+  o.test_timeout_s = (o.quick && !given(cmd, "--test-timeout")) ? std::min(o.test_timeout_s, timeout) : timeout;
+  o.deadline_s = gridlock::parse_duration_seconds(t.deadline, "--deadline");
+  gb::validate(o);
+}
+
+int run(int argc, char** argv, int rank) {
+  CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
+  app.require_subcommand(1);
+  gb::Options network_options;
+  network_options.mode = gb::Mode::kNetwork;
+  gb::Options load_options;
+  load_options.mode = gb::Mode::kLoad;
+  TextOptions network_text;
+  TextOptions load_text;
+  auto* network = app.add_subcommand("network", "Every node runs the canaries (random-ring latency and bandwidth, "
+                                                "RMA, natural ring, allreduce, alltoall)");
+  auto* load = app.add_subcommand("load", "Canaries on a fraction of the nodes, alone and beside congestors on the "
+                                          "rest; reports Congestion Impact");
+  add_common_options(*network, network_options, network_text, false);
+  add_common_options(*load, load_options, load_text, true);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parses the same arguments; only rank 0 speaks.
+    if (rank == 0) {
+      return app.exit(e) == 0 ? 0 : to_int(ExitCode::kUsage);
+    }
+    return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
+  }
+  gb::Options& options = network->parsed() ? network_options : load_options;
+  finish_options(options, network->parsed() ? network_text : load_text, network->parsed() ? *network : *load);
+  const gb::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
+  if (rank == 0) {
+    gb::write_outputs(options, report);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    fmt::print(stderr, "gridlock-bench: error: MPI_Init failed; is the program started with mpiexec?\n");
+    return to_int(ExitCode::kMpi);
+  }
+  // Errors come back as return codes, so they are reported with context instead of aborting.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = 0;
+  try {
+    rc = run(argc, argv, rank);
+  } catch (const gb::CollectiveError& e) {
+    if (rank == 0) {
+      fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());
+    }
+    rc = to_int(e.exit_code());
+  } catch (const gridlock::InputError& e) {
+    // Option conversion runs identically on every rank, so every rank lands here together.
+    if (rank == 0) {
+      fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());
+    }
+    rc = to_int(e.exit_code());
+  } catch (const gridlock::Error& e) {
+    fmt::print(stderr, "gridlock-bench: rank {}: error: {}\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, to_int(e.exit_code()));
+    return to_int(e.exit_code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gridlock-bench: rank {}: internal error: {}\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kInternal));
+    return to_int(ExitCode::kInternal);
+  }
+  MPI_Finalize();
+  return rc;
+}

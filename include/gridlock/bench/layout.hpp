@@ -1,0 +1,72 @@
+#pragma once
+/// @file
+/// Node detection and per-node communicators, in O(1) memory per rank.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gridlock/bench/options.hpp"
+
+namespace gridlock::bench {
+
+/// Where this rank lives: its node, its rank on the node, and how many nodes there are.
+///
+/// Nodes are found with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); with --ranks-per-node K (or
+/// --virtual-nodes N, K = ranks / N) consecutive groups of K ranks of one host form separate
+/// virtual nodes. Node ids are the ranks of a communicator of node leaders (local rank 0), so
+/// they follow world rank order. No host names are exchanged and nothing is O(ranks) in memory.
+class NodeLayout {
+ public:
+  /// Detects the layout collectively over `world`. Throws CollectiveError (identically on every
+  /// rank) when nodes run different numbers of ranks or the virtual-node request does not divide
+  /// the ranks, and MpiError when an MPI call fails.
+  static NodeLayout detect(MPI_Comm world, const Options& options);
+
+  NodeLayout(const NodeLayout&) = delete;             ///< Owns communicators: not copyable.
+  NodeLayout& operator=(const NodeLayout&) = delete;  ///< Owns communicators: not copyable.
+  NodeLayout(NodeLayout&& other) noexcept;            ///< Moves the communicators.
+  NodeLayout& operator=(NodeLayout&&) = delete;       ///< Not needed.
+  ~NodeLayout();                                      ///< Frees the communicators.
+
+  /// This rank in `world`.
+  [[nodiscard]] int world_rank() const noexcept { return world_rank_; }
+  /// Number of ranks in `world`.
+  [[nodiscard]] int world_size() const noexcept { return world_size_; }
+  /// This rank's node id, 0 <= node_id < nodes().
+  [[nodiscard]] std::uint64_t node_id() const noexcept { return node_id_; }
+  /// Number of (virtual) nodes.
+  [[nodiscard]] std::uint64_t nodes() const noexcept { return nodes_; }
+  /// This rank's index on its node, 0 <= local_rank < ranks_per_node().
+  [[nodiscard]] int local_rank() const noexcept { return local_rank_; }
+  /// Ranks on every node (the same on all nodes).
+  [[nodiscard]] int ranks_per_node() const noexcept { return ranks_per_node_; }
+  /// True when nodes were formed with --virtual-nodes / --ranks-per-node.
+  [[nodiscard]] bool virtual_nodes() const noexcept { return virtual_; }
+  /// Name of this rank's node: the host name, plus `#k` for the k-th virtual node on the host.
+  [[nodiscard]] const std::string& node_name() const noexcept { return node_name_; }
+  /// Communicator of the ranks on this node.
+  [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_; }
+
+  /// Gathers every node's name to world rank 0 (index = node id). O(nodes) memory on rank 0
+  /// only, for reports; other ranks get an empty vector. Collective over the world the layout
+  /// was detected on.
+  [[nodiscard]] std::vector<std::string> gather_node_names() const;
+
+ private:
+  NodeLayout() = default;
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  std::uint64_t node_id_ = 0;
+  std::uint64_t nodes_ = 1;
+  int local_rank_ = 0;
+  int ranks_per_node_ = 1;
+  bool virtual_ = false;
+  std::string node_name_;
+  MPI_Comm node_comm_ = MPI_COMM_NULL;
+  MPI_Comm leader_comm_ = MPI_COMM_NULL;
+};
+
+}  // namespace gridlock::bench

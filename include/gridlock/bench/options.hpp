@@ -1,0 +1,102 @@
+#pragma once
+/// @file
+/// Run-time configuration of gridlock-bench: modes, canary and congestor loop counts, sizes,
+/// roles, timeouts and outputs. Defaults are those of the GPCNeT paper (SC'19, §3).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gridlock/core/output.hpp"
+
+namespace gridlock::bench {
+
+/// Which suite to run.
+enum class Mode {
+  kNetwork,  ///< Every node runs the canaries (GPCNeT network_test).
+  kLoad,     ///< Canaries beside congestors (GPCNeT network_load_test).
+};
+
+/// The congestor kernels (paper §3.2), plus the optional large-message allreduce.
+enum class CongestorType {
+  kAllToAll,   ///< Pairwise-exchange all-to-all, `a2a`.
+  kP2pIncast,  ///< Two-sided incast to slice rank 0, `p2p-incast`.
+  kRmaIncast,  ///< MPI_Put incast to slice rank 0, `rma-incast`.
+  kRmaBcast,   ///< MPI_Get from slice rank 0, `rma-bcast`.
+  kAllreduce,  ///< Large-message MPI_Allreduce (gradient exchange), `allreduce`; off by default.
+};
+
+/// Command-line name of a congestor type (`a2a`, `p2p-incast`, ...).
+[[nodiscard]] std::string_view congestor_key(CongestorType type) noexcept;
+/// Human-readable name of a congestor type for tables (`All-to-all`, ...).
+[[nodiscard]] std::string_view congestor_title(CongestorType type) noexcept;
+/// Parses a comma-separated congestor list; throws InputError naming unknown entries and
+/// listing the valid ones. Duplicates are an error.
+[[nodiscard]] std::vector<CongestorType> parse_congestor_list(std::string_view text);
+
+/// Loop counts of one kernel (paper Listing 1): nM measurements x nR rings x nI iterations,
+/// after `warmup` untimed iterations per ring.
+struct LoopCounts {
+  std::uint64_t measurements = 1;  ///< nM
+  std::uint64_t rings = 1;         ///< nR (1 for kernels without rings)
+  std::uint64_t iterations = 1;    ///< nI
+  std::uint64_t warmup = 0;        ///< untimed iterations before each ring's nI
+};
+
+/// Everything that controls a gridlock-bench run.
+struct Options {
+  Mode mode = Mode::kLoad;  ///< Suite to run.
+
+  // Node layout.
+  std::uint64_t virtual_nodes = 0;   ///< If > 0: total number of (virtual) nodes to form.
+  std::uint64_t ranks_per_node = 0;  ///< If > 0: consecutive groups of this many ranks per host form a node.
+
+  // Roles (load mode).
+  std::optional<std::uint64_t> seed;  ///< Seed of node shuffle and rings; time-based when empty.
+  double canary_fraction = 0.2;       ///< Fraction of nodes running canaries.
+  std::vector<CongestorType> congestors{CongestorType::kAllToAll, CongestorType::kP2pIncast,
+                                        CongestorType::kRmaIncast, CongestorType::kRmaBcast};
+  bool each_congestor = false;  ///< Also run one loaded phase per congestor type alone.
+
+  // Canaries (paper §3.1).
+  LoopCounts latency{10000, 30, 200, 200};    ///< Random-ring latency and RMA Get latency.
+  LoopCounts bandwidth{10000, 30, 8, 1};      ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
+  LoopCounts allreduce{100000, 1, 200, 1};    ///< Multiple Allreduce.
+  LoopCounts alltoall{10000, 1, 8, 1};        ///< Multiple Alltoall (network mode).
+  std::uint64_t latency_bytes = 8;            ///< Latency message size.
+  std::uint64_t bandwidth_bytes = 128 * 1024; ///< Bandwidth message size.
+  std::uint64_t bandwidth_outstanding = 8;    ///< Messages in flight to each neighbour.
+  std::uint64_t allreduce_bytes = 8;          ///< Allreduce canary size (multiple of 8).
+  std::uint64_t alltoall_bytes = 4096;        ///< Alltoall canary size per peer.
+
+  // Congestors (paper §3.2).
+  std::uint64_t congestor_bytes = 4096;                      ///< Message size of the four classic congestors.
+  std::uint64_t allreduce_congestor_bytes = 8 * 1024 * 1024; ///< Size of the large allreduce congestor.
+  std::uint64_t congestor_warmup = 8;   ///< Iterations a congestor runs before releasing the canaries.
+  std::uint64_t congestor_check = 16;   ///< Iterations between stop checks (pipelined Iallreduce).
+
+  // Time limits.
+  double test_timeout_s = 10.0;  ///< Per-test limit (paper: 10 s).
+  double deadline_s = 0.0;       ///< Whole-run limit; 0 = none.
+
+  // Output.
+  std::string json_path;  ///< `--json FILE`, empty for none.
+  std::string csv_dir;    ///< `--csv-dir DIR` for histograms, empty for none.
+  bool quick = false;     ///< The quick profile was applied.
+  bool quiet = false;     ///< No progress on stderr.
+  bool verbose = false;   ///< Progress on stderr even when it is not a terminal.
+};
+
+/// Applies the `--quick` profile: small counts so a run takes seconds (smoke tests, demos).
+void apply_quick_profile(Options& options) noexcept;
+
+/// Checks values that do not depend on the machine (sizes, counts, fractions); throws InputError
+/// with the option name and the accepted range.
+void validate(const Options& options);
+
+/// The options as JSON for the context block (every parameter, including defaults).
+[[nodiscard]] Json options_to_json(const Options& options);
+
+}  // namespace gridlock::bench

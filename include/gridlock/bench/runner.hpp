@@ -1,0 +1,24 @@
+#pragma once
+/// @file
+/// The gridlock-bench execution sequence (paper §3.3): node layout, roles, isolated baselines,
+/// loaded phases with congestors, timeouts, and reduction of every statistic to rank 0.
+
+#include <mpi.h>
+
+#include "gridlock/bench/options.hpp"
+#include "gridlock/bench/results.hpp"
+
+namespace gridlock::bench {
+
+/// Runs the configured suite collectively over `world` (every rank must call it).
+///
+/// Returns the complete Report on rank 0 of `world`; other ranks get an empty Report. Errors
+/// that every rank detects identically (too few nodes, uneven ranks per node, an unwritable
+/// output path) are thrown as CollectiveError on every rank; a failing MPI call throws MpiError
+/// on the rank that saw it (the caller should then abort the job).
+[[nodiscard]] Report run_benchmark(const Options& options, MPI_Comm world);
+
+/// On rank 0: prints the tables to stdout and writes --json and --csv-dir outputs. Throws IoError.
+void write_outputs(const Options& options, const Report& report);
+
+}  // namespace gridlock::bench

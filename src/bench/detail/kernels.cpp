@@ -1,0 +1,441 @@
+#include "detail/kernels.hpp"
+
+#include <array>
+#include <cstddef>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/units.hpp"
+
+namespace gridlock::bench::detail {
+namespace {
+
+constexpr double kMicro = 1e6;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kTagLeft = 11;   // Messages travelling to the left neighbour.
+constexpr int kTagRight = 12;  // Messages travelling to the right neighbour.
+
+using Bytes = std::vector<std::byte>;
+
+// Random-ring latency (paper §3.1.1): Irecv left/right, Isend left/right, Waitall. A sample is
+// half the iteration time (a round trip to both neighbours).
+class TwoSidedLatency final : public CanaryKernel {
+ public:
+  TwoSidedLatency(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice), count_(to_count(bytes, "--latency-size")), send_(2 * bytes), recv_(2 * bytes) {}
+  void set_peers(int left, int right) override {
+    left_ = left;
+    right_ = right;
+  }
+  void run() override {
+    std::array<MPI_Request, 4> requests{};
+    std::byte* recv = recv_.data();
+    std::byte* send = send_.data();
+    const auto n = static_cast<std::size_t>(count_);
+    GRIDLOCK_MPI(MPI_Irecv(recv, count_, MPI_BYTE, left_, kTagRight, slice_, &requests[0]));
+    GRIDLOCK_MPI(MPI_Irecv(recv + n, count_, MPI_BYTE, right_, kTagLeft, slice_, &requests[1]));
+    GRIDLOCK_MPI(MPI_Isend(send, count_, MPI_BYTE, left_, kTagLeft, slice_, &requests[2]));
+    GRIDLOCK_MPI(MPI_Isend(send + n, count_, MPI_BYTE, right_, kTagRight, slice_, &requests[3]));
+    GRIDLOCK_MPI(MPI_Waitall(4, requests.data(), MPI_STATUSES_IGNORE));
+  }
+  [[nodiscard]] double sample(double seconds) const override { return seconds * kMicro / 2.0; }
+
+ private:
+  MPI_Comm slice_;
+  int count_;
+  int left_ = 0;
+  int right_ = 0;
+  Bytes send_;
+  Bytes recv_;
+};
+
+// RMA Get latency: MPI_Get from both neighbours, then flush both; half the iteration time.
+class GetLatency final : public CanaryKernel {
+ public:
+  GetLatency(MPI_Comm slice, std::uint64_t bytes)
+      : count_(to_count(bytes, "--latency-size")), window_(slice, bytes), local_(2 * bytes) {}
+  void set_peers(int left, int right) override {
+    left_ = left;
+    right_ = right;
+  }
+  void run() override {
+    GRIDLOCK_MPI(MPI_Get(local_.data(), count_, MPI_BYTE, left_, 0, count_, MPI_BYTE, window_.get()));
+    GRIDLOCK_MPI(MPI_Get(local_.data() + count_, count_, MPI_BYTE, right_, 0, count_, MPI_BYTE, window_.get()));
+    GRIDLOCK_MPI(MPI_Win_flush(left_, window_.get()));
+    if (right_ != left_) {
+      GRIDLOCK_MPI(MPI_Win_flush(right_, window_.get()));
+    }
+  }
+  [[nodiscard]] double sample(double seconds) const override { return seconds * kMicro / 2.0; }
+
+ private:
+  int count_;
+  int left_ = 0;
+  int right_ = 0;
+  Window window_;
+  Bytes local_;
+};
+
+// Random-ring bandwidth: `outstanding` messages to and from each neighbour; with `sync`, a
+// barrier on the slice follows (BW+Sync, paper §3.1.1). Bandwidth counts the bytes sent.
+class TwoSidedBandwidth final : public CanaryKernel {
+ public:
+  TwoSidedBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding, bool sync)
+      : slice_(slice),
+        count_(to_count(bytes, "--bandwidth-size")),
+        outstanding_(static_cast<std::size_t>(outstanding)),
+        sync_(sync),
+        send_(bytes),
+        recv_(2 * outstanding * bytes),
+        requests_(4 * outstanding_),
+        bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
+  void set_peers(int left, int right) override {
+    left_ = left;
+    right_ = right;
+  }
+  void run() override {
+    const auto n = static_cast<std::size_t>(count_);
+    for (std::size_t k = 0; k < outstanding_; ++k) {
+      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + k * n, count_, MPI_BYTE, left_, kTagRight, slice_, &requests_[4 * k]));
+      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + (outstanding_ + k) * n, count_, MPI_BYTE, right_, kTagLeft, slice_,
+                             &requests_[4 * k + 1]));
+      // MPI-3 allows concurrent sends from one buffer.
+      GRIDLOCK_MPI(MPI_Isend(send_.data(), count_, MPI_BYTE, left_, kTagLeft, slice_, &requests_[4 * k + 2]));
+      GRIDLOCK_MPI(MPI_Isend(send_.data(), count_, MPI_BYTE, right_, kTagRight, slice_, &requests_[4 * k + 3]));
+    }
+    GRIDLOCK_MPI(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
+    if (sync_) {
+      GRIDLOCK_MPI(MPI_Barrier(slice_));
+    }
+  }
+  [[nodiscard]] double sample(double seconds) const override { return bytes_per_iteration_ / seconds / kMiB; }
+
+ private:
+  MPI_Comm slice_;
+  int count_;
+  std::size_t outstanding_;
+  bool sync_;
+  int left_ = 0;
+  int right_ = 0;
+  Bytes send_;
+  Bytes recv_;
+  std::vector<MPI_Request> requests_;
+  double bytes_per_iteration_;
+};
+
+// RMA Put bandwidth: `outstanding` puts into each neighbour's window, then flush both.
+class PutBandwidth final : public CanaryKernel {
+ public:
+  PutBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding)
+      : count_(to_count(bytes, "--bandwidth-size")),
+        outstanding_(outstanding),
+        window_(slice, 2 * outstanding * bytes),
+        send_(bytes),
+        bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
+  void set_peers(int left, int right) override {
+    left_ = left;
+    right_ = right;
+  }
+  void run() override {
+    const auto size = static_cast<MPI_Aint>(count_);
+    for (std::uint64_t k = 0; k < outstanding_; ++k) {
+      // I am my left neighbour's right neighbour: write into its "from right" half, and back.
+      const auto k_offset = static_cast<MPI_Aint>(k) * size;
+      const auto half = static_cast<MPI_Aint>(outstanding_) * size;
+      GRIDLOCK_MPI(MPI_Put(send_.data(), count_, MPI_BYTE, left_, half + k_offset, count_, MPI_BYTE, window_.get()));
+      GRIDLOCK_MPI(MPI_Put(send_.data(), count_, MPI_BYTE, right_, k_offset, count_, MPI_BYTE, window_.get()));
+    }
+    GRIDLOCK_MPI(MPI_Win_flush(left_, window_.get()));
+    if (right_ != left_) {
+      GRIDLOCK_MPI(MPI_Win_flush(right_, window_.get()));
+    }
+  }
+  [[nodiscard]] double sample(double seconds) const override { return bytes_per_iteration_ / seconds / kMiB; }
+
+ private:
+  int count_;
+  std::uint64_t outstanding_;
+  int left_ = 0;
+  int right_ = 0;
+  Window window_;
+  Bytes send_;
+  double bytes_per_iteration_;
+};
+
+// Multiple Allreduce (paper §3.1.2): every slice reduces at once, so all traffic is off-node.
+class AllreduceLatency final : public CanaryKernel {
+ public:
+  AllreduceLatency(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice), count_(to_count(bytes / 8, "--allreduce-size")), send_(bytes / 8, 1.0), recv_(bytes / 8) {}
+  void set_peers(int /*left*/, int /*right*/) override {}
+  void run() override {
+    GRIDLOCK_MPI(MPI_Allreduce(send_.data(), recv_.data(), count_, MPI_DOUBLE, MPI_SUM, slice_));
+  }
+  [[nodiscard]] double sample(double seconds) const override { return seconds * kMicro; }
+
+ private:
+  MPI_Comm slice_;
+  int count_;
+  std::vector<double> send_;
+  std::vector<double> recv_;
+};
+
+// Multiple Alltoall (network mode): bandwidth counts the bytes sent to the other ranks.
+class AlltoallBandwidth final : public CanaryKernel {
+ public:
+  AlltoallBandwidth(MPI_Comm slice, std::uint64_t bytes) : slice_(slice), count_(to_count(bytes, "--alltoall-size")) {
+    int size = 0;
+    GRIDLOCK_MPI(MPI_Comm_size(slice, &size));
+    const auto ranks = static_cast<std::uint64_t>(size);
+    send_.resize(ranks * bytes);
+    recv_.resize(ranks * bytes);
+    bytes_per_iteration_ = static_cast<double>((ranks - 1) * bytes);
+  }
+  void set_peers(int /*left*/, int /*right*/) override {}
+  void run() override {
+    GRIDLOCK_MPI(MPI_Alltoall(send_.data(), count_, MPI_BYTE, recv_.data(), count_, MPI_BYTE, slice_));
+  }
+  [[nodiscard]] double sample(double seconds) const override { return bytes_per_iteration_ / seconds / kMiB; }
+
+ private:
+  MPI_Comm slice_;
+  int count_;
+  Bytes send_;
+  Bytes recv_;
+  double bytes_per_iteration_ = 0;
+};
+
+// --- congestors (paper §3.2) ---
+
+int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &r));
+  return r;
+}
+
+int comm_size(MPI_Comm comm) {
+  int s = 0;
+  GRIDLOCK_MPI(MPI_Comm_size(comm, &s));
+  return s;
+}
+
+// All-to-all by pairwise exchange: step k sends to rank+k and receives from rank-k.
+class PairwiseAllToAll final : public CongestorKernel {
+ public:
+  PairwiseAllToAll(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice),
+        rank_(comm_rank(slice)),
+        size_(comm_size(slice)),
+        count_(to_count(bytes, "--congestor-size")),
+        send_(bytes),
+        recv_(bytes),
+        bytes_(static_cast<std::uint64_t>(size_ - 1) * bytes) {}
+  void run() override {
+    for (int k = 1; k < size_; ++k) {
+      const int to = (rank_ + k) % size_;
+      const int from = (rank_ - k + size_) % size_;
+      GRIDLOCK_MPI(MPI_Sendrecv(send_.data(), count_, MPI_BYTE, to, k, recv_.data(), count_, MPI_BYTE, from, k,
+                                slice_, MPI_STATUS_IGNORE));
+    }
+  }
+  [[nodiscard]] std::uint64_t bytes_per_iteration() const override { return bytes_; }
+
+ private:
+  MPI_Comm slice_;
+  int rank_;
+  int size_;
+  int count_;
+  Bytes send_;
+  Bytes recv_;
+  std::uint64_t bytes_;
+};
+
+// Two-sided incast: every rank sends to slice rank 0, which posts one receive per sender.
+class P2pIncast final : public CongestorKernel {
+ public:
+  P2pIncast(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice), rank_(comm_rank(slice)), size_(comm_size(slice)), count_(to_count(bytes, "--congestor-size")) {
+    if (rank_ == 0) {
+      recv_.resize(static_cast<std::size_t>(size_ - 1) * bytes);
+      requests_.resize(static_cast<std::size_t>(size_ - 1));
+    } else {
+      send_.resize(bytes);
+    }
+  }
+  void run() override {
+    if (rank_ == 0) {
+      const auto n = static_cast<std::size_t>(count_);
+      for (int source = 1; source < size_; ++source) {
+        const auto i = static_cast<std::size_t>(source - 1);
+        GRIDLOCK_MPI(MPI_Irecv(recv_.data() + i * n, count_, MPI_BYTE, source, 0, slice_, &requests_[i]));
+      }
+      GRIDLOCK_MPI(MPI_Waitall(size_ - 1, requests_.data(), MPI_STATUSES_IGNORE));
+    } else {
+      GRIDLOCK_MPI(MPI_Send(send_.data(), count_, MPI_BYTE, 0, 0, slice_));
+    }
+  }
+  [[nodiscard]] std::uint64_t bytes_per_iteration() const override {
+    return rank_ == 0 ? 0 : static_cast<std::uint64_t>(count_);
+  }
+
+ private:
+  MPI_Comm slice_;
+  int rank_;
+  int size_;
+  int count_;
+  Bytes send_;
+  Bytes recv_;
+  std::vector<MPI_Request> requests_;
+};
+
+// One-sided incast: every rank puts into its own slot of slice rank 0's window and flushes.
+// Rank 0 only takes part in the stop protocol (passive target).
+class RmaIncast final : public CongestorKernel {
+ public:
+  RmaIncast(MPI_Comm slice, std::uint64_t bytes)
+      : rank_(comm_rank(slice)),
+        count_(to_count(bytes, "--congestor-size")),
+        window_(slice, rank_ == 0 ? static_cast<std::uint64_t>(comm_size(slice)) * bytes : 0),
+        send_(bytes) {}
+  void run() override {
+    if (rank_ == 0) {
+      return;
+    }
+    const auto offset = static_cast<MPI_Aint>(rank_) * static_cast<MPI_Aint>(count_);
+    GRIDLOCK_MPI(MPI_Put(send_.data(), count_, MPI_BYTE, 0, offset, count_, MPI_BYTE, window_.get()));
+    GRIDLOCK_MPI(MPI_Win_flush(0, window_.get()));
+  }
+  [[nodiscard]] std::uint64_t bytes_per_iteration() const override {
+    return rank_ == 0 ? 0 : static_cast<std::uint64_t>(count_);
+  }
+
+ private:
+  int rank_;
+  int count_;
+  Window window_;
+  Bytes send_;
+};
+
+// One-sided broadcast: every rank gets the same block from slice rank 0 and flushes; the
+// requests for the data form an incast at the root.
+class RmaBroadcast final : public CongestorKernel {
+ public:
+  RmaBroadcast(MPI_Comm slice, std::uint64_t bytes)
+      : rank_(comm_rank(slice)),
+        count_(to_count(bytes, "--congestor-size")),
+        window_(slice, rank_ == 0 ? bytes : 0),
+        recv_(bytes) {}
+  void run() override {
+    if (rank_ == 0) {
+      return;
+    }
+    GRIDLOCK_MPI(MPI_Get(recv_.data(), count_, MPI_BYTE, 0, 0, count_, MPI_BYTE, window_.get()));
+    GRIDLOCK_MPI(MPI_Win_flush(0, window_.get()));
+  }
+  [[nodiscard]] std::uint64_t bytes_per_iteration() const override {
+    return rank_ == 0 ? 0 : static_cast<std::uint64_t>(count_);
+  }
+
+ private:
+  int rank_;
+  int count_;
+  Window window_;
+  Bytes recv_;
+};
+
+// Large-message allreduce, like the gradient exchange of data-parallel training.
+class LargeAllreduce final : public CongestorKernel {
+ public:
+  LargeAllreduce(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice),
+        count_(to_count(bytes / 8, "--allreduce-congestor-size")),
+        send_(bytes / 8, 1.0F),
+        recv_(bytes / 8),
+        bytes_(bytes) {}
+  void run() override {
+    GRIDLOCK_MPI(MPI_Allreduce(send_.data(), recv_.data(), count_, MPI_DOUBLE, MPI_SUM, slice_));
+  }
+  [[nodiscard]] std::uint64_t bytes_per_iteration() const override { return bytes_; }
+
+ private:
+  MPI_Comm slice_;
+  int count_;
+  std::vector<double> send_;
+  std::vector<double> recv_;
+  std::uint64_t bytes_;
+};
+
+std::string size_label(std::uint64_t bytes) { return fmt::format("{} B", bytes); }
+
+}  // namespace
+
+std::vector<CanarySpec> canary_specs(const Options& o) {
+  const std::string lat = size_label(o.latency_bytes);
+  const std::string bw = size_label(o.bandwidth_bytes);
+  const CanarySpec latency{"rr_two_sided_lat", fmt::format("RR Two-sided Lat ({})", lat), "usec", Better::kLower,
+                           o.latency, RingKind::kRandom};
+  const CanarySpec bw_sync{"rr_two_sided_bw_sync", fmt::format("RR Two-sided BW+Sync ({})", bw), "MiB/s/rank",
+                           Better::kHigher, o.bandwidth, RingKind::kRandom};
+  const CanarySpec allreduce{"multiple_allreduce", fmt::format("Multiple Allreduce ({})", size_label(o.allreduce_bytes)),
+                             "usec", Better::kLower, o.allreduce, RingKind::kNone};
+  if (o.mode == Mode::kLoad) {
+    return {latency, bw_sync, allreduce};
+  }
+  LoopCounts natural = o.bandwidth;
+  natural.rings = 1;
+  return {latency,
+          {"rr_get_lat", fmt::format("RR Get Lat ({})", lat), "usec", Better::kLower, o.latency, RingKind::kRandom},
+          {"rr_two_sided_bw", fmt::format("RR Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher, o.bandwidth,
+           RingKind::kRandom},
+          {"rr_put_bw", fmt::format("RR Put BW ({})", bw), "MiB/s/rank", Better::kHigher, o.bandwidth,
+           RingKind::kRandom},
+          bw_sync,
+          {"nat_two_sided_bw", fmt::format("Nat Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher, natural,
+           RingKind::kNatural},
+          allreduce,
+          {"multiple_alltoall", fmt::format("Multiple Alltoall ({})", size_label(o.alltoall_bytes)), "MiB/s/rank",
+           Better::kHigher, o.alltoall, RingKind::kNone}};
+}
+
+std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const Options& o, MPI_Comm slice) {
+  if (spec.key == "rr_two_sided_lat") {
+    return std::make_unique<TwoSidedLatency>(slice, o.latency_bytes);
+  }
+  if (spec.key == "rr_get_lat") {
+    return std::make_unique<GetLatency>(slice, o.latency_bytes);
+  }
+  if (spec.key == "rr_two_sided_bw" || spec.key == "nat_two_sided_bw") {
+    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, false);
+  }
+  if (spec.key == "rr_two_sided_bw_sync") {
+    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, true);
+  }
+  if (spec.key == "rr_put_bw") {
+    return std::make_unique<PutBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding);
+  }
+  if (spec.key == "multiple_allreduce") {
+    return std::make_unique<AllreduceLatency>(slice, o.allreduce_bytes);
+  }
+  if (spec.key == "multiple_alltoall") {
+    return std::make_unique<AlltoallBandwidth>(slice, o.alltoall_bytes);
+  }
+  throw std::logic_error("unknown canary " + spec.key);
+}
+
+std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const Options& o, MPI_Comm slice) {
+  switch (type) {
+    case CongestorType::kAllToAll:
+      return std::make_unique<PairwiseAllToAll>(slice, o.congestor_bytes);
+    case CongestorType::kP2pIncast:
+      return std::make_unique<P2pIncast>(slice, o.congestor_bytes);
+    case CongestorType::kRmaIncast:
+      return std::make_unique<RmaIncast>(slice, o.congestor_bytes);
+    case CongestorType::kRmaBcast:
+      return std::make_unique<RmaBroadcast>(slice, o.congestor_bytes);
+    case CongestorType::kAllreduce:
+      return std::make_unique<LargeAllreduce>(slice, o.allreduce_congestor_bytes);
+  }
+  throw std::logic_error("unknown congestor type");
+}
+
+}  // namespace gridlock::bench::detail

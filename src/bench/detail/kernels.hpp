@@ -1,0 +1,74 @@
+#pragma once
+// Canary and congestor communication kernels. Each kernel owns its buffers and windows; one
+// call of run() is one timed iteration of the paper's listings.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "detail/mpi_util.hpp"
+#include "gridlock/bench/options.hpp"
+#include "gridlock/core/stats.hpp"
+
+namespace gridlock::bench::detail {
+
+/// How a canary picks its peers.
+enum class RingKind {
+  kNone,     ///< Collective over the slice, no peers.
+  kRandom,   ///< A new seeded random ring for each ring index (paper §3.1.1).
+  kNatural,  ///< Neighbours in slice rank order.
+};
+
+/// A canary kernel: one iteration is timed as one sample.
+class CanaryKernel {
+ public:
+  CanaryKernel() = default;
+  CanaryKernel(const CanaryKernel&) = delete;
+  CanaryKernel& operator=(const CanaryKernel&) = delete;
+  virtual ~CanaryKernel() = default;
+  /// Sets the ring neighbours (slice ranks) for the next iterations; ignored by collectives.
+  virtual void set_peers(int left, int right) = 0;
+  /// Runs one iteration.
+  virtual void run() = 0;
+  /// Converts the duration of one iteration into the reported sample.
+  [[nodiscard]] virtual double sample(double seconds) const = 0;
+};
+
+/// Static description of a canary test.
+struct CanarySpec {
+  std::string key;    ///< Stable identifier (JSON, CSV file names).
+  std::string title;  ///< Table name, GPCNeT's where one exists.
+  std::string units;  ///< `usec` or `MiB/s/rank`.
+  Better better = Better::kLower;  ///< Direction that is good.
+  LoopCounts loop;    ///< nM, nR, nI, warm-up.
+  RingKind rings = RingKind::kRandom;  ///< Peer selection.
+};
+
+/// The canary tests of a mode, in execution order.
+[[nodiscard]] std::vector<CanarySpec> canary_specs(const Options& options);
+
+/// Creates the kernel of `spec` on `slice` (collective over `slice`: RMA kernels allocate windows).
+[[nodiscard]] std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const Options& options,
+                                                               MPI_Comm slice);
+
+/// A congestor kernel: one iteration of the paper's congestor listing.
+class CongestorKernel {
+ public:
+  CongestorKernel() = default;
+  CongestorKernel(const CongestorKernel&) = delete;
+  CongestorKernel& operator=(const CongestorKernel&) = delete;
+  virtual ~CongestorKernel() = default;
+  /// Runs one iteration.
+  virtual void run() = 0;
+  /// Bytes this rank injects per iteration (for throughput).
+  [[nodiscard]] virtual std::uint64_t bytes_per_iteration() const = 0;
+};
+
+/// Creates a congestor kernel on `slice` (collective over `slice`: RMA kernels allocate windows).
+[[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const Options& options,
+                                                                     MPI_Comm slice);
+
+}  // namespace gridlock::bench::detail

@@ -1,0 +1,138 @@
+#include "detail/mpi_util.hpp"
+
+#include <time.h>
+
+#include <array>
+#include <climits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/bench/errors.hpp"
+
+namespace gridlock::bench::detail {
+
+void check_mpi(int rc, const char* call, std::source_location where) {
+  if (rc == MPI_SUCCESS) {
+    return;
+  }
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
+  int length = 0;
+  if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) {
+    length = 0;
+  }
+  throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, where.file_name(),
+                             where.line(), std::string(text.data(), static_cast<std::size_t>(length)), rc));
+}
+
+Comm& Comm::operator=(Comm&& other) noexcept {
+  if (this != &other) {
+    if (comm_ != MPI_COMM_NULL) {
+      MPI_Comm_free(&comm_);
+    }
+    comm_ = other.comm_;
+    other.comm_ = MPI_COMM_NULL;
+  }
+  return *this;
+}
+
+Comm::~Comm() {
+  if (comm_ != MPI_COMM_NULL) {
+    // A destructor cannot report an error; freeing a valid communicator only fails after
+    // MPI_Finalize, which gridlock never calls while handles are alive.
+    MPI_Comm_free(&comm_);
+  }
+}
+
+int Comm::rank() const {
+  int r = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm_, &r));
+  return r;
+}
+
+int Comm::size() const {
+  int s = 0;
+  GRIDLOCK_MPI(MPI_Comm_size(comm_, &s));
+  return s;
+}
+
+Comm split(MPI_Comm comm, int color, int key) {
+  MPI_Comm result = MPI_COMM_NULL;
+  GRIDLOCK_MPI(MPI_Comm_split(comm, color, key, &result));
+  return Comm(result);
+}
+
+Window::Window(MPI_Comm comm, std::uint64_t bytes) {
+  GRIDLOCK_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base_, &win_));
+  GRIDLOCK_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
+  GRIDLOCK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+}
+
+void Window::release() noexcept {
+  if (win_ != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(win_);
+    MPI_Win_free(&win_);
+  }
+}
+
+Window& Window::operator=(Window&& other) noexcept {
+  if (this != &other) {
+    release();
+    win_ = other.win_;
+    base_ = other.base_;
+    other.win_ = MPI_WIN_NULL;
+  }
+  return *this;
+}
+
+Window::~Window() { release(); }
+
+void idle_wait(MPI_Request& request) {
+  // Short sleeps keep latency of the wake-up small (tens of microseconds) against phases that
+  // last seconds, while freeing the core on oversubscribed hosts.
+  constexpr timespec kNap{0, 50'000};
+  int done = 0;
+  for (;;) {
+    GRIDLOCK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done != 0) {
+      return;
+    }
+    nanosleep(&kNap, nullptr);
+  }
+}
+
+void idle_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Ibarrier(comm, &request));
+  idle_wait(request);
+}
+
+LogHistogram reduce_histogram(const LogHistogram& local, MPI_Comm comm, int root) {
+  const auto counts = local.bucket_counts();
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
+  std::vector<std::uint64_t> total(rank == root ? counts.size() : 0);
+  GRIDLOCK_MPI(MPI_Reduce(counts.data(), total.data(), to_count(counts.size(), "histogram buckets"),
+                          MPI_UINT64_T, MPI_SUM, root, comm));
+  std::array<double, 2> sums{local.sum(), static_cast<double>(local.nan_count())};
+  std::array<double, 2> sums_total{};
+  GRIDLOCK_MPI(MPI_Reduce(sums.data(), sums_total.data(), 2, MPI_DOUBLE, MPI_SUM, root, comm));
+  // min and -max reduce together with one MPI_MIN.
+  std::array<double, 2> extremes{local.min(), -local.max()};
+  std::array<double, 2> extremes_total{};
+  GRIDLOCK_MPI(MPI_Reduce(extremes.data(), extremes_total.data(), 2, MPI_DOUBLE, MPI_MIN, root, comm));
+  if (rank != root) {
+    return {};
+  }
+  return LogHistogram::from_parts(total, sums_total[0], extremes_total[0], -extremes_total[1],
+                                  static_cast<std::uint64_t>(sums_total[1]));
+}
+
+int to_count(std::uint64_t elements, const char* what) {
+  if (elements > static_cast<std::uint64_t>(INT_MAX)) {
+    throw MpiError(fmt::format("{}: {} elements do not fit in an MPI count", what, elements));
+  }
+  return static_cast<int>(elements);
+}
+
+}  // namespace gridlock::bench::detail

@@ -1,0 +1,80 @@
+#pragma once
+// Private MPI helpers of gridlock::bench: checked calls, RAII handles, idle waits, reductions.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+
+#include "gridlock/core/histogram.hpp"
+
+namespace gridlock::bench::detail {
+
+/// Throws MpiError naming the call and source line when `rc` is not MPI_SUCCESS.
+void check_mpi(int rc, const char* call, std::source_location where = std::source_location::current());
+
+}  // namespace gridlock::bench::detail
+
+/// Runs an MPI call and throws MpiError with its text and the MPI error string if it fails.
+#define GRIDLOCK_MPI(call) ::gridlock::bench::detail::check_mpi((call), #call)
+
+namespace gridlock::bench::detail {
+
+/// Owns a communicator created by a split; frees it on destruction.
+class Comm {
+ public:
+  Comm() = default;
+  explicit Comm(MPI_Comm comm) noexcept : comm_(comm) {}
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  Comm(Comm&& other) noexcept : comm_(other.comm_) { other.comm_ = MPI_COMM_NULL; }
+  Comm& operator=(Comm&& other) noexcept;
+  ~Comm();
+  [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+/// Splits `comm` by colour and key (MPI_Comm_split) with errors returned, not fatal.
+[[nodiscard]] Comm split(MPI_Comm comm, int color, int key);
+
+/// An RMA window allocated collectively, opened with MPI_Win_lock_all for passive-target
+/// access, unlocked and freed on destruction.
+class Window {
+ public:
+  Window() = default;
+  /// Collective over `comm`: allocates `bytes` local bytes.
+  Window(MPI_Comm comm, std::uint64_t bytes);
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+  Window(Window&& other) noexcept : win_(other.win_), base_(other.base_) { other.win_ = MPI_WIN_NULL; }
+  Window& operator=(Window&& other) noexcept;
+  ~Window();
+  [[nodiscard]] MPI_Win get() const noexcept { return win_; }
+  [[nodiscard]] void* base() const noexcept { return base_; }
+
+ private:
+  void release() noexcept;
+  MPI_Win win_ = MPI_WIN_NULL;
+  void* base_ = nullptr;
+};
+
+/// Waits for a request without spinning a core: tests, then sleeps briefly between tests.
+/// Idle ranks on oversubscribed hosts then leave the CPU to the ranks that measure.
+void idle_wait(MPI_Request& request);
+
+/// Idle-waiting barrier over `comm` (MPI_Ibarrier + idle_wait).
+void idle_barrier(MPI_Comm comm);
+
+/// Reduces histograms to `root` of `comm` exactly (bucket counts and sums added, min/max
+/// reduced). Every rank passes its own (possibly empty) histogram; the root gets the pooled one.
+[[nodiscard]] LogHistogram reduce_histogram(const LogHistogram& local, MPI_Comm comm, int root);
+
+/// Converts a byte count to an MPI element count, throwing if it does not fit in an int.
+[[nodiscard]] int to_count(std::uint64_t elements, const char* what);
+
+}  // namespace gridlock::bench::detail

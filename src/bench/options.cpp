@@ -1,0 +1,191 @@
+#include "gridlock/bench/options.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::bench {
+namespace {
+
+struct CongestorName {
+  CongestorType type;
+  std::string_view key;
+  std::string_view title;
+};
+
+constexpr std::array<CongestorName, 5> kCongestorNames{{
+    {CongestorType::kAllToAll, "a2a", "All-to-all"},
+    {CongestorType::kP2pIncast, "p2p-incast", "P2P Incast"},
+    {CongestorType::kRmaIncast, "rma-incast", "RMA Incast"},
+    {CongestorType::kRmaBcast, "rma-bcast", "RMA Bcast"},
+    {CongestorType::kAllreduce, "allreduce", "Allreduce"},
+}};
+
+std::string valid_congestor_keys() {
+  std::string keys;
+  for (const auto& n : kCongestorNames) {
+    keys += keys.empty() ? "" : ",";
+    keys += n.key;
+  }
+  return keys;
+}
+
+void require(bool ok, std::string_view option, std::string_view rule, const std::string& value) {
+  if (!ok) {
+    throw InputError(fmt::format("invalid {} {}: {}", option, value, rule));
+  }
+}
+
+void validate_loop(const LoopCounts& loop, std::string_view name) {
+  require(loop.measurements >= 1, fmt::format("--{}-measurements", name), "must be >= 1",
+          std::to_string(loop.measurements));
+  require(loop.rings >= 1, fmt::format("--{}-rings", name), "must be >= 1", std::to_string(loop.rings));
+  require(loop.iterations >= 1, fmt::format("--{}-iterations", name), "must be >= 1",
+          std::to_string(loop.iterations));
+}
+
+Json loop_to_json(const LoopCounts& loop) {
+  Json j;
+  j["measurements"] = loop.measurements;
+  j["rings"] = loop.rings;
+  j["iterations"] = loop.iterations;
+  j["warmup"] = loop.warmup;
+  return j;
+}
+
+}  // namespace
+
+std::string_view congestor_key(CongestorType type) noexcept {
+  for (const auto& n : kCongestorNames) {
+    if (n.type == type) {
+      return n.key;
+    }
+  }
+  return "unknown";
+}
+
+std::string_view congestor_title(CongestorType type) noexcept {
+  for (const auto& n : kCongestorNames) {
+    if (n.type == type) {
+      return n.title;
+    }
+  }
+  return "unknown";
+}
+
+std::vector<CongestorType> parse_congestor_list(std::string_view text) {
+  std::vector<CongestorType> result;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const auto* found = std::find_if(kCongestorNames.begin(), kCongestorNames.end(),
+                                     [&](const CongestorName& n) { return n.key == item; });
+    if (found == kCongestorNames.end()) {
+      throw InputError(fmt::format("invalid --congestors '{}': unknown congestor '{}' (valid: {})", text,
+                                   item, valid_congestor_keys()));
+    }
+    if (std::find(result.begin(), result.end(), found->type) != result.end()) {
+      throw InputError(fmt::format("invalid --congestors '{}': '{}' is listed twice", text, item));
+    }
+    result.push_back(found->type);
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return result;
+}
+
+void apply_quick_profile(Options& options) noexcept {
+  options.quick = true;
+  options.latency = {4, 3, 20, 5};
+  options.bandwidth = {2, 2, 2, 1};
+  options.allreduce = {4, 1, 20, 1};
+  options.alltoall = {2, 1, 4, 1};
+  options.congestor_warmup = 2;
+  options.congestor_check = 4;
+  options.test_timeout_s = std::min(options.test_timeout_s, 5.0);
+}
+
+void validate(const Options& o) {
+  validate_loop(o.latency, "latency");
+  validate_loop(o.bandwidth, "bandwidth");
+  validate_loop(o.allreduce, "allreduce");
+  validate_loop(o.alltoall, "alltoall");
+  require(o.latency_bytes >= 1, "--latency-size", "must be at least 1 byte", std::to_string(o.latency_bytes));
+  require(o.bandwidth_bytes >= 1, "--bandwidth-size", "must be at least 1 byte",
+          std::to_string(o.bandwidth_bytes));
+  require(o.bandwidth_outstanding >= 1 && o.bandwidth_outstanding <= 1024, "--bandwidth-outstanding",
+          "must be between 1 and 1024", std::to_string(o.bandwidth_outstanding));
+  require(o.allreduce_bytes >= 8 && o.allreduce_bytes % 8 == 0, "--allreduce-size",
+          "must be a positive multiple of 8 bytes (doubles)", std::to_string(o.allreduce_bytes));
+  require(o.alltoall_bytes >= 1, "--alltoall-size", "must be at least 1 byte", std::to_string(o.alltoall_bytes));
+  require(o.congestor_bytes >= 1, "--congestor-size", "must be at least 1 byte",
+          std::to_string(o.congestor_bytes));
+  require(o.allreduce_congestor_bytes >= 8 && o.allreduce_congestor_bytes % 8 == 0,
+          "--allreduce-congestor-size", "must be a positive multiple of 8 bytes",
+          std::to_string(o.allreduce_congestor_bytes));
+  // Sizes feed int counts of MPI calls; keep every buffer well inside INT_MAX elements.
+  constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 30U;
+  for (const auto& [name, bytes] : {std::pair<std::string_view, std::uint64_t>{"--latency-size", o.latency_bytes},
+                                    {"--bandwidth-size", o.bandwidth_bytes},
+                                    {"--allreduce-size", o.allreduce_bytes},
+                                    {"--alltoall-size", o.alltoall_bytes},
+                                    {"--congestor-size", o.congestor_bytes},
+                                    {"--allreduce-congestor-size", o.allreduce_congestor_bytes}}) {
+    require(bytes <= kMaxBytes, name, "must be at most 1 GiB", std::to_string(bytes));
+  }
+  require(o.congestor_check >= 1, "--congestor-check", "must be >= 1", std::to_string(o.congestor_check));
+  require(std::isfinite(o.canary_fraction) && o.canary_fraction > 0.0 && o.canary_fraction < 1.0,
+          "--canary-fraction", "must be strictly between 0 and 1", fmt::format("{}", o.canary_fraction));
+  require(o.mode == Mode::kNetwork || !o.congestors.empty(), "--congestors", "needs at least one congestor",
+          "''");
+  require(std::isfinite(o.test_timeout_s) && o.test_timeout_s > 0.0, "--test-timeout", "must be > 0",
+          fmt::format("{}", o.test_timeout_s));
+  require(std::isfinite(o.deadline_s) && o.deadline_s >= 0.0, "--deadline", "must be >= 0 (0 = none)",
+          fmt::format("{}", o.deadline_s));
+  require(o.virtual_nodes == 0 || o.ranks_per_node == 0, "--virtual-nodes",
+          "cannot be combined with --ranks-per-node (give one of them)", std::to_string(o.virtual_nodes));
+}
+
+Json options_to_json(const Options& o) {
+  Json j;
+  j["mode"] = o.mode == Mode::kLoad ? "load" : "network";
+  j["quick"] = o.quick;
+  j["virtual_nodes"] = o.virtual_nodes;
+  j["ranks_per_node_option"] = o.ranks_per_node;
+  j["canary_fraction"] = o.canary_fraction;
+  Json congestors = Json::array();
+  for (const auto type : o.congestors) {
+    congestors.push_back(congestor_key(type));
+  }
+  j["congestors"] = congestors;
+  j["each_congestor"] = o.each_congestor;
+  j["latency"] = loop_to_json(o.latency);
+  j["bandwidth"] = loop_to_json(o.bandwidth);
+  j["allreduce"] = loop_to_json(o.allreduce);
+  j["alltoall"] = loop_to_json(o.alltoall);
+  j["latency_bytes"] = o.latency_bytes;
+  j["bandwidth_bytes"] = o.bandwidth_bytes;
+  j["bandwidth_outstanding"] = o.bandwidth_outstanding;
+  j["allreduce_bytes"] = o.allreduce_bytes;
+  j["alltoall_bytes"] = o.alltoall_bytes;
+  j["congestor_bytes"] = o.congestor_bytes;
+  j["allreduce_congestor_bytes"] = o.allreduce_congestor_bytes;
+  j["congestor_warmup"] = o.congestor_warmup;
+  j["congestor_check"] = o.congestor_check;
+  j["test_timeout_s"] = o.test_timeout_s;
+  j["deadline_s"] = o.deadline_s;
+  j["json"] = o.json_path;
+  j["csv_dir"] = o.csv_dir;
+  return j;
+}
+
+}  // namespace gridlock::bench

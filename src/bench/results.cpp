@@ -1,0 +1,336 @@
+#include "gridlock/bench/results.hpp"
+
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::bench {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kOuterBar =
+    "+------------------------------------------------------------------------------+";
+constexpr std::string_view kInnerBar =
+    "+---------------------------------+--------------+--------------+--------------+";
+constexpr std::string_view kImpactBar =
+    "+---------------------------------+----------------------+---------------------+";
+
+// NaN and infinities become JSON null (nlohmann does this too, but explicit is clearer).
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+std::string cell(double value, int width) {
+  return std::isfinite(value) ? fmt::format("{:>{}.1f}", value, width) : fmt::format("{:>{}}", "-", width);
+}
+
+std::string truncate(std::string_view text, std::size_t width) {
+  return std::string(text.substr(0, width));
+}
+
+void print_title(std::FILE* out, std::string_view title) {
+  fmt::print(out, "\n{}\n", kOuterBar);
+  const std::size_t inner = kOuterBar.size() - 4;
+  const std::size_t left = (inner - std::min(inner, title.size())) / 2;
+  fmt::print(out, "| {:<{}}{:<{}} |\n", "", left, truncate(title, inner), inner - left);
+}
+
+void print_canary_table(std::FILE* out, std::string_view title, const std::vector<CanaryResult>& rows) {
+  print_title(out, title);
+  fmt::print(out, "{}\n", kInnerBar);
+  fmt::print(out, "| {:>31} | {:>12} | {:>12} | {:>12} |\n", "Name", "Avg", "99%", "Units");
+  fmt::print(out, "{}\n", kInnerBar);
+  for (const auto& row : rows) {
+    fmt::print(out, "| {:>31} | {} | {} | {:>12} |\n", truncate(row.title, 31), cell(row.fine.mean, 12),
+               cell(row.tail99(), 12), truncate(row.units, 12));
+    fmt::print(out, "{}\n", kInnerBar);
+  }
+}
+
+void print_congestor_table(std::FILE* out, const PhaseResult& phase) {
+  // Average, over the canary tests of the phase, of what each congestor type achieved.
+  bool any = false;
+  for (const auto& canary : phase.canaries) {
+    any = any || !canary.congestors.empty();
+  }
+  if (!any) {
+    return;
+  }
+  print_title(out, "Congestor Throughput while Canaries Ran");
+  fmt::print(out, "{}\n", kInnerBar);
+  fmt::print(out, "| {:>31} | {:>12} | {:>12} | {:>12} |\n", "Name", "Per rank", "Total", "Units");
+  fmt::print(out, "{}\n", kInnerBar);
+  for (const auto type : phase.active) {
+    double per_rank = 0;
+    double total = 0;
+    int runs = 0;
+    for (const auto& canary : phase.canaries) {
+      for (const auto& c : canary.congestors) {
+        if (c.type == type) {
+          per_rank += c.mib_per_s_per_rank;
+          total += c.mib_per_s_total;
+          ++runs;
+        }
+      }
+    }
+    if (runs == 0) {
+      continue;
+    }
+    fmt::print(out, "| {:>31} | {} | {} | {:>12} |\n", truncate(congestor_title(type), 31),
+               cell(per_rank / runs, 12), cell(total / runs, 12), "MiB/s");
+    fmt::print(out, "{}\n", kInnerBar);
+  }
+}
+
+void print_impact_table(std::FILE* out, std::string_view title, const std::vector<ImpactRow>& rows) {
+  print_title(out, title);
+  fmt::print(out, "+---------------------------------+--------------------------------------------+\n");
+  fmt::print(out, "| {:>31} | {:>42} |\n", "Name", "Congestion Impact Factor");
+  fmt::print(out, "{}\n", kImpactBar);
+  fmt::print(out, "| {:>31} | {:>20} | {:>19} |\n", "", "Avg", "99%");
+  fmt::print(out, "{}\n", kImpactBar);
+  const auto factor = [](double v, int width) {
+    return std::isfinite(v) ? fmt::format("{:>{}.1f}X", v, width - 1) : fmt::format("{:>{}}", "-", width);
+  };
+  for (const auto& row : rows) {
+    fmt::print(out, "| {:>31} | {} | {} |\n", truncate(row.title, 31), factor(row.mean, 20),
+               factor(row.tail99, 19));
+    fmt::print(out, "{}\n", kImpactBar);
+  }
+}
+
+std::string phase_title(const PhaseResult& phase) {
+  if (phase.active.size() == 1) {
+    return fmt::format("Network Tests running with {} Congestor only", congestor_title(phase.active[0]));
+  }
+  return "Network Tests running with Congestion Tests";
+}
+
+Json canary_to_json(const CanaryResult& c) {
+  Json j;
+  j["key"] = c.key;
+  j["name"] = c.title;
+  j["units"] = c.units;
+  j["better"] = c.better == Better::kLower ? "lower" : "higher";
+  j["population"] = "pooled per-iteration samples of all canary ranks";
+  j["samples"] = c.fine.count;
+  j["mean"] = number(c.fine.mean);
+  j["min"] = number(c.fine.min);
+  j["p0_1"] = number(c.fine.p0_1);
+  j["p1"] = number(c.fine.p1);
+  j["median"] = number(c.fine.median);
+  j["p99"] = number(c.fine.p99);
+  j["p99_9"] = number(c.fine.p99_9);
+  j["max"] = number(c.fine.max);
+  j["tail99"] = number(c.tail99());
+  j["tail99_9"] = number(c.fine.tail99_9(c.better));
+  Json bulk;
+  bulk["population"] = "per-rank means of the bulk timer over ring blocks";
+  bulk["mean_of_rank_means"] = number(c.bulk_mean);
+  bulk["min_rank_mean"] = number(c.bulk_min);
+  bulk["max_rank_mean"] = number(c.bulk_max);
+  j["bulk"] = bulk;
+  j["ranks"] = c.ranks;
+  j["blocks_completed"] = c.blocks_completed;
+  j["blocks_planned"] = c.blocks_planned;
+  j["timed_out"] = c.timed_out;
+  j["skipped"] = c.skipped;
+  j["elapsed_s"] = number(c.elapsed_s);
+  Json congestors = Json::array();
+  for (const auto& g : c.congestors) {
+    Json cj;
+    cj["type"] = congestor_key(g.type);
+    cj["ranks"] = g.ranks;
+    cj["iterations"] = g.iterations;
+    cj["bytes"] = g.bytes;
+    cj["mib_per_s_total"] = number(g.mib_per_s_total);
+    cj["mib_per_s_per_rank"] = number(g.mib_per_s_per_rank);
+    cj["timed_out"] = g.timed_out;
+    congestors.push_back(cj);
+  }
+  j["congestor_throughput"] = congestors;
+  return j;
+}
+
+const PhaseResult* find_phase(const Report& report, std::string_view label) {
+  for (const auto& phase : report.phases) {
+    if (phase.label == label) {
+      return &phase;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<ImpactRow> congestion_impacts(const Report& report) {
+  std::vector<ImpactRow> rows;
+  const PhaseResult* isolated = find_phase(report, "isolated");
+  if (isolated == nullptr) {
+    return rows;
+  }
+  for (const auto& phase : report.phases) {
+    if (phase.label == "isolated") {
+      continue;
+    }
+    for (const auto& loaded : phase.canaries) {
+      for (const auto& base : isolated->canaries) {
+        if (base.key != loaded.key) {
+          continue;
+        }
+        rows.push_back(ImpactRow{phase.label, loaded.key, loaded.title,
+                                 congestion_impact(base.fine.mean, loaded.fine.mean, loaded.better),
+                                 congestion_impact(base.tail99(), loaded.tail99(), loaded.better)});
+      }
+    }
+  }
+  return rows;
+}
+
+Json report_body(const Report& report) {
+  Json body;
+  Json roles;
+  for (const auto& [name, nodes] : report.roles) {
+    roles[name] = nodes;
+  }
+  body["roles"] = roles;
+  for (const auto& phase : report.phases) {
+    Json p;
+    Json active = Json::array();
+    for (const auto type : phase.active) {
+      active.push_back(congestor_key(type));
+    }
+    p["congestors"] = active;
+    Json canaries = Json::array();
+    for (const auto& c : phase.canaries) {
+      canaries.push_back(canary_to_json(c));
+    }
+    p["canaries"] = canaries;
+    body["phases"][phase.label] = p;
+  }
+  Json impacts = Json::array();
+  for (const auto& row : congestion_impacts(report)) {
+    Json r;
+    r["phase"] = row.phase;
+    r["key"] = row.key;
+    r["name"] = row.title;
+    r["mean"] = number(row.mean);
+    r["tail99"] = number(row.tail99);
+    impacts.push_back(r);
+  }
+  body["congestion_impact"] = impacts;
+  Json timeouts = Json::array();
+  for (const auto& phase : report.phases) {
+    for (const auto& c : phase.canaries) {
+      if (c.timed_out || c.skipped) {
+        Json t;
+        t["phase"] = phase.label;
+        t["key"] = c.key;
+        t["reason"] = c.skipped ? "deadline" : "test_timeout";
+        t["blocks_completed"] = c.blocks_completed;
+        t["blocks_planned"] = c.blocks_planned;
+        timeouts.push_back(t);
+      }
+      for (const auto& g : c.congestors) {
+        if (g.timed_out) {
+          Json t;
+          t["phase"] = phase.label;
+          t["key"] = c.key;
+          t["reason"] = fmt::format("congestor {} stopped by its own timeout", congestor_key(g.type));
+          timeouts.push_back(t);
+        }
+      }
+    }
+  }
+  body["timeouts"] = timeouts;
+  body["notes"] = report.notes;
+  body["status"] = timeouts.empty() ? "complete" : "cut_short";
+  return body;
+}
+
+void print_tables(const Report& report, std::FILE* out) {
+  for (const auto& phase : report.phases) {
+    if (phase.label == "isolated") {
+      print_canary_table(out, report.mode == Mode::kNetwork ? "Isolated Network Tests" : "Isolated Congestion Tests",
+                         phase.canaries);
+    } else {
+      print_canary_table(out, phase_title(phase), phase.canaries);
+      print_congestor_table(out, phase);
+    }
+  }
+  const auto impacts = congestion_impacts(report);
+  for (const auto& phase : report.phases) {
+    if (phase.label == "isolated") {
+      continue;
+    }
+    std::vector<ImpactRow> rows;
+    for (const auto& row : impacts) {
+      if (row.phase == phase.label) {
+        rows.push_back(row);
+      }
+    }
+    const std::string title = phase.active.size() == 1
+                                  ? fmt::format("{} Congestor only - Key Results", congestor_title(phase.active[0]))
+                                  : "Network Tests running with Congestion Tests - Key Results";
+    print_impact_table(out, title, rows);
+  }
+  for (const auto& phase : report.phases) {
+    for (const auto& c : phase.canaries) {
+      if (c.skipped) {
+        fmt::print(out, "note: {} {}: not run, --deadline reached\n", phase.label, c.title);
+      } else if (c.timed_out) {
+        fmt::print(out, "note: {} {}: cut short by --test-timeout after {} of {} ring blocks\n", phase.label,
+                   c.title, c.blocks_completed, c.blocks_planned);
+      }
+    }
+  }
+  for (const auto& note : report.notes) {
+    fmt::print(out, "note: {}\n", note);
+  }
+  std::fflush(out);
+}
+
+std::vector<fs::path> write_histogram_csvs(const Report& report, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw IoError(fmt::format("cannot create --csv-dir '{}': {}", dir.string(), ec.message()));
+  }
+  std::vector<fs::path> written;
+  for (const auto& phase : report.phases) {
+    for (const auto& c : phase.canaries) {
+      Json context = report.context;
+      context["phase"] = phase.label;
+      context["canary"] = c.key;
+      context["units"] = c.units;
+      CsvWriter csv(context, {"lower", "upper", "count"});
+      const auto counts = c.histogram.bucket_counts();
+      if (counts[LogHistogram::kUnderflowBucket] != 0) {
+        csv.add_row({"-inf", fmt::format("{}", std::ldexp(1.0, LogHistogram::kMinExponent)),
+                     std::to_string(counts[LogHistogram::kUnderflowBucket])});
+      }
+      for (std::size_t b = 0; b < LogHistogram::kRegularBuckets; ++b) {
+        if (counts[b] != 0) {
+          csv.add_row({fmt::format("{:.9g}", LogHistogram::bucket_lower(b)),
+                       fmt::format("{:.9g}", LogHistogram::bucket_upper(b)), std::to_string(counts[b])});
+        }
+      }
+      if (counts[LogHistogram::kOverflowBucket] != 0) {
+        csv.add_row({fmt::format("{}", std::ldexp(1.0, LogHistogram::kMaxExponent)), "inf",
+                     std::to_string(counts[LogHistogram::kOverflowBucket])});
+      }
+      std::string label = phase.label;
+      for (auto& ch : label) {
+        ch = ch == ':' ? '_' : ch;
+      }
+      const fs::path path = dir / fmt::format("{}_{}.csv", label, c.key);
+      csv.write(path);
+      written.push_back(path);
+    }
+  }
+  return written;
+}
+
+}  // namespace gridlock::bench

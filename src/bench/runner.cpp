@@ -1,0 +1,507 @@
+#include "gridlock/bench/runner.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "detail/kernels.hpp"
+#include "detail/mpi_util.hpp"
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/layout.hpp"
+#include "gridlock/bench/roles.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+
+namespace gridlock::bench {
+namespace {
+
+using detail::CanaryKernel;
+using detail::CanarySpec;
+using detail::Comm;
+using detail::CongestorKernel;
+
+// What one canary rank measured in one test.
+struct LocalCanary {
+  LogHistogram fine;
+  double bulk_sum = 0;  // Sum over blocks of the block's per-iteration value.
+  std::uint64_t bulk_blocks = 0;
+  bool timed_out = false;
+  double elapsed_s = 0;
+};
+
+// What one congestor rank achieved in one loaded test.
+struct LocalCongestor {
+  std::uint64_t iterations = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  bool timed_out = false;
+};
+
+// Everything a rank needs during the run; built once after the layout is known.
+struct RunState {
+  const Options& options;
+  MPI_Comm world;
+  NodeLayout layout;
+  RoleLayout roles;
+  NodeRole role;
+  std::uint64_t seed;
+  bool seed_from_time;
+  Comm group_comm;  // All ranks of this rank's role.
+  Comm slice_comm;  // The i-th rank of every node of this role (PPort slice).
+  int slice_rank = 0;
+  int slice_size = 0;
+  bool progress = false;
+  double run_start = 0;
+};
+
+bool is_canary(const RunState& s) { return s.role.group == 0; }
+
+std::optional<CongestorType> my_congestor(const RunState& s) {
+  if (is_canary(s)) {
+    return std::nullopt;
+  }
+  return s.roles.congestors().at(static_cast<std::size_t>(s.role.group) - 1);
+}
+
+// Rank 0 chooses the seed: the --seed option, else the wall clock (read on one rank only, and
+// printed, so the run can be repeated).
+std::pair<std::uint64_t, bool> agree_on_seed(const Options& options, MPI_Comm world, int rank) {
+  std::array<std::uint64_t, 2> seed{0, 0};
+  if (rank == 0) {
+    if (options.seed) {
+      seed = {*options.seed, 0};
+    } else {
+      const auto now = std::chrono::system_clock::now().time_since_epoch();
+      seed = {mix64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) %
+                  1000000000ULL,
+              1};
+    }
+  }
+  GRIDLOCK_MPI(MPI_Bcast(seed.data(), 2, MPI_UINT64_T, 0, world));
+  return {seed[0], seed[1] != 0};
+}
+
+// Output paths are checked on rank 0 before anything runs and the verdict is shared, so a bad
+// path fails in a second, not after an hour of measurement.
+void check_outputs(const Options& options, MPI_Comm world, int rank) {
+  std::string problem;
+  if (rank == 0) {
+    try {
+      if (!options.json_path.empty()) {
+        check_writable(options.json_path);
+      }
+      if (!options.csv_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.csv_dir, ec);
+        check_writable(std::filesystem::path(options.csv_dir) / "probe.csv");
+      }
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+  }
+  int length = static_cast<int>(problem.size());
+  GRIDLOCK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, world));
+  if (length > 0) {
+    problem.resize(static_cast<std::size_t>(length));
+    GRIDLOCK_MPI(MPI_Bcast(problem.data(), length, MPI_CHAR, 0, world));
+    throw CollectiveError(problem, ExitCode::kIo);
+  }
+}
+
+RoleLayout make_roles(const Options& options, std::uint64_t nodes, std::uint64_t seed) {
+  try {
+    return options.mode == Mode::kLoad ? RoleLayout(nodes, seed, options.canary_fraction, options.congestors)
+                                       : RoleLayout::all_canaries(nodes, seed);
+  } catch (const InputError& e) {
+    // Every rank computes the same layout from the same numbers, so all of them throw.
+    throw CollectiveError(e.what(), ExitCode::kUsage);
+  }
+}
+
+void progress(const RunState& s, const std::string& text) {
+  if (s.progress && s.layout.world_rank() == 0) {
+    fmt::print(stderr, "gridlock-bench: {}\n", text);
+    std::fflush(stderr);
+  }
+}
+
+// Listing 1 of the paper, with the timeout checked before every ring block by an allreduce
+// over all canary ranks, so every rank stops after the same block and no empty collectives
+// follow a timeout.
+LocalCanary measure_canary(const RunState& s, const CanarySpec& spec, CanaryKernel& kernel, double timeout_s) {
+  LocalCanary r;
+  const std::uint64_t ring_seed = derive_seed(s.seed, kRingStream);
+  const auto size = static_cast<std::uint64_t>(s.slice_size);
+  const auto me = static_cast<std::uint64_t>(s.slice_rank);
+  const double start = MPI_Wtime();
+  const auto& loop = spec.loop;
+  for (std::uint64_t m = 0; m < loop.measurements && !r.timed_out; ++m) {
+    for (std::uint64_t n = 0; n < loop.rings; ++n) {
+      int late = MPI_Wtime() - start > timeout_s ? 1 : 0;
+      GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &late, 1, MPI_INT, MPI_MAX, s.group_comm.get()));
+      if (late != 0) {
+        r.timed_out = true;
+        break;
+      }
+      if (spec.rings == detail::RingKind::kRandom) {
+        // The same ring index gives the same ring in every pass (isolated and loaded).
+        const auto nb = random_ring_neighbours(size, me, ring_seed, n);
+        kernel.set_peers(static_cast<int>(nb.left), static_cast<int>(nb.right));
+      } else if (spec.rings == detail::RingKind::kNatural) {
+        kernel.set_peers(static_cast<int>((me + size - 1) % size), static_cast<int>((me + 1) % size));
+      }
+      for (std::uint64_t w = 0; w < loop.warmup; ++w) {
+        kernel.run();
+      }
+      const double bulk_start = MPI_Wtime();
+      for (std::uint64_t i = 0; i < loop.iterations; ++i) {
+        const double t0 = MPI_Wtime();
+        kernel.run();
+        const double t1 = MPI_Wtime();
+        r.fine.record(kernel.sample(t1 - t0));
+      }
+      const double bulk = MPI_Wtime() - bulk_start;
+      r.bulk_sum += kernel.sample(bulk / static_cast<double>(loop.iterations));
+      ++r.bulk_blocks;
+    }
+  }
+  r.elapsed_s = MPI_Wtime() - start;
+  return r;
+}
+
+// Listing 2 of the paper. Load stays constant while canaries run: the stop decision travels in
+// a pipelined MPI_Iallreduce over the congestor's slice that overlaps `congestor_check` kernel
+// iterations, so every rank of the slice leaves the loop after the same iteration and the
+// congestion never pauses for a blocking collective.
+LocalCongestor drive_congestor(const RunState& s, CongestorKernel& kernel, double timeout_s) {
+  LocalCongestor r;
+  for (std::uint64_t w = 0; w < s.options.congestor_warmup; ++w) {
+    kernel.run();
+  }
+  MPI_Request warm = MPI_REQUEST_NULL;
+  MPI_Request stop = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));  // Releases the canaries once every congestor is warm.
+  GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));  // Completes when every canary has finished.
+  const double start = MPI_Wtime();
+  int send = 0;
+  int verdict = 0;
+  MPI_Request vote = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, s.slice_comm.get(), &vote));
+  bool stop_seen = false;
+  for (;;) {
+    for (std::uint64_t j = 0; j < s.options.congestor_check; ++j) {
+      kernel.run();
+    }
+    r.iterations += s.options.congestor_check;
+    GRIDLOCK_MPI(MPI_Wait(&vote, MPI_STATUS_IGNORE));
+    if (verdict != 0) {
+      r.timed_out = verdict == 2;
+      break;
+    }
+    if (!stop_seen) {
+      int done = 0;
+      GRIDLOCK_MPI(MPI_Test(&stop, &done, MPI_STATUS_IGNORE));
+      stop_seen = done != 0;
+    }
+    send = stop_seen ? 1 : (MPI_Wtime() - start > timeout_s ? 2 : 0);
+    GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, s.slice_comm.get(), &vote));
+  }
+  r.seconds = MPI_Wtime() - start;
+  r.bytes = r.iterations * kernel.bytes_per_iteration();
+  detail::idle_wait(stop);
+  detail::idle_wait(warm);
+  return r;
+}
+
+// Rank 0 decides how long the next test may run, so the decision is the same everywhere.
+// Returns nullopt when the deadline has passed.
+std::optional<double> test_budget(const RunState& s) {
+  double budget = s.options.test_timeout_s;
+  if (s.layout.world_rank() == 0 && s.options.deadline_s > 0) {
+    budget = std::min(budget, s.options.deadline_s - (MPI_Wtime() - s.run_start));
+  }
+  GRIDLOCK_MPI(MPI_Bcast(&budget, 1, MPI_DOUBLE, 0, s.world));
+  if (budget <= 0) {
+    return std::nullopt;
+  }
+  return budget;
+}
+
+CanaryResult reduce_results(const RunState& s, const CanarySpec& spec, const LocalCanary& local,
+                            const LocalCongestor& congestor, const std::vector<CongestorType>& active) {
+  CanaryResult result;
+  const bool canary = is_canary(s);
+  const LogHistogram pooled = detail::reduce_histogram(local.fine, s.world, 0);
+
+  // Bulk per-rank means: sum and count to average them, min and -max in one MPI_MIN.
+  const double rank_mean =
+      local.bulk_blocks > 0 ? local.bulk_sum / static_cast<double>(local.bulk_blocks) : std::nan("");
+  const bool has_mean = canary && std::isfinite(rank_mean);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::array<double, 3> sums{has_mean ? rank_mean : 0.0, has_mean ? 1.0 : 0.0, canary ? 1.0 : 0.0};
+  std::array<double, 3> mins{has_mean ? rank_mean : kInf, has_mean ? -rank_mean : kInf, 0.0};
+  std::array<double, 3> maxes{canary ? static_cast<double>(local.bulk_blocks) : 0.0, local.timed_out ? 1.0 : 0.0,
+                              local.elapsed_s};
+  std::array<double, 3> sums_total{};
+  std::array<double, 3> mins_total{};
+  std::array<double, 3> maxes_total{};
+  GRIDLOCK_MPI(MPI_Reduce(sums.data(), sums_total.data(), 3, MPI_DOUBLE, MPI_SUM, 0, s.world));
+  GRIDLOCK_MPI(MPI_Reduce(mins.data(), mins_total.data(), 3, MPI_DOUBLE, MPI_MIN, 0, s.world));
+  GRIDLOCK_MPI(MPI_Reduce(maxes.data(), maxes_total.data(), 3, MPI_DOUBLE, MPI_MAX, 0, s.world));
+
+  // Congestor throughput, one slot per configured type.
+  const std::size_t types = s.roles.congestors().size();
+  std::vector<double> rates(types, 0.0);
+  std::vector<std::uint64_t> counters(3 * types, 0);  // ranks, iterations, bytes
+  std::vector<int> late(types, 0);
+  if (const auto mine = my_congestor(s); mine && congestor.seconds > 0) {
+    const auto t = static_cast<std::size_t>(s.role.group - 1);
+    rates[t] = static_cast<double>(congestor.bytes) / congestor.seconds / (1024.0 * 1024.0);
+    counters[3 * t] = 1;
+    counters[3 * t + 1] = congestor.iterations;
+    counters[3 * t + 2] = congestor.bytes;
+    late[t] = congestor.timed_out ? 1 : 0;
+  }
+  std::vector<double> rates_total(types, 0.0);
+  std::vector<std::uint64_t> counters_total(3 * types, 0);
+  std::vector<int> late_total(types, 0);
+  if (types > 0) {
+    GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), static_cast<int>(types), MPI_DOUBLE, MPI_SUM, 0, s.world));
+    GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), static_cast<int>(3 * types), MPI_UINT64_T, MPI_SUM,
+                            0, s.world));
+    GRIDLOCK_MPI(MPI_Reduce(late.data(), late_total.data(), static_cast<int>(types), MPI_INT, MPI_MAX, 0, s.world));
+  }
+
+  if (s.layout.world_rank() != 0) {
+    return result;
+  }
+  result.key = spec.key;
+  result.title = spec.title;
+  result.units = spec.units;
+  result.better = spec.better;
+  result.histogram = pooled;
+  result.fine = summarize(pooled);
+  result.bulk_mean = sums_total[1] > 0 ? sums_total[0] / sums_total[1] : std::nan("");
+  result.bulk_min = sums_total[1] > 0 ? mins_total[0] : std::nan("");
+  result.bulk_max = sums_total[1] > 0 ? -mins_total[1] : std::nan("");
+  result.ranks = static_cast<std::uint64_t>(sums_total[2]);
+  result.blocks_completed = static_cast<std::uint64_t>(maxes_total[0]);
+  result.blocks_planned = spec.loop.measurements * spec.loop.rings;
+  result.timed_out = maxes_total[1] > 0;
+  result.elapsed_s = maxes_total[2];
+  for (std::size_t t = 0; t < types; ++t) {
+    const CongestorType type = s.roles.congestors()[t];
+    if (std::find(active.begin(), active.end(), type) == active.end()) {
+      continue;
+    }
+    CongestorResult c;
+    c.type = type;
+    c.ranks = counters_total[3 * t];
+    c.iterations = counters_total[3 * t + 1];
+    c.bytes = counters_total[3 * t + 2];
+    c.mib_per_s_total = rates_total[t];
+    c.mib_per_s_per_rank = c.ranks > 0 ? rates_total[t] / static_cast<double>(c.ranks) : std::nan("");
+    c.timed_out = late_total[t] != 0;
+    result.congestors.push_back(c);
+  }
+  return result;
+}
+
+// One canary test in one state: isolated (no active congestors) or loaded.
+CanaryResult run_test(const RunState& s, const CanarySpec& spec, CanaryKernel* canary_kernel,
+                      CongestorKernel* congestor_kernel, const std::vector<CongestorType>& active) {
+  const auto budget = test_budget(s);
+  if (!budget) {
+    CanaryResult skipped;
+    skipped.key = spec.key;
+    skipped.title = spec.title;
+    skipped.units = spec.units;
+    skipped.better = spec.better;
+    skipped.fine = summarize(LogHistogram{});
+    skipped.skipped = true;
+    skipped.blocks_planned = spec.loop.measurements * spec.loop.rings;
+    return skipped;
+  }
+  const bool loaded = !active.empty();
+  LocalCanary local;
+  LocalCongestor congestor;
+  const auto mine = my_congestor(s);
+  const bool my_type_active = mine && std::find(active.begin(), active.end(), *mine) != active.end();
+  if (is_canary(s)) {
+    MPI_Request warm = MPI_REQUEST_NULL;
+    if (loaded) {
+      GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));
+      detail::idle_wait(warm);
+    }
+    local = measure_canary(s, spec, *canary_kernel, *budget);
+    if (loaded) {
+      MPI_Request stop = MPI_REQUEST_NULL;
+      GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));
+      detail::idle_wait(stop);
+    }
+  } else if (my_type_active) {
+    // Congestors outlast the canaries: they stop on the canaries' signal, and on their own only
+    // if that signal is far overdue.
+    congestor = drive_congestor(s, *congestor_kernel, 3.0 * *budget + 10.0);
+  } else if (loaded) {
+    MPI_Request warm = MPI_REQUEST_NULL;
+    MPI_Request stop = MPI_REQUEST_NULL;
+    GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));
+    GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));
+    detail::idle_wait(warm);
+    detail::idle_wait(stop);
+  }
+  // Idle ranks sleep here instead of spinning in the blocking reductions that follow.
+  detail::idle_barrier(s.world);
+  return reduce_results(s, spec, local, congestor, active);
+}
+
+std::string mpi_library_version() {
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
+  int length = 0;
+  GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
+  std::string version(text.data(), static_cast<std::size_t>(length));
+  const auto newline = version.find_first_of("\r\n");
+  if (newline != std::string::npos) {
+    version.resize(newline);
+  }
+  while (!version.empty() && (version.back() == ',' || version.back() == ' ')) {
+    version.pop_back();
+  }
+  return version;
+}
+
+Json make_context(const RunState& s) {
+  Json context = base_context("gridlock-bench", "gridlock.bench", 1);
+  context["mode"] = s.options.mode == Mode::kLoad ? "load" : "network";
+  context["mpi_library"] = mpi_library_version();
+  int major = 0;
+  int minor = 0;
+  GRIDLOCK_MPI(MPI_Get_version(&major, &minor));
+  context["mpi_standard"] = fmt::format("{}.{}", major, minor);
+  context["ranks"] = s.layout.world_size();
+  context["nodes"] = s.layout.nodes();
+  context["ranks_per_node"] = s.layout.ranks_per_node();
+  context["virtual_nodes"] = s.layout.virtual_nodes();
+  context["seed"] = s.seed;
+  context["seed_source"] = s.seed_from_time ? "time" : "option";
+  context["parameters"] = options_to_json(s.options);
+  return context;
+}
+
+}  // namespace
+
+Report run_benchmark(const Options& options, MPI_Comm world) {
+  validate(options);
+  NodeLayout layout = NodeLayout::detect(world, options);
+  const int rank = layout.world_rank();
+  const auto [seed, seed_from_time] = agree_on_seed(options, world, rank);
+  RoleLayout roles = make_roles(options, layout.nodes(), seed);
+  check_outputs(options, world, rank);
+
+  const NodeRole role = roles.role_of(layout.node_id());
+  // In network mode slices follow node order, so the natural ring is the node order.
+  const std::uint64_t position = options.mode == Mode::kNetwork ? layout.node_id() : role.position;
+  const int rpn = layout.ranks_per_node();
+  Comm group = detail::split(world, role.group, static_cast<int>(position) * rpn + layout.local_rank());
+  Comm slice = detail::split(world, role.group * rpn + layout.local_rank(), static_cast<int>(position));
+  const int slice_rank = slice.rank();
+  const int slice_size = slice.size();
+  RunState s{options, world, std::move(layout), std::move(roles), role, seed, seed_from_time,
+             std::move(group), std::move(slice)};
+  s.slice_rank = slice_rank;
+  s.slice_size = slice_size;
+  s.progress = !options.quiet && (options.verbose || ::isatty(STDERR_FILENO) != 0);
+
+  const std::vector<CanarySpec> specs = detail::canary_specs(options);
+  std::vector<std::unique_ptr<CanaryKernel>> canary_kernels;
+  std::unique_ptr<CongestorKernel> congestor_kernel;
+  if (is_canary(s)) {
+    for (const auto& spec : specs) {
+      canary_kernels.push_back(detail::make_canary_kernel(spec, options, s.slice_comm.get()));
+    }
+  } else if (const auto type = my_congestor(s)) {
+    congestor_kernel = detail::make_congestor_kernel(*type, options, s.slice_comm.get());
+  }
+
+  Report report;
+  report.mode = options.mode;
+  const std::vector<std::string> names = s.layout.gather_node_names();
+  if (rank == 0) {
+    report.context = make_context(s);
+    for (int g = 0; g < s.roles.group_count(); ++g) {
+      std::vector<std::string> role_nodes;
+      for (const auto id : s.roles.nodes_of(g)) {
+        role_nodes.push_back(names.at(id));
+      }
+      report.roles.emplace_back(s.roles.group_name(g), std::move(role_nodes));
+    }
+    std::string summary;
+    for (int g = 0; g < s.roles.group_count(); ++g) {
+      summary += fmt::format("{}{} {}", g == 0 ? "" : ", ", s.roles.group_name(g), s.roles.group_size(g));
+    }
+    fmt::print("gridlock-bench {} {} (commit {}): {} nodes x {} ranks per node{}; seed {}{}\n",
+               options.mode == Mode::kLoad ? "load" : "network", report.context["gridlock_version"].get<std::string>(),
+               report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
+               s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
+               seed_from_time ? " (from the clock; repeat with --seed)" : "");
+    fmt::print("roles (nodes): {}\n", summary);
+    std::fflush(stdout);
+  }
+
+  // Phases: isolated baselines, then loaded with every congestor, then one type at a time.
+  std::vector<std::pair<std::string, std::vector<CongestorType>>> phases{{"isolated", {}}};
+  if (options.mode == Mode::kLoad) {
+    phases.emplace_back("loaded", options.congestors);
+    if (options.each_congestor) {
+      for (const auto type : options.congestors) {
+        phases.emplace_back(fmt::format("loaded:{}", congestor_key(type)), std::vector<CongestorType>{type});
+      }
+    }
+  }
+  const std::size_t total_tests = phases.size() * specs.size();
+  std::size_t test_number = 0;
+  s.run_start = MPI_Wtime();
+  for (const auto& [label, active] : phases) {
+    PhaseResult phase{label, active, {}};
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      ++test_number;
+      progress(s, fmt::format("[{}/{}] {}: {} ...", test_number, total_tests, label, specs[i].title));
+      CanaryResult result = run_test(s, specs[i], is_canary(s) ? canary_kernels[i].get() : nullptr,
+                                     congestor_kernel.get(), active);
+      if (rank == 0) {
+        progress(s, fmt::format("[{}/{}] {}: {}: {}", test_number, total_tests, label, specs[i].title,
+                                result.skipped ? "skipped (deadline)"
+                                               : fmt::format("{} samples in {:.2f} s{}", result.fine.count,
+                                                             result.elapsed_s, result.timed_out ? " (timed out)" : "")));
+        phase.canaries.push_back(std::move(result));
+      }
+    }
+    report.phases.push_back(std::move(phase));
+  }
+  return report;
+}
+
+void write_outputs(const Options& options, const Report& report) {
+  print_tables(report, stdout);
+  if (!options.csv_dir.empty()) {
+    const auto files = write_histogram_csvs(report, options.csv_dir);
+    fmt::print("histograms: {} CSV files in {}\n", files.size(), options.csv_dir);
+  }
+  if (!options.json_path.empty()) {
+    write_json_file(options.json_path, report.context, report_body(report));
+    fmt::print("results: {}\n", options.json_path);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace gridlock::bench
