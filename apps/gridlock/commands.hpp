@@ -9,4 +9,7 @@ namespace gridlock::cli {
 /// `gridlock version`: prints version and git commit.
 void add_version_command(CLI::App& app);
 
+/// `gridlock topo route|info`: topology routes and summaries.
+void add_topo_command(CLI::App& app);
+
 }  // namespace gridlock::cli

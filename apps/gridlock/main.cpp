@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gridlock: induce, measure, model and simulate congestion and noise in HPC networks"};
   app.require_subcommand(1);
   gridlock::cli::add_version_command(app);
+  gridlock::cli::add_topo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

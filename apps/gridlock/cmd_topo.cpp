@@ -1,0 +1,103 @@
+// `gridlock topo route SPEC SRC DST` and `gridlock topo info SPEC`: topologies and routes for people.
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/topo/dragonfly.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::cli {
+namespace {
+
+struct TopoRouteArgs {
+  std::string spec;
+  std::string src;
+  std::string dst;
+  int valiant_group = -1;
+  bool json = false;
+};
+
+struct TopoInfoArgs {
+  std::string spec;
+  bool json = false;
+};
+
+void run_route(const TopoRouteArgs& args) {
+  const auto topo = topo::make_topology(args.spec);
+  const auto src = topo->node_id(args.src);
+  const auto dst = topo->node_id(args.dst);
+  Json out = topo->route_json(src, dst);
+  std::string text = topo->route_text(src, dst);
+  if (args.valiant_group >= 0) {
+    const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(topo.get());
+    if (dragonfly == nullptr) {
+      throw InputError("--valiant applies to dragonfly topologies only");
+    }
+    const auto links = dragonfly->valiant_route(src, dst, args.valiant_group);
+    text = topo->routers()[topo->nodes()[src].router].name;
+    Json list = Json::array();
+    for (const auto id : links) {
+      const auto& link = topo->links()[id];
+      text += fmt::format(" {} {}", link.direction, topo->routers()[link.dst_router].name);
+      list.push_back({{"id", id},
+                      {"from", topo->routers()[link.src_router].name},
+                      {"direction", link.direction},
+                      {"to", topo->routers()[link.dst_router].name},
+                      {"in_port", link.in_port},
+                      {"capacity_bytes_per_s", link.capacity_bytes_per_s}});
+    }
+    out["hops"] = links.size();
+    out["links"] = std::move(list);
+    out["valiant_group"] = args.valiant_group;
+  }
+  if (args.json) {
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  fmt::print("{} -> {}: {} hops on {}\n{}\n", topo->nodes()[src].name, topo->nodes()[dst].name,
+             out["hops"].get<std::size_t>(), topo->spec(), text);
+}
+
+void run_info(const TopoInfoArgs& args) {
+  const auto topo = topo::make_topology(args.spec);
+  const Json summary = topo->summary();
+  if (args.json) {
+    fmt::print("{}\n", summary.dump(2));
+    return;
+  }
+  fmt::print("kind: {}\nspec: {}\nnodes: {} ({} .. {})\nrouters: {}\nnetwork links: {}\nterminal links: {}\n",
+             topo->kind(), topo->spec(), topo->nodes().size(), topo->nodes().front().name,
+             topo->nodes().back().name, topo->routers().size(), topo->network_link_count(),
+             topo->links().size() - topo->network_link_count());
+  fmt::print("network link capacity: {:.4g} .. {:.4g} GB/s\nparameters: {}\n",
+             summary["network_link_capacity_bytes_per_s"]["min"].get<double>() / 1e9,
+             summary["network_link_capacity_bytes_per_s"]["max"].get<double>() / 1e9,
+             summary["parameters"].dump());
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app) {
+  auto* topo = app.add_subcommand("topo", "Network topologies: routes between nodes and summaries");
+  topo->require_subcommand(1);
+  const auto route_args = std::make_shared<TopoRouteArgs>();
+  auto* route = topo->add_subcommand("route", "Print the links a message from SRC to DST crosses");
+  route->add_option("spec", route_args->spec, "Topology spec, e.g. torus:2x2x8 (see docs/topologies.md)")
+      ->required();
+  route->add_option("src", route_args->src, "Source node name (e.g. nid00012) or index")->required();
+  route->add_option("dst", route_args->dst, "Destination node name or index")->required();
+  route->add_option("--valiant", route_args->valiant_group,
+                    "Dragonfly only: the non-minimal route through this intermediate group");
+  route->add_flag("--json", route_args->json, "Print JSON instead of text");
+  route->callback([route_args] { run_route(*route_args); });
+  const auto info_args = std::make_shared<TopoInfoArgs>();
+  auto* info = topo->add_subcommand("info", "Summarize a topology: nodes, routers, links, capacities");
+  info->add_option("spec", info_args->spec, "Topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2")->required();
+  info->add_flag("--json", info_args->json, "Print JSON instead of text");
+  info->callback([info_args] { run_info(*info_args); });
+}
+
+}  // namespace gridlock::cli

@@ -1,0 +1,84 @@
+#pragma once
+/// @file
+/// Dragonfly: groups of routers, all-to-all (or 2-D all-to-all) inside a group, global links
+/// between groups; minimal and Valiant routing.
+///
+/// Notation: `g` groups, `a` routers per group, `p` nodes per router, `h` global links per router.
+/// Router r of group G is named `g<G>r<r>`; nodes are named `n%05d`, numbered router by router.
+/// Global ports are numbered k = r*h + j (router r, its j-th global port) inside a group; port k
+/// of group G leads to group (G + 1 + (k mod (g-1))) mod g, copy c = k div (g-1); it pairs with the
+/// port of the same copy in the other group that points back. Ports without a partner stay unused.
+/// Local ports are named `l<r>` (towards router r), global ports `g<j>`.
+///
+/// Inside a group: `all` (every router linked to every other, one hop) or `2d:RxC` (Aries-style:
+/// R rows of C routers; all-to-all along each row and along each column, at most two hops, row
+/// first: first change column within the row, then row within the column).
+///
+/// Minimal routing: local hops to the router owning the global link, the global link, local hops
+/// to the destination. When several copies of a global link join two groups, copy
+/// (source router index within its group) mod copies is used, so the route is deterministic for a
+/// given arrangement. Valiant (non-minimal) routing goes minimally to the router where the global
+/// link from the source router into an intermediate group lands, then minimally to the
+/// destination; every group other than the source's and the destination's is a candidate.
+///
+/// LIMITATIONS: no adaptive (UGAL) selection; requires a*h >= g-1 so every pair of groups is
+/// joined; one capacity for all local and one for all global links.
+#include <string>
+
+#include "gridlock/topo/topology.hpp"
+
+namespace gridlock::topo {
+
+/// Parameters of a Dragonfly.
+struct DragonflyOptions {
+  int groups = 9;                   ///< g >= 2.
+  int routers_per_group = 4;        ///< a >= 1.
+  int nodes_per_router = 2;         ///< p >= 1.
+  int global_links_per_router = 2;  ///< h >= 1, with a*h >= g-1.
+  int rows = 0;  ///< 0: all-to-all inside a group; else 2-D all-to-all of rows x (a/rows) routers.
+  double local_capacity_bytes_per_s = 5.25e9;     ///< Intra-group link capacity.
+  double global_capacity_bytes_per_s = 4.7e9;     ///< Inter-group link capacity.
+  double terminal_capacity_bytes_per_s = 10.2e9;  ///< Node-to-router link capacity.
+};
+
+/// Dragonfly topology with minimal routing and Valiant candidates.
+class Dragonfly final : public Topology {
+ public:
+  /// Builds the dragonfly; throws InputError on inconsistent parameters.
+  explicit Dragonfly(DragonflyOptions options);
+
+  [[nodiscard]] std::string_view kind() const noexcept override { return "dragonfly"; }
+  [[nodiscard]] std::string spec() const override;
+  [[nodiscard]] Json parameters() const override;
+
+  /// The options the dragonfly was built with.
+  [[nodiscard]] const DragonflyOptions& options() const noexcept { return options_; }
+  /// Group of a router.
+  [[nodiscard]] int group_of(RouterId router) const noexcept;
+  /// Intermediate groups a Valiant route from `src` to `dst` may use (empty within one group).
+  [[nodiscard]] std::vector<int> valiant_candidates(NodeId src, NodeId dst) const;
+  /// The Valiant route from `src` to `dst` through `intermediate_group`.
+  [[nodiscard]] std::vector<LinkId> valiant_route(NodeId src, NodeId dst, int intermediate_group) const;
+  /// Closed form of the minimal hop count for all-to-all groups: 0 same router, 1 same group,
+  /// else [src is not the gateway] + 1 + [landing router is not the destination].
+  [[nodiscard]] std::size_t minimal_hops_closed_form(NodeId src, NodeId dst) const;
+
+ protected:
+  void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
+
+ private:
+  struct GlobalPort {
+    int router_in_group = 0;  // owner router index within the group
+    LinkId link = 0;          // outgoing link
+    RouterId landing = 0;     // router at the other end
+  };
+  void append_local(RouterId src, RouterId dst, std::vector<LinkId>& out) const;
+  [[nodiscard]] const GlobalPort& global_port(RouterId src, int dst_group) const;
+
+  DragonflyOptions options_;
+  std::vector<LinkId> local_link_;  // (group*a + r)*a + r2 -> link or kNone
+  // per (group, target group): the ports joining them, in copy order
+  std::vector<std::vector<GlobalPort>> global_ports_;
+};
+
+}  // namespace gridlock::topo

@@ -1,0 +1,28 @@
+#pragma once
+/// @file
+/// Topology spec strings: `torus:2x2x8`, `dragonfly:g=9,a=4,p=2,h=2`, `fattree:16x8,taper=2`.
+///
+/// Form: `<kind>:<shape>[,<key>=<value>]...`. Accepted keys:
+/// - torus: shape `XxYxZ`; `npr` (nodes per router), `tie` (`dest-odd-plus`, `dest-even-plus`,
+///   `plus`, `minus`), `numbering` (`snake`, `linear`), `cap` (one rate, or `X:Y:Z` rates),
+///   `coords` (coordinates file).
+/// - dragonfly: shape empty or keys only; `g`, `a`, `p`, `h`, `intra` (`all` or `2d:RxC`),
+///   `local`, `global`, `terminal` (rates).
+/// - fattree: shape `m1xm2[x...]`; `taper`, `up` (`w2x...`), `cap` (rate).
+/// Rates are bytes/s with an optional SI or binary suffix and optional `/s`: `9.375GB/s`, `4e9`.
+#include <memory>
+#include <string_view>
+
+#include "gridlock/topo/topology.hpp"
+
+namespace gridlock::topo {
+
+/// Builds the topology a spec string describes. Throws InputError naming the wrong part and the
+/// accepted form.
+[[nodiscard]] std::unique_ptr<Topology> make_topology(std::string_view spec);
+
+/// Parses a data rate in bytes/s: a number with an optional byte suffix (`GB`, `GiB`, ...) and an
+/// optional `/s`, e.g. `9.375GB/s`, `4.5e9`. Throws InputError naming `what`.
+[[nodiscard]] double parse_rate_bytes_per_s(std::string_view text, std::string_view what = "rate");
+
+}  // namespace gridlock::topo

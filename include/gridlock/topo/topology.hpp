@@ -1,0 +1,162 @@
+#pragma once
+/// @file
+/// The common interface of every network topology model: nodes, routers, directed links with
+/// capacities, and deterministic routes between nodes.
+///
+/// Notation shared by all models:
+/// - A *node* is a compute host (an MPI process runs on a node); it attaches to one *router*.
+/// - A *network link* is a directed router-to-router link. Its `direction` is the port it leaves
+///   from on the source router (`X+`, `g1`, `up0`, ...); its `in_port` is the port it arrives on at
+///   the destination router. Hardware that counts traffic on the receiving side (the paper's Gemini
+///   `USED_BW`) reports it under `in_port`.
+/// - Every node also has one *injection* link (node to router) and one *ejection* link (router to
+///   node). They are not hops: `route()` returns network links only, so the hop count of two nodes
+///   on the same router is 0, as in the paper's HOPS metric.
+///
+/// LIMITATIONS (all models): routes are static and deterministic (no adaptive routing); a link has
+/// one capacity per direction; routers have no internal contention model.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gridlock/core/output.hpp"
+
+namespace gridlock::topo {
+
+/// Index of a node (0-based, dense).
+using NodeId = std::uint32_t;
+/// Index of a router or switch (0-based, dense).
+using RouterId = std::uint32_t;
+/// Index of a directed link (0-based, dense): network links first, then terminal links.
+using LinkId = std::uint32_t;
+
+/// What a link connects.
+enum class LinkKind : std::uint8_t {
+  kNetwork,    ///< Router to router: counted as a hop.
+  kInjection,  ///< Node to its router.
+  kEjection,   ///< Router to its node.
+};
+
+/// A compute node attached to a router.
+struct Node {
+  NodeId id = 0;        ///< Dense index.
+  std::string name;     ///< Host name, e.g. `nid00012`.
+  RouterId router = 0;  ///< The router the node attaches to.
+};
+
+/// A router or switch.
+struct Router {
+  RouterId id = 0;          ///< Dense index.
+  std::string name;         ///< Model-specific label, e.g. `(0,0,6)` or `g3r1`.
+  std::vector<int> coords;  ///< Model-specific coordinates (torus: x,y,z; dragonfly: group,router).
+};
+
+/// A directed link.
+struct Link {
+  LinkId id = 0;                       ///< Dense index.
+  LinkKind kind = LinkKind::kNetwork;  ///< Network or terminal link.
+  RouterId src_router = 0;             ///< Router the link leaves (terminal links: the node's router).
+  RouterId dst_router = 0;             ///< Router the link enters (terminal links: the node's router).
+  NodeId node = 0;                     ///< For terminal links: the node; unused otherwise.
+  std::string direction;               ///< Port name on the sending side, e.g. `X+`.
+  std::string in_port;                 ///< Port name on the receiving side, e.g. `X-`.
+  double capacity_bytes_per_s = 0;     ///< Peak data rate in this direction.
+};
+
+/// A topology: a fixed set of nodes, routers and links plus a deterministic routing function.
+/// Instances are immutable after construction and safe to share between threads.
+class Topology {
+ public:
+  /// Virtual destructor: models derive from this class.
+  virtual ~Topology() = default;
+  Topology(const Topology&) = delete;             ///< Not copyable (links are referenced by id).
+  Topology& operator=(const Topology&) = delete;  ///< Not copyable.
+  Topology(Topology&&) = delete;                  ///< Not movable.
+  Topology& operator=(Topology&&) = delete;       ///< Not movable.
+
+  /// Model name: `torus`, `dragonfly` or `fattree`.
+  [[nodiscard]] virtual std::string_view kind() const noexcept = 0;
+  /// Canonical spec string with every parameter spelled out; parsing it gives the same topology.
+  [[nodiscard]] virtual std::string spec() const = 0;
+  /// Model-specific parameters as JSON (dimensions, tie-break rule, capacities, ...).
+  [[nodiscard]] virtual Json parameters() const = 0;
+
+  /// All nodes, indexed by NodeId.
+  [[nodiscard]] const std::vector<Node>& nodes() const noexcept { return nodes_; }
+  /// All routers, indexed by RouterId.
+  [[nodiscard]] const std::vector<Router>& routers() const noexcept { return routers_; }
+  /// All links, indexed by LinkId.
+  [[nodiscard]] const std::vector<Link>& links() const noexcept { return links_; }
+  /// Number of router-to-router links (their ids are 0 .. network_link_count()-1).
+  [[nodiscard]] std::size_t network_link_count() const noexcept { return network_links_; }
+
+  /// The node with this name, or with this decimal index when no node has that name.
+  [[nodiscard]] std::optional<NodeId> find_node(std::string_view name) const;
+  /// Like find_node() but throws InputError naming the node and giving valid examples.
+  [[nodiscard]] NodeId node_id(std::string_view name) const;
+  /// The router with this name.
+  [[nodiscard]] std::optional<RouterId> find_router(std::string_view name) const;
+  /// The network link leaving `router` through port `direction`.
+  [[nodiscard]] std::optional<LinkId> link_out(RouterId router, std::string_view direction) const;
+  /// The network link entering `router` through port `in_port`.
+  [[nodiscard]] std::optional<LinkId> link_in(RouterId router, std::string_view in_port) const;
+  /// The node-to-router link of `node`.
+  [[nodiscard]] LinkId injection_link(NodeId node) const { return injection_.at(node); }
+  /// The router-to-node link of `node`.
+  [[nodiscard]] LinkId ejection_link(NodeId node) const { return ejection_.at(node); }
+
+  /// Replaces `out` with the ordered network links a message from `src` to `dst` crosses.
+  /// Throws std::out_of_range for invalid ids.
+  void route_into(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
+  /// The ordered network links from `src` to `dst` (empty when both share a router).
+  [[nodiscard]] std::vector<LinkId> route(NodeId src, NodeId dst) const;
+  /// Number of network links on the route (the paper's HOPS).
+  [[nodiscard]] std::size_t hop_count(NodeId src, NodeId dst) const;
+  /// Router-level route: the network links from router `src` to router `dst`.
+  void route_routers_into(RouterId src, RouterId dst, std::vector<LinkId>& out) const;
+
+  /// A readable link label: `(0,0,6) X+ -> (1,0,6)`, or `nid00012 -> (0,0,6)` for terminals.
+  [[nodiscard]] std::string link_name(LinkId link) const;
+  /// The route in the paper's notation: `(0,0,6) X+ (1,0,6) Y+ (1,1,6) Z- (1,1,5)`.
+  [[nodiscard]] std::string route_text(NodeId src, NodeId dst) const;
+  /// The route as JSON: source, destination, hop count and each link (id, from, direction, to,
+  /// in_port, capacity).
+  [[nodiscard]] Json route_json(NodeId src, NodeId dst) const;
+  /// Summary: kind, spec, parameters, counts of nodes, routers and links, link capacities.
+  [[nodiscard]] Json summary() const;
+
+ protected:
+  /// Derived constructors add routers, nodes and links, then call finish().
+  Topology() = default;
+  /// Adds a router and returns its id.
+  RouterId add_router(std::string name, std::vector<int> coords);
+  /// Adds a node attached to `router` and returns its id.
+  NodeId add_node(std::string name, RouterId router);
+  /// Adds a directed network link and returns its id.
+  LinkId add_link(RouterId src, RouterId dst, std::string direction, std::string in_port,
+                  double capacity_bytes_per_s);
+  /// Adds the terminal links (with `terminal_capacity_bytes_per_s`) and builds the name indexes.
+  /// Throws InputError on duplicate node names.
+  void finish(double terminal_capacity_bytes_per_s);
+  /// Appends the network links from router `src` to a different router `dst`.
+  virtual void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const = 0;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Router> routers_;
+  std::vector<Link> links_;
+  std::size_t network_links_ = 0;
+  std::vector<LinkId> injection_;
+  std::vector<LinkId> ejection_;
+  std::vector<std::vector<LinkId>> out_links_;                  // per router
+  std::vector<std::vector<LinkId>> in_links_;                   // per router
+  std::vector<std::pair<std::string, NodeId>> node_index_;      // sorted by name
+  std::vector<std::pair<std::string, RouterId>> router_index_;  // sorted by name
+};
+
+}  // namespace gridlock::topo

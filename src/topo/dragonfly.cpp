@@ -1,0 +1,223 @@
+#include "gridlock/topo/dragonfly.hpp"
+
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::topo {
+namespace {
+constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
+}  // namespace
+
+Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
+  const int g = options_.groups;
+  const int a = options_.routers_per_group;
+  const int p = options_.nodes_per_router;
+  const int h = options_.global_links_per_router;
+  if (g < 2 || a < 1 || p < 1 || h < 1) {
+    throw InputError(
+        fmt::format("dragonfly needs g >= 2, a >= 1, p >= 1, h >= 1 (got g={} a={} p={} h={}), "
+                    "e.g. 'dragonfly:g=9,a=4,p=2,h=2'",
+                    g, a, p, h));
+  }
+  if (static_cast<long long>(g) * a * p > (1LL << 22)) {
+    throw InputError("dragonfly too large: g*a*p must be at most 4194304 nodes");
+  }
+  if (a * h < g - 1) {
+    throw InputError(
+        fmt::format("dragonfly with g={} groups needs a*h >= g-1 = {} global ports per group to join "
+                    "every pair of groups (a*h = {}): raise a or h, or lower g",
+                    g, g - 1, a * h));
+  }
+  if (options_.rows < 0 || (options_.rows > 0 && a % options_.rows != 0)) {
+    throw InputError(
+        fmt::format("dragonfly 2-D group 'intra=2d:RxC' needs R*C = a = {} (got R = {})", a, options_.rows));
+  }
+  if (!(options_.local_capacity_bytes_per_s > 0) || !(options_.global_capacity_bytes_per_s > 0) ||
+      !(options_.terminal_capacity_bytes_per_s > 0)) {
+    throw InputError("dragonfly link capacities must be positive");
+  }
+  for (int grp = 0; grp < g; ++grp) {
+    for (int r = 0; r < a; ++r) {
+      add_router(fmt::format("g{}r{}", grp, r), {grp, r});
+    }
+  }
+  const int cols = options_.rows > 0 ? a / options_.rows : a;
+  local_link_.assign(static_cast<std::size_t>(g) * a * a, kNone);
+  for (int grp = 0; grp < g; ++grp) {
+    for (int r = 0; r < a; ++r) {
+      for (int r2 = 0; r2 < a; ++r2) {
+        const bool joined =
+            options_.rows == 0 ? r != r2 : (r != r2 && (r / cols == r2 / cols || r % cols == r2 % cols));
+        if (!joined) {
+          continue;
+        }
+        const auto src = static_cast<RouterId>(grp * a + r);
+        const auto dst = static_cast<RouterId>(grp * a + r2);
+        local_link_[(static_cast<std::size_t>(grp) * a + r) * a + r2] = add_link(
+            src, dst, fmt::format("l{}", r2), fmt::format("l{}", r), options_.local_capacity_bytes_per_s);
+      }
+    }
+  }
+  global_ports_.assign(static_cast<std::size_t>(g) * g, {});
+  const int ports = a * h;
+  for (int grp = 0; grp < g; ++grp) {
+    for (int k = 0; k < ports; ++k) {
+      const int offset = k % (g - 1) + 1;
+      const int copy = k / (g - 1);
+      const int target = (grp + offset) % g;
+      const int partner = copy * (g - 1) + (g - offset - 1);
+      if (partner >= ports) {
+        continue;  // the other group has no port left for this copy
+      }
+      const auto src = static_cast<RouterId>(grp * a + k / h);
+      const auto landing = static_cast<RouterId>(target * a + partner / h);
+      const LinkId link = add_link(src, landing, fmt::format("g{}", k % h), fmt::format("g{}", partner % h),
+                                   options_.global_capacity_bytes_per_s);
+      global_ports_[static_cast<std::size_t>(grp) * g + target].push_back(GlobalPort{k / h, link, landing});
+    }
+  }
+  int nid = 0;
+  for (RouterId r = 0; r < routers().size(); ++r) {
+    for (int k = 0; k < p; ++k) {
+      add_node(fmt::format("n{:05d}", nid++), r);
+    }
+  }
+  finish(options_.terminal_capacity_bytes_per_s);
+}
+
+int Dragonfly::group_of(RouterId router) const noexcept {
+  return static_cast<int>(router) / options_.routers_per_group;
+}
+
+const Dragonfly::GlobalPort& Dragonfly::global_port(RouterId src, int dst_group) const {
+  const int a = options_.routers_per_group;
+  const auto& ports = global_ports_.at(static_cast<std::size_t>(group_of(src)) * options_.groups + dst_group);
+  const auto copy = static_cast<std::size_t>(static_cast<int>(src) % a) % ports.size();
+  return ports[copy];
+}
+
+void Dragonfly::append_local(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  if (src == dst) {
+    return;
+  }
+  const int a = options_.routers_per_group;
+  const int grp = group_of(src);
+  const int r = static_cast<int>(src) % a;
+  const int r2 = static_cast<int>(dst) % a;
+  const auto direct = [&](int from, int to) {
+    return local_link_[(static_cast<std::size_t>(grp) * a + from) * a + to];
+  };
+  if (direct(r, r2) != kNone) {
+    out.push_back(direct(r, r2));
+    return;
+  }
+  // 2-D group: along the row to the destination column, then along the column.
+  const int cols = a / options_.rows;
+  const int mid = (r / cols) * cols + r2 % cols;
+  out.push_back(direct(r, mid));
+  out.push_back(direct(mid, r2));
+}
+
+void Dragonfly::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  const int a = options_.routers_per_group;
+  const int src_group = group_of(src);
+  const int dst_group = group_of(dst);
+  if (src_group == dst_group) {
+    append_local(src, dst, out);
+    return;
+  }
+  const GlobalPort& port = global_port(src, dst_group);
+  append_local(src, static_cast<RouterId>(src_group * a + port.router_in_group), out);
+  out.push_back(port.link);
+  append_local(port.landing, dst, out);
+}
+
+std::vector<int> Dragonfly::valiant_candidates(NodeId src, NodeId dst) const {
+  const int gs = group_of(nodes().at(src).router);
+  const int gd = group_of(nodes().at(dst).router);
+  std::vector<int> out;
+  if (gs == gd) {
+    return out;
+  }
+  for (int grp = 0; grp < options_.groups; ++grp) {
+    if (grp != gs && grp != gd) {
+      out.push_back(grp);
+    }
+  }
+  return out;
+}
+
+std::vector<LinkId> Dragonfly::valiant_route(NodeId src, NodeId dst, int intermediate_group) const {
+  const RouterId s = nodes().at(src).router;
+  const RouterId d = nodes().at(dst).router;
+  const int gs = group_of(s);
+  const int gd = group_of(d);
+  if (intermediate_group < 0 || intermediate_group >= options_.groups || intermediate_group == gs ||
+      intermediate_group == gd) {
+    throw InputError(
+        fmt::format("Valiant intermediate group {} must differ from the source group {} and the "
+                    "destination group {} and be below {}",
+                    intermediate_group, gs, gd, options_.groups));
+  }
+  const RouterId mid = global_port(s, intermediate_group).landing;
+  std::vector<LinkId> out;
+  append_router_route(s, mid, out);
+  append_router_route(mid, d, out);
+  return out;
+}
+
+std::size_t Dragonfly::minimal_hops_closed_form(NodeId src, NodeId dst) const {
+  const int a = options_.routers_per_group;
+  const auto local_hops = [&](RouterId x, RouterId y) -> std::size_t {
+    if (x == y) {
+      return 0;
+    }
+    if (options_.rows == 0) {
+      return 1;
+    }
+    const int cols = a / options_.rows;
+    const int rx = static_cast<int>(x) % a;
+    const int ry = static_cast<int>(y) % a;
+    return static_cast<std::size_t>(rx / cols != ry / cols) +
+           static_cast<std::size_t>(rx % cols != ry % cols);
+  };
+  const RouterId s = nodes().at(src).router;
+  const RouterId d = nodes().at(dst).router;
+  if (group_of(s) == group_of(d)) {
+    return local_hops(s, d);
+  }
+  const GlobalPort& port = global_port(s, group_of(d));
+  const auto gateway = static_cast<RouterId>(group_of(s) * a + port.router_in_group);
+  return local_hops(s, gateway) + 1 + local_hops(port.landing, d);
+}
+
+std::string Dragonfly::spec() const {
+  const auto& o = options_;
+  const std::string intra =
+      o.rows == 0 ? std::string("all") : fmt::format("2d:{}x{}", o.rows, o.routers_per_group / o.rows);
+  return fmt::format("dragonfly:g={},a={},p={},h={},intra={},local={},global={},terminal={}", o.groups,
+                     o.routers_per_group, o.nodes_per_router, o.global_links_per_router, intra,
+                     o.local_capacity_bytes_per_s, o.global_capacity_bytes_per_s,
+                     o.terminal_capacity_bytes_per_s);
+}
+
+Json Dragonfly::parameters() const {
+  const auto& o = options_;
+  Json p;
+  p["groups"] = o.groups;
+  p["routers_per_group"] = o.routers_per_group;
+  p["nodes_per_router"] = o.nodes_per_router;
+  p["global_links_per_router"] = o.global_links_per_router;
+  p["intra_group"] =
+      o.rows == 0 ? std::string("all") : fmt::format("2d:{}x{}", o.rows, o.routers_per_group / o.rows);
+  p["local_capacity_bytes_per_s"] = o.local_capacity_bytes_per_s;
+  p["global_capacity_bytes_per_s"] = o.global_capacity_bytes_per_s;
+  p["terminal_capacity_bytes_per_s"] = o.terminal_capacity_bytes_per_s;
+  return p;
+}
+
+}  // namespace gridlock::topo

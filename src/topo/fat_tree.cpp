@@ -1,0 +1,185 @@
+#include "gridlock/topo/fat_tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::topo {
+
+FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(options_.down) {
+  const int h = static_cast<int>(m_.size());
+  if (h < 1 || h > 6) {
+    throw InputError(
+        "fat tree needs 1 to 6 levels, e.g. 'fattree:16x8' (16 nodes per leaf, 8 leaves per spine)");
+  }
+  long long node_count = 1;
+  for (const int m : m_) {
+    if (m < 1 || m > 4096) {
+      throw InputError(fmt::format("fat tree children per switch must be 1..4096 (got {})", m));
+    }
+    node_count *= m;
+  }
+  if (node_count > (1LL << 22)) {
+    throw InputError("fat tree too large: at most 4194304 nodes");
+  }
+  if (!(options_.taper >= 1)) {
+    throw InputError(
+        fmt::format("fat tree taper must be >= 1 (got {}), e.g. 'taper=2' for 2:1", options_.taper));
+  }
+  if (!(options_.capacity_bytes_per_s > 0)) {
+    throw InputError("fat tree link capacity must be positive");
+  }
+  if (!options_.up.empty()) {
+    if (static_cast<int>(options_.up.size()) != h - 1) {
+      throw InputError(fmt::format("fat tree 'up' lists {} values but a {}-level tree needs {} (w2..wh)",
+                                   options_.up.size(), h, h - 1));
+    }
+    w_ = options_.up;
+  } else {
+    for (int l = 2; l <= h; ++l) {
+      w_.push_back(
+          std::max(1, static_cast<int>(std::floor(m_[static_cast<std::size_t>(l - 2)] / options_.taper))));
+    }
+  }
+  for (const int w : w_) {
+    if (w < 1 || w > 4096) {
+      throw InputError(fmt::format("fat tree up ports per switch must be 1..4096 (got {})", w));
+    }
+  }
+  // W[l] = w_2 * ... * w_l (W[1] = 1); A[l] = m_{l+1} * ... * m_h (switches' a-part count).
+  const auto W = [&](int l) {
+    long long out = 1;
+    for (int j = 2; j <= l; ++j) {
+      out *= w_[static_cast<std::size_t>(j - 2)];
+    }
+    return out;
+  };
+  const auto A = [&](int l) {
+    long long out = 1;
+    for (int j = l + 1; j <= h; ++j) {
+      out *= m_[static_cast<std::size_t>(j - 1)];
+    }
+    return out;
+  };
+  long long total = 0;
+  for (int l = 1; l <= h; ++l) {
+    total += A(l) * W(l);
+  }
+  if (total > (1LL << 22)) {
+    throw InputError("fat tree too large: at most 4194304 switches");
+  }
+  for (int l = 1; l <= h; ++l) {
+    level_first_.push_back(static_cast<RouterId>(routers().size()));
+    const long long count = A(l) * W(l);
+    for (long long i = 0; i < count; ++i) {
+      add_router(fmt::format("L{}s{}", l, i), {l, static_cast<int>(i)});
+    }
+  }
+  up_link_.assign(routers().size(), {});
+  down_link_.assign(routers().size(), {});
+  for (int l = 2; l <= h; ++l) {
+    const int m = m_[static_cast<std::size_t>(l - 1)];
+    const int w = w_[static_cast<std::size_t>(l - 2)];
+    const long long below = A(l - 1) * W(l - 1);
+    for (long long i = 0; i < below; ++i) {
+      const long long b_part = i % W(l - 1);
+      const long long a_part = i / W(l - 1);
+      const auto digit = static_cast<int>(a_part % m);
+      const auto child = static_cast<RouterId>(level_first_[static_cast<std::size_t>(l - 2)] + i);
+      up_link_[child].resize(static_cast<std::size_t>(w));
+      for (int k = 0; k < w; ++k) {
+        const long long parent_index = (a_part / m) * W(l) + b_part + k * W(l - 1);
+        const auto parent =
+            static_cast<RouterId>(level_first_[static_cast<std::size_t>(l - 1)] + parent_index);
+        down_link_[parent].resize(static_cast<std::size_t>(m));
+        up_link_[child][static_cast<std::size_t>(k)] =
+            add_link(child, parent, fmt::format("up{}", k), fmt::format("down{}", digit),
+                     options_.capacity_bytes_per_s);
+        down_link_[parent][static_cast<std::size_t>(digit)] =
+            add_link(parent, child, fmt::format("down{}", digit), fmt::format("up{}", k),
+                     options_.capacity_bytes_per_s);
+      }
+    }
+  }
+  int nid = 0;
+  for (long long i = 0; i < node_count; ++i) {
+    add_node(fmt::format("n{:05d}", nid++), static_cast<RouterId>(level_first_[0] + i / m_[0]));
+  }
+  finish(options_.capacity_bytes_per_s);
+}
+
+void FatTree::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  const int h = levels();
+  const RouterId leaves = h > 1 ? level_first_[1] : static_cast<RouterId>(routers().size());
+  if (src >= leaves || dst >= leaves) {
+    throw std::out_of_range("fat tree routes are defined between leaf switches");
+  }
+  const long long s = src;
+  const long long d = dst;
+  // Lowest common level L: the a-parts at level L agree (a-part at level l = leaf / (m_2*...*m_l)).
+  int top = 1;
+  long long m_prod = 1;
+  while (s / m_prod != d / m_prod) {
+    ++top;
+    m_prod *= m_[static_cast<std::size_t>(top - 1)];
+  }
+  long long w_prod = 1;  // W(l-1)
+  RouterId cur = src;
+  for (int l = 2; l <= top; ++l) {
+    const int w = w_[static_cast<std::size_t>(l - 2)];
+    const auto k = static_cast<std::size_t>((d / w_prod) % w);
+    const LinkId link = up_link_[cur][k];
+    out.push_back(link);
+    cur = links()[link].dst_router;
+    w_prod *= w;
+  }
+  for (int l = top; l >= 2; --l) {
+    long long below = 1;
+    for (int j = 2; j <= l - 1; ++j) {
+      below *= m_[static_cast<std::size_t>(j - 1)];
+    }
+    const auto digit = static_cast<std::size_t>((d / below) % m_[static_cast<std::size_t>(l - 1)]);
+    const LinkId link = down_link_[cur][digit];
+    out.push_back(link);
+    cur = links()[link].dst_router;
+  }
+}
+
+std::size_t FatTree::closed_form_hops(NodeId src, NodeId dst) const {
+  long long s = src / m_[0];
+  long long d = dst / m_[0];
+  std::size_t hops = 0;
+  std::size_t level = 1;
+  while (s != d) {
+    s /= m_[level];
+    d /= m_[level];
+    ++level;
+    hops += 2;
+  }
+  return hops;
+}
+
+std::string FatTree::spec() const {
+  std::string out = fmt::format("fattree:{}", fmt::join(m_, "x"));
+  if (!w_.empty()) {
+    out += fmt::format(",up={}", fmt::join(w_, "x"));
+  }
+  return out + fmt::format(",cap={}", options_.capacity_bytes_per_s);
+}
+
+Json FatTree::parameters() const {
+  Json p;
+  p["levels"] = levels();
+  p["down"] = m_;
+  p["up"] = w_;
+  p["taper"] = options_.taper;
+  p["capacity_bytes_per_s"] = options_.capacity_bytes_per_s;
+  return p;
+}
+
+}  // namespace gridlock::topo

@@ -1,0 +1,249 @@
+#include "gridlock/topo/torus.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::topo {
+namespace {
+
+constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
+constexpr std::array<char, 3> kDimName{'X', 'Y', 'Z'};
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == ',' || line[i] == '\r')) {
+      ++i;
+    }
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != ',' && line[i] != '\r') {
+      ++i;
+    }
+    if (i > start) {
+      out.push_back(line.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(TieBreak rule) noexcept {
+  switch (rule) {
+    case TieBreak::kPlusIfDestOdd:
+      return "dest-odd-plus";
+    case TieBreak::kPlusIfDestEven:
+      return "dest-even-plus";
+    case TieBreak::kPlus:
+      return "plus";
+    case TieBreak::kMinus:
+      return "minus";
+  }
+  return "?";
+}
+
+Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
+  const auto& dims = options_.dims;
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 1 || dims[d] > 4096) {
+      throw InputError(
+          fmt::format("torus dimension {} has size {}: each size must be 1..4096, e.g. 'torus:2x2x8'",
+                      kDimName[d], dims[d]));
+    }
+    if (!(options_.capacity_bytes_per_s[d] > 0)) {
+      throw InputError(fmt::format("torus capacity of dimension {} must be positive", kDimName[d]));
+    }
+  }
+  if (options_.nodes_per_router < 1) {
+    throw InputError("torus nodes per router (npr) must be at least 1");
+  }
+  for (int x = 0; x < dims[0]; ++x) {
+    for (int y = 0; y < dims[1]; ++y) {
+      for (int z = 0; z < dims[2]; ++z) {
+        add_router(fmt::format("({},{},{})", x, y, z), {x, y, z});
+      }
+    }
+  }
+  // Links: + and - in each dimension of size >= 2.
+  port_link_.assign(routers().size() * 6, kNone);
+  for (RouterId r = 0; r < routers().size(); ++r) {
+    const auto c = coords_of(r);
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d] < 2) {
+        continue;
+      }
+      for (int sign = 0; sign < 2; ++sign) {
+        auto n = c;
+        n[d] = sign == 0 ? (c[d] + 1) % dims[d] : (c[d] - 1 + dims[d]) % dims[d];
+        const std::string out = fmt::format("{}{}", kDimName[d], sign == 0 ? '+' : '-');
+        const std::string in = fmt::format("{}{}", kDimName[d], sign == 0 ? '-' : '+');
+        port_link_[r * 6 + d * 2 + sign] =
+            add_link(r, router_at(n[0], n[1], n[2]), out, in, options_.capacity_bytes_per_s[d]);
+      }
+    }
+  }
+  if (!options_.coords_file.empty()) {
+    std::ifstream in(options_.coords_file);
+    if (!in) {
+      throw IoError(
+          fmt::format("cannot open torus coordinates file '{}': check the path (format: one "
+                      "'name x y z' line per node)",
+                      options_.coords_file.string()));
+    }
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      std::string_view view(line);
+      if (const auto hash = view.find('#'); hash != std::string_view::npos) {
+        view = view.substr(0, hash);
+      }
+      const auto fields = split_fields(view);
+      if (fields.empty()) {
+        continue;
+      }
+      const auto where = fmt::format("{}:{}", options_.coords_file.string(), line_no);
+      if (fields.size() != 4) {
+        throw InputError(fmt::format("{}: expected 'name x y z', got {} fields", where, fields.size()));
+      }
+      std::array<int, 3> c{};
+      for (int d = 0; d < 3; ++d) {
+        const auto f = fields[static_cast<std::size_t>(d) + 1];
+        const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), c[d]);
+        if (ec != std::errc{} || ptr != f.data() + f.size() || c[d] < 0 || c[d] >= dims[d]) {
+          throw InputError(fmt::format("{}: {} coordinate '{}' must be an integer from 0 to {}", where,
+                                       kDimName[d], f, dims[d] - 1));
+        }
+      }
+      add_node(std::string(fields[0]), router_at(c[0], c[1], c[2]));
+    }
+    if (nodes().empty()) {
+      throw InputError(
+          fmt::format("torus coordinates file '{}' lists no nodes", options_.coords_file.string()));
+    }
+  } else {
+    int nid = 0;
+    const auto add_router_nodes = [&](int x, int y, int z) {
+      for (int k = 0; k < options_.nodes_per_router; ++k) {
+        add_node(fmt::format("nid{:05d}", nid++), router_at(x, y, z));
+      }
+    };
+    if (options_.numbering == NodeNumbering::kLinear) {
+      for (RouterId r = 0; r < routers().size(); ++r) {
+        const auto c = coords_of(r);
+        add_router_nodes(c[0], c[1], c[2]);
+      }
+    } else {
+      for (int x = 0; x < dims[0]; ++x) {
+        for (int yi = 0; yi < dims[1]; ++yi) {
+          const int y = x % 2 == 1 ? dims[1] - 1 - yi : yi;
+          const int line_index = x * dims[1] + yi;
+          for (int zi = 0; zi < dims[2]; ++zi) {
+            const int z = line_index % 2 == 1 ? dims[2] - 1 - zi : zi;
+            add_router_nodes(x, y, z);
+          }
+        }
+      }
+    }
+  }
+  finish(options_.terminal_capacity_bytes_per_s);
+}
+
+RouterId Torus3D::router_at(int x, int y, int z) const {
+  const auto& d = options_.dims;
+  if (x < 0 || y < 0 || z < 0 || x >= d[0] || y >= d[1] || z >= d[2]) {
+    throw std::out_of_range("torus coordinates out of range");
+  }
+  return static_cast<RouterId>((x * d[1] + y) * d[2] + z);
+}
+
+std::array<int, 3> Torus3D::coords_of(RouterId router) const {
+  const auto& d = options_.dims;
+  const int r = static_cast<int>(router);
+  return {r / (d[1] * d[2]), (r / d[2]) % d[1], r % d[2]};
+}
+
+int Torus3D::closed_form_hops(const std::array<int, 3>& dims, const std::array<int, 3>& a,
+                              const std::array<int, 3>& b) noexcept {
+  int hops = 0;
+  for (int d = 0; d < 3; ++d) {
+    const int delta = ((b[d] - a[d]) % dims[d] + dims[d]) % dims[d];
+    hops += std::min(delta, dims[d] - delta);
+  }
+  return hops;
+}
+
+void Torus3D::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  const auto& dims = options_.dims;
+  auto cur = coords_of(src);
+  const auto target = coords_of(dst);
+  for (int d = 0; d < 3; ++d) {
+    const int n = dims[d];
+    const int delta = ((target[d] - cur[d]) % n + n) % n;
+    if (delta == 0) {
+      continue;
+    }
+    bool plus = delta < n - delta;
+    if (delta == n - delta) {
+      switch (options_.tie_break) {
+        case TieBreak::kPlusIfDestOdd:
+          plus = target[d] % 2 == 1;
+          break;
+        case TieBreak::kPlusIfDestEven:
+          plus = target[d] % 2 == 0;
+          break;
+        case TieBreak::kPlus:
+          plus = true;
+          break;
+        case TieBreak::kMinus:
+          plus = false;
+          break;
+      }
+    }
+    const int steps = plus ? delta : n - delta;
+    for (int s = 0; s < steps; ++s) {
+      const RouterId here = router_at(cur[0], cur[1], cur[2]);
+      out.push_back(port_link_[here * 6 + static_cast<RouterId>(d * 2 + (plus ? 0 : 1))]);
+      cur[d] = plus ? (cur[d] + 1) % n : (cur[d] - 1 + n) % n;
+    }
+  }
+}
+
+std::string Torus3D::spec() const {
+  const auto& o = options_;
+  std::string out =
+      fmt::format("torus:{}x{}x{},npr={},tie={},numbering={},cap={}:{}:{},terminal={}", o.dims[0], o.dims[1],
+                  o.dims[2], o.nodes_per_router, to_string(o.tie_break),
+                  o.numbering == NodeNumbering::kSnake ? "snake" : "linear", o.capacity_bytes_per_s[0],
+                  o.capacity_bytes_per_s[1], o.capacity_bytes_per_s[2], o.terminal_capacity_bytes_per_s);
+  if (!o.coords_file.empty()) {
+    out += ",coords=" + o.coords_file.string();
+  }
+  return out;
+}
+
+Json Torus3D::parameters() const {
+  const auto& o = options_;
+  Json p;
+  p["dims"] = o.dims;
+  p["nodes_per_router"] = o.nodes_per_router;
+  p["tie_break"] = std::string(to_string(o.tie_break));
+  p["numbering"] =
+      o.coords_file.empty() ? (o.numbering == NodeNumbering::kSnake ? "snake" : "linear") : "file";
+  p["capacity_bytes_per_s"] = {
+      {"X", o.capacity_bytes_per_s[0]}, {"Y", o.capacity_bytes_per_s[1]}, {"Z", o.capacity_bytes_per_s[2]}};
+  p["terminal_capacity_bytes_per_s"] = o.terminal_capacity_bytes_per_s;
+  if (!o.coords_file.empty()) {
+    p["coords_file"] = o.coords_file.string();
+  }
+  return p;
+}
+
+}  // namespace gridlock::topo

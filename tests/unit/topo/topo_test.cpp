@@ -1,0 +1,282 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/topo/dragonfly.hpp"
+#include "gridlock/topo/fat_tree.hpp"
+#include "gridlock/topo/spec.hpp"
+#include "gridlock/topo/torus.hpp"
+
+namespace gridlock::topo {
+namespace {
+
+// Checks that the route is a connected path from the source's router to the destination's router.
+void expect_connected(const Topology& t, NodeId src, NodeId dst) {
+  const auto links = t.route(src, dst);
+  RouterId at = t.nodes()[src].router;
+  for (const LinkId id : links) {
+    ASSERT_LT(id, t.network_link_count());
+    ASSERT_EQ(t.links()[id].src_router, at) << t.route_text(src, dst);
+    at = t.links()[id].dst_router;
+  }
+  EXPECT_EQ(at, t.nodes()[dst].router) << t.route_text(src, dst);
+}
+
+std::array<int, 3> coords_of_node(const Torus3D& t, std::string_view name) {
+  return t.coords_of(t.nodes()[t.node_id(name)].router);
+}
+
+TEST(Torus, SnakeNumberingMatchesPaperMachine) {
+  const Torus3D t(TorusOptions{});
+  EXPECT_EQ(t.nodes().size(), 64U);
+  EXPECT_EQ(t.routers().size(), 32U);
+  EXPECT_EQ(coords_of_node(t, "nid00012"), (std::array<int, 3>{0, 0, 6}));
+  EXPECT_EQ(coords_of_node(t, "nid00016"), (std::array<int, 3>{0, 1, 7}));
+  EXPECT_EQ(coords_of_node(t, "nid00017"), (std::array<int, 3>{0, 1, 7}));
+  EXPECT_EQ(coords_of_node(t, "nid00038"), (std::array<int, 3>{1, 1, 3}));
+  EXPECT_EQ(coords_of_node(t, "nid00050"), (std::array<int, 3>{1, 0, 6}));
+}
+
+TEST(Torus, PaperWorkedExample) {
+  const Torus3D t(TorusOptions{});
+  const auto src = t.node_id("nid00012");
+  const auto dst = t.node_id("nid00038");
+  EXPECT_EQ(t.route_text(src, dst), "(0,0,6) X+ (1,0,6) Y+ (1,1,6) Z- (1,1,5) Z- (1,1,4) Z- (1,1,3)");
+  EXPECT_EQ(t.hop_count(src, dst), 5U);
+  // The first hop's bandwidth is read on the X- port of (1,0,6), as nid00050 reports it.
+  const auto first = t.route(src, dst).front();
+  EXPECT_EQ(t.links()[first].in_port, "X-");
+  EXPECT_EQ(t.link_in(t.nodes()[t.node_id("nid00050")].router, "X-"), first);
+}
+
+TEST(Torus, TieBreakRules) {
+  TorusOptions o;
+  o.dims = {1, 1, 8};
+  o.numbering = NodeNumbering::kLinear;
+  o.nodes_per_router = 1;
+  o.tie_break = TieBreak::kPlusIfDestOdd;
+  const Torus3D odd(o);
+  // 0 -> 4: distance 4 both ways; destination 4 is even -> minus.
+  EXPECT_EQ(odd.route_text(0, 4), "(0,0,0) Z- (0,0,7) Z- (0,0,6) Z- (0,0,5) Z- (0,0,4)");
+  EXPECT_EQ(odd.route_text(1, 5), "(0,0,1) Z+ (0,0,2) Z+ (0,0,3) Z+ (0,0,4) Z+ (0,0,5)");
+  o.tie_break = TieBreak::kPlusIfDestEven;
+  const Torus3D even(o);
+  EXPECT_EQ(even.route_text(0, 4), "(0,0,0) Z+ (0,0,1) Z+ (0,0,2) Z+ (0,0,3) Z+ (0,0,4)");
+  o.tie_break = TieBreak::kMinus;
+  const Torus3D minus(o);
+  EXPECT_EQ(minus.route_text(1, 5), "(0,0,1) Z- (0,0,0) Z- (0,0,7) Z- (0,0,6) Z- (0,0,5)");
+  o.tie_break = TieBreak::kPlus;
+  const Torus3D plus(o);
+  EXPECT_EQ(plus.route_text(0, 4), "(0,0,0) Z+ (0,0,1) Z+ (0,0,2) Z+ (0,0,3) Z+ (0,0,4)");
+}
+
+TEST(Torus, WrapAroundTakesShorterWay) {
+  TorusOptions o;
+  o.dims = {1, 1, 8};
+  o.numbering = NodeNumbering::kLinear;
+  o.nodes_per_router = 1;
+  const Torus3D t(o);
+  EXPECT_EQ(t.route_text(0, 7), "(0,0,0) Z- (0,0,7)");
+  EXPECT_EQ(t.route_text(7, 0), "(0,0,7) Z+ (0,0,0)");
+  EXPECT_EQ(t.route_text(6, 1), "(0,0,6) Z+ (0,0,7) Z+ (0,0,0) Z+ (0,0,1)");
+}
+
+TEST(Torus, SizeTwoDimensionHasTwoLinksEachWay) {
+  const Torus3D t(TorusOptions{});
+  const RouterId a = t.router_at(0, 0, 0);
+  const RouterId b = t.router_at(1, 0, 0);
+  const auto plus = t.link_out(a, "X+");
+  const auto minus = t.link_out(a, "X-");
+  ASSERT_TRUE(plus && minus);
+  EXPECT_NE(*plus, *minus);
+  EXPECT_EQ(t.links()[*plus].dst_router, b);
+  EXPECT_EQ(t.links()[*minus].dst_router, b);
+}
+
+TEST(Torus, AllPairsConnectedWithClosedFormHops) {
+  for (const auto& dims :
+       {std::array<int, 3>{2, 2, 8}, std::array<int, 3>{3, 4, 5}, std::array<int, 3>{4, 1, 6}}) {
+    for (const auto rule :
+         {TieBreak::kPlusIfDestOdd, TieBreak::kPlusIfDestEven, TieBreak::kPlus, TieBreak::kMinus}) {
+      TorusOptions o;
+      o.dims = dims;
+      o.tie_break = rule;
+      o.nodes_per_router = 1;
+      const Torus3D t(o);
+      for (NodeId s = 0; s < t.nodes().size(); ++s) {
+        for (NodeId d = 0; d < t.nodes().size(); ++d) {
+          expect_connected(t, s, d);
+          const auto cs = t.coords_of(t.nodes()[s].router);
+          const auto cd = t.coords_of(t.nodes()[d].router);
+          ASSERT_EQ(t.hop_count(s, d), static_cast<std::size_t>(Torus3D::closed_form_hops(dims, cs, cd)));
+        }
+      }
+    }
+  }
+}
+
+TEST(Torus, NodesOnOneRouterHaveNoHops) {
+  const Torus3D t(TorusOptions{});
+  EXPECT_EQ(t.hop_count(t.node_id("nid00016"), t.node_id("nid00017")), 0U);
+  EXPECT_EQ(t.route_text(t.node_id("nid00016"), t.node_id("nid00017")), "(0,1,7)");
+}
+
+TEST(Torus, CoordinatesFile) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "gridlock_topo_coords";
+  std::filesystem::create_directories(dir);
+  const auto good = dir / "good.txt";
+  std::ofstream(good) << "# name x y z\nalpha 0 0 0\nbeta, 1, 1, 3\n\ngamma 1 1 3  # same router\n";
+  TorusOptions o;
+  o.coords_file = good;
+  const Torus3D t(o);
+  ASSERT_EQ(t.nodes().size(), 3U);
+  EXPECT_EQ(t.coords_of(t.nodes()[t.node_id("beta")].router), (std::array<int, 3>{1, 1, 3}));
+  EXPECT_EQ(t.hop_count(t.node_id("beta"), t.node_id("gamma")), 0U);
+  const auto bad = dir / "bad.txt";
+  std::ofstream(bad) << "alpha 0 0 0\nbeta 0 5 0\n";
+  o.coords_file = bad;
+  try {
+    const Torus3D broken(o);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0 to 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Dragonfly, AllPairsConnectedWithClosedFormHops) {
+  for (const int rows : {0, 2}) {
+    DragonflyOptions o;
+    o.rows = rows;
+    const Dragonfly t(o);
+    EXPECT_EQ(t.nodes().size(), 72U);
+    for (NodeId s = 0; s < t.nodes().size(); ++s) {
+      for (NodeId d = 0; d < t.nodes().size(); ++d) {
+        expect_connected(t, s, d);
+        ASSERT_EQ(t.hop_count(s, d), t.minimal_hops_closed_form(s, d));
+        ASSERT_LE(t.hop_count(s, d), rows == 0 ? 3U : 5U);
+      }
+    }
+  }
+}
+
+TEST(Dragonfly, MinimalRouteUsesOneGlobalLinkAndValiantTwo) {
+  const Dragonfly t(DragonflyOptions{});
+  const NodeId s = 0;   // group 0
+  const NodeId d = 71;  // group 8
+  const auto count_global = [&](const std::vector<LinkId>& links) {
+    return std::count_if(links.begin(), links.end(),
+                         [&](LinkId id) { return t.links()[id].direction.front() == 'g'; });
+  };
+  EXPECT_EQ(count_global(t.route(s, d)), 1);
+  const auto candidates = t.valiant_candidates(s, d);
+  EXPECT_EQ(candidates.size(), 7U);
+  for (const int mid : candidates) {
+    const auto links = t.valiant_route(s, d, mid);
+    EXPECT_EQ(count_global(links), 2);
+    std::set<int> groups;
+    RouterId at = t.nodes()[s].router;
+    for (const LinkId id : links) {
+      ASSERT_EQ(t.links()[id].src_router, at);
+      at = t.links()[id].dst_router;
+      groups.insert(t.group_of(at));
+    }
+    EXPECT_EQ(at, t.nodes()[d].router);
+    EXPECT_TRUE(groups.count(mid) == 1);
+  }
+  EXPECT_TRUE(t.valiant_candidates(0, 1).empty());
+  EXPECT_THROW((void)t.valiant_route(s, d, 0), InputError);
+}
+
+TEST(Dragonfly, RejectsTooFewGlobalPorts) {
+  DragonflyOptions o;
+  o.groups = 20;
+  EXPECT_THROW(Dragonfly{o}, InputError);
+}
+
+TEST(FatTree, AllPairsConnectedWithClosedFormHops) {
+  for (const auto* spec : {"fattree:4x4", "fattree:4x4x4,taper=2", "fattree:2x3x2,up=2x3", "fattree:8"}) {
+    const auto t = make_topology(spec);
+    const auto& tree = dynamic_cast<const FatTree&>(*t);
+    for (NodeId s = 0; s < t->nodes().size(); ++s) {
+      for (NodeId d = 0; d < t->nodes().size(); ++d) {
+        expect_connected(*t, s, d);
+        ASSERT_EQ(t->hop_count(s, d), tree.closed_form_hops(s, d)) << spec;
+      }
+    }
+  }
+}
+
+TEST(FatTree, TaperReducesUpLinks) {
+  const auto full = make_topology("fattree:16x8");
+  const auto tapered = make_topology("fattree:16x8,taper=2");
+  // 8 leaves; full: 16 spines, tapered 2:1: 8 spines.
+  EXPECT_EQ(full->routers().size(), 8U + 16U);
+  EXPECT_EQ(tapered->routers().size(), 8U + 8U);
+  EXPECT_EQ(full->network_link_count(), 2U * 8 * 16);
+  EXPECT_EQ(tapered->network_link_count(), 2U * 8 * 8);
+  EXPECT_EQ(full->hop_count(0, 127), 2U);
+  EXPECT_EQ(full->hop_count(0, 15), 0U);
+}
+
+TEST(FatTree, DestinationsSpreadOverSpines) {
+  const auto t = make_topology("fattree:4x4");
+  std::set<RouterId> spines;
+  for (NodeId d = 4; d < 16; ++d) {
+    spines.insert(t->links()[t->route(0, d).front()].dst_router);
+  }
+  EXPECT_GT(spines.size(), 1U);
+}
+
+TEST(Spec, ParsesAndRoundTrips) {
+  for (const auto* spec : {"torus:2x2x8", "torus:4x4x4,tie=plus,numbering=linear,npr=1,cap=4GB/s:2GB/s:4GB/s",
+                           "dragonfly:g=5,a=4,p=1,h=1,intra=2d:2x2", "fattree:4x4x2,taper=2,cap=12.5e9"}) {
+    const auto t = make_topology(spec);
+    const auto again = make_topology(t->spec());
+    EXPECT_EQ(again->spec(), t->spec());
+    EXPECT_EQ(again->nodes().size(), t->nodes().size());
+    EXPECT_EQ(again->links().size(), t->links().size());
+  }
+  const auto t = make_topology("torus:2x2x8,cap=4GB/s:2GB/s:4GB/s");
+  EXPECT_EQ(t->links()[*t->link_out(0, "Y+")].capacity_bytes_per_s, 2e9);
+}
+
+TEST(Spec, ErrorsNameThePartAndTheForm) {
+  const auto message = [](const char* spec) {
+    try {
+      (void)make_topology(spec);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("mesh:2x2").find("unknown topology kind 'mesh'"), std::string::npos);
+  EXPECT_NE(message("torus").find("no ':'"), std::string::npos);
+  EXPECT_NE(message("torus:2x2").find("three sizes"), std::string::npos);
+  EXPECT_NE(message("torus:2xAx8").find("'A'"), std::string::npos);
+  EXPECT_NE(message("torus:2x2x8,tie=up").find("tie-break"), std::string::npos);
+  EXPECT_NE(message("torus:2x2x8,foo=1").find("unknown key 'foo'"), std::string::npos);
+  EXPECT_NE(message("torus:2x2x8,cap=fast").find("capacity"), std::string::npos);
+  EXPECT_NE(message("dragonfly:g=40,a=2,p=1,h=1").find("a*h >= g-1"), std::string::npos);
+  EXPECT_NE(message("fattree:").find("needs a shape"), std::string::npos);
+  EXPECT_NE(message("fattree:4x4,taper=0.5").find("taper"), std::string::npos);
+}
+
+TEST(Topology, UnknownNodeErrorSaysHowToFix) {
+  const auto t = make_topology("torus:2x2x8");
+  try {
+    (void)t->node_id("nid99999");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nid00000"), std::string::npos);
+  }
+  EXPECT_EQ(t->node_id("12"), t->node_id("nid00012"));
+}
+
+}  // namespace
+}  // namespace gridlock::topo
