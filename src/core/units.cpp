@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -87,6 +88,115 @@ double parse_duration_seconds(std::string_view text, std::string_view what) {
   }
   throw InputError(fmt::format("invalid {} '{}': unknown unit '{}' (use s, ms, us, ns, min, h)", what,
                                text, unit));
+}
+
+std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
+  const std::string_view trimmed = trim(text);
+  const auto bad = [&](std::string_view why) {
+    return InputError(fmt::format("invalid {} '{}': {}", what, text, why));
+  };
+  std::size_t pos = 0;
+  std::uint64_t whole = 0;
+  std::uint64_t fraction = 0;
+  int fraction_digits = 0;
+  bool any_digit = false;
+  bool overflow = false;
+  while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
+    any_digit = true;
+    overflow = overflow || __builtin_mul_overflow(whole, 10U, &whole) ||
+               __builtin_add_overflow(whole, static_cast<std::uint64_t>(trimmed[pos] - '0'), &whole);
+    ++pos;
+  }
+  if (pos < trimmed.size() && trimmed[pos] == '.') {
+    ++pos;
+    while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
+      any_digit = true;
+      if (fraction_digits >= 18) {
+        if (trimmed[pos] != '0') {
+          throw bad("more than 18 fractional digits");
+        }
+      } else {
+        fraction = fraction * 10 + static_cast<std::uint64_t>(trimmed[pos] - '0');
+        ++fraction_digits;
+      }
+      ++pos;
+    }
+  }
+  if (!any_digit) {
+    throw bad("expected a non-negative number with a unit, e.g. '2.5us'");
+  }
+  if (overflow) {
+    throw bad("too large");
+  }
+  const std::string_view unit = trim(trimmed.substr(pos));
+  struct Suffix {
+    std::string_view name;
+    std::uint64_t ps;
+  };
+  static constexpr Suffix kSuffixes[] = {
+      {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000}};
+  std::uint64_t factor = 0;
+  for (const auto& suffix : kSuffixes) {
+    if (unit == suffix.name) {
+      factor = suffix.ps;
+    }
+  }
+  if (factor == 0) {
+    if (unit.empty() && whole == 0 && fraction == 0) {
+      return 0;
+    }
+    throw bad(unit.empty() ? std::string("a unit is required (ps, ns, us, ms, s)")
+                           : fmt::format("unknown unit '{}' (use ps, ns, us, ms, s)", unit));
+  }
+  std::uint64_t result = 0;
+  if (__builtin_mul_overflow(whole, factor, &result)) {
+    throw bad("too large");
+  }
+  if (fraction_digits > 0) {
+    std::uint64_t scale = 1;
+    for (int i = 0; i < fraction_digits; ++i) {
+      scale *= 10;
+    }
+    // fraction / scale * factor must be a whole number of picoseconds.
+    const std::uint64_t common = std::gcd(factor, scale);
+    const std::uint64_t reduced_scale = scale / common;
+    if (fraction % reduced_scale != 0) {
+      throw bad("not a whole number of picoseconds");
+    }
+    std::uint64_t part = 0;
+    if (__builtin_mul_overflow(fraction / reduced_scale, factor / common, &part) ||
+        __builtin_add_overflow(result, part, &result)) {
+      throw bad("too large");
+    }
+  }
+  return result;
+}
+
+std::string format_time_ps(std::uint64_t ps) {
+  struct Unit {
+    std::string_view name;
+    std::uint64_t ps;
+  };
+  static constexpr Unit kUnits[] = {{"s", 1000000000000}, {"ms", 1000000000}, {"us", 1000000}, {"ns", 1000}};
+  for (const auto& unit : kUnits) {
+    if (ps >= unit.ps) {
+      const std::uint64_t whole = ps / unit.ps;
+      std::uint64_t rest = ps % unit.ps;
+      if (rest == 0) {
+        return fmt::format("{} {}", whole, unit.name);
+      }
+      int digits = 0;
+      for (std::uint64_t f = unit.ps; f > 1; f /= 10) {
+        ++digits;
+      }
+      std::string frac = fmt::format("{:0{}}", rest, digits);
+      while (!frac.empty() && frac.back() == '0') {
+        frac.pop_back();
+      }
+      return fmt::format("{}.{} {}", whole, frac, unit.name);
+    }
+  }
+  return fmt::format("{} ps", ps);
 }
 
 std::string format_bytes(std::uint64_t bytes) {

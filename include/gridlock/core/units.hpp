@@ -23,6 +23,15 @@ inline constexpr std::uint64_t kGiB = 1024 * kMiB;  ///< Bytes in one GiB.
 /// A bare number is seconds. Throws InputError naming `what` on malformed or negative input.
 [[nodiscard]] double parse_duration_seconds(std::string_view text, std::string_view what = "duration");
 
+/// Parses an exact time such as `2.5us`, `6ns`, `0.25ns`, `1500ps`, `1ms`, `2s` into integer
+/// picoseconds, without floating point. A unit (ps, ns, us, ms, s) is required except for `0`.
+/// Throws InputError naming `what` on malformed, negative, fractional-picosecond or overflowing input.
+[[nodiscard]] std::uint64_t parse_time_ps(std::string_view text, std::string_view what = "time");
+
+/// Formats a picosecond count for people with the largest unit that keeps it exact enough:
+/// `2.5 us`, `6 ns`, `250 ps`, `1.000000001 s`.
+[[nodiscard]] std::string format_time_ps(std::uint64_t ps);
+
 /// Formats a byte count for people: `4 KiB`, `128 KiB`, `8 MiB`, or `1000 B` when not a round unit.
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
 

@@ -1,0 +1,77 @@
+#pragma once
+/// @file
+/// The LogGOPS discrete-event engine (LogGOPSim semantics; see docs/sim-model.md).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gridlock/sim/schedule.hpp"
+
+namespace gridlock::sim {
+
+/// LogGOPS parameters; times in picoseconds. Defaults: L=2.5us o=1.5us g=1us G=6ns O=0 S=65535.
+struct LogGOPSParams {
+  SimTime latency{2'500'000};                   ///< L: wire latency.
+  SimTime overhead_send{1'500'000};             ///< o on the sender (LogGOPSim: one o for both sides).
+  SimTime overhead_recv{1'500'000};             ///< o on the receiver.
+  SimTime gap{1'000'000};                       ///< g: minimum time between two messages on a NIC.
+  SimTime gap_per_byte{6'000};                  ///< G: NIC time per byte after the first.
+  SimTime overhead_per_byte{0};                 ///< O: CPU time per byte after the first.
+  std::uint64_t eager_threshold_bytes = 65535;  ///< S: larger messages use rendezvous.
+};
+
+/// Engine options.
+struct SimOptions {
+  LogGOPSParams params;                           ///< Network and host parameters.
+  bool record_timeline = false;                   ///< Record slices for a timeline (small runs only).
+  std::uint64_t max_timeline_slices = 2'000'000;  ///< Refuse to record more slices than this.
+};
+
+/// One slice of the timeline: an interval on a rank's CPU or network track.
+struct TimelineSlice {
+  std::uint32_t rank = 0;   ///< Rank the slice belongs to.
+  std::uint8_t track = 0;   ///< 0: CPU (ops, message handling); 1: network (message in flight).
+  std::uint8_t kind = 0;    ///< OpType value, or 4 for a message.
+  std::uint32_t peer = 0;   ///< Peer rank of sends, receives and messages.
+  std::uint64_t bytes = 0;  ///< Message size (0 for calc).
+  SimTime start;            ///< Start of the interval.
+  SimTime end;              ///< End of the interval.
+};
+
+/// An operation that never completed (deadlock or unmatched message report).
+struct StuckOp {
+  std::uint32_t rank = 0;   ///< Rank of the operation.
+  std::uint32_t op = 0;     ///< Index of the operation in the rank's program.
+  std::string description;  ///< e.g. `recv 8b from 3 tag 0 (label r2, line 14)`.
+  std::string state;        ///< Why it is stuck.
+};
+
+/// What a simulation produced.
+struct SimResult {
+  bool complete = false;                ///< All ops completed and no message is left over.
+  SimTime max_finish;                   ///< Latest finish time over all ranks.
+  std::uint32_t max_finish_rank = 0;    ///< First rank with the latest finish time.
+  std::vector<SimTime> finish;          ///< Per-rank finish time (CPU free time at the end).
+  std::uint64_t ops_completed = 0;      ///< Operations that completed.
+  std::uint64_t ops_total = 0;          ///< Operations in the schedule.
+  std::uint64_t messages = 0;           ///< Messages sent.
+  std::uint64_t events = 0;             ///< Events processed (including retries).
+  double wall_seconds = 0;              ///< Wall time of the event loop.
+  std::vector<StuckOp> stuck;           ///< First stuck op of up to 16 ranks (if incomplete).
+  std::uint64_t stuck_ranks = 0;        ///< Ranks with stuck ops.
+  std::uint64_t unexpected_left = 0;    ///< Messages never received.
+  std::vector<TimelineSlice> timeline;  ///< Slices, if requested.
+};
+
+/// Simulates `schedule` and returns finish times and counters. Never throws for a deadlocked or
+/// unmatched schedule (see SimResult::complete); throws InputError if simulated time overflows.
+[[nodiscard]] SimResult simulate(const Schedule& schedule, const SimOptions& options);
+
+/// A multi-line, user-facing report of why `result` is incomplete.
+[[nodiscard]] std::string stuck_report(const SimResult& result);
+
+/// Human-readable description of op `op` of `rank` (type, size, peer, tag, label, line).
+[[nodiscard]] std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint32_t op);
+
+}  // namespace gridlock::sim

@@ -1,0 +1,43 @@
+#pragma once
+/// @file
+/// Reading and writing schedules: the GOAL text language of LogGOPSim and gridlock's compact
+/// binary format (see docs/formats/goal.md).
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "gridlock/sim/schedule.hpp"
+
+namespace gridlock::sim {
+
+/// Parses GOAL text. Errors throw InputError as `source:line:column: expected ..., found ...`.
+/// With `keep_sources`, op line numbers and labels are kept for deadlock reports.
+[[nodiscard]] Schedule parse_goal(std::string_view text, std::string_view source_name = "<input>",
+                                  bool keep_sources = true);
+
+/// Writes a schedule as GOAL text that parse_goal reads back to the same schedule.
+/// Calc times are written in nanoseconds when whole (LogGOPSim's unit), else with `ps`.
+[[nodiscard]] std::string write_goal(const Schedule& schedule);
+
+/// Magic bytes at the start of a binary schedule.
+inline constexpr std::string_view kBinaryMagic{"GLSCHED\x1a", 8};
+/// Current binary format version.
+inline constexpr std::uint32_t kBinaryVersion = 1;
+
+/// Encodes a schedule in the binary format (varint-coded, programs shared between ranks).
+[[nodiscard]] std::string write_binary(const Schedule& schedule);
+
+/// Decodes a binary schedule; every inconsistency throws InputError naming `source_name` and the
+/// byte offset.
+[[nodiscard]] Schedule read_binary(std::string_view bytes, std::string_view source_name = "<input>");
+
+/// Reads a schedule file, binary if it starts with kBinaryMagic, else GOAL text. Throws IoError
+/// if the file cannot be read and InputError if it is malformed.
+[[nodiscard]] Schedule load_schedule(const std::filesystem::path& path);
+
+/// Writes `schedule` atomically: binary if the name ends in `.gsched`, else GOAL text.
+void save_schedule(const Schedule& schedule, const std::filesystem::path& path);
+
+}  // namespace gridlock::sim

@@ -1,0 +1,199 @@
+#pragma once
+/// @file
+/// In-memory LogGOPS schedules: per-rank programs of send, recv and calc operations with
+/// `requires` (after completion) and `irequires` (after start) dependencies.
+///
+/// Ranks whose programs are identical up to a rank-relative peer share one `Program`, so a
+/// million-rank collective built from a few distinct shapes costs almost no memory.
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::sim {
+
+/// Simulated time in integer picoseconds (never floating point).
+struct SimTime {
+  std::uint64_t ps = 0;  ///< Picoseconds since the start of the simulation.
+  /// Time ordering.
+  friend constexpr auto operator<=>(SimTime, SimTime) = default;
+};
+
+/// Picoseconds in one nanosecond.
+inline constexpr std::uint64_t kPsPerNs = 1000;
+
+/// Peer value of a receive from any source (GOAL `-1`).
+inline constexpr std::uint32_t kAnySource = 0xFFFFFFFFU;
+/// Tag value of a receive matching any tag (GOAL `tag -1`).
+inline constexpr std::uint32_t kAnyTag = 0xFFFFFFFFU;
+/// Largest number of ranks a schedule may have.
+inline constexpr std::uint32_t kMaxRanks = 0xFFFFFFFEU;
+/// Largest number of operations in one rank's program.
+inline constexpr std::uint32_t kMaxOpsPerRank = 0x7FFFFFFFU;
+
+/// Operation kinds; the numeric order is LogGOPSim's tie-break order for operations that
+/// become ready at the same time on one rank (sends first, then receives, then calcs).
+enum class OpType : std::uint8_t {
+  kSend = 1,  ///< Send `size` bytes to `peer`.
+  kRecv = 2,  ///< Receive `size` bytes from `peer` (or any source).
+  kCalc = 3,  ///< Occupy the CPU for `size` picoseconds.
+};
+
+/// One operation of a program.
+struct Op {
+  std::uint64_t size = 0;         ///< Bytes for send/recv; picoseconds for calc.
+  std::uint32_t peer_offset = 0;  ///< (peer - rank) mod P, or kAnySource; 0 for calc.
+  std::uint32_t tag = 0;          ///< Message tag, or kAnyTag for receives.
+  OpType type = OpType::kCalc;    ///< What the operation does.
+  std::uint8_t cpu = 0;           ///< CPU of the host that runs the operation.
+  std::uint8_t nic = 0;           ///< NIC of the host used by sends and receives.
+  /// Field-wise equality.
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+/// The operations of one rank (possibly shared by many ranks) and their dependencies.
+struct Program {
+  std::vector<Op> ops;  ///< Operations in definition order.
+  /// CSR offsets, size 2n+1: ops that require op i are succ[succ_begin[2i] .. succ_begin[2i+1]),
+  /// ops that irequire op i are succ[succ_begin[2i+1] .. succ_begin[2i+2]).
+  std::vector<std::uint32_t> succ_begin;
+  std::vector<std::uint32_t> succ;       ///< Successor op indices (see succ_begin).
+  std::vector<std::uint32_t> dep_count;  ///< Number of dependencies of each op.
+  std::vector<std::uint32_t> roots;      ///< Ops without dependencies, by type then index.
+  /// Structural equality (ops and dependency lists).
+  friend bool operator==(const Program&, const Program&) = default;
+};
+
+/// Where an operation was defined in a text schedule.
+struct SourceLocation {
+  std::uint32_t line = 0;    ///< 1-based line.
+  std::uint32_t column = 0;  ///< 1-based column.
+};
+
+/// Source information of one rank's operations (text schedules only).
+struct RankSource {
+  std::vector<SourceLocation> where;                      ///< Location of each op.
+  std::unordered_map<std::uint32_t, std::string> labels;  ///< Label of labelled ops.
+};
+
+/// A complete schedule: one program per rank.
+class Schedule {
+ public:
+  /// An empty schedule (0 ranks).
+  Schedule() = default;
+
+  /// Number of ranks.
+  [[nodiscard]] std::uint32_t num_ranks() const noexcept { return num_ranks_; }
+  /// Distinct programs.
+  [[nodiscard]] const std::vector<Program>& programs() const noexcept { return programs_; }
+  /// Index into programs() of each rank's program.
+  [[nodiscard]] const std::vector<std::uint32_t>& rank_program() const noexcept { return rank_program_; }
+  /// The program of `rank`.
+  [[nodiscard]] const Program& program_of(std::uint32_t rank) const { return programs_[rank_program_[rank]]; }
+  /// Absolute peer of op `op` on `rank` (kAnySource for any-source receives).
+  [[nodiscard]] std::uint32_t peer(std::uint32_t rank, const Op& op) const noexcept {
+    if (op.peer_offset == kAnySource) {
+      return kAnySource;
+    }
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(rank) + op.peer_offset) % num_ranks_);
+  }
+  /// Total operations over all ranks.
+  [[nodiscard]] std::uint64_t total_ops() const noexcept;
+  /// Total messages (sends) over all ranks.
+  [[nodiscard]] std::uint64_t total_sends() const noexcept;
+  /// Source locations per rank (empty unless parsed from text).
+  [[nodiscard]] const std::vector<RankSource>& sources() const noexcept { return sources_; }
+  /// Source locations, mutable (used by the text parser).
+  [[nodiscard]] std::vector<RankSource>& mutable_sources() noexcept { return sources_; }
+  /// Largest CPU index used plus one.
+  [[nodiscard]] std::uint32_t num_cpus() const noexcept { return num_cpus_; }
+  /// Largest NIC index used plus one.
+  [[nodiscard]] std::uint32_t num_nics() const noexcept { return num_nics_; }
+
+  /// Same ranks, same operations, same dependencies (source information is ignored).
+  [[nodiscard]] bool same_as(const Schedule& other) const;
+
+ private:
+  friend class ScheduleBuilder;
+  std::uint32_t num_ranks_ = 0;
+  std::uint32_t num_cpus_ = 1;
+  std::uint32_t num_nics_ = 1;
+  std::vector<Program> programs_;
+  std::vector<std::uint32_t> rank_program_;
+  std::vector<RankSource> sources_;
+};
+
+/// A dependency cycle found while finishing a rank; `ops` lists the ops on the cycle.
+class CycleError : public InputError {
+ public:
+  /// Creates the error with the rank and the ops on the cycle.
+  CycleError(std::uint32_t rank, std::vector<std::uint32_t> ops);
+  /// The rank with the cycle.
+  [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
+  /// Ops on the cycle, in dependency order.
+  [[nodiscard]] const std::vector<std::uint32_t>& ops() const noexcept { return ops_; }
+
+ private:
+  std::uint32_t rank_;
+  std::vector<std::uint32_t> ops_;
+};
+
+/// Builds a Schedule rank by rank; identical programs are shared.
+class ScheduleBuilder {
+ public:
+  /// A builder for `num_ranks` ranks (1 .. kMaxRanks); throws InputError otherwise.
+  explicit ScheduleBuilder(std::uint32_t num_ranks);
+
+  /// Starts the program of `rank`; each rank may be built once. Throws InputError.
+  void begin_rank(std::uint32_t rank);
+  /// Adds a send of `bytes` to `to`; returns the op index within the rank.
+  std::uint32_t send(std::uint64_t bytes, std::uint32_t to, std::uint32_t tag = 0, std::uint8_t cpu = 0,
+                     std::uint8_t nic = 0);
+  /// Adds a receive of `bytes` from `from` (or kAnySource) with `tag` (or kAnyTag).
+  std::uint32_t recv(std::uint64_t bytes, std::uint32_t from, std::uint32_t tag = 0, std::uint8_t cpu = 0,
+                     std::uint8_t nic = 0);
+  /// Adds a computation of `duration` on `cpu`.
+  std::uint32_t calc(SimTime duration, std::uint8_t cpu = 0);
+  /// `a requires b`: op a starts only after op b has completed.
+  void add_requires(std::uint32_t a, std::uint32_t b);
+  /// `a irequires b`: op a starts only after op b has started.
+  void add_irequires(std::uint32_t a, std::uint32_t b);
+  /// Number of ops in the current rank so far.
+  [[nodiscard]] std::uint32_t current_size() const noexcept {
+    return static_cast<std::uint32_t>(ops_.size());
+  }
+  /// True if op `i` of the current rank has a dependency / a dependant so far.
+  [[nodiscard]] bool has_predecessor(std::uint32_t i) const { return has_pred_[i] != 0; }
+  /// True if some op of the current rank depends on op `i` so far.
+  [[nodiscard]] bool has_successor(std::uint32_t i) const { return has_succ_[i] != 0; }
+  /// Gives `rank` (not yet built) the same program as the already built `like_rank`; both must be
+  /// ranks whose peers are the same relative to themselves. Throws InputError.
+  void set_rank_like(std::uint32_t rank, std::uint32_t like_rank);
+  /// Finishes the current rank; throws CycleError if its dependencies contain a cycle.
+  void end_rank();
+  /// The schedule; ranks never begun get empty programs. The builder is left empty.
+  [[nodiscard]] Schedule finish();
+
+ private:
+  std::uint32_t add_op(const Op& op);
+  [[nodiscard]] std::uint32_t offset_of(std::uint32_t peer) const;
+
+  Schedule schedule_;
+  std::vector<std::uint8_t> built_;
+  std::uint32_t rank_ = 0;
+  bool in_rank_ = false;
+  std::vector<Op> ops_;
+  std::vector<std::uint8_t> has_pred_;
+  std::vector<std::uint8_t> has_succ_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> done_edges_;   // (b, a): a requires b
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> start_edges_;  // (b, a): a irequires b
+  std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash_;
+  Program scratch_;
+  std::vector<std::uint32_t> fill_;
+};
+
+}  // namespace gridlock::sim

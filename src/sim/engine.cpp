@@ -1,0 +1,484 @@
+#include "gridlock/sim/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "detail/event_queue.hpp"
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+constexpr std::uint32_t kDone = 0xFFFFFFFFU;
+constexpr std::uint32_t kNil = 0xFFFFFFFFU;
+constexpr std::uint32_t kMsgBit = 0x80000000U;
+constexpr std::uint8_t kMessageKind = 4;
+constexpr std::size_t kMaxStuckListed = 16;
+
+std::uint64_t payload_of(std::uint32_t host, std::uint32_t op_and_kind) {
+  return static_cast<std::uint64_t>(host) << 32U | op_and_kind;
+}
+
+[[noreturn]] void overflow(std::uint32_t rank) {
+  throw InputError(fmt::format(
+      "simulated time overflows 2^64 ps (about 213 days) at rank {}: check the sizes and parameters", rank));
+}
+
+class Engine {
+ public:
+  Engine(const Schedule& schedule, const SimOptions& options)
+      : s_(schedule),
+        p_(options.params),
+        record_(options.record_timeline),
+        max_slices_(options.max_timeline_slices),
+        ranks_(schedule.num_ranks()),
+        ncpu_(schedule.num_cpus()),
+        nnic_(schedule.num_nics()) {}
+
+  SimResult run();
+
+ private:
+  struct Node {
+    std::uint32_t a;  // RQ: recv op; UQ: sender rank
+    std::uint32_t b;  // UQ: send op
+    std::uint32_t next;
+  };
+  struct Ready {
+    std::uint32_t host;
+    std::uint32_t op;
+    OpType type;
+  };
+
+  [[nodiscard]] std::uint64_t add(std::uint64_t a, std::uint64_t b, std::uint32_t rank) const {
+    std::uint64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) {
+      overflow(rank);
+    }
+    return r;
+  }
+  [[nodiscard]] std::uint64_t mul(std::uint64_t a, std::uint64_t b, std::uint32_t rank) const {
+    std::uint64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) {
+      overflow(rank);
+    }
+    return r;
+  }
+
+  void decrement(std::uint32_t host, std::uint32_t op) {
+    if (--counter_[base_[host] + op] == 0) {
+      ready_.push_back(Ready{host, op, prog_[host]->ops[op].type});
+    }
+  }
+  void mark_started(std::uint32_t host, std::uint32_t op) {
+    const Program& pr = *prog_[host];
+    for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op) + 1];
+         k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 2]; ++k) {
+      decrement(host, pr.succ[k]);
+    }
+  }
+  void mark_done(std::uint32_t host, std::uint32_t op) {
+    const Program& pr = *prog_[host];
+    counter_[base_[host] + op] = kDone;
+    ++completed_;
+    for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op)];
+         k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
+      decrement(host, pr.succ[k]);
+    }
+  }
+
+  std::uint32_t new_node(std::uint32_t a, std::uint32_t b) {
+    if (free_node_ != kNil) {
+      const std::uint32_t id = free_node_;
+      free_node_ = pool_[id].next;
+      pool_[id] = Node{a, b, kNil};
+      return id;
+    }
+    pool_.push_back(Node{a, b, kNil});
+    return static_cast<std::uint32_t>(pool_.size() - 1);
+  }
+  void append(std::vector<std::uint32_t>& head, std::vector<std::uint32_t>& tail, std::uint32_t host,
+              std::uint32_t node) {
+    if (tail[host] == kNil) {
+      head[host] = node;
+    } else {
+      pool_[tail[host]].next = node;
+    }
+    tail[host] = node;
+  }
+  void unlink(std::vector<std::uint32_t>& head, std::vector<std::uint32_t>& tail, std::uint32_t host,
+              std::uint32_t prev, std::uint32_t node) {
+    const std::uint32_t next = pool_[node].next;
+    if (prev == kNil) {
+      head[host] = next;
+    } else {
+      pool_[prev].next = next;
+    }
+    if (tail[host] == node) {
+      tail[host] = prev;
+    }
+    pool_[node].next = free_node_;
+    free_node_ = node;
+  }
+
+  // Does receive `recv` posted on `host` match a message from `sender` with `tag`?
+  [[nodiscard]] bool matches(std::uint32_t host, const Op& recv, std::uint32_t sender,
+                             std::uint32_t tag) const {
+    if (recv.tag != kAnyTag && recv.tag != tag) {
+      return false;
+    }
+    return recv.peer_offset == kAnySource || s_.peer(host, recv) == sender;
+  }
+
+  void slice(std::uint32_t rank, std::uint8_t track, std::uint8_t kind, std::uint32_t peer,
+             std::uint64_t bytes, std::uint64_t start, std::uint64_t end) {
+    if (record_ && timeline_.size() < max_slices_) {
+      timeline_.push_back(TimelineSlice{rank, track, kind, peer, bytes, SimTime{start}, SimTime{end}});
+    }
+  }
+
+  // A rendezvous send completes when its receive is matched at time t (LogGOPSim: the
+  // sender's CPU and NIC are moved forward to t).
+  void rendezvous_matched(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t) {
+    const Op& op = prog_[sender]->ops[send_op];
+    std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(sender) * ncpu_ + op.cpu];
+    std::uint64_t& nic = nic_send_free_[static_cast<std::size_t>(sender) * nnic_ + op.nic];
+    cpu = std::max(cpu, t);
+    nic = std::max(nic, t);
+    mark_done(sender, send_op);
+  }
+
+  void process(const detail::Event& event);
+  void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
+  void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
+  void flush_ready();
+  void report_stuck(SimResult& result) const;
+
+  const Schedule& s_;
+  LogGOPSParams p_;
+  bool record_;
+  std::uint64_t max_slices_;
+  std::uint32_t ranks_;
+  std::uint32_t ncpu_;
+  std::uint32_t nnic_;
+
+  std::vector<const Program*> prog_;
+  std::vector<std::uint32_t> base_;
+  std::vector<std::uint32_t> counter_;
+  std::vector<std::uint64_t> cpu_free_;
+  std::vector<std::uint64_t> nic_send_free_;
+  std::vector<std::uint64_t> nic_recv_free_;
+  std::vector<std::uint32_t> rq_head_, rq_tail_, uq_head_, uq_tail_;
+  std::vector<Node> pool_;
+  std::uint32_t free_node_ = kNil;
+  std::vector<Ready> ready_;
+  detail::EventQueue queue_;
+  std::uint64_t completed_ = 0;
+  std::uint64_t messages_ = 0;
+  std::uint64_t events_ = 0;
+  std::vector<TimelineSlice> timeline_;
+};
+
+void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts) {
+  const Op& op = prog_[host]->ops[op_index];
+  std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(host) * ncpu_ + op.cpu];
+  switch (op.type) {
+    case OpType::kCalc: {
+      if (cpu > t) {
+        queue_.push_retry(cpu, ts, payload_of(host, op_index));
+        return;
+      }
+      cpu = add(t, op.size, host);
+      slice(host, 0, static_cast<std::uint8_t>(OpType::kCalc), 0, 0, t, cpu);
+      mark_started(host, op_index);
+      mark_done(host, op_index);
+      return;
+    }
+    case OpType::kSend: {
+      std::uint64_t& nic = nic_send_free_[static_cast<std::size_t>(host) * nnic_ + op.nic];
+      const std::uint64_t free = std::max(cpu, nic);
+      if (free > t) {
+        queue_.push_retry(free, ts, payload_of(host, op_index));
+        return;
+      }
+      mark_started(host, op_index);
+      const std::uint64_t extra = op.size == 0 ? 0 : op.size - 1;
+      cpu = add(add(t, p_.overhead_send.ps, host), mul(extra, p_.overhead_per_byte.ps, host), host);
+      nic = add(add(t, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
+      const std::uint32_t to = s_.peer(host, op);
+      slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
+      slice(host, 1, kMessageKind, to, op.size, t, nic);
+      queue_.push_new(add(add(t, p_.overhead_send.ps, host), p_.latency.ps, host),
+                      payload_of(host, op_index | kMsgBit));
+      ++messages_;
+      if (op.size <= p_.eager_threshold_bytes) {
+        mark_done(host, op_index);
+      }
+      return;
+    }
+    case OpType::kRecv: {
+      mark_started(host, op_index);
+      std::uint32_t prev = kNil;
+      for (std::uint32_t node = uq_head_[host]; node != kNil; prev = node, node = pool_[node].next) {
+        const std::uint32_t sender = pool_[node].a;
+        const std::uint32_t send_op = pool_[node].b;
+        const Op& sop = prog_[sender]->ops[send_op];
+        if (!matches(host, op, sender, sop.tag)) {
+          continue;
+        }
+        const std::uint64_t bytes = sop.size;
+        unlink(uq_head_, uq_tail_, host, prev, node);
+        if (bytes > p_.eager_threshold_bytes) {
+          rendezvous_matched(sender, send_op, t);
+        }
+        mark_done(host, op_index);
+        return;
+      }
+      append(rq_head_, rq_tail_, host, new_node(op_index, 0));
+      return;
+    }
+  }
+}
+
+void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts) {
+  const Op& sop = prog_[sender]->ops[send_op];
+  const std::uint32_t host = s_.peer(sender, sop);
+  std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(host) * ncpu_ + sop.cpu];
+  std::uint64_t& nic = nic_recv_free_[static_cast<std::size_t>(host) * nnic_ + sop.nic];
+  const std::uint64_t free = std::max(cpu, nic);
+  if (free > t) {
+    queue_.push_retry(free, ts, payload_of(sender, send_op | kMsgBit));
+    return;
+  }
+  const std::uint64_t extra = sop.size == 0 ? 0 : sop.size - 1;
+  const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
+  const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
+  cpu = add(add(t, p_.overhead_recv.ps, host), cpu_part, host);
+  nic = add(add(t, p_.gap.ps, host), nic_part, host);
+  slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
+  slice(host, 1, kMessageKind, sender, sop.size, t, nic);
+  std::uint32_t prev = kNil;
+  for (std::uint32_t node = rq_head_[host]; node != kNil; prev = node, node = pool_[node].next) {
+    const std::uint32_t recv_op = pool_[node].a;
+    if (!matches(host, prog_[host]->ops[recv_op], sender, sop.tag)) {
+      continue;
+    }
+    unlink(rq_head_, rq_tail_, host, prev, node);
+    if (sop.size > p_.eager_threshold_bytes) {
+      rendezvous_matched(sender, send_op, t);
+    }
+    mark_done(host, recv_op);
+    return;
+  }
+  append(uq_head_, uq_tail_, host, new_node(sender, send_op));
+}
+
+void Engine::flush_ready() {
+  if (ready_.empty()) {
+    return;
+  }
+  // LogGOPSim order: hosts ascending; on each host sends, then receives, then calcs, each in the
+  // order they became ready. Ready lists are tiny, so insertion sort.
+  for (std::size_t i = 1; i < ready_.size(); ++i) {
+    const Ready item = ready_[i];
+    std::size_t j = i;
+    while (j > 0 && (ready_[j - 1].host > item.host ||
+                     (ready_[j - 1].host == item.host && ready_[j - 1].type > item.type))) {
+      ready_[j] = ready_[j - 1];
+      --j;
+    }
+    ready_[j] = item;
+  }
+  for (const Ready& r : ready_) {
+    const Op& op = prog_[r.host]->ops[r.op];
+    std::uint64_t time = cpu_free_[static_cast<std::size_t>(r.host) * ncpu_ + op.cpu];
+    if (op.type == OpType::kSend) {
+      time = std::max(time, nic_send_free_[static_cast<std::size_t>(r.host) * nnic_ + op.nic]);
+    }
+    queue_.push_new(time, payload_of(r.host, r.op));
+  }
+  ready_.clear();
+}
+
+void Engine::process(const detail::Event& event) {
+  ++events_;
+  const auto host = static_cast<std::uint32_t>(event.payload >> 32U);
+  const auto low = static_cast<std::uint32_t>(event.payload);
+  if ((low & kMsgBit) != 0) {
+    process_message(host, low & ~kMsgBit, event.time, event.ts);
+  } else {
+    process_op(host, low, event.time, event.ts);
+  }
+  flush_ready();
+}
+
+void Engine::report_stuck(SimResult& result) const {
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    const Program& pr = *prog_[r];
+    bool rank_stuck = false;
+    for (std::uint32_t i = 0; i < pr.ops.size(); ++i) {
+      const std::uint32_t c = counter_[base_[r] + i];
+      if (c == kDone) {
+        continue;
+      }
+      if (!rank_stuck) {
+        rank_stuck = true;
+        ++result.stuck_ranks;
+        if (result.stuck.size() < kMaxStuckListed) {
+          std::string state;
+          if (c > 0) {
+            state = fmt::format("never started: waits for {} unfinished dependencies", c);
+          } else if (pr.ops[i].type == OpType::kRecv) {
+            state = "posted, but no matching message ever arrived";
+          } else if (pr.ops[i].type == OpType::kSend) {
+            state = "rendezvous send: the receiver never posted a matching receive";
+          } else {
+            state = "ready but never ran";
+          }
+          result.stuck.push_back(StuckOp{r, i, describe_op(s_, r, i), std::move(state)});
+        }
+      }
+    }
+  }
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    for (std::uint32_t node = uq_head_[r]; node != kNil; node = pool_[node].next) {
+      ++result.unexpected_left;
+      if (result.stuck.size() < kMaxStuckListed) {
+        result.stuck.push_back(StuckOp{pool_[node].a, pool_[node].b,
+                                       describe_op(s_, pool_[node].a, pool_[node].b),
+                                       fmt::format("message to rank {} was never received", r)});
+      }
+    }
+  }
+}
+
+SimResult Engine::run() {
+  SimResult result;
+  prog_.resize(ranks_);
+  base_.resize(ranks_);
+  std::uint64_t total = 0;
+  std::uint64_t roots = 0;
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    prog_[r] = &s_.program_of(r);
+    base_[r] = static_cast<std::uint32_t>(total);
+    total += prog_[r]->ops.size();
+    roots += prog_[r]->roots.size();
+    if (total >= kDone) {
+      throw InputError(
+          fmt::format("the schedule has more than {} operations, the simulator's limit", kDone - 1));
+    }
+  }
+  counter_.resize(total);
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    std::copy(prog_[r]->dep_count.begin(), prog_[r]->dep_count.end(), counter_.begin() + base_[r]);
+  }
+  cpu_free_.assign(static_cast<std::size_t>(ranks_) * ncpu_, 0);
+  nic_send_free_.assign(static_cast<std::size_t>(ranks_) * nnic_, 0);
+  nic_recv_free_.assign(static_cast<std::size_t>(ranks_) * nnic_, 0);
+  rq_head_.assign(ranks_, kNil);
+  rq_tail_.assign(ranks_, kNil);
+  uq_head_.assign(ranks_, kNil);
+  uq_tail_.assign(ranks_, kNil);
+
+  const auto start = std::chrono::steady_clock::now();
+  // The initial ops have the smallest stamps and time 0: run them in order without queueing.
+  queue_.set_next_ts(roots);
+  std::uint64_t ts = 0;
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    for (const std::uint32_t op : prog_[r]->roots) {
+      process(detail::Event{0, ts++, payload_of(r, op)});
+    }
+  }
+  while (!queue_.empty()) {
+    process(queue_.pop());
+  }
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  result.ops_total = total;
+  result.ops_completed = completed_;
+  result.messages = messages_;
+  result.events = events_;
+  result.finish.resize(ranks_);
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    std::uint64_t f = 0;
+    for (std::uint32_t c = 0; c < ncpu_; ++c) {
+      f = std::max(f, cpu_free_[static_cast<std::size_t>(r) * ncpu_ + c]);
+    }
+    result.finish[r] = SimTime{f};
+    if (f > result.max_finish.ps) {
+      result.max_finish = SimTime{f};
+      result.max_finish_rank = r;
+    }
+  }
+  report_stuck(result);
+  result.complete = completed_ == total && result.unexpected_left == 0;
+  result.timeline = std::move(timeline_);
+  return result;
+}
+
+const char* type_name(OpType type) {
+  switch (type) {
+    case OpType::kSend:
+      return "send";
+    case OpType::kRecv:
+      return "recv";
+    case OpType::kCalc:
+      return "calc";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint32_t op_index) {
+  const Op& op = schedule.program_of(rank).ops[op_index];
+  std::string text;
+  if (op.type == OpType::kCalc) {
+    text = fmt::format("rank {} op {}: calc {}ps", rank, op_index, op.size);
+  } else {
+    const std::uint32_t peer = schedule.peer(rank, op);
+    text = fmt::format("rank {} op {}: {} {}b {} {}", rank, op_index, type_name(op.type), op.size,
+                       op.type == OpType::kSend ? "to" : "from",
+                       peer == kAnySource ? std::string("-1") : std::to_string(peer));
+    text += op.tag == kAnyTag ? std::string(" tag -1") : fmt::format(" tag {}", op.tag);
+  }
+  if (rank < schedule.sources().size()) {
+    const RankSource& src = schedule.sources()[rank];
+    const auto label = src.labels.find(op_index);
+    if (label != src.labels.end()) {
+      text += fmt::format(" (label {})", label->second);
+    }
+    if (op_index < src.where.size()) {
+      text += fmt::format(" at line {}", src.where[op_index].line);
+    }
+  }
+  return text;
+}
+
+std::string stuck_report(const SimResult& result) {
+  std::string text = fmt::format(
+      "the simulation deadlocked or left messages unmatched: {} of {} operations completed, {} ranks have "
+      "unfinished operations, {} messages were never received\n",
+      result.ops_completed, result.ops_total, result.stuck_ranks, result.unexpected_left);
+  for (const StuckOp& s : result.stuck) {
+    text += fmt::format("  {}: {}\n", s.description, s.state);
+  }
+  if (result.stuck_ranks + result.unexpected_left > result.stuck.size()) {
+    text += "  ...\n";
+  }
+  return text;
+}
+
+SimResult simulate(const Schedule& schedule, const SimOptions& options) {
+  if (schedule.num_ranks() == 0) {
+    SimResult empty;
+    empty.complete = true;
+    return empty;
+  }
+  Engine engine(schedule, options);
+  return engine.run();
+}
+
+}  // namespace gridlock::sim

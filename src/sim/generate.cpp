@@ -1,0 +1,765 @@
+#include "gridlock/sim/generate.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/units.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+constexpr std::uint64_t kMaxSteps = 100'000'000;
+
+struct Step {
+  std::string name;
+  std::map<std::string, std::string, std::less<>> params;
+  std::size_t column = 0;
+};
+
+struct Item {
+  std::uint64_t repeat = 1;
+  std::unique_ptr<Step> step;  // a single step, or
+  std::vector<Item> children;  // a repeated sub-sequence
+};
+
+// Allowed parameters of each step kind.
+const std::map<std::string, std::vector<std::string>, std::less<>>& step_kinds() {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kinds = {
+      {"bcast", {"algo", "size", "root", "segment"}},
+      {"reduce", {"algo", "size", "root", "compute"}},
+      {"allreduce", {"algo", "size", "compute"}},
+      {"allgather", {"algo", "size"}},
+      {"alltoall", {"algo", "size"}},
+      {"gather", {"size", "root"}},
+      {"scatter", {"size", "root"}},
+      {"barrier", {}},
+      {"dissemination", {"size", "compute"}},
+      {"randomring", {"size", "seed", "ring"}},
+      {"halo3d", {"size", "dims", "periodic"}},
+      {"calc", {"time"}},
+  };
+  return kinds;
+}
+
+class SpecParser {
+ public:
+  explicit SpecParser(std::string_view text) : text_(text) {}
+
+  std::vector<Item> parse() {
+    std::vector<Item> items = sequence();
+    skip();
+    if (pos_ != text_.size()) {
+      fail("';' or the end of the program");
+    }
+    return items;
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view expected) const {
+    const std::string found =
+        pos_ >= text_.size() ? std::string("the end") : fmt::format("'{}'", text_.substr(pos_, 12));
+    throw InputError(
+        fmt::format("program spec, column {}: expected {}, found {}", pos_ + 1, expected, found));
+  }
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])) != 0) {
+      ++pos_;
+    }
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::string word() {
+    skip();
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) != 0 || text_[pos_] == '_')) {
+      ++pos_;
+    }
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  std::vector<Item> sequence() {
+    std::vector<Item> items;
+    do {
+      items.push_back(item());
+    } while (eat(';'));
+    return items;
+  }
+
+  Item item() {
+    skip();
+    const std::size_t start = pos_;
+    std::string name = word();
+    if (name.empty()) {
+      fail("a step name or a repetition such as '10x[...]'");
+    }
+    if (std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
+      // k x [ ... ]  (the word may be "10x" or "10" followed by "x")
+      std::size_t digits = 0;
+      while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits])) != 0) {
+        ++digits;
+      }
+      std::string rest = name.substr(digits);
+      if (rest.empty()) {
+        rest = word();
+      }
+      if (rest != "x" || digits > 9) {
+        pos_ = start;
+        fail("a repetition such as '10x[...]'");
+      }
+      Item item;
+      item.repeat = std::stoull(name.substr(0, digits));
+      if (!eat('[')) {
+        fail("'[' after the repetition count");
+      }
+      item.children = sequence();
+      if (!eat(']')) {
+        fail("']' closing the repetition");
+      }
+      return item;
+    }
+    const auto kind = step_kinds().find(name);
+    if (kind == step_kinds().end()) {
+      pos_ = start;
+      std::string names;
+      for (const auto& [k, unused] : step_kinds()) {
+        names += (names.empty() ? "" : ", ") + k;
+      }
+      fail(fmt::format("a step name ({})", names));
+    }
+    auto step = std::make_unique<Step>();
+    step->name = name;
+    step->column = start + 1;
+    if (eat('(')) {
+      if (!eat(')')) {
+        do {
+          const std::size_t key_at = pos_;
+          const std::string key = word();
+          if (std::find(kind->second.begin(), kind->second.end(), key) == kind->second.end()) {
+            pos_ = key_at;
+            skip();
+            fail(fmt::format("a parameter of {} ({})", name, fmt::join(kind->second, ", ")));
+          }
+          if (!eat('=')) {
+            fail("'=' after the parameter name");
+          }
+          skip();
+          const std::size_t value_start = pos_;
+          while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != ')') {
+            ++pos_;
+          }
+          std::string value(text_.substr(value_start, pos_ - value_start));
+          while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())) != 0) {
+            value.pop_back();
+          }
+          if (value.empty()) {
+            fail("a parameter value");
+          }
+          if (!step->params.emplace(key, value).second) {
+            pos_ = key_at;
+            fail(fmt::format("each parameter once ('{}' repeats)", key));
+          }
+        } while (eat(','));
+        if (!eat(')')) {
+          fail("',' or ')'");
+        }
+      }
+    }
+    Item item;
+    item.step = std::move(step);
+    return item;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+void flatten(const std::vector<Item>& items, std::vector<const Step*>& out) {
+  for (const Item& item : items) {
+    for (std::uint64_t k = 0; k < item.repeat; ++k) {
+      if (item.step) {
+        out.push_back(item.step.get());
+      } else {
+        flatten(item.children, out);
+      }
+      if (out.size() > kMaxSteps) {
+        throw InputError(fmt::format("program spec expands to more than {} steps", kMaxSteps));
+      }
+    }
+  }
+}
+
+// Parameters of one step, parsed once.
+struct StepParams {
+  std::string kind;
+  std::string algo;
+  std::uint64_t size = 8;
+  std::uint32_t root = 0;
+  std::uint64_t segment = 8192;
+  std::uint64_t compute_ps_per_byte = 0;
+  std::uint64_t time_ps = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t ring = 0;
+  std::uint32_t dims[3] = {0, 0, 0};
+  bool periodic = false;
+};
+
+std::uint64_t parse_uint(std::string_view text, std::string_view what) {
+  if (text.empty() || text.size() > 19 || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      })) {
+    throw InputError(fmt::format("invalid {} '{}': expected a non-negative integer", what, text));
+  }
+  return std::stoull(std::string(text));
+}
+
+// Balanced 3-D factorisation of p (largest factor first), like MPI_Dims_create.
+void balanced_dims(std::uint32_t p, std::uint32_t (&dims)[3]) {
+  dims[0] = dims[1] = dims[2] = 1;
+  std::uint32_t rest = p;
+  std::vector<std::uint32_t> factors;
+  for (std::uint32_t f = 2; static_cast<std::uint64_t>(f) * f <= rest; ++f) {
+    while (rest % f == 0) {
+      factors.push_back(f);
+      rest /= f;
+    }
+  }
+  if (rest > 1) {
+    factors.push_back(rest);
+  }
+  std::sort(factors.rbegin(), factors.rend());
+  for (const std::uint32_t f : factors) {
+    std::sort(std::begin(dims), std::end(dims));
+    dims[0] *= f;
+  }
+  std::sort(std::rbegin(dims), std::rend(dims));
+}
+
+StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed, std::size_t occurrence) {
+  StepParams p;
+  p.kind = step.name;
+  const auto get = [&](std::string_view key) -> const std::string* {
+    const auto it = step.params.find(key);
+    return it == step.params.end() ? nullptr : &it->second;
+  };
+  const auto where = [&](std::string_view key) {
+    return fmt::format("{} parameter '{}' (column {})", step.name, key, step.column);
+  };
+  static const std::map<std::string, std::string, std::less<>> kDefaultAlgo = {{"bcast", "binomial"},
+                                                                               {"reduce", "binomial"},
+                                                                               {"allreduce", "recdoub"},
+                                                                               {"allgather", "ring"},
+                                                                               {"alltoall", "linear"}};
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kAlgos = {
+      {"bcast", {"binomial", "binary", "chain"}},
+      {"reduce", {"binomial"}},
+      {"allreduce", {"recdoub", "ring", "dissemination"}},
+      {"allgather", {"ring", "bruck"}},
+      {"alltoall", {"linear", "pairwise"}}};
+  if (const auto algo = kDefaultAlgo.find(p.kind); algo != kDefaultAlgo.end()) {
+    p.algo = algo->second;
+    if (const std::string* v = get("algo")) {
+      const auto& allowed = kAlgos.at(p.kind);
+      if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
+        throw InputError(
+            fmt::format("invalid {} '{}': use one of {}", where("algo"), *v, fmt::join(allowed, ", ")));
+      }
+      p.algo = *v;
+    }
+  }
+  if (p.kind == "barrier") {
+    p.size = 1;
+  }
+  if (const std::string* v = get("size")) {
+    p.size = parse_byte_size(*v, where("size"));
+  }
+  if (const std::string* v = get("root")) {
+    const std::uint64_t root = parse_uint(*v, where("root"));
+    if (root >= ranks) {
+      throw InputError(
+          fmt::format("invalid {} {}: must be below the number of ranks {}", where("root"), root, ranks));
+    }
+    p.root = static_cast<std::uint32_t>(root);
+  }
+  if (const std::string* v = get("segment")) {
+    p.segment = parse_byte_size(*v, where("segment"));
+    if (p.segment == 0) {
+      throw InputError(fmt::format("invalid {}: must be at least 1 byte", where("segment")));
+    }
+  }
+  if (const std::string* v = get("compute")) {
+    p.compute_ps_per_byte = parse_time_ps(*v, where("compute") + " (time per byte)");
+  }
+  if (p.kind == "calc") {
+    const std::string* v = get("time");
+    if (v == nullptr) {
+      throw InputError(
+          fmt::format("calc step at column {} needs time=..., e.g. calc(time=10us)", step.column));
+    }
+    p.time_ps = parse_time_ps(*v, where("time"));
+  }
+  p.seed = seed;
+  p.ring = occurrence;
+  if (const std::string* v = get("seed")) {
+    p.seed = parse_uint(*v, where("seed"));
+  }
+  if (const std::string* v = get("ring")) {
+    p.ring = parse_uint(*v, where("ring"));
+  }
+  if (const std::string* v = get("periodic")) {
+    if (*v != "0" && *v != "1") {
+      throw InputError(fmt::format("invalid {} '{}': use 0 or 1", where("periodic"), *v));
+    }
+    p.periodic = *v == "1";
+  }
+  if (p.kind == "halo3d") {
+    if (const std::string* v = get("dims")) {
+      std::uint64_t product = 1;
+      std::size_t start = 0;
+      for (int d = 0; d < 3; ++d) {
+        const std::size_t end = d < 2 ? v->find('x', start) : v->size();
+        if (end == std::string::npos) {
+          throw InputError(fmt::format("invalid {} '{}': expected XxYxZ, e.g. 8x8x16", where("dims"), *v));
+        }
+        const std::uint64_t n = parse_uint(std::string_view(*v).substr(start, end - start), where("dims"));
+        if (n == 0 || n > ranks) {
+          throw InputError(
+              fmt::format("invalid {} '{}': each dimension must be 1 .. ranks", where("dims"), *v));
+        }
+        p.dims[d] = static_cast<std::uint32_t>(n);
+        product *= n;
+        start = end + 1;
+      }
+      if (product != ranks) {
+        throw InputError(fmt::format("invalid {} '{}': the product {} must equal the number of ranks {}",
+                                     where("dims"), *v, product, ranks));
+      }
+    } else {
+      balanced_dims(ranks, p.dims);
+    }
+  }
+  return p;
+}
+
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what) {
+  std::uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw InputError(fmt::format("{} overflows 64 bits", what));
+  }
+  return r;
+}
+
+// Emits the ops of one rank, step after step.
+class RankEmitter {
+ public:
+  RankEmitter(ScheduleBuilder& b, std::uint32_t rank, std::uint32_t ranks) : b_(b), r_(rank), p_(ranks) {}
+
+  void step(const StepParams& params) {
+    const std::uint32_t begin = b_.current_size();
+    emit(params);
+    const std::uint32_t end = b_.current_size();
+    if (begin == end) {
+      return;
+    }
+    std::vector<std::uint32_t> sources;
+    std::vector<std::uint32_t> sinks;
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (!b_.has_predecessor(i)) {
+        sources.push_back(i);
+      }
+      if (!b_.has_successor(i)) {
+        sinks.push_back(i);
+      }
+    }
+    if (!prev_sinks_.empty()) {
+      if (prev_sinks_.size() * sources.size() > prev_sinks_.size() + sources.size()) {
+        const std::uint32_t join = b_.calc(SimTime{0});
+        for (const std::uint32_t s : prev_sinks_) {
+          b_.add_requires(join, s);
+        }
+        for (const std::uint32_t s : sources) {
+          b_.add_requires(s, join);
+        }
+      } else {
+        for (const std::uint32_t src : sources) {
+          for (const std::uint32_t s : prev_sinks_) {
+            b_.add_requires(src, s);
+          }
+        }
+      }
+    }
+    prev_sinks_ = std::move(sinks);
+  }
+
+ private:
+  [[nodiscard]] std::uint32_t at(std::int64_t offset) const {
+    const auto p = static_cast<std::int64_t>(p_);
+    return static_cast<std::uint32_t>(((static_cast<std::int64_t>(r_) + offset) % p + p) % p);
+  }
+  void after(std::uint32_t op, const std::vector<std::uint32_t>& deps) {
+    for (const std::uint32_t d : deps) {
+      b_.add_requires(op, d);
+    }
+  }
+  // Adds a reduction calc after `recv` when the step has a compute cost; returns the op to wait for.
+  std::uint32_t reduce_after(std::uint32_t recv, std::uint64_t bytes, const StepParams& s) {
+    if (s.compute_ps_per_byte == 0) {
+      return recv;
+    }
+    const std::uint32_t c = b_.calc(SimTime{checked_mul(bytes, s.compute_ps_per_byte, "reduction time")});
+    b_.add_requires(c, recv);
+    return c;
+  }
+
+  void emit(const StepParams& s) {
+    if (s.kind == "calc") {
+      (void)b_.calc(SimTime{s.time_ps});
+    } else if (s.kind == "bcast") {
+      if (s.algo == "binomial") {
+        binomial_bcast(s);
+      } else if (s.algo == "binary") {
+        binary_bcast(s);
+      } else {
+        chain_bcast(s);
+      }
+    } else if (s.kind == "reduce") {
+      binomial_reduce(s);
+    } else if (s.kind == "barrier" || s.kind == "dissemination" ||
+               (s.kind == "allreduce" && s.algo == "dissemination")) {
+      dissemination(s);
+    } else if (s.kind == "allreduce") {
+      if (s.algo == "recdoub") {
+        recursive_doubling(s);
+      } else {
+        ring(s, true);
+      }
+    } else if (s.kind == "allgather") {
+      if (s.algo == "ring") {
+        ring(s, false);
+      } else {
+        bruck(s);
+      }
+    } else if (s.kind == "alltoall") {
+      alltoall(s);
+    } else if (s.kind == "gather") {
+      gather(s);
+    } else if (s.kind == "scatter") {
+      scatter(s);
+    } else if (s.kind == "randomring") {
+      random_ring(s);
+    } else if (s.kind == "halo3d") {
+      halo(s);
+    }
+  }
+
+  [[nodiscard]] std::uint32_t vrank(const StepParams& s) const { return (r_ + p_ - s.root) % p_; }
+  [[nodiscard]] std::uint32_t real(std::uint64_t v, const StepParams& s) const {
+    return static_cast<std::uint32_t>((v + s.root) % p_);
+  }
+
+  void binomial_bcast(const StepParams& s) {
+    const std::uint64_t v = vrank(s);
+    std::uint32_t recv = kNone;
+    std::uint64_t mask = 1;
+    while (mask < p_) {
+      if ((v & mask) != 0) {
+        recv = b_.recv(s.size, real(v - mask, s));
+        break;
+      }
+      mask <<= 1U;
+    }
+    mask >>= 1U;
+    while (mask > 0) {
+      if (v + mask < p_) {
+        const std::uint32_t send = b_.send(s.size, real(v + mask, s));
+        if (recv != kNone) {
+          b_.add_requires(send, recv);
+        }
+      }
+      mask >>= 1U;
+    }
+  }
+
+  void binary_bcast(const StepParams& s) {
+    const std::uint64_t v = vrank(s);
+    std::uint32_t recv = kNone;
+    if (v > 0) {
+      recv = b_.recv(s.size, real((v - 1) / 2, s));
+    }
+    for (std::uint64_t child = 2 * v + 1; child <= 2 * v + 2 && child < p_; ++child) {
+      const std::uint32_t send = b_.send(s.size, real(child, s));
+      if (recv != kNone) {
+        b_.add_requires(send, recv);
+      }
+    }
+  }
+
+  void chain_bcast(const StepParams& s) {
+    const std::uint64_t v = vrank(s);
+    const std::uint64_t segments = s.size == 0 ? 1 : (s.size + s.segment - 1) / s.segment;
+    if (segments > kMaxOpsPerRank / 2) {
+      throw InputError(fmt::format("chain broadcast with {} segments is too large", segments));
+    }
+    for (std::uint64_t i = 0; i < segments; ++i) {
+      const std::uint64_t bytes = std::min(s.segment, s.size - std::min(s.size, i * s.segment));
+      std::uint32_t recv = kNone;
+      if (v > 0) {
+        recv = b_.recv(bytes, real(v - 1, s));
+      }
+      if (v + 1 < p_) {
+        const std::uint32_t send = b_.send(bytes, real(v + 1, s));
+        if (recv != kNone) {
+          b_.add_requires(send, recv);
+        }
+      }
+    }
+  }
+
+  void binomial_reduce(const StepParams& s) {
+    const std::uint64_t v = vrank(s);
+    std::uint32_t last = kNone;
+    for (std::uint64_t mask = 1; mask < p_; mask <<= 1U) {
+      if ((v & mask) == 0) {
+        const std::uint64_t child = v | mask;
+        if (child < p_) {
+          const std::uint32_t recv = b_.recv(s.size, real(child, s));
+          if (last != kNone) {
+            b_.add_requires(recv, last);
+          }
+          last = reduce_after(recv, s.size, s);
+        }
+      } else {
+        const std::uint32_t send = b_.send(s.size, real(v & ~mask, s));
+        if (last != kNone) {
+          b_.add_requires(send, last);
+        }
+        break;
+      }
+    }
+  }
+
+  void dissemination(const StepParams& s) {
+    std::uint32_t prev = kNone;
+    for (std::uint64_t dist = 1; dist < p_; dist <<= 1U) {
+      const std::uint32_t send = b_.send(s.size, at(static_cast<std::int64_t>(dist)));
+      if (prev != kNone) {
+        b_.add_requires(send, prev);
+      }
+      const std::uint32_t recv = b_.recv(s.size, at(-static_cast<std::int64_t>(dist)));
+      prev = reduce_after(recv, s.size, s);
+    }
+  }
+
+  void recursive_doubling(const StepParams& s) {
+    std::uint64_t p2 = 1;
+    while (p2 * 2 <= p_) {
+      p2 *= 2;
+    }
+    const std::uint64_t rem = p_ - p2;
+    std::vector<std::uint32_t> prev;
+    std::int64_t newrank = 0;
+    if (r_ < 2 * rem) {
+      if (r_ % 2 == 0) {
+        prev = {b_.send(s.size, r_ + 1)};
+        newrank = -1;
+      } else {
+        prev = {reduce_after(b_.recv(s.size, r_ - 1), s.size, s)};
+        newrank = r_ / 2;
+      }
+    } else {
+      newrank = static_cast<std::int64_t>(r_ - rem);
+    }
+    if (newrank >= 0) {
+      for (std::uint64_t mask = 1; mask < p2; mask <<= 1U) {
+        const std::uint64_t partner = static_cast<std::uint64_t>(newrank) ^ mask;
+        const auto dst = static_cast<std::uint32_t>(partner < rem ? partner * 2 + 1 : partner + rem);
+        const std::uint32_t send = b_.send(s.size, dst);
+        const std::uint32_t recv = b_.recv(s.size, dst);
+        after(send, prev);
+        after(recv, prev);
+        prev = {send, reduce_after(recv, s.size, s)};
+      }
+    }
+    if (r_ < 2 * rem) {
+      const std::uint32_t op = r_ % 2 == 1 ? b_.send(s.size, r_ - 1) : b_.recv(s.size, r_ + 1);
+      after(op, prev);
+    }
+  }
+
+  // Ring allreduce (reduce-scatter then allgather, 2(P-1) steps of size/P) or ring allgather
+  // (P-1 steps of `size`, the per-rank block).
+  void ring(const StepParams& s, bool allreduce) {
+    if (p_ < 2) {
+      return;
+    }
+    const std::uint64_t chunk = allreduce ? (s.size + p_ - 1) / p_ : s.size;
+    const std::uint64_t steps = allreduce ? 2ULL * (p_ - 1) : p_ - 1;
+    std::vector<std::uint32_t> prev;
+    for (std::uint64_t k = 0; k < steps; ++k) {
+      const std::uint32_t send = b_.send(chunk, at(1));
+      const std::uint32_t recv = b_.recv(chunk, at(-1));
+      after(send, prev);
+      after(recv, prev);
+      const bool reduces = allreduce && k < p_ - 1;
+      prev = {send, reduces ? reduce_after(recv, chunk, s) : recv};
+    }
+  }
+
+  void bruck(const StepParams& s) {
+    std::vector<std::uint32_t> prev;
+    for (std::uint64_t dist = 1; dist < p_; dist <<= 1U) {
+      const std::uint64_t blocks = std::min<std::uint64_t>(dist, p_ - dist);
+      const std::uint64_t bytes = checked_mul(blocks, s.size, "Bruck message size");
+      const std::uint32_t send = b_.send(bytes, at(-static_cast<std::int64_t>(dist)));
+      const std::uint32_t recv = b_.recv(bytes, at(static_cast<std::int64_t>(dist)));
+      after(send, prev);
+      after(recv, prev);
+      prev = {send, recv};
+    }
+  }
+
+  void alltoall(const StepParams& s) {
+    if (s.algo == "linear") {
+      for (std::uint32_t i = 1; i < p_; ++i) {
+        (void)b_.send(s.size, at(i));
+      }
+      for (std::uint32_t i = 1; i < p_; ++i) {
+        (void)b_.recv(s.size, at(-static_cast<std::int64_t>(i)));
+      }
+      return;
+    }
+    std::vector<std::uint32_t> prev;
+    for (std::uint32_t i = 1; i < p_; ++i) {
+      const std::uint32_t send = b_.send(s.size, at(i));
+      const std::uint32_t recv = b_.recv(s.size, at(-static_cast<std::int64_t>(i)));
+      after(send, prev);
+      after(recv, prev);
+      prev = {send, recv};
+    }
+  }
+
+  void gather(const StepParams& s) {
+    if (r_ != s.root) {
+      (void)b_.send(s.size, s.root);
+      return;
+    }
+    for (std::uint32_t i = 1; i < p_; ++i) {
+      (void)b_.recv(s.size, at(i));
+    }
+  }
+
+  void scatter(const StepParams& s) {
+    if (r_ != s.root) {
+      (void)b_.recv(s.size, s.root);
+      return;
+    }
+    for (std::uint32_t i = 1; i < p_; ++i) {
+      (void)b_.send(s.size, at(i));
+    }
+  }
+
+  void random_ring(const StepParams& s) {
+    if (p_ < 2) {
+      return;
+    }
+    const RingNeighbours nb = random_ring_neighbours(p_, r_, s.seed, s.ring);
+    const auto left = static_cast<std::uint32_t>(nb.left);
+    const auto right = static_cast<std::uint32_t>(nb.right);
+    (void)b_.send(s.size, right, 0);
+    (void)b_.send(s.size, left, 1);
+    (void)b_.recv(s.size, left, 0);
+    (void)b_.recv(s.size, right, 1);
+  }
+
+  void halo(const StepParams& s) {
+    const std::uint32_t x = s.dims[0];
+    const std::uint32_t y = s.dims[1];
+    const std::uint32_t z = s.dims[2];
+    const std::int64_t coord[3] = {r_ % x, (r_ / x) % y,
+                                   static_cast<std::int64_t>(r_ / (static_cast<std::uint64_t>(x) * y))};
+    const std::int64_t extent[3] = {x, y, z};
+    const std::int64_t stride[3] = {1, x, static_cast<std::int64_t>(x) * y};
+    std::uint32_t neighbour[6];
+    bool exists[6];
+    for (int d = 0; d < 6; ++d) {
+      const int axis = d / 2;
+      const std::int64_t step = d % 2 == 0 ? -1 : 1;
+      std::int64_t c = coord[axis] + step;
+      exists[d] = extent[axis] > 1 && (s.periodic || (c >= 0 && c < extent[axis]));
+      c = (c + extent[axis]) % extent[axis];
+      neighbour[d] = static_cast<std::uint32_t>(r_ + (c - coord[axis]) * stride[axis]);
+    }
+    for (int d = 0; d < 6; ++d) {
+      if (exists[d]) {
+        (void)b_.send(s.size, neighbour[d], static_cast<std::uint32_t>(d));
+      }
+    }
+    for (int d = 0; d < 6; ++d) {
+      if (exists[d]) {
+        // The neighbour in direction d sent its message in the opposite direction.
+        (void)b_.recv(s.size, neighbour[d], static_cast<std::uint32_t>(d ^ 1));
+      }
+    }
+  }
+
+  ScheduleBuilder& b_;
+  std::uint32_t r_;
+  std::uint32_t p_;
+  std::vector<std::uint32_t> prev_sinks_;
+};
+
+}  // namespace
+
+Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+  const std::vector<Item> items = SpecParser(spec).parse();
+  std::vector<const Step*> steps;
+  flatten(items, steps);
+  ScheduleBuilder builder(ranks);
+  std::vector<StepParams> params;
+  params.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    params.push_back(resolve(*steps[i], ranks, seed, i));
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    builder.begin_rank(r);
+    RankEmitter emitter(builder, r, ranks);
+    for (const StepParams& p : params) {
+      emitter.step(p);
+    }
+    builder.end_rank();
+  }
+  return builder.finish();
+}
+
+std::string generator_help() {
+  return R"(Program spec: steps separated by ';', each name(key=value, ...); 'k x [ ... ]' repeats.
+  bcast(algo=binomial|binary|chain, size=8B, root=0, segment=8KiB)   broadcast
+  reduce(algo=binomial, size=8B, root=0, compute=0)                  binomial-tree reduce
+  allreduce(algo=recdoub|ring|dissemination, size=8B, compute=0)     allreduce
+  allgather(algo=ring|bruck, size=8B)                                size is the per-rank block
+  alltoall(algo=linear|pairwise, size=8B)                            size is per destination
+  gather(size=8B, root=0), scatter(size=8B, root=0)                  linear
+  barrier, dissemination(size=8B, compute=0)                         dissemination pattern
+  randomring(size=8B, seed=<--seed>, ring=<step index>)              random-ring neighbour exchange
+  halo3d(size=8B, dims=XxYxZ (balanced), periodic=0)                 7-point halo exchange
+  calc(time=10us)                                                    local computation
+compute is the reduction time per byte (e.g. compute=0.5ns). Example:
+  10x[allreduce(size=8B); calc(time=50us); halo3d(size=4KiB)])";
+}
+
+}  // namespace gridlock::sim

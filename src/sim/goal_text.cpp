@@ -1,0 +1,576 @@
+// GOAL text: a strict hand-written parser (LogGOPSim's language) and a writer.
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/units.hpp"
+#include "gridlock/sim/goal.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+struct Position {
+  std::size_t offset = 0;
+  std::uint32_t line = 1;
+  std::size_t line_start = 0;
+  [[nodiscard]] std::uint32_t column() const { return static_cast<std::uint32_t>(offset - line_start + 1); }
+};
+
+struct PendingDependency {
+  std::string_view dependant;
+  Position dependant_at;
+  std::string_view dependency;
+  Position dependency_at;
+  bool start_only = false;
+};
+
+class GoalParser {
+ public:
+  GoalParser(std::string_view text, std::string_view name, bool keep)
+      : text_(text), name_(name), keep_(keep) {}
+
+  Schedule parse() {
+    for (;;) {
+      skip_all();
+      if (at_end()) {
+        break;
+      }
+      const Position at = pos_;
+      const std::string_view word = read_word();
+      if (word == "num_ranks") {
+        if (builder_) {
+          fail_at(at, "at most one 'num_ranks' line", "a second 'num_ranks'");
+        }
+        skip_inline();
+        const Position number_at = pos_;
+        const std::uint64_t n = read_uint("the number of ranks");
+        if (n == 0 || n > kMaxRanks) {
+          fail_at(number_at, fmt::format("a number of ranks between 1 and {}", kMaxRanks),
+                  fmt::format("{}", n));
+        }
+        num_ranks_ = static_cast<std::uint32_t>(n);
+        builder_.emplace(num_ranks_);
+        if (keep_) {
+          sources_.resize(num_ranks_);
+        }
+        end_statement();
+      } else if (word == "rank") {
+        if (!builder_) {
+          fail_at(at, "'num_ranks N' before the first rank block", "'rank'");
+        }
+        skip_inline();
+        const Position number_at = pos_;
+        const std::uint64_t r = read_uint("a rank number");
+        if (r >= num_ranks_) {
+          fail_at(number_at, fmt::format("a rank below num_ranks {}", num_ranks_), fmt::format("rank {}", r));
+        }
+        skip_all();
+        if (peek() != '{') {
+          fail("'{' opening the rank block");
+        }
+        advance();
+        parse_rank(static_cast<std::uint32_t>(r), at);
+      } else if (word.empty()) {
+        fail("'num_ranks' or 'rank'");
+      } else {
+        fail_at(at, "'num_ranks' or 'rank'", quote(word));
+      }
+    }
+    if (!builder_) {
+      fail("'num_ranks N'");
+    }
+    Schedule schedule = builder_->finish();
+    if (keep_) {
+      schedule.mutable_sources() = std::move(sources_);
+    }
+    return schedule;
+  }
+
+ private:
+  [[nodiscard]] bool at_end() const { return pos_.offset >= text_.size(); }
+  [[nodiscard]] char peek() const { return at_end() ? '\0' : text_[pos_.offset]; }
+  void advance() {
+    if (text_[pos_.offset] == '\n') {
+      ++pos_.line;
+      pos_.line_start = pos_.offset + 1;
+    }
+    ++pos_.offset;
+  }
+
+  [[nodiscard]] std::string describe(std::size_t offset) const {
+    if (offset >= text_.size()) {
+      return "end of file";
+    }
+    const char c = text_[offset];
+    if (c == '\n' || c == '\r') {
+      return "end of line";
+    }
+    if (is_ident_char(c) || c == '-' || c == '.') {
+      std::size_t end = offset;
+      while (end < text_.size() && end - offset < 40 &&
+             (is_ident_char(text_[end]) || text_[end] == '-' || text_[end] == '.')) {
+        ++end;
+      }
+      return quote(text_.substr(offset, end - offset));
+    }
+    if (std::isprint(static_cast<unsigned char>(c)) != 0) {
+      return fmt::format("'{}'", c);
+    }
+    return fmt::format("byte 0x{:02x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+  }
+  static std::string quote(std::string_view word) { return fmt::format("'{}'", word); }
+
+  [[noreturn]] void fail_at(const Position& at, std::string_view expected, std::string_view found) const {
+    throw InputError(
+        fmt::format("{}:{}:{}: expected {}, found {}", name_, at.line, at.column(), expected, found));
+  }
+  [[noreturn]] void fail(std::string_view expected) const { fail_at(pos_, expected, describe(pos_.offset)); }
+
+  void skip_block_comment() {
+    const Position start = pos_;
+    pos_.offset += 2;
+    for (;;) {
+      if (at_end()) {
+        fail_at(start, "'*/' closing this comment", "end of file");
+      }
+      if (text_[pos_.offset] == '*' && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '/') {
+        pos_.offset += 2;
+        return;
+      }
+      advance();
+    }
+  }
+  // Skips spaces, tabs, carriage returns and comments, but stops at a line break.
+  void skip_inline() {
+    while (!at_end()) {
+      const char c = text_[pos_.offset];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_.offset;
+      } else if (c == '/' && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '*') {
+        skip_block_comment();
+      } else if (c == '/' && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '/') {
+        while (!at_end() && text_[pos_.offset] != '\n') {
+          ++pos_.offset;
+        }
+      } else {
+        return;
+      }
+    }
+  }
+  void skip_all() {
+    for (;;) {
+      skip_inline();
+      if (peek() != '\n') {
+        return;
+      }
+      advance();
+    }
+  }
+  // A statement ends at a line break, at the end of the file, or before the closing '}'.
+  void end_statement() {
+    skip_inline();
+    if (at_end() || peek() == '}') {
+      return;
+    }
+    if (peek() != '\n') {
+      fail("the end of the line");
+    }
+    advance();
+  }
+
+  std::string_view read_word() {
+    const std::size_t start = pos_.offset;
+    if (at_end() || !is_ident_start(text_[start])) {
+      return {};
+    }
+    while (!at_end() && is_ident_char(text_[pos_.offset])) {
+      ++pos_.offset;
+    }
+    return text_.substr(start, pos_.offset - start);
+  }
+
+  std::uint64_t read_uint(std::string_view what) {
+    const Position start = pos_;
+    if (!is_digit(peek())) {
+      fail(what);
+    }
+    std::uint64_t value = 0;
+    bool overflow = false;
+    while (is_digit(peek())) {
+      overflow = overflow || __builtin_mul_overflow(value, 10U, &value) ||
+                 __builtin_add_overflow(value, static_cast<std::uint64_t>(peek() - '0'), &value);
+      ++pos_.offset;
+    }
+    if (overflow) {
+      fail_at(start, fmt::format("{} below 2^64", what), "a number that overflows 64 bits");
+    }
+    return value;
+  }
+
+  // A rank, or -1 (any) when `allow_any`.
+  std::uint32_t read_peer(bool allow_any) {
+    const Position start = pos_;
+    if (peek() == '-') {
+      if (allow_any && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '1' &&
+          (pos_.offset + 2 >= text_.size() || !is_ident_char(text_[pos_.offset + 2]))) {
+        pos_.offset += 2;
+        return kAnySource;
+      }
+      fail(allow_any ? "a rank or -1 (any source)" : "a rank");
+    }
+    const std::uint64_t peer = read_uint(allow_any ? "a rank or -1 (any source)" : "a rank");
+    if (peer >= num_ranks_) {
+      fail_at(start, fmt::format("a peer below num_ranks {}", num_ranks_), fmt::format("peer {}", peer));
+    }
+    return static_cast<std::uint32_t>(peer);
+  }
+
+  std::uint32_t read_tag(bool allow_any) {
+    const Position start = pos_;
+    if (peek() == '-') {
+      if (allow_any && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '1' &&
+          (pos_.offset + 2 >= text_.size() || !is_ident_char(text_[pos_.offset + 2]))) {
+        pos_.offset += 2;
+        return kAnyTag;
+      }
+      fail(allow_any ? "a tag or -1 (any tag)" : "a non-negative tag (sends cannot use -1)");
+    }
+    const std::uint64_t tag = read_uint("a tag");
+    if (tag >= kAnyTag) {
+      fail_at(start, fmt::format("a tag below {}", kAnyTag), fmt::format("tag {}", tag));
+    }
+    return static_cast<std::uint32_t>(tag);
+  }
+
+  std::uint8_t read_small(std::string_view what) {
+    const Position start = pos_;
+    const std::uint64_t v = read_uint(what);
+    if (v > 255) {
+      fail_at(start, fmt::format("{} between 0 and 255", what), fmt::format("{}", v));
+    }
+    return static_cast<std::uint8_t>(v);
+  }
+
+  // calc time: an integer in nanoseconds (LogGOPSim), or a number with a unit (ps, ns, us, ms, s).
+  std::uint64_t read_calc_time() {
+    const Position start = pos_;
+    const std::size_t begin = pos_.offset;
+    while (!at_end() && (is_ident_char(peek()) || peek() == '.')) {
+      ++pos_.offset;
+    }
+    const std::string_view token = text_.substr(begin, pos_.offset - begin);
+    if (token.empty() || !is_digit(token.front())) {
+      pos_ = start;
+      fail("a computation time such as '100' (ns) or '2.5us'");
+    }
+    bool all_digits = true;
+    for (const char c : token) {
+      all_digits = all_digits && is_digit(c);
+    }
+    if (all_digits) {
+      std::uint64_t ns = 0;
+      bool overflow = false;
+      for (const char c : token) {
+        overflow = overflow || __builtin_mul_overflow(ns, 10U, &ns) ||
+                   __builtin_add_overflow(ns, static_cast<std::uint64_t>(c - '0'), &ns);
+      }
+      std::uint64_t ps = 0;
+      if (overflow || __builtin_mul_overflow(ns, kPsPerNs, &ps)) {
+        fail_at(start, "a computation time below 2^64 ps", quote(token));
+      }
+      return ps;
+    }
+    try {
+      return parse_time_ps(token, "calc time");
+    } catch (const InputError& e) {
+      fail_at(start, "a computation time such as '100' (ns) or '2.5us'", e.what());
+    }
+  }
+
+  void expect_keyword(std::string_view keyword, std::string_view expected) {
+    skip_inline();
+    const Position at = pos_;
+    const std::string_view word = read_word();
+    if (word != keyword) {
+      pos_ = at;
+      fail(expected);
+    }
+  }
+
+  // Parses the operation after its keyword and adds it; returns its index.
+  std::uint32_t parse_op(std::string_view kind, const Position& at) {
+    std::uint32_t index = 0;
+    if (kind == "calc") {
+      skip_inline();
+      const std::uint64_t ps = read_calc_time();
+      std::uint8_t cpu = 0;
+      skip_inline();
+      const Position option_at = pos_;
+      const std::string_view option = read_word();
+      if (option == "cpu") {
+        skip_inline();
+        cpu = read_small("a CPU number");
+      } else if (!option.empty()) {
+        pos_ = option_at;
+        fail("'cpu' or the end of the line");
+      }
+      index = builder_->calc(SimTime{ps}, cpu);
+    } else {
+      const bool is_send = kind == "send";
+      skip_inline();
+      const std::uint64_t bytes = read_uint("a message size such as '8b'");
+      skip_inline();
+      if (peek() != 'b' || (pos_.offset + 1 < text_.size() && is_ident_char(text_[pos_.offset + 1]))) {
+        fail("'b' after the message size");
+      }
+      ++pos_.offset;
+      expect_keyword(is_send ? "to" : "from", is_send ? "'to'" : "'from'");
+      skip_inline();
+      const std::uint32_t peer = read_peer(!is_send);
+      std::uint32_t tag = 0;
+      std::uint8_t cpu = 0;
+      std::uint8_t nic = 0;
+      bool seen_tag = false;
+      bool seen_cpu = false;
+      bool seen_nic = false;
+      for (;;) {
+        skip_inline();
+        const Position option_at = pos_;
+        const std::string_view option = read_word();
+        if (option.empty()) {
+          break;
+        }
+        if (option == "tag" && !seen_tag) {
+          skip_inline();
+          tag = read_tag(!is_send);
+          seen_tag = true;
+        } else if (option == "cpu" && !seen_cpu) {
+          skip_inline();
+          cpu = read_small("a CPU number");
+          seen_cpu = true;
+        } else if (option == "nic" && !seen_nic) {
+          skip_inline();
+          nic = read_small("a NIC number");
+          seen_nic = true;
+        } else {
+          pos_ = option_at;
+          fail("'tag', 'cpu', 'nic' (each at most once) or the end of the line");
+        }
+      }
+      index =
+          is_send ? builder_->send(bytes, peer, tag, cpu, nic) : builder_->recv(bytes, peer, tag, cpu, nic);
+    }
+    if (keep_) {
+      rank_source_.where.push_back(SourceLocation{at.line, at.column()});
+    }
+    end_statement();
+    return index;
+  }
+
+  [[nodiscard]] static bool is_op_keyword(std::string_view w) {
+    return w == "send" || w == "recv" || w == "calc";
+  }
+
+  void parse_rank(std::uint32_t rank, const Position& opened_at) {
+    try {
+      builder_->begin_rank(rank);
+    } catch (const InputError&) {
+      fail_at(opened_at, "each rank block once", fmt::format("a second block for rank {}", rank));
+    }
+    labels_.clear();
+    pending_.clear();
+    rank_source_ = RankSource{};
+    std::vector<Position> label_at;
+    for (;;) {
+      skip_all();
+      if (at_end()) {
+        fail_at(pos_, fmt::format("'}}' closing rank {} (opened at line {})", rank, opened_at.line),
+                "end of file");
+      }
+      if (peek() == '}') {
+        advance();
+        break;
+      }
+      const Position at = pos_;
+      const std::string_view word = read_word();
+      if (word.empty()) {
+        fail("an operation (send, recv, calc), a label or '}'");
+      }
+      if (is_op_keyword(word)) {
+        parse_op(word, at);
+        continue;
+      }
+      if (word == "rank" || word == "num_ranks") {
+        fail_at(at, fmt::format("'}}' closing rank {} before '{}'", rank, word), quote(word));
+      }
+      skip_inline();
+      if (peek() == ':') {
+        ++pos_.offset;
+        skip_inline();
+        const Position op_at = pos_;
+        const std::string_view op_word = read_word();
+        if (!is_op_keyword(op_word)) {
+          pos_ = op_at;
+          fail(fmt::format("'send', 'recv' or 'calc' after label '{}'", word));
+        }
+        const std::uint32_t index = parse_op(op_word, at);
+        if (!labels_.emplace(word, index).second) {
+          fail_at(at, "a label defined once per rank", fmt::format("'{}' defined again", word));
+        }
+        if (keep_) {
+          rank_source_.labels.emplace(index, std::string(word));
+        }
+        continue;
+      }
+      const Position kw_at = pos_;
+      const std::string_view keyword = read_word();
+      if (keyword != "requires" && keyword != "irequires") {
+        pos_ = kw_at;
+        fail(fmt::format("':', 'requires' or 'irequires' after '{}'", word));
+      }
+      skip_inline();
+      const Position dep_at = pos_;
+      const std::string_view dependency = read_word();
+      if (dependency.empty()) {
+        fail("a label");
+      }
+      pending_.push_back(PendingDependency{word, at, dependency, dep_at, keyword == "irequires"});
+      end_statement();
+    }
+    for (const PendingDependency& dep : pending_) {
+      const auto a = labels_.find(dep.dependant);
+      if (a == labels_.end()) {
+        fail_at(dep.dependant_at, fmt::format("a label defined in rank {}", rank),
+                fmt::format("undefined label '{}'", dep.dependant));
+      }
+      const auto b = labels_.find(dep.dependency);
+      if (b == labels_.end()) {
+        fail_at(dep.dependency_at, fmt::format("a label defined in rank {}", rank),
+                fmt::format("undefined label '{}'", dep.dependency));
+      }
+      if (dep.start_only) {
+        builder_->add_irequires(a->second, b->second);
+      } else {
+        builder_->add_requires(a->second, b->second);
+      }
+    }
+    try {
+      builder_->end_rank();
+    } catch (const CycleError& cycle) {
+      std::string path;
+      std::vector<std::string_view> names(builder_->current_size());
+      for (const auto& [name, index] : labels_) {
+        names[index] = name;
+      }
+      for (const std::uint32_t op : cycle.ops()) {
+        path += fmt::format("{} -> ", names[op].empty() ? std::string_view("?") : names[op]);
+      }
+      path += names[cycle.ops().front()];
+      fail_at(opened_at, fmt::format("dependencies without cycles in rank {}", rank),
+              fmt::format("the cycle {}", path));
+    }
+    if (keep_) {
+      sources_[rank] = std::move(rank_source_);
+    }
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  bool keep_;
+  Position pos_;
+  std::uint32_t num_ranks_ = 0;
+  std::optional<ScheduleBuilder> builder_;
+  std::unordered_map<std::string_view, std::uint32_t> labels_;
+  std::vector<PendingDependency> pending_;
+  RankSource rank_source_;
+  std::vector<RankSource> sources_;
+};
+
+}  // namespace
+
+Schedule parse_goal(std::string_view text, std::string_view source_name, bool keep_sources) {
+  GoalParser parser(text, source_name, keep_sources);
+  return parser.parse();
+}
+
+std::string write_goal(const Schedule& schedule) {
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out), "num_ranks {}\n", schedule.num_ranks());
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    const Program& program = schedule.program_of(r);
+    fmt::format_to(std::back_inserter(out), "\nrank {} {{\n", r);
+    const auto n = static_cast<std::uint32_t>(program.ops.size());
+    std::vector<std::uint8_t> labelled(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (program.succ_begin[2 * static_cast<std::size_t>(i)] !=
+          program.succ_begin[2 * static_cast<std::size_t>(i) + 2]) {
+        labelled[i] = 1;
+      }
+    }
+    for (const std::uint32_t s : program.succ) {
+      labelled[s] = 1;
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Op& op = program.ops[i];
+      if (labelled[i] != 0) {
+        fmt::format_to(std::back_inserter(out), "l{}: ", i);
+      }
+      if (op.type == OpType::kCalc) {
+        if (op.size % kPsPerNs == 0) {
+          fmt::format_to(std::back_inserter(out), "calc {}", op.size / kPsPerNs);
+        } else {
+          fmt::format_to(std::back_inserter(out), "calc {}ps", op.size);
+        }
+        if (op.cpu != 0) {
+          fmt::format_to(std::back_inserter(out), " cpu {}", op.cpu);
+        }
+      } else {
+        const std::uint32_t peer = schedule.peer(r, op);
+        const bool send = op.type == OpType::kSend;
+        fmt::format_to(std::back_inserter(out), "{} {}b {} ", send ? "send" : "recv", op.size,
+                       send ? "to" : "from");
+        if (peer == kAnySource) {
+          fmt::format_to(std::back_inserter(out), "-1");
+        } else {
+          fmt::format_to(std::back_inserter(out), "{}", peer);
+        }
+        if (op.tag == kAnyTag) {
+          fmt::format_to(std::back_inserter(out), " tag -1");
+        } else if (op.tag != 0) {
+          fmt::format_to(std::back_inserter(out), " tag {}", op.tag);
+        }
+        if (op.cpu != 0) {
+          fmt::format_to(std::back_inserter(out), " cpu {}", op.cpu);
+        }
+        if (op.nic != 0) {
+          fmt::format_to(std::back_inserter(out), " nic {}", op.nic);
+        }
+      }
+      out.push_back('\n');
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::size_t k0 = program.succ_begin[2 * static_cast<std::size_t>(i)];
+      const std::size_t k1 = program.succ_begin[2 * static_cast<std::size_t>(i) + 1];
+      const std::size_t k2 = program.succ_begin[2 * static_cast<std::size_t>(i) + 2];
+      for (std::size_t k = k0; k < k1; ++k) {
+        fmt::format_to(std::back_inserter(out), "l{} requires l{}\n", program.succ[k], i);
+      }
+      for (std::size_t k = k1; k < k2; ++k) {
+        fmt::format_to(std::back_inserter(out), "l{} irequires l{}\n", program.succ[k], i);
+      }
+    }
+    fmt::format_to(std::back_inserter(out), "}}\n");
+  }
+  return fmt::to_string(out);
+}
+
+}  // namespace gridlock::sim

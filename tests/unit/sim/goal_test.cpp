@@ -1,0 +1,228 @@
+// GOAL text parser (strict errors), writer, binary format round trips.
+#include "gridlock/sim/goal.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/units.hpp"
+#include "gridlock/sim/generate.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+constexpr std::string_view kExample = R"(// A LogGOPSim-style schedule
+num_ranks 3
+rank 2 {
+  l1: recv 8b from -1 tag -1  /* any source */
+  l2: calc 100 cpu 0
+  l2 requires l1
+}
+rank 0 {
+l1: send 8b to 2 tag 4 cpu 0 nic 0
+l2: send 70000b to 1
+l3: calc 2.5us
+l3 irequires l1
+l3 requires l2
+}
+rank 1 {
+recv 70000b from 0
+}
+)";
+
+TEST(Goal, ParsesLogGOPSimSyntax) {
+  const Schedule s = parse_goal(kExample, "example.goal");
+  ASSERT_EQ(s.num_ranks(), 3U);
+  const Program& r0 = s.program_of(0);
+  ASSERT_EQ(r0.ops.size(), 3U);
+  EXPECT_EQ(r0.ops[0].type, OpType::kSend);
+  EXPECT_EQ(s.peer(0, r0.ops[0]), 2U);
+  EXPECT_EQ(r0.ops[0].tag, 4U);
+  EXPECT_EQ(r0.ops[1].size, 70000U);
+  EXPECT_EQ(r0.ops[2].type, OpType::kCalc);
+  EXPECT_EQ(r0.ops[2].size, 2500U * 1000U);
+  EXPECT_EQ(r0.dep_count[2], 2U);
+  EXPECT_EQ(r0.roots, (std::vector<std::uint32_t>{0, 1}));
+  const Program& r2 = s.program_of(2);
+  EXPECT_EQ(r2.ops[0].peer_offset, kAnySource);
+  EXPECT_EQ(r2.ops[0].tag, kAnyTag);
+  EXPECT_EQ(r2.ops[1].size, 100U * 1000U);  // bare calc values are nanoseconds
+  ASSERT_EQ(s.sources().size(), 3U);
+  EXPECT_EQ(s.sources()[2].where[0].line, 4U);
+  EXPECT_EQ(s.sources()[2].labels.at(0), "l1");
+}
+
+TEST(Goal, IdenticalRelativeProgramsAreShared) {
+  std::string text = "num_ranks 64\n";
+  for (int r = 0; r < 64; ++r) {
+    text += "rank " + std::to_string(r) + " {\nsend 8b to " + std::to_string((r + 1) % 64) +
+            "\nrecv 8b from " + std::to_string((r + 63) % 64) + "\n}\n";
+  }
+  const Schedule s = parse_goal(text);
+  EXPECT_EQ(s.programs().size(), 1U);
+  EXPECT_EQ(s.total_ops(), 128U);
+}
+
+struct BadInput {
+  const char* text;
+  const char* message;
+};
+
+class GoalErrors : public testing::TestWithParam<BadInput> {};
+
+TEST_P(GoalErrors, NamesFileLineColumnExpectedAndFound) {
+  try {
+    (void)parse_goal(GetParam().text, "bad.goal");
+    FAIL() << "accepted: " << GetParam().text;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().message), std::string::npos)
+        << "message: " << e.what() << "\nwanted: " << GetParam().message;
+    EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Parser, GoalErrors,
+    testing::Values(
+        BadInput{"", "bad.goal:1:1: expected 'num_ranks N', found end of file"},
+        BadInput{"rank 0 {\n}\n", "bad.goal:1:1: expected 'num_ranks N' before the first rank block"},
+        BadInput{"num_ranks 0\n", "bad.goal:1:11: expected a number of ranks between 1"},
+        BadInput{"num_ranks 2\nnum_ranks 2\n", "bad.goal:2:1: expected at most one 'num_ranks'"},
+        BadInput{"num_ranks 99999999999999999999\n",
+                 "bad.goal:1:11: expected the number of ranks below 2^64"},
+        BadInput{"num_ranks 2\nrank 2 {\n}\n",
+                 "bad.goal:2:6: expected a rank below num_ranks 2, found rank 2"},
+        BadInput{"num_ranks 2\nrank 0 {\n}\nrank 0 {\n}\n", "bad.goal:4:1: expected each rank block once"},
+        BadInput{"num_ranks 2\nrank 0 \n send",
+                 "bad.goal:3:2: expected '{' opening the rank block, found 'send'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1\n", "bad.goal:4:1: expected '}' closing rank 0"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8 to 1\n}\n",
+                 "bad.goal:3:8: expected 'b' after the message size, found 'to'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend b to 1\n}\n", "bad.goal:3:6: expected a message size"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b from 1\n}\n", "bad.goal:3:9: expected 'to', found 'from'"},
+        BadInput{"num_ranks 2\nrank 0 {\nrecv 8b to 1\n}\n", "bad.goal:3:9: expected 'from', found 'to'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 2\n}\n",
+                 "bad.goal:3:12: expected a peer below num_ranks 2, found peer 2"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to -1\n}\n", "bad.goal:3:12: expected a rank, found '-1'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1 tag -1\n}\n",
+                 "bad.goal:3:18: expected a non-negative tag"},
+        BadInput{"num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 4294967295\n}\n",
+                 "bad.goal:3:20: expected a tag below"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 99999999999999999999b to 1\n}\n",
+                 "bad.goal:3:6: expected a message size such as '8b' below 2^64"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1 cpu 256\n}\n",
+                 "bad.goal:3:18: expected a CPU number between 0 and 255"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1 tag 1 tag 2\n}\n",
+                 "bad.goal:3:20: expected 'tag', 'cpu', 'nic'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1 x\n}\n", "bad.goal:3:14: expected 'tag', 'cpu', 'nic'"},
+        BadInput{"num_ranks 2\nrank 0 {\nsend 8b to 1 ;\n}\n",
+                 "bad.goal:3:14: expected the end of the line, found ';'"},
+        BadInput{"num_ranks 2\nrank 0 {\ncalc x\n}\n", "bad.goal:3:6: expected a computation time"},
+        BadInput{"num_ranks 2\nrank 0 {\ncalc 2.5\n}\n", "bad.goal:3:6: expected a computation time such as"},
+        BadInput{"num_ranks 2\nrank 0 {\ncalc 99999999999999999\n}\n",
+                 "bad.goal:3:6: expected a computation time below 2^64 ps"},
+        BadInput{"num_ranks 2\nrank 0 {\ncalc 5 nic 1\n}\n",
+                 "bad.goal:3:8: expected 'cpu' or the end of the line"},
+        BadInput{"num_ranks 2\nrank 0 {\na: b\n}\n",
+                 "bad.goal:3:4: expected 'send', 'recv' or 'calc' after label 'a'"},
+        BadInput{"num_ranks 2\nrank 0 {\na b\n}\n",
+                 "bad.goal:3:3: expected ':', 'requires' or 'irequires' after 'a'"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\na requires\n}\n",
+                 "bad.goal:4:11: expected a label, found end of line"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\na: calc 2\n}\n",
+                 "bad.goal:4:1: expected a label defined once per rank"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\na requires zz\n}\n",
+                 "bad.goal:4:12: expected a label defined in rank 0, found undefined label 'zz'"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\nqq requires a\n}\n",
+                 "bad.goal:4:1: expected a label defined in rank 0, found undefined label 'qq'"},
+        BadInput{"num_ranks 2\nrank 1 {\na: calc 1\n}\nrank 0 {\nb: calc 1\nb requires a\n}\n",
+                 "bad.goal:7:12: expected a label defined in rank 0"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n",
+                 "bad.goal:2:1: expected dependencies without cycles in rank 0, found the cycle"},
+        BadInput{"num_ranks 2\nrank 0 {\na: calc 1\na irequires a\n}\n", "found the cycle a -> a"},
+        BadInput{"num_ranks 2\nrank 0 {\nrank 1 {\n}\n",
+                 "bad.goal:3:1: expected '}' closing rank 0 before 'rank'"},
+        BadInput{"num_ranks 2\nsend 8b to 1\n", "bad.goal:2:1: expected 'num_ranks' or 'rank', found 'send'"},
+        BadInput{"num_ranks 2\n/* never closed\n",
+                 "bad.goal:2:1: expected '*/' closing this comment, found end of file"},
+        BadInput{"num_ranks 2\n\x01", "bad.goal:2:1: expected 'num_ranks' or 'rank', found byte 0x01"},
+        BadInput{"num_ranks 2\nrank 0 {\n@\n}\n",
+                 "bad.goal:3:1: expected an operation (send, recv, calc), a label or '}', found '@'"}));
+
+TEST(Goal, AcceptsCommentsAnywhereAndClosingBraceOnTheOpLine) {
+  const Schedule s = parse_goal(
+      "num_ranks 2 // two\n/* block\n comment */ rank 0 { send 8b to 1 /* c */ }\nrank 1 {\r\nrecv 8b from 0 "
+      "// x\r\n}\n");
+  EXPECT_EQ(s.program_of(0).ops.size(), 1U);
+  EXPECT_EQ(s.program_of(1).ops.size(), 1U);
+}
+
+TEST(Goal, MissingRanksAreEmpty) {
+  const Schedule s = parse_goal("num_ranks 3\nrank 1 {\ncalc 5\n}\n");
+  EXPECT_TRUE(s.program_of(0).ops.empty());
+  EXPECT_EQ(s.program_of(1).ops.size(), 1U);
+  EXPECT_TRUE(s.program_of(2).ops.empty());
+}
+
+TEST(Goal, TextRoundTripIsExact) {
+  const Schedule s = parse_goal(kExample);
+  const std::string text = write_goal(s);
+  const Schedule back = parse_goal(text);
+  EXPECT_TRUE(s.same_as(back));
+  EXPECT_EQ(write_goal(back), text);
+}
+
+TEST(Goal, BinaryRoundTripIsExactAndSmaller) {
+  const Schedule s =
+      generate("2x[allreduce(algo=recdoub, size=1KiB); halo3d(size=4KiB); calc(time=1.5ns)]", 24, 3);
+  const std::string bin = write_binary(s);
+  const std::string text = write_goal(s);
+  EXPECT_LT(bin.size(), text.size());
+  const Schedule from_bin = read_binary(bin, "x.gsched");
+  EXPECT_TRUE(s.same_as(from_bin));
+  EXPECT_EQ(write_binary(from_bin), bin);
+  EXPECT_EQ(write_goal(from_bin), text);
+  const Schedule from_text = parse_goal(text);
+  EXPECT_EQ(write_binary(from_text), bin);
+}
+
+TEST(Goal, BinaryRoundTripOfParsedText) {
+  const Schedule s = parse_goal(kExample);
+  EXPECT_TRUE(s.same_as(read_binary(write_binary(s))));
+}
+
+TEST(Goal, CorruptBinaryIsRejectedNeverCrashes) {
+  const std::string bin = write_binary(generate("allreduce; bcast(size=100B)", 9, 1));
+  EXPECT_THROW((void)read_binary(bin.substr(0, 7)), InputError);
+  EXPECT_THROW((void)read_binary(bin.substr(0, bin.size() - 1)), InputError);
+  EXPECT_THROW((void)read_binary(bin + "x"), InputError);
+  std::string wrong_version = bin;
+  wrong_version[8] = 9;
+  EXPECT_THROW((void)read_binary(wrong_version), InputError);
+  // Flip every byte in turn: each result is either an error or a valid schedule.
+  for (std::size_t i = 0; i < bin.size(); ++i) {
+    std::string corrupt = bin;
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
+    try {
+      (void)read_binary(corrupt);
+    } catch (const InputError&) {
+    }
+  }
+}
+
+TEST(Goal, ParseTimeUnits) {
+  EXPECT_EQ(parse_time_ps("2.5us"), 2'500'000U);
+  EXPECT_EQ(parse_time_ps("6ns"), 6000U);
+  EXPECT_EQ(parse_time_ps("0.25ns"), 250U);
+  EXPECT_EQ(parse_time_ps("1500ps"), 1500U);
+  EXPECT_EQ(parse_time_ps("1s"), 1'000'000'000'000U);
+  EXPECT_EQ(parse_time_ps("0"), 0U);
+  EXPECT_EQ(parse_time_ps("0.000001us"), 1U);
+  for (const char* bad : {"", "5", "1.5", "-1ns", "0.1ps", "1x", "99999999999s", "1.2.3ns", "ns"}) {
+    EXPECT_THROW((void)parse_time_ps(bad), InputError) << bad;
+  }
+  EXPECT_EQ(format_time_ps(2'500'000), "2.5 us");
+  EXPECT_EQ(format_time_ps(250), "250 ps");
+  EXPECT_EQ(format_time_ps(6000), "6 ns");
+}
+
+}  // namespace
+}  // namespace gridlock::sim
