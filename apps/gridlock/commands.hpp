@@ -12,4 +12,7 @@ void add_version_command(CLI::App& app);
 /// `gridlock topo route|info`: topology routes and summaries.
 void add_topo_command(CLI::App& app);
 
+/// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
+void add_sim_commands(CLI::App& app);
+
 }  // namespace gridlock::cli

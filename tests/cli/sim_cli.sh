@@ -1,0 +1,79 @@
+#!/bin/sh
+# CLI checks of `gridlock sim`, `gridlock schedgen` and `gridlock schedule convert`.
+# Usage: sim_cli.sh <gridlock executable> <source dir> <case>
+set -u
+G="$1"
+SRC="$2"
+CASE="$3"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect <exit code> <extended regex> -- command...: runs it, checks the code and the output.
+expect() {
+  want_rc="$1"; regex="$2"; shift 3
+  "$@" >"$TMP/out" 2>&1
+  rc=$?
+  cat "$TMP/out"
+  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
+  grep -Eq -- "$regex" "$TMP/out" || fail "output does not match /$regex/: $*"
+}
+
+case "$CASE" in
+  pingpong)
+    expect 0 "max finish: 11.084 us \(11084000 ps\) at rank 0" -- "$G" sim "$SRC/examples/sim/pingpong.goal" ;;
+  per_rank)
+    expect 0 "^rank 1: 7042000 ps$" -- "$G" sim "$SRC/examples/sim/pingpong.goal" --per-rank ;;
+  params)
+    # o=1us L=1us G=0.5ns: ping arrives after 2o + L + 7G = 3.0035 us, rank 1 then sends (o)
+    expect 0 "^rank 1: 4003500 ps$" -- "$G" sim "$SRC/examples/sim/pingpong.goal" --per-rank -o 1us -L 1us -G 0.5ns ;;
+  generated)
+    # 100 ranks: 7 dissemination rounds of 2o + L + 7G = 5.542 us
+    expect 0 "max finish: 38.794 us" -- "$G" sim --program "dissemination(size=8B)" --ranks 100 ;;
+  deadlock)
+    expect 2 "rank 0 op 0: recv 8b from 1 tag 0 \(label a\) at line 4: posted, but no matching" -- \
+      "$G" sim "$SRC/examples/sim/deadlock.goal" ;;
+  parse_error)
+    printf 'num_ranks 2\nrank 0 {\nsend 8 to 1\n}\n' >"$TMP/bad.goal"
+    expect 2 "bad.goal:3:8: expected 'b' after the message size, found 'to'" -- "$G" sim "$TMP/bad.goal" ;;
+  missing_file)
+    expect 3 "cannot open schedule" -- "$G" sim "$TMP/nonexistent.goal" ;;
+  both_inputs)
+    expect 2 "either a schedule file or --program" -- "$G" sim "$SRC/examples/sim/pingpong.goal" --program barrier --ranks 4 ;;
+  bad_param)
+    expect 2 "a unit is required" -- "$G" sim "$SRC/examples/sim/pingpong.goal" -L 2500 ;;
+  bad_spec)
+    expect 2 "program spec, column 1: expected a step name" -- "$G" schedgen --program "nosuch" --ranks 4 -o "$TMP/x.goal" ;;
+  roundtrip)
+    expect 0 "wrote .*: 24 ranks" -- "$G" schedgen --program "2x[allreduce(algo=ring, size=1KiB); halo3d(size=64B)]" \
+      --ranks 24 --seed 5 -o "$TMP/a.goal"
+    expect 0 "wrote" -- "$G" schedule convert "$TMP/a.goal" "$TMP/a.gsched"
+    expect 0 "wrote" -- "$G" schedule convert "$TMP/a.gsched" "$TMP/b.goal"
+    cmp "$TMP/a.goal" "$TMP/b.goal" || fail "text -> binary -> text changed the schedule"
+    [ "$(wc -c <"$TMP/a.gsched")" -lt "$(wc -c <"$TMP/a.goal")" ] || fail "binary is not smaller than text"
+    "$G" sim "$TMP/a.goal" --per-rank | grep '^rank' >"$TMP/t.txt" || fail "sim text"
+    "$G" sim "$TMP/a.gsched" --per-rank | grep '^rank' >"$TMP/b.txt" || fail "sim binary"
+    "$G" sim --program "2x[allreduce(algo=ring, size=1KiB); halo3d(size=64B)]" --ranks 24 --seed 5 --per-rank |
+      grep '^rank' >"$TMP/m.txt" || fail "sim in memory"
+    cmp "$TMP/t.txt" "$TMP/b.txt" || fail "text and binary simulate differently"
+    cmp "$TMP/t.txt" "$TMP/m.txt" || fail "file and in-memory generation simulate differently" ;;
+  deterministic)
+    "$G" schedgen --program "3x[randomring(size=1KiB); bcast(algo=binary)]" --ranks 33 --seed 11 -o "$TMP/1.gsched" >/dev/null || fail schedgen
+    "$G" schedgen --program "3x[randomring(size=1KiB); bcast(algo=binary)]" --ranks 33 --seed 11 -o "$TMP/2.gsched" >/dev/null || fail schedgen
+    cmp "$TMP/1.gsched" "$TMP/2.gsched" || fail "same seed, different bytes"
+    "$G" sim "$TMP/1.gsched" --per-rank | grep '^rank' >"$TMP/r1" || fail sim
+    "$G" sim "$TMP/1.gsched" --per-rank | grep '^rank' >"$TMP/r2" || fail sim
+    cmp "$TMP/r1" "$TMP/r2" || fail "same schedule, different finish times" ;;
+  json_timeline)
+    expect 0 "max finish" -- "$G" sim "$SRC/examples/sim/pingpong.goal" --per-rank --json "$TMP/r.json" --timeline "$TMP/t.json"
+    grep -q '"schema": "gridlock.sim.result"' "$TMP/r.json" || fail "no context block"
+    grep -q '"max_finish_ps": 11084000' "$TMP/r.json" || fail "no max_finish_ps"
+    grep -q '"traceEvents"' "$TMP/t.json" || fail "no traceEvents"
+    grep -q '"ph": "X"' "$TMP/t.json" || fail "no slices" ;;
+  deadlock_json)
+    expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
+    grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"
+    grep -q '"stuck_ranks": 2' "$TMP/d.json" || fail "JSON does not list stuck ranks" ;;
+  *)
+    fail "unknown case $CASE" ;;
+esac
