@@ -196,6 +196,7 @@ Json report_body(const Report& report) {
     roles[name] = nodes;
   }
   body["roles"] = roles;
+  body["canary_ring0"] = report.canary_ring0;
   for (const auto& phase : report.phases) {
     Json p;
     Json active = Json::array();

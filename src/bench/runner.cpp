@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -369,7 +370,8 @@ std::string mpi_library_version() {
   std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
   int length = 0;
   GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
-  std::string version(text.data(), static_cast<std::size_t>(length));
+  // Some libraries count the terminating NUL in `length`; read it as a C string.
+  std::string version(text.data(), strnlen(text.data(), static_cast<std::size_t>(length)));
   const auto newline = version.find_first_of("\r\n");
   if (newline != std::string::npos) {
     version.resize(newline);
@@ -444,6 +446,14 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
         role_nodes.push_back(names.at(id));
       }
       report.roles.emplace_back(s.roles.group_name(g), std::move(role_nodes));
+    }
+    // Slice ranks are positions in the canary group (node ids in network mode).
+    const auto canary_nodes = s.roles.nodes_of(0);
+    const auto ring = random_ring_order(canary_nodes.size(), derive_seed(seed, kRingStream), 0);
+    for (std::uint64_t i = 0; i < ring.size(); ++i) {
+      const std::uint64_t member = ring.at(i);
+      report.canary_ring0.push_back(
+          names.at(options.mode == Mode::kNetwork ? member : canary_nodes.at(member)));
     }
     std::string summary;
     for (int g = 0; g < s.roles.group_count(); ++g) {

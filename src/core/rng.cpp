@@ -82,12 +82,16 @@ std::uint64_t RandomPermutation::index_of(std::uint64_t v) const noexcept {
   return x;
 }
 
+RandomPermutation random_ring_order(std::uint64_t size, std::uint64_t seed, std::uint64_t ring_index) noexcept {
+  return {size, derive_seed(seed, ring_index)};
+}
+
 RingNeighbours random_ring_neighbours(std::uint64_t size, std::uint64_t member, std::uint64_t seed,
                                       std::uint64_t ring_index) {
   if (size < 2 || member >= size) {
     throw std::invalid_argument("random_ring_neighbours: need size >= 2 and member < size");
   }
-  const RandomPermutation order(size, derive_seed(seed, ring_index));
+  const RandomPermutation order = random_ring_order(size, seed, ring_index);
   const std::uint64_t position = order.index_of(member);
   return RingNeighbours{order.at((position + size - 1) % size), order.at((position + 1) % size)};
 }

@@ -78,6 +78,8 @@ struct Report {
   Json context;             ///< Context block (tool, version, MPI, ranks, nodes, seed, parameters).
   /// Node names of each role, in role order (`canary`, then congestor keys).
   std::vector<std::pair<std::string, std::vector<std::string>>> roles;
+  /// Node names of the first random ring of canary slice 0, in ring order (reproducibility check).
+  std::vector<std::string> canary_ring0;
   std::vector<PhaseResult> phases;  ///< isolated first, then loaded phases.
   std::vector<std::string> notes;   ///< Timeouts, skipped tests and other warnings.
 };

@@ -121,6 +121,11 @@ struct RingNeighbours {
   std::uint64_t right;  ///< Member after this one on the ring.
 };
 
+/// The visiting order of random ring `ring_index` over `size` members for base `seed`:
+/// `at(i)` is the i-th member on the ring. random_ring_neighbours() reads the same order.
+[[nodiscard]] RandomPermutation random_ring_order(std::uint64_t size, std::uint64_t seed,
+                                                  std::uint64_t ring_index) noexcept;
+
 /// Neighbours of `member` on ring number `ring_index` over `size` members, for base `seed`.
 /// The ring visits the members in the order of a RandomPermutation derived from
 /// (seed, ring_index), so it is always one single cycle and every member computes the same

@@ -1,0 +1,161 @@
+// Checks a gridlock-bench JSON file against what the run was asked to do. The file and the
+// expectations come from the environment (set per CTest entry); a test whose input is not
+// configured is skipped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gridlock/core/output.hpp"
+
+namespace gridlock {
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): single-threaded test
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ',');) {
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+Json load(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  return Json::parse(in);
+}
+
+bool positive_number(const Json& value) { return value.is_number() && value.get<double>() > 0.0; }
+
+TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
+  if (env("GRIDLOCK_JSON").empty()) {
+    GTEST_SKIP() << "GRIDLOCK_JSON not set";
+  }
+  const Json doc = load(env("GRIDLOCK_JSON"));
+  ASSERT_EQ(doc.begin().key(), "context");
+  const Json& c = doc["context"];
+  for (const char* field : {"tool", "gridlock_version", "git_commit", "schema", "schema_version", "date", "host",
+                            "mode", "mpi_library", "mpi_standard", "ranks", "nodes", "ranks_per_node", "seed",
+                            "parameters"}) {
+    EXPECT_TRUE(c.contains(field)) << "context lacks " << field;
+  }
+  EXPECT_EQ(c["tool"], "gridlock-bench");
+  EXPECT_EQ(c["mode"], env("GRIDLOCK_EXPECT_MODE"));
+  EXPECT_EQ(c["nodes"].get<int>(), std::stoi(env("GRIDLOCK_EXPECT_NODES")));
+  EXPECT_EQ(c["ranks"].get<int>(), std::stoi(env("GRIDLOCK_EXPECT_RANKS")));
+  if (!env("GRIDLOCK_EXPECT_RANKS_PER_NODE").empty()) {
+    EXPECT_EQ(c["ranks_per_node"].get<int>(), std::stoi(env("GRIDLOCK_EXPECT_RANKS_PER_NODE")));
+  }
+  EXPECT_NE(c["mpi_library"].get<std::string>().find("MPI"), std::string::npos);
+  EXPECT_TRUE(c["parameters"].contains("latency"));
+}
+
+TEST(BenchJson, RolesPartitionTheNodes) {
+  if (env("GRIDLOCK_JSON").empty()) {
+    GTEST_SKIP();
+  }
+  const Json doc = load(env("GRIDLOCK_JSON"));
+  const Json& roles = doc["roles"];
+  std::vector<std::string> expected{"canary"};
+  for (const auto& c : split(env("GRIDLOCK_EXPECT_CONGESTORS"))) {
+    expected.push_back(c);
+  }
+  std::size_t nodes = 0;
+  std::vector<std::string> all;
+  for (const auto& name : expected) {
+    ASSERT_TRUE(roles.contains(name)) << "no role " << name;
+    EXPECT_GE(roles[name].size(), 2U) << name;
+    nodes += roles[name].size();
+    for (const auto& n : roles[name]) {
+      all.push_back(n.get<std::string>());
+    }
+  }
+  EXPECT_EQ(roles.size(), expected.size());
+  EXPECT_EQ(nodes, static_cast<std::size_t>(std::stoi(env("GRIDLOCK_EXPECT_NODES"))));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a node has two roles";
+  EXPECT_EQ(doc["canary_ring0"].size(), roles["canary"].size());
+}
+
+TEST(BenchJson, EveryPhaseHoldsEveryStatistic) {
+  if (env("GRIDLOCK_JSON").empty()) {
+    GTEST_SKIP();
+  }
+  const Json doc = load(env("GRIDLOCK_JSON"));
+  const auto phases = split(env("GRIDLOCK_EXPECT_PHASES"));
+  ASSERT_EQ(doc["phases"].size(), phases.size());
+  const std::size_t canaries = env("GRIDLOCK_EXPECT_MODE") == "network" ? 8 : 3;
+  for (const auto& label : phases) {
+    ASSERT_TRUE(doc["phases"].contains(label)) << label;
+    const Json& phase = doc["phases"][label];
+    ASSERT_EQ(phase["canaries"].size(), canaries) << label;
+    for (const auto& c : phase["canaries"]) {
+      SCOPED_TRACE(label + " " + c["key"].get<std::string>());
+      EXPECT_GT(c["samples"].get<std::uint64_t>(), 0U);
+      for (const char* stat : {"mean", "min", "median", "p99", "p99_9", "max", "p1", "tail99"}) {
+        EXPECT_TRUE(positive_number(c[stat])) << stat;
+      }
+      EXPECT_LE(c["min"].get<double>(), c["median"].get<double>());
+      EXPECT_LE(c["median"].get<double>(), c["max"].get<double>());
+      EXPECT_TRUE(positive_number(c["bulk"]["mean_of_rank_means"]));
+      EXPECT_GT(c["ranks"].get<int>(), 0);
+      EXPECT_FALSE(c["skipped"].get<bool>());
+      if (label != "isolated") {
+        ASSERT_FALSE(c["congestor_throughput"].empty());
+        for (const auto& g : c["congestor_throughput"]) {
+          EXPECT_GT(g["bytes"].get<std::uint64_t>(), 0U) << g["type"];
+          EXPECT_GT(g["ranks"].get<int>(), 0) << g["type"];
+          EXPECT_TRUE(positive_number(g["mib_per_s_total"])) << g["type"];
+        }
+      }
+    }
+  }
+  if (env("GRIDLOCK_EXPECT_MODE") == "load") {
+    ASSERT_EQ(doc["congestion_impact"].size(), 3 * (phases.size() - 1));
+    for (const auto& row : doc["congestion_impact"]) {
+      EXPECT_TRUE(positive_number(row["mean"])) << row["key"];
+      EXPECT_TRUE(positive_number(row["tail99"])) << row["key"];
+    }
+  }
+  EXPECT_TRUE(doc["timeouts"].is_array());
+  EXPECT_TRUE(doc.contains("status"));
+}
+
+TEST(BenchJson, HistogramCsvFilesExist) {
+  if (env("GRIDLOCK_EXPECT_CSV_DIR").empty()) {
+    GTEST_SKIP();
+  }
+  const std::filesystem::path dir = env("GRIDLOCK_EXPECT_CSV_DIR");
+  for (const char* file : {"isolated_rr_two_sided_lat.csv", "loaded_rr_two_sided_bw_sync.csv",
+                           "loaded_multiple_allreduce.csv"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
+  }
+}
+
+TEST(BenchJson, SameSeedSameRolesAndRingsOtherSeedOthers) {
+  if (env("GRIDLOCK_JSON_SAME_SEED").empty()) {
+    GTEST_SKIP();
+  }
+  const Json a = load(env("GRIDLOCK_JSON"));
+  const Json b = load(env("GRIDLOCK_JSON_SAME_SEED"));
+  const Json c = load(env("GRIDLOCK_JSON_OTHER_SEED"));
+  EXPECT_EQ(a["context"]["seed"], b["context"]["seed"]);
+  EXPECT_EQ(a["roles"], b["roles"]);
+  EXPECT_EQ(a["canary_ring0"], b["canary_ring0"]);
+  EXPECT_NE(a["context"]["seed"], c["context"]["seed"]);
+  EXPECT_TRUE(a["roles"] != c["roles"] || a["canary_ring0"] != c["canary_ring0"]);
+}
+
+}  // namespace
+}  // namespace gridlock

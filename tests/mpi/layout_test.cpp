@@ -1,0 +1,94 @@
+// Node detection under mpiexec: every rank runs these tests; rank 0 reports.
+#include <mpi.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/layout.hpp"
+
+namespace gridlock::bench {
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+TEST(NodeLayout, RanksPerNodeFormsConsecutiveVirtualNodes) {
+  Options options;
+  options.ranks_per_node = 2;
+  const NodeLayout layout = NodeLayout::detect(MPI_COMM_WORLD, options);
+  EXPECT_EQ(layout.nodes(), static_cast<std::uint64_t>(world_size() / 2));
+  EXPECT_EQ(layout.ranks_per_node(), 2);
+  EXPECT_EQ(layout.node_id(), static_cast<std::uint64_t>(world_rank() / 2));
+  EXPECT_EQ(layout.local_rank(), world_rank() % 2);
+  EXPECT_TRUE(layout.virtual_nodes());
+  EXPECT_NE(layout.node_name().find('#'), std::string::npos);
+}
+
+TEST(NodeLayout, VirtualNodesGivesTheRequestedCount) {
+  Options options;
+  options.virtual_nodes = static_cast<std::uint64_t>(world_size());
+  const NodeLayout layout = NodeLayout::detect(MPI_COMM_WORLD, options);
+  EXPECT_EQ(layout.nodes(), static_cast<std::uint64_t>(world_size()));
+  EXPECT_EQ(layout.ranks_per_node(), 1);
+  EXPECT_EQ(layout.node_id(), static_cast<std::uint64_t>(world_rank()));
+}
+
+TEST(NodeLayout, WholeHostIsOneNodeByDefault) {
+  const NodeLayout layout = NodeLayout::detect(MPI_COMM_WORLD, Options{});
+  EXPECT_EQ(layout.nodes(), 1U);
+  EXPECT_EQ(layout.ranks_per_node(), world_size());
+  EXPECT_FALSE(layout.virtual_nodes());
+}
+
+TEST(NodeLayout, NodeNamesGatherOnRankZeroOnly) {
+  Options options;
+  options.ranks_per_node = 2;
+  const NodeLayout layout = NodeLayout::detect(MPI_COMM_WORLD, options);
+  const auto names = layout.gather_node_names();
+  if (world_rank() == 0) {
+    ASSERT_EQ(names.size(), layout.nodes());
+    EXPECT_NE(names[0], names[1]);
+  } else {
+    EXPECT_TRUE(names.empty());
+  }
+}
+
+TEST(NodeLayout, IndivisibleRequestsFailOnEveryRankAlike) {
+  Options options;
+  options.ranks_per_node = 3;  // 8 ranks on one host cannot form nodes of 3
+  EXPECT_THROW((void)NodeLayout::detect(MPI_COMM_WORLD, options), CollectiveError);
+  options.ranks_per_node = 0;
+  options.virtual_nodes = 3;
+  EXPECT_THROW((void)NodeLayout::detect(MPI_COMM_WORLD, options), CollectiveError);
+}
+
+}  // namespace
+}  // namespace gridlock::bench
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    // Failures on any rank still count through the reduction below.
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return failed;
+}
