@@ -8,8 +8,8 @@
 #include <exception>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/options.hpp"
@@ -38,49 +38,63 @@ struct TextOptions {
 };
 
 void add_loop_options(CLI::App& cmd, gb::LoopCounts& loop, const std::string& name, bool rings) {
-  cmd.add_option(fmt::format("--{}-measurements", name), loop.measurements, fmt::format("{} canary: nM", name))
+  cmd.add_option(fmt::format("--{}-measurements", name), loop.measurements,
+                 fmt::format("{} canary: nM", name))
       ->capture_default_str();
   if (rings) {
-    cmd.add_option(fmt::format("--{}-rings", name), loop.rings, fmt::format("{} canary: random rings per nM (nR)", name))
+    cmd.add_option(fmt::format("--{}-rings", name), loop.rings,
+                   fmt::format("{} canary: random rings per nM (nR)", name))
         ->capture_default_str();
   }
   cmd.add_option(fmt::format("--{}-iterations", name), loop.iterations,
                  fmt::format("{} canary: timed iterations per ring (nI)", name))
       ->capture_default_str();
-  cmd.add_option(fmt::format("--{}-warmup", name), loop.warmup, fmt::format("{} canary: untimed iterations per ring", name))
+  cmd.add_option(fmt::format("--{}-warmup", name), loop.warmup,
+                 fmt::format("{} canary: untimed iterations per ring", name))
       ->capture_default_str();
 }
 
 void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
-  cmd.add_option("--virtual-nodes", o.virtual_nodes,
-                 "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
+  cmd.add_option(
+      "--virtual-nodes", o.virtual_nodes,
+      "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
   cmd.add_option("--ranks-per-node", o.ranks_per_node,
                  "Treat consecutive groups of this many ranks of a host as separate nodes");
-  cmd.add_option("--seed", t.seed, "Seed of the node shuffle and the random rings (default: from the clock, printed)");
+  cmd.add_option("--seed", t.seed,
+                 "Seed of the node shuffle and the random rings (default: from the clock, printed)");
   cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");
-  cmd.add_option("--test-timeout", t.test_timeout, "Time limit of each test (e.g. 10s, 500ms)")->capture_default_str();
+  cmd.add_option("--test-timeout", t.test_timeout, "Time limit of each test (e.g. 10s, 500ms)")
+      ->capture_default_str();
   cmd.add_option("--deadline", t.deadline, "Time limit of the whole run; later tests are skipped (0 = none)")
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write every result and the run's context to this JSON file");
-  cmd.add_option("--csv-dir", o.csv_dir, "Write the histogram of every canary and state as CSV into this directory");
+  cmd.add_option("--csv-dir", o.csv_dir,
+                 "Write the histogram of every canary and state as CSV into this directory");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
   cmd.add_flag("-v,--verbose", o.verbose, "Progress messages on stderr even when it is not a terminal");
   cmd.add_option("--latency-size", t.latency_size, "Latency message size")->capture_default_str();
   cmd.add_option("--bandwidth-size", t.bandwidth_size, "Bandwidth message size")->capture_default_str();
-  cmd.add_option("--bandwidth-outstanding", o.bandwidth_outstanding, "Bandwidth messages in flight per neighbour")
+  cmd.add_option("--bandwidth-outstanding", o.bandwidth_outstanding,
+                 "Bandwidth messages in flight per neighbour")
       ->capture_default_str();
-  cmd.add_option("--allreduce-size", t.allreduce_size, "Allreduce canary size (multiple of 8)")->capture_default_str();
+  cmd.add_option("--allreduce-size", t.allreduce_size, "Allreduce canary size (multiple of 8)")
+      ->capture_default_str();
   add_loop_options(cmd, o.latency, "latency", true);
   add_loop_options(cmd, o.bandwidth, "bandwidth", true);
   add_loop_options(cmd, o.allreduce, "allreduce", false);
   if (load) {
-    cmd.add_option("--canary-fraction", o.canary_fraction, "Fraction of nodes that run canaries")->capture_default_str();
-    cmd.add_option("--congestors", t.congestors,
-                   "Congestor types, split evenly over the other nodes: a2a,p2p-incast,rma-incast,rma-bcast,allreduce")
+    cmd.add_option("--canary-fraction", o.canary_fraction, "Fraction of nodes that run canaries")
         ->capture_default_str();
-    cmd.add_flag("--each-congestor", o.each_congestor, "Also run the loaded tests with one congestor type at a time");
-    cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")->capture_default_str();
-    cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size, "Size of the allreduce congestor")
+    cmd.add_option("--congestors", t.congestors,
+                   "Congestor types, split evenly over the other nodes: "
+                   "a2a,p2p-incast,rma-incast,rma-bcast,allreduce")
+        ->capture_default_str();
+    cmd.add_flag("--each-congestor", o.each_congestor,
+                 "Also run the loaded tests with one congestor type at a time");
+    cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")
+        ->capture_default_str();
+    cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size,
+                   "Size of the allreduce congestor")
         ->capture_default_str();
     cmd.add_option("--congestor-warmup", o.congestor_warmup, "Congestor iterations before the canaries start")
         ->capture_default_str();
@@ -88,7 +102,8 @@ void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load
         ->capture_default_str();
   } else {
     add_loop_options(cmd, o.alltoall, "alltoall", false);
-    cmd.add_option("--alltoall-size", t.alltoall_size, "Alltoall canary size per peer")->capture_default_str();
+    cmd.add_option("--alltoall-size", t.alltoall_size, "Alltoall canary size per peer")
+        ->capture_default_str();
   }
 }
 
@@ -126,9 +141,11 @@ void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
   o.allreduce_bytes = gridlock::parse_byte_size(t.allreduce_size, "--allreduce-size");
   o.alltoall_bytes = gridlock::parse_byte_size(t.alltoall_size, "--alltoall-size");
   o.congestor_bytes = gridlock::parse_byte_size(t.congestor_size, "--congestor-size");
-  o.allreduce_congestor_bytes = gridlock::parse_byte_size(t.allreduce_congestor_size, "--allreduce-congestor-size");
+  o.allreduce_congestor_bytes =
+      gridlock::parse_byte_size(t.allreduce_congestor_size, "--allreduce-congestor-size");
   const double timeout = gridlock::parse_duration_seconds(t.test_timeout, "--test-timeout");
-  o.test_timeout_s = (o.quick && !given(cmd, "--test-timeout")) ? std::min(o.test_timeout_s, timeout) : timeout;
+  o.test_timeout_s =
+      (o.quick && !given(cmd, "--test-timeout")) ? std::min(o.test_timeout_s, timeout) : timeout;
   o.deadline_s = gridlock::parse_duration_seconds(t.deadline, "--deadline");
   gb::validate(o);
 }
@@ -142,10 +159,12 @@ int run(int argc, char** argv, int rank) {
   load_options.mode = gb::Mode::kLoad;
   TextOptions network_text;
   TextOptions load_text;
-  auto* network = app.add_subcommand("network", "Every node runs the canaries (random-ring latency and bandwidth, "
-                                                "RMA, natural ring, allreduce, alltoall)");
-  auto* load = app.add_subcommand("load", "Canaries on a fraction of the nodes, alone and beside congestors on the "
-                                          "rest; reports Congestion Impact");
+  auto* network = app.add_subcommand("network",
+                                     "Every node runs the canaries (random-ring latency and bandwidth, "
+                                     "RMA, natural ring, allreduce, alltoall)");
+  auto* load = app.add_subcommand("load",
+                                  "Canaries on a fraction of the nodes, alone and beside congestors on the "
+                                  "rest; reports Congestion Impact");
   add_common_options(*network, network_options, network_text, false);
   add_common_options(*load, load_options, load_text, true);
   try {

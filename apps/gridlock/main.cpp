@@ -2,8 +2,8 @@
 // line, runs the chosen subcommand, and maps errors to documented exit codes.
 #include <exception>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"

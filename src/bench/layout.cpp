@@ -43,7 +43,8 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   GRIDLOCK_MPI(MPI_Comm_size(world, &layout.world_size_));
 
   MPI_Comm host_comm = MPI_COMM_NULL;
-  GRIDLOCK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, layout.world_rank_, MPI_INFO_NULL, &host_comm));
+  GRIDLOCK_MPI(
+      MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, layout.world_rank_, MPI_INFO_NULL, &host_comm));
   detail::Comm host(host_comm);
   const int host_rank = host.rank();
   const int host_size = host.size();

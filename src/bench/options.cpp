@@ -126,7 +126,8 @@ void validate(const Options& o) {
           "must be between 1 and 1024", std::to_string(o.bandwidth_outstanding));
   require(o.allreduce_bytes >= 8 && o.allreduce_bytes % 8 == 0, "--allreduce-size",
           "must be a positive multiple of 8 bytes (doubles)", std::to_string(o.allreduce_bytes));
-  require(o.alltoall_bytes >= 1, "--alltoall-size", "must be at least 1 byte", std::to_string(o.alltoall_bytes));
+  require(o.alltoall_bytes >= 1, "--alltoall-size", "must be at least 1 byte",
+          std::to_string(o.alltoall_bytes));
   require(o.congestor_bytes >= 1, "--congestor-size", "must be at least 1 byte",
           std::to_string(o.congestor_bytes));
   require(o.allreduce_congestor_bytes >= 8 && o.allreduce_congestor_bytes % 8 == 0,
@@ -134,12 +135,13 @@ void validate(const Options& o) {
           std::to_string(o.allreduce_congestor_bytes));
   // Sizes feed int counts of MPI calls; keep every buffer well inside INT_MAX elements.
   constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 30U;
-  for (const auto& [name, bytes] : {std::pair<std::string_view, std::uint64_t>{"--latency-size", o.latency_bytes},
-                                    {"--bandwidth-size", o.bandwidth_bytes},
-                                    {"--allreduce-size", o.allreduce_bytes},
-                                    {"--alltoall-size", o.alltoall_bytes},
-                                    {"--congestor-size", o.congestor_bytes},
-                                    {"--allreduce-congestor-size", o.allreduce_congestor_bytes}}) {
+  for (const auto& [name, bytes] :
+       {std::pair<std::string_view, std::uint64_t>{"--latency-size", o.latency_bytes},
+        {"--bandwidth-size", o.bandwidth_bytes},
+        {"--allreduce-size", o.allreduce_bytes},
+        {"--alltoall-size", o.alltoall_bytes},
+        {"--congestor-size", o.congestor_bytes},
+        {"--allreduce-congestor-size", o.allreduce_congestor_bytes}}) {
     require(bytes <= kMaxBytes, name, "must be at most 1 GiB", std::to_string(bytes));
   }
   require(o.congestor_check >= 1, "--congestor-check", "must be >= 1", std::to_string(o.congestor_check));

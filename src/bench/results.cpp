@@ -26,9 +26,7 @@ std::string cell(double value, int width) {
   return std::isfinite(value) ? fmt::format("{:>{}.1f}", value, width) : fmt::format("{:>{}}", "-", width);
 }
 
-std::string truncate(std::string_view text, std::size_t width) {
-  return std::string(text.substr(0, width));
-}
+std::string truncate(std::string_view text, std::size_t width) { return std::string(text.substr(0, width)); }
 
 void print_title(std::FILE* out, std::string_view title) {
   fmt::print(out, "\n{}\n", kOuterBar);
@@ -254,8 +252,9 @@ Json report_body(const Report& report) {
 void print_tables(const Report& report, std::FILE* out) {
   for (const auto& phase : report.phases) {
     if (phase.label == "isolated") {
-      print_canary_table(out, report.mode == Mode::kNetwork ? "Isolated Network Tests" : "Isolated Congestion Tests",
-                         phase.canaries);
+      print_canary_table(
+          out, report.mode == Mode::kNetwork ? "Isolated Network Tests" : "Isolated Congestion Tests",
+          phase.canaries);
     } else {
       print_canary_table(out, phase_title(phase), phase.canaries);
       print_congestor_table(out, phase);
@@ -272,9 +271,10 @@ void print_tables(const Report& report, std::FILE* out) {
         rows.push_back(row);
       }
     }
-    const std::string title = phase.active.size() == 1
-                                  ? fmt::format("{} Congestor only - Key Results", congestor_title(phase.active[0]))
-                                  : "Network Tests running with Congestion Tests - Key Results";
+    const std::string title =
+        phase.active.size() == 1
+            ? fmt::format("{} Congestor only - Key Results", congestor_title(phase.active[0]))
+            : "Network Tests running with Congestion Tests - Key Results";
     print_impact_table(out, title, rows);
   }
   for (const auto& phase : report.phases) {

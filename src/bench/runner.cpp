@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstring>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -82,7 +82,8 @@ std::pair<std::uint64_t, bool> agree_on_seed(const Options& options, MPI_Comm wo
       seed = {*options.seed, 0};
     } else {
       const auto now = std::chrono::system_clock::now().time_since_epoch();
-      seed = {mix64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) %
+      seed = {mix64(static_cast<std::uint64_t>(
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) %
                   1000000000ULL,
               1};
     }
@@ -138,7 +139,8 @@ void progress(const RunState& s, const std::string& text) {
 // Listing 1 of the paper, with the timeout checked before every ring block by an allreduce
 // over all canary ranks, so every rank stops after the same block and no empty collectives
 // follow a timeout.
-LocalCanary measure_canary(const RunState& s, const CanarySpec& spec, CanaryKernel& kernel, double timeout_s) {
+LocalCanary measure_canary(const RunState& s, const CanarySpec& spec, CanaryKernel& kernel,
+                           double timeout_s) {
   LocalCanary r;
   const std::uint64_t ring_seed = derive_seed(s.seed, kRingStream);
   const auto size = static_cast<std::uint64_t>(s.slice_size);
@@ -250,8 +252,8 @@ CanaryResult reduce_results(const RunState& s, const CanarySpec& spec, const Loc
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::array<double, 3> sums{has_mean ? rank_mean : 0.0, has_mean ? 1.0 : 0.0, canary ? 1.0 : 0.0};
   std::array<double, 3> mins{has_mean ? rank_mean : kInf, has_mean ? -rank_mean : kInf, 0.0};
-  std::array<double, 3> maxes{canary ? static_cast<double>(local.bulk_blocks) : 0.0, local.timed_out ? 1.0 : 0.0,
-                              local.elapsed_s};
+  std::array<double, 3> maxes{canary ? static_cast<double>(local.bulk_blocks) : 0.0,
+                              local.timed_out ? 1.0 : 0.0, local.elapsed_s};
   std::array<double, 3> sums_total{};
   std::array<double, 3> mins_total{};
   std::array<double, 3> maxes_total{};
@@ -276,10 +278,12 @@ CanaryResult reduce_results(const RunState& s, const CanarySpec& spec, const Loc
   std::vector<std::uint64_t> counters_total(3 * types, 0);
   std::vector<int> late_total(types, 0);
   if (types > 0) {
-    GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), static_cast<int>(types), MPI_DOUBLE, MPI_SUM, 0, s.world));
-    GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), static_cast<int>(3 * types), MPI_UINT64_T, MPI_SUM,
-                            0, s.world));
-    GRIDLOCK_MPI(MPI_Reduce(late.data(), late_total.data(), static_cast<int>(types), MPI_INT, MPI_MAX, 0, s.world));
+    GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), static_cast<int>(types), MPI_DOUBLE, MPI_SUM, 0,
+                            s.world));
+    GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), static_cast<int>(3 * types), MPI_UINT64_T,
+                            MPI_SUM, 0, s.world));
+    GRIDLOCK_MPI(
+        MPI_Reduce(late.data(), late_total.data(), static_cast<int>(types), MPI_INT, MPI_MAX, 0, s.world));
   }
 
   if (s.layout.world_rank() != 0) {
@@ -418,8 +422,8 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   Comm slice = detail::split(world, role.group * rpn + layout.local_rank(), static_cast<int>(position));
   const int slice_rank = slice.rank();
   const int slice_size = slice.size();
-  RunState s{options, world, std::move(layout), std::move(roles), role, seed, seed_from_time,
-             std::move(group), std::move(slice)};
+  RunState s{options, world,          std::move(layout), std::move(roles), role,
+             seed,    seed_from_time, std::move(group),  std::move(slice)};
   s.slice_rank = slice_rank;
   s.slice_size = slice_size;
   s.progress = !options.quiet && (options.verbose || ::isatty(STDERR_FILENO) != 0);
@@ -460,7 +464,8 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
       summary += fmt::format("{}{} {}", g == 0 ? "" : ", ", s.roles.group_name(g), s.roles.group_size(g));
     }
     fmt::print("gridlock-bench {} {} (commit {}): {} nodes x {} ranks per node{}; seed {}{}\n",
-               options.mode == Mode::kLoad ? "load" : "network", report.context["gridlock_version"].get<std::string>(),
+               options.mode == Mode::kLoad ? "load" : "network",
+               report.context["gridlock_version"].get<std::string>(),
                report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
                s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
                seed_from_time ? " (from the clock; repeat with --seed)" : "");
@@ -490,9 +495,10 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
                                      congestor_kernel.get(), active);
       if (rank == 0) {
         progress(s, fmt::format("[{}/{}] {}: {}: {}", test_number, total_tests, label, specs[i].title,
-                                result.skipped ? "skipped (deadline)"
-                                               : fmt::format("{} samples in {:.2f} s{}", result.fine.count,
-                                                             result.elapsed_s, result.timed_out ? " (timed out)" : "")));
+                                result.skipped
+                                    ? "skipped (deadline)"
+                                    : fmt::format("{} samples in {:.2f} s{}", result.fine.count,
+                                                  result.elapsed_s, result.timed_out ? " (timed out)" : "")));
         phase.canaries.push_back(std::move(result));
       }
     }

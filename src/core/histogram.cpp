@@ -94,8 +94,8 @@ double LogHistogram::quantile(double q) const noexcept {
   }
   q = std::clamp(q, 0.0, 1.0);
   // Nearest rank: the smallest sample with at least ceil(q*n) samples at or below it.
-  const auto rank = std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
+  const auto rank =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
   if (rank == 1) {
     return min_;
   }

@@ -26,8 +26,7 @@ std::string errno_text(int error) { return std::strerror(error); }
 // A temporary name next to the target, unique per process and call, so concurrent writers
 // (several ranks, several tools) never share one.
 fs::path temporary_sibling(const fs::path& path) {
-  const auto now = static_cast<std::uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   const std::uint64_t tag = mix64(now ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
   fs::path tmp = path;
   tmp += fmt::format(".tmp.{}.{:016x}", ::getpid(), tag);
@@ -86,14 +85,14 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   const bool closed = std::fclose(file) == 0;
   if (!written || !flushed || !closed) {
     std::remove(tmp.c_str());
-    throw IoError(fmt::format("cannot write '{}': {} (is the disk full?)", path.string(),
-                              errno_text(write_errno)));
+    throw IoError(
+        fmt::format("cannot write '{}': {} (is the disk full?)", path.string(), errno_text(write_errno)));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
     std::remove(tmp.c_str());
-    throw IoError(fmt::format("cannot write '{}': rename failed: {}", path.string(),
-                              errno_text(rename_errno)));
+    throw IoError(
+        fmt::format("cannot write '{}': rename failed: {}", path.string(), errno_text(rename_errno)));
   }
 }
 

@@ -82,7 +82,8 @@ std::uint64_t RandomPermutation::index_of(std::uint64_t v) const noexcept {
   return x;
 }
 
-RandomPermutation random_ring_order(std::uint64_t size, std::uint64_t seed, std::uint64_t ring_index) noexcept {
+RandomPermutation random_ring_order(std::uint64_t size, std::uint64_t seed,
+                                    std::uint64_t ring_index) noexcept {
   return {size, derive_seed(seed, ring_index)};
 }
 

@@ -34,8 +34,8 @@ std::pair<double, std::string_view> split_number(std::string_view text, std::str
   const auto* last = trimmed.data() + trimmed.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (ec != std::errc{} || trimmed.empty()) {
-    throw InputError(fmt::format("invalid {} '{}': expected a number with an optional unit, e.g. '{}'",
-                                 what, text, example));
+    throw InputError(fmt::format("invalid {} '{}': expected a number with an optional unit, e.g. '{}'", what,
+                                 text, example));
   }
   if (!std::isfinite(value) || value < 0) {
     throw InputError(fmt::format("invalid {} '{}': must be a non-negative finite number", what, text));
@@ -51,11 +51,22 @@ std::uint64_t parse_byte_size(std::string_view text, std::string_view what) {
     std::string_view name;
     double factor;
   };
-  static constexpr Suffix kSuffixes[] = {
-      {"", 1},          {"B", 1},         {"b", 1},         {"KiB", 1024.0},  {"k", 1024.0},
-      {"K", 1024.0},    {"KB", 1e3},      {"kB", 1e3},      {"MiB", 1048576.0}, {"m", 1048576.0},
-      {"M", 1048576.0}, {"MB", 1e6},      {"GiB", 1073741824.0}, {"g", 1073741824.0},
-      {"G", 1073741824.0}, {"GB", 1e9}};
+  static constexpr Suffix kSuffixes[] = {{"", 1},
+                                         {"B", 1},
+                                         {"b", 1},
+                                         {"KiB", 1024.0},
+                                         {"k", 1024.0},
+                                         {"K", 1024.0},
+                                         {"KB", 1e3},
+                                         {"kB", 1e3},
+                                         {"MiB", 1048576.0},
+                                         {"m", 1048576.0},
+                                         {"M", 1048576.0},
+                                         {"MB", 1e6},
+                                         {"GiB", 1073741824.0},
+                                         {"g", 1073741824.0},
+                                         {"G", 1073741824.0},
+                                         {"GB", 1e9}};
   for (const auto& suffix : kSuffixes) {
     if (unit != suffix.name) {
       continue;
@@ -69,8 +80,8 @@ std::uint64_t parse_byte_size(std::string_view text, std::string_view what) {
     }
     return static_cast<std::uint64_t>(bytes);
   }
-  throw InputError(fmt::format("invalid {} '{}': unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB, GB)",
-                               what, text, unit));
+  throw InputError(
+      fmt::format("invalid {} '{}': unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB, GB)", what, text, unit));
 }
 
 double parse_duration_seconds(std::string_view text, std::string_view what) {
@@ -79,15 +90,15 @@ double parse_duration_seconds(std::string_view text, std::string_view what) {
     std::string_view name;
     double seconds;
   };
-  static constexpr Suffix kSuffixes[] = {{"", 1.0},     {"s", 1.0},     {"ms", 1e-3}, {"us", 1e-6},
-                                         {"ns", 1e-9},  {"min", 60.0},  {"h", 3600.0}};
+  static constexpr Suffix kSuffixes[] = {{"", 1.0},    {"s", 1.0},    {"ms", 1e-3}, {"us", 1e-6},
+                                         {"ns", 1e-9}, {"min", 60.0}, {"h", 3600.0}};
   for (const auto& suffix : kSuffixes) {
     if (unit == suffix.name) {
       return value * suffix.seconds;
     }
   }
-  throw InputError(fmt::format("invalid {} '{}': unknown unit '{}' (use s, ms, us, ns, min, h)", what,
-                               text, unit));
+  throw InputError(
+      fmt::format("invalid {} '{}': unknown unit '{}' (use s, ms, us, ns, min, h)", what, text, unit));
 }
 
 std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {

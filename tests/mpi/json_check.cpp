@@ -45,9 +45,9 @@ TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
   const Json doc = load(env("GRIDLOCK_JSON"));
   ASSERT_EQ(doc.begin().key(), "context");
   const Json& c = doc["context"];
-  for (const char* field : {"tool", "gridlock_version", "git_commit", "schema", "schema_version", "date", "host",
-                            "mode", "mpi_library", "mpi_standard", "ranks", "nodes", "ranks_per_node", "seed",
-                            "parameters"}) {
+  for (const char* field :
+       {"tool", "gridlock_version", "git_commit", "schema", "schema_version", "date", "host", "mode",
+        "mpi_library", "mpi_standard", "ranks", "nodes", "ranks_per_node", "seed", "parameters"}) {
     EXPECT_TRUE(c.contains(field)) << "context lacks " << field;
   }
   EXPECT_EQ(c["tool"], "gridlock-bench");

@@ -35,21 +35,21 @@ struct CongestorResult {
 /// mean is the mean over its blocks of the block's per-iteration value; reported are the mean,
 /// minimum and maximum of those per-rank means.
 struct CanaryResult {
-  std::string key;       ///< Stable identifier, e.g. `rr_two_sided_lat`.
-  std::string title;     ///< Table name, e.g. `RR Two-sided Lat (8 B)`.
-  std::string units;     ///< `usec` or `MiB/s/rank`.
-  Better better = Better::kLower;  ///< Direction in which the metric is good.
-  Summary fine;          ///< Pooled per-iteration samples of all ranks.
-  LogHistogram histogram;  ///< The pooled samples themselves (for CSV output).
-  double bulk_mean = 0;  ///< Mean over ranks of per-rank bulk means.
-  double bulk_min = 0;   ///< Smallest per-rank bulk mean.
-  double bulk_max = 0;   ///< Largest per-rank bulk mean.
-  std::uint64_t ranks = 0;             ///< Ranks that measured.
-  std::uint64_t blocks_completed = 0;  ///< Ring blocks (m, n) completed by every rank.
-  std::uint64_t blocks_planned = 0;    ///< nM x nR.
-  bool timed_out = false;  ///< Cut short by --test-timeout.
-  bool skipped = false;    ///< Not run because --deadline had passed.
-  double elapsed_s = 0;    ///< Wall time of the test on rank 0 of the canaries.
+  std::string key;                          ///< Stable identifier, e.g. `rr_two_sided_lat`.
+  std::string title;                        ///< Table name, e.g. `RR Two-sided Lat (8 B)`.
+  std::string units;                        ///< `usec` or `MiB/s/rank`.
+  Better better = Better::kLower;           ///< Direction in which the metric is good.
+  Summary fine;                             ///< Pooled per-iteration samples of all ranks.
+  LogHistogram histogram;                   ///< The pooled samples themselves (for CSV output).
+  double bulk_mean = 0;                     ///< Mean over ranks of per-rank bulk means.
+  double bulk_min = 0;                      ///< Smallest per-rank bulk mean.
+  double bulk_max = 0;                      ///< Largest per-rank bulk mean.
+  std::uint64_t ranks = 0;                  ///< Ranks that measured.
+  std::uint64_t blocks_completed = 0;       ///< Ring blocks (m, n) completed by every rank.
+  std::uint64_t blocks_planned = 0;         ///< nM x nR.
+  bool timed_out = false;                   ///< Cut short by --test-timeout.
+  bool skipped = false;                     ///< Not run because --deadline had passed.
+  double elapsed_s = 0;                     ///< Wall time of the test on rank 0 of the canaries.
   std::vector<CongestorResult> congestors;  ///< Congestor throughput while this test ran.
 
   /// The figure in the table's "99%" column: p99 for latencies, p1 for bandwidths.
@@ -58,18 +58,18 @@ struct CanaryResult {
 
 /// One pass over the canary tests in one state.
 struct PhaseResult {
-  std::string label;                        ///< `isolated`, `loaded`, or `loaded:<congestor>`.
-  std::vector<CongestorType> active;        ///< Congestors that ran (empty when isolated).
-  std::vector<CanaryResult> canaries;       ///< One entry per canary test.
+  std::string label;                   ///< `isolated`, `loaded`, or `loaded:<congestor>`.
+  std::vector<CongestorType> active;   ///< Congestors that ran (empty when isolated).
+  std::vector<CanaryResult> canaries;  ///< One entry per canary test.
 };
 
 /// Congestion Impact of one canary in one loaded phase against the isolated baseline.
 struct ImpactRow {
-  std::string phase;   ///< Loaded phase label.
-  std::string key;     ///< Canary key.
-  std::string title;   ///< Canary table name.
-  double mean = 0;     ///< CI of the means (unrounded), NaN if unavailable.
-  double tail99 = 0;   ///< CI of the 99% tails (p99, or p1 for bandwidth), NaN if unavailable.
+  std::string phase;  ///< Loaded phase label.
+  std::string key;    ///< Canary key.
+  std::string title;  ///< Canary table name.
+  double mean = 0;    ///< CI of the means (unrounded), NaN if unavailable.
+  double tail99 = 0;  ///< CI of the 99% tails (p99, or p1 for bandwidth), NaN if unavailable.
 };
 
 /// A whole run as seen by rank 0.
@@ -95,6 +95,7 @@ void print_tables(const Report& report, std::FILE* out);
 
 /// Writes one CSV per canary and phase into `dir` (created if missing): the non-empty
 /// histogram buckets with their bounds. Returns the paths written. Throws IoError.
-std::vector<std::filesystem::path> write_histogram_csvs(const Report& report, const std::filesystem::path& dir);
+std::vector<std::filesystem::path> write_histogram_csvs(const Report& report,
+                                                        const std::filesystem::path& dir);
 
 }  // namespace gridlock::bench

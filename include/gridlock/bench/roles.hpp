@@ -13,8 +13,8 @@ namespace gridlock::bench {
 
 /// The role of one node and its position within the role's group.
 struct NodeRole {
-  int group = 0;              ///< 0 = canary; 1 + i = the i-th configured congestor type.
-  std::uint64_t position = 0; ///< Position of the node in its group (its rank in slice comms).
+  int group = 0;               ///< 0 = canary; 1 + i = the i-th configured congestor type.
+  std::uint64_t position = 0;  ///< Position of the node in its group (its rank in slice comms).
 };
 
 /// Splits `nodes` nodes into a canary group and one group per congestor type.
@@ -44,7 +44,9 @@ class RoleLayout {
   /// Number of groups: 1 + number of congestor types.
   [[nodiscard]] int group_count() const noexcept { return static_cast<int>(sizes_.size()); }
   /// Number of nodes in a group.
-  [[nodiscard]] std::uint64_t group_size(int group) const { return sizes_.at(static_cast<std::size_t>(group)); }
+  [[nodiscard]] std::uint64_t group_size(int group) const {
+    return sizes_.at(static_cast<std::size_t>(group));
+  }
   /// Congestor types, in group order (group 1 + i has type congestors()[i]).
   [[nodiscard]] const std::vector<CongestorType>& congestors() const noexcept { return congestors_; }
   /// Group name: "canary" or the congestor key.

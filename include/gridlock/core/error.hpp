@@ -9,12 +9,12 @@ namespace gridlock {
 
 /// Process exit codes used by every gridlock executable.
 enum class ExitCode : int {
-  kOk = 0,            ///< Success.
+  kOk = 0,              ///< Success.
   kRuntimeFailure = 1,  ///< A measurement or computation failed at run time.
-  kUsage = 2,         ///< Bad command line or bad input file: the user can fix it.
-  kIo = 3,            ///< A file could not be read or written.
-  kMpi = 4,           ///< The MPI library reported an error.
-  kInternal = 70,     ///< A bug in gridlock (an invariant was violated).
+  kUsage = 2,           ///< Bad command line or bad input file: the user can fix it.
+  kIo = 3,              ///< A file could not be read or written.
+  kMpi = 4,             ///< The MPI library reported an error.
+  kInternal = 70,       ///< A bug in gridlock (an invariant was violated).
 };
 
 /// Base class of all gridlock errors; `what()` says what happened, where, and how to fix it.

@@ -27,8 +27,8 @@ class LogHistogram {
   /// One past the largest binary exponent tracked with full resolution.
   static constexpr int kMaxExponent = 34;
   /// Number of regular buckets.
-  static constexpr std::size_t kRegularBuckets =
-      static_cast<std::size_t>(kMaxExponent - kMinExponent) << kSubBucketBits;
+  static constexpr std::size_t kRegularBuckets = static_cast<std::size_t>(kMaxExponent - kMinExponent)
+                                                 << kSubBucketBits;
   /// Index of the underflow bucket (values < 2^kMinExponent, including <= 0).
   static constexpr std::size_t kUnderflowBucket = kRegularBuckets;
   /// Index of the overflow bucket (values >= 2^kMaxExponent, infinities).
@@ -68,8 +68,8 @@ class LogHistogram {
   [[nodiscard]] std::span<const std::uint64_t> bucket_counts() const noexcept { return buckets_; }
   /// Rebuilds a histogram from reduced parts (bucket counts summed, sum summed, min/max reduced).
   /// Throws InputError if `counts` has the wrong length.
-  [[nodiscard]] static LogHistogram from_parts(std::span<const std::uint64_t> counts, double sum,
-                                               double min, double max, std::uint64_t nan_count);
+  [[nodiscard]] static LogHistogram from_parts(std::span<const std::uint64_t> counts, double sum, double min,
+                                               double max, std::uint64_t nan_count);
 
   /// Bucket index of a value.
   [[nodiscard]] static std::size_t bucket_of(double value) noexcept;

@@ -62,9 +62,7 @@ class Rng {
   }
 
   /// Uniform double in [0, 1) with 53 random bits.
-  constexpr double uniform01() noexcept {
-    return static_cast<double>((*this)() >> 11U) * 0x1.0p-53;
-  }
+  constexpr double uniform01() noexcept { return static_cast<double>((*this)() >> 11U) * 0x1.0p-53; }
 
  private:
   static constexpr std::uint64_t rotl(std::uint64_t x, unsigned k) noexcept {

@@ -24,9 +24,7 @@ struct Summary {
   double p99_9 = 0;         ///< 99.9th percentile.
 
   /// The "99%" tail figure in the direction that hurts: p99 for latencies, p1 for bandwidths.
-  [[nodiscard]] double tail99(Better better) const noexcept {
-    return better == Better::kLower ? p99 : p1;
-  }
+  [[nodiscard]] double tail99(Better better) const noexcept { return better == Better::kLower ? p99 : p1; }
   /// The "99.9%" tail figure in the direction that hurts.
   [[nodiscard]] double tail99_9(Better better) const noexcept {
     return better == Better::kLower ? p99_9 : p0_1;

@@ -60,7 +60,8 @@ class GetLatency final : public CanaryKernel {
   }
   void run() override {
     GRIDLOCK_MPI(MPI_Get(local_.data(), count_, MPI_BYTE, left_, 0, count_, MPI_BYTE, window_.get()));
-    GRIDLOCK_MPI(MPI_Get(local_.data() + count_, count_, MPI_BYTE, right_, 0, count_, MPI_BYTE, window_.get()));
+    GRIDLOCK_MPI(
+        MPI_Get(local_.data() + count_, count_, MPI_BYTE, right_, 0, count_, MPI_BYTE, window_.get()));
     GRIDLOCK_MPI(MPI_Win_flush(left_, window_.get()));
     if (right_ != left_) {
       GRIDLOCK_MPI(MPI_Win_flush(right_, window_.get()));
@@ -96,12 +97,14 @@ class TwoSidedBandwidth final : public CanaryKernel {
   void run() override {
     const auto n = static_cast<std::size_t>(count_);
     for (std::size_t k = 0; k < outstanding_; ++k) {
-      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + k * n, count_, MPI_BYTE, left_, kTagRight, slice_, &requests_[4 * k]));
-      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + (outstanding_ + k) * n, count_, MPI_BYTE, right_, kTagLeft, slice_,
-                             &requests_[4 * k + 1]));
+      GRIDLOCK_MPI(
+          MPI_Irecv(recv_.data() + k * n, count_, MPI_BYTE, left_, kTagRight, slice_, &requests_[4 * k]));
+      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + (outstanding_ + k) * n, count_, MPI_BYTE, right_, kTagLeft,
+                             slice_, &requests_[4 * k + 1]));
       // MPI-3 allows concurrent sends from one buffer.
       GRIDLOCK_MPI(MPI_Isend(send_.data(), count_, MPI_BYTE, left_, kTagLeft, slice_, &requests_[4 * k + 2]));
-      GRIDLOCK_MPI(MPI_Isend(send_.data(), count_, MPI_BYTE, right_, kTagRight, slice_, &requests_[4 * k + 3]));
+      GRIDLOCK_MPI(
+          MPI_Isend(send_.data(), count_, MPI_BYTE, right_, kTagRight, slice_, &requests_[4 * k + 3]));
     }
     GRIDLOCK_MPI(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
     if (sync_) {
@@ -142,8 +145,10 @@ class PutBandwidth final : public CanaryKernel {
       // I am my left neighbour's right neighbour: write into its "from right" half, and back.
       const auto k_offset = static_cast<MPI_Aint>(k) * size;
       const auto half = static_cast<MPI_Aint>(outstanding_) * size;
-      GRIDLOCK_MPI(MPI_Put(send_.data(), count_, MPI_BYTE, left_, half + k_offset, count_, MPI_BYTE, window_.get()));
-      GRIDLOCK_MPI(MPI_Put(send_.data(), count_, MPI_BYTE, right_, k_offset, count_, MPI_BYTE, window_.get()));
+      GRIDLOCK_MPI(
+          MPI_Put(send_.data(), count_, MPI_BYTE, left_, half + k_offset, count_, MPI_BYTE, window_.get()));
+      GRIDLOCK_MPI(
+          MPI_Put(send_.data(), count_, MPI_BYTE, right_, k_offset, count_, MPI_BYTE, window_.get()));
     }
     GRIDLOCK_MPI(MPI_Win_flush(left_, window_.get()));
     if (right_ != left_) {
@@ -166,7 +171,10 @@ class PutBandwidth final : public CanaryKernel {
 class AllreduceLatency final : public CanaryKernel {
  public:
   AllreduceLatency(MPI_Comm slice, std::uint64_t bytes)
-      : slice_(slice), count_(to_count(bytes / 8, "--allreduce-size")), send_(bytes / 8, 1.0), recv_(bytes / 8) {}
+      : slice_(slice),
+        count_(to_count(bytes / 8, "--allreduce-size")),
+        send_(bytes / 8, 1.0),
+        recv_(bytes / 8) {}
   void set_peers(int /*left*/, int /*right*/) override {}
   void run() override {
     GRIDLOCK_MPI(MPI_Allreduce(send_.data(), recv_.data(), count_, MPI_DOUBLE, MPI_SUM, slice_));
@@ -183,7 +191,8 @@ class AllreduceLatency final : public CanaryKernel {
 // Multiple Alltoall (network mode): bandwidth counts the bytes sent to the other ranks.
 class AlltoallBandwidth final : public CanaryKernel {
  public:
-  AlltoallBandwidth(MPI_Comm slice, std::uint64_t bytes) : slice_(slice), count_(to_count(bytes, "--alltoall-size")) {
+  AlltoallBandwidth(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice), count_(to_count(bytes, "--alltoall-size")) {
     int size = 0;
     GRIDLOCK_MPI(MPI_Comm_size(slice, &size));
     const auto ranks = static_cast<std::uint64_t>(size);
@@ -234,8 +243,8 @@ class PairwiseAllToAll final : public CongestorKernel {
     for (int k = 1; k < size_; ++k) {
       const int to = (rank_ + k) % size_;
       const int from = (rank_ - k + size_) % size_;
-      GRIDLOCK_MPI(MPI_Sendrecv(send_.data(), count_, MPI_BYTE, to, k, recv_.data(), count_, MPI_BYTE, from, k,
-                                slice_, MPI_STATUS_IGNORE));
+      GRIDLOCK_MPI(MPI_Sendrecv(send_.data(), count_, MPI_BYTE, to, k, recv_.data(), count_, MPI_BYTE, from,
+                                k, slice_, MPI_STATUS_IGNORE));
     }
   }
   [[nodiscard]] std::uint64_t bytes_per_iteration() const override { return bytes_; }
@@ -254,7 +263,10 @@ class PairwiseAllToAll final : public CongestorKernel {
 class P2pIncast final : public CongestorKernel {
  public:
   P2pIncast(MPI_Comm slice, std::uint64_t bytes)
-      : slice_(slice), rank_(comm_rank(slice)), size_(comm_size(slice)), count_(to_count(bytes, "--congestor-size")) {
+      : slice_(slice),
+        rank_(comm_rank(slice)),
+        size_(comm_size(slice)),
+        count_(to_count(bytes, "--congestor-size")) {
     if (rank_ == 0) {
       recv_.resize(static_cast<std::size_t>(size_ - 1) * bytes);
       requests_.resize(static_cast<std::size_t>(size_ - 1));
@@ -372,29 +384,39 @@ std::string size_label(std::uint64_t bytes) { return fmt::format("{} B", bytes);
 std::vector<CanarySpec> canary_specs(const Options& o) {
   const std::string lat = size_label(o.latency_bytes);
   const std::string bw = size_label(o.bandwidth_bytes);
-  const CanarySpec latency{"rr_two_sided_lat", fmt::format("RR Two-sided Lat ({})", lat), "usec", Better::kLower,
-                           o.latency, RingKind::kRandom};
-  const CanarySpec bw_sync{"rr_two_sided_bw_sync", fmt::format("RR Two-sided BW+Sync ({})", bw), "MiB/s/rank",
-                           Better::kHigher, o.bandwidth, RingKind::kRandom};
-  const CanarySpec allreduce{"multiple_allreduce", fmt::format("Multiple Allreduce ({})", size_label(o.allreduce_bytes)),
-                             "usec", Better::kLower, o.allreduce, RingKind::kNone};
+  const CanarySpec latency{
+      "rr_two_sided_lat", fmt::format("RR Two-sided Lat ({})", lat), "usec", Better::kLower, o.latency,
+      RingKind::kRandom};
+  const CanarySpec bw_sync{"rr_two_sided_bw_sync",
+                           fmt::format("RR Two-sided BW+Sync ({})", bw),
+                           "MiB/s/rank",
+                           Better::kHigher,
+                           o.bandwidth,
+                           RingKind::kRandom};
+  const CanarySpec allreduce{"multiple_allreduce",
+                             fmt::format("Multiple Allreduce ({})", size_label(o.allreduce_bytes)),
+                             "usec",
+                             Better::kLower,
+                             o.allreduce,
+                             RingKind::kNone};
   if (o.mode == Mode::kLoad) {
     return {latency, bw_sync, allreduce};
   }
   LoopCounts natural = o.bandwidth;
   natural.rings = 1;
   return {latency,
-          {"rr_get_lat", fmt::format("RR Get Lat ({})", lat), "usec", Better::kLower, o.latency, RingKind::kRandom},
-          {"rr_two_sided_bw", fmt::format("RR Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher, o.bandwidth,
+          {"rr_get_lat", fmt::format("RR Get Lat ({})", lat), "usec", Better::kLower, o.latency,
            RingKind::kRandom},
+          {"rr_two_sided_bw", fmt::format("RR Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher,
+           o.bandwidth, RingKind::kRandom},
           {"rr_put_bw", fmt::format("RR Put BW ({})", bw), "MiB/s/rank", Better::kHigher, o.bandwidth,
            RingKind::kRandom},
           bw_sync,
-          {"nat_two_sided_bw", fmt::format("Nat Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher, natural,
-           RingKind::kNatural},
+          {"nat_two_sided_bw", fmt::format("Nat Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher,
+           natural, RingKind::kNatural},
           allreduce,
-          {"multiple_alltoall", fmt::format("Multiple Alltoall ({})", size_label(o.alltoall_bytes)), "MiB/s/rank",
-           Better::kHigher, o.alltoall, RingKind::kNone}};
+          {"multiple_alltoall", fmt::format("Multiple Alltoall ({})", size_label(o.alltoall_bytes)),
+           "MiB/s/rank", Better::kHigher, o.alltoall, RingKind::kNone}};
 }
 
 std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const Options& o, MPI_Comm slice) {

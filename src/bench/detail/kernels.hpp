@@ -39,11 +39,11 @@ class CanaryKernel {
 
 /// Static description of a canary test.
 struct CanarySpec {
-  std::string key;    ///< Stable identifier (JSON, CSV file names).
-  std::string title;  ///< Table name, GPCNeT's where one exists.
-  std::string units;  ///< `usec` or `MiB/s/rank`.
-  Better better = Better::kLower;  ///< Direction that is good.
-  LoopCounts loop;    ///< nM, nR, nI, warm-up.
+  std::string key;                     ///< Stable identifier (JSON, CSV file names).
+  std::string title;                   ///< Table name, GPCNeT's where one exists.
+  std::string units;                   ///< `usec` or `MiB/s/rank`.
+  Better better = Better::kLower;      ///< Direction that is good.
+  LoopCounts loop;                     ///< nM, nR, nI, warm-up.
   RingKind rings = RingKind::kRandom;  ///< Peer selection.
 };
 
@@ -68,7 +68,7 @@ class CongestorKernel {
 };
 
 /// Creates a congestor kernel on `slice` (collective over `slice`: RMA kernels allocate windows).
-[[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const Options& options,
-                                                                     MPI_Comm slice);
+[[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type,
+                                                                     const Options& options, MPI_Comm slice);
 
 }  // namespace gridlock::bench::detail

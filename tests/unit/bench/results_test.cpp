@@ -35,7 +35,8 @@ Report make_report() {
   r.context = base_context("gridlock-bench", "gridlock.bench", 1);
   r.roles = {{"canary", {"n0", "n1"}}, {"a2a", {"n2", "n3"}}};
   r.canary_ring0 = {"n1", "n0"};
-  PhaseResult isolated{"isolated", {}, {make_canary("lat", Better::kLower, 1.0), make_canary("bw", Better::kHigher, 10.0)}};
+  PhaseResult isolated{
+      "isolated", {}, {make_canary("lat", Better::kLower, 1.0), make_canary("bw", Better::kHigher, 10.0)}};
   PhaseResult loaded{"loaded",
                      {CongestorType::kAllToAll},
                      {make_canary("lat", Better::kLower, 3.0), make_canary("bw", Better::kHigher, 5.0)}};
@@ -68,8 +69,8 @@ TEST(Results, JsonBodyHoldsEveryStatisticRoleAndTimeout) {
   EXPECT_EQ(body["roles"]["canary"].size(), 2U);
   EXPECT_EQ(body["canary_ring0"][0], "n1");
   const auto& lat = body["phases"]["isolated"]["canaries"][0];
-  for (const char* field : {"key", "name", "units", "samples", "mean", "min", "median", "p99", "p99_9", "max", "p1",
-                            "tail99", "bulk", "blocks_completed", "timed_out"}) {
+  for (const char* field : {"key", "name", "units", "samples", "mean", "min", "median", "p99", "p99_9", "max",
+                            "p1", "tail99", "bulk", "blocks_completed", "timed_out"}) {
     EXPECT_TRUE(lat.contains(field)) << field;
   }
   EXPECT_EQ(body["phases"]["loaded"]["canaries"][0]["congestor_throughput"][0]["type"], "a2a");

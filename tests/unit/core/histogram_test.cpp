@@ -135,8 +135,7 @@ TEST(LogHistogram, BucketBoundsContainTheirValues) {
     ASSERT_LT(b, LogHistogram::kRegularBuckets);
     EXPECT_LE(LogHistogram::bucket_lower(b), v);
     EXPECT_GT(LogHistogram::bucket_upper(b), v);
-    EXPECT_LE((LogHistogram::bucket_upper(b) - LogHistogram::bucket_lower(b)) /
-                  LogHistogram::bucket_lower(b),
+    EXPECT_LE((LogHistogram::bucket_upper(b) - LogHistogram::bucket_lower(b)) / LogHistogram::bucket_lower(b),
               2 * LogHistogram::kMaxRelativeError + 1e-12);
   }
 }

@@ -82,8 +82,7 @@ TEST_F(OutputTest, CsvHasContextCommentsThenHeaderAndEscapedRows) {
   csv.add_row({"say \"hi\"", "2"});
   EXPECT_THROW(csv.add_row({"only one"}), InputError);
   csv.write(dir_ / "h.csv");
-  EXPECT_EQ(read(dir_ / "h.csv"),
-            "# tool: t\n# seed: 42\nname,value\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
+  EXPECT_EQ(read(dir_ / "h.csv"), "# tool: t\n# seed: 42\nname,value\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
 }
 
 }  // namespace
