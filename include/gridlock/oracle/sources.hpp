@@ -1,0 +1,149 @@
+#pragma once
+/// @file
+/// Where link metrics come from: a simulated load, LDMS `store_csv` files, or the local node's
+/// InfiniBand counters in sysfs. All sources are polled; none throws on bad data after start-up:
+/// problems are counted and described in status().
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gridlock/oracle/metric_store.hpp"
+#include "gridlock/topo/topology.hpp"
+
+namespace gridlock::oracle {
+
+/// A source of link metrics, polled periodically by the service.
+class Source {
+ public:
+  virtual ~Source() = default;
+  Source() = default;
+  Source(const Source&) = delete;             ///< Not copyable.
+  Source& operator=(const Source&) = delete;  ///< Not copyable.
+  Source(Source&&) = delete;                  ///< Not movable.
+  Source& operator=(Source&&) = delete;       ///< Not movable.
+  /// Reads whatever is new and adds it to `store`; `now_s` is the caller's clock (seconds).
+  /// Never throws for bad data; problems are reported in status().
+  virtual void poll(MetricStore& store, double now_s) = 0;
+  /// Name and counters of this source (rows read, malformed rows, ignored columns, ...).
+  [[nodiscard]] virtual Json status() const = 0;
+};
+
+/// One flow of a traffic matrix: `bytes_per_s` from `src` to `dst`.
+struct Flow {
+  topo::NodeId src = 0;    ///< Sending node.
+  topo::NodeId dst = 0;    ///< Receiving node.
+  double bytes_per_s = 0;  ///< Offered rate.
+};
+
+/// Reads a traffic matrix: one `SRC DST RATE` line per flow (names or indices, rate in bytes/s
+/// with optional suffix, e.g. `4GB/s`); `#` starts a comment; a fourth field `bidir` adds the
+/// reverse flow. Throws InputError with file:line.
+[[nodiscard]] std::vector<Flow> read_traffic_matrix(const topo::Topology& topology,
+                                                    const std::filesystem::path& path);
+/// The paper's congestion pairs on its 2x2x8 machine: nid00016<->nid00040, nid00048<->nid00042,
+/// nid00012<->nid00038, both directions at `bytes_per_s` each (node names must exist).
+[[nodiscard]] std::vector<Flow> paper_congestion_flows(const topo::Topology& topology, double bytes_per_s);
+
+/// A simulated load: flows routed over the topology give each link an offered load D.
+/// Used bandwidth = min(D, C) / C; stall estimate = max(0, 1 - C / D) of the time (the share of
+/// the offered traffic that has to wait). LIMITATIONS: offered load, no feedback (a flow slowed
+/// by one link still loads the others at its full rate); terminal links are loaded too.
+class SimulatedLoad final : public Source {
+ public:
+  /// Routes `flows` over `topology` (kept by reference: it must outlive the source).
+  SimulatedLoad(const topo::Topology& topology, std::vector<Flow> flows);
+  /// Adds one interval per loaded link ending at `now_s` (1 s for the first poll).
+  void poll(MetricStore& store, double now_s) override;
+  [[nodiscard]] Json status() const override;
+  /// Offered load per link in bytes/s, indexed by LinkId.
+  [[nodiscard]] const std::vector<double>& demand_bytes_per_s() const noexcept { return demand_; }
+
+ private:
+  const topo::Topology& topology_;
+  std::vector<Flow> flows_;
+  std::vector<double> demand_;
+  double last_s_ = 0;
+  bool polled_ = false;
+};
+
+/// Options of LdmsCsvSource.
+struct LdmsCsvOptions {
+  double default_interval_s = 1;  ///< Interval of a producer's first row of percentages.
+  unsigned counter_bits = 64;     ///< Width of raw counters (wrap detection).
+  double ib_wait_tick_ns = 1;     ///< Length of one `port_xmit_wait` tick (hardware-specific).
+};
+
+/// LDMS `store_csv` files. The header line starts with `#` (`#Time,Time_usec,ProducerName,...`);
+/// columns are found by name. Recognized metric columns (others are listed as ignored):
+/// - Gemini derived: `<D>_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)` (incoming side: the link arriving
+///   on port D of the producer's router), `<D>_SAMPLE_GEMINI_LINK_CREDIT_STALL (% x1e6)` (outgoing
+///   link D), `<D>_SAMPLE_GEMINI_LINK_BW (B/s)`; units `(%)` and `(% x1e6)` are both understood.
+/// - Gemini raw counters: `<D>_traffic (B)` (incoming), `<D>_credit_stall (ns)` (outgoing).
+/// - InfiniBand (sysclassib): `ib.port_xmit_data#<dev>.<port>` (4-byte units, the node's
+///   injection link), `ib.port_rcv_data#...` (ejection link), `ib.port_xmit_wait#...` (ticks,
+///   stall on the injection link).
+/// D is a torus port (`X+` ... `Z-`) or any port name of the topology. When several columns give
+/// the same quantity of the same link, percentages win over rates over raw counters.
+/// Rows of several producers may be interleaved; inputs may be files or directories (every file
+/// in them, in name order, so rolled-over files are picked up); new rows are read as files grow;
+/// a partial last line waits for the next poll; a file that shrinks is read again from the start.
+/// A `<file>.HEADER` file, when present, supplies the header.
+class LdmsCsvSource final : public Source {
+ public:
+  /// Watches `inputs` (files or directories).
+  LdmsCsvSource(const topo::Topology& topology, std::vector<std::filesystem::path> inputs,
+                LdmsCsvOptions options = {});
+  ~LdmsCsvSource() override;
+  LdmsCsvSource(const LdmsCsvSource&) = delete;             ///< Not copyable.
+  LdmsCsvSource& operator=(const LdmsCsvSource&) = delete;  ///< Not copyable.
+  LdmsCsvSource(LdmsCsvSource&&) = delete;                  ///< Not movable.
+  LdmsCsvSource& operator=(LdmsCsvSource&&) = delete;       ///< Not movable.
+  void poll(MetricStore& store, double now_s) override;
+  [[nodiscard]] Json status() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Options of SysfsIbSource.
+struct SysfsIbOptions {
+  std::filesystem::path sys_root = "/sys";  ///< Root of sysfs (a fake tree in tests).
+  unsigned counter_bits = 64;               ///< Width of the counters.
+  double wait_tick_ns = 1;                  ///< Length of one `port_xmit_wait` tick (hardware-specific).
+};
+
+/// The local node's InfiniBand counters: `<root>/class/infiniband/<dev>/ports/<n>/counters/`
+/// `port_xmit_data` and `port_rcv_data` (4-byte units) and `port_xmit_wait` (ticks), and
+/// `ports/<n>/rate` (e.g. `100 Gb/sec (4X EDR)`), mapped to the node's injection (transmit) and
+/// ejection (receive) links. Several ports are summed.
+class SysfsIbSource final : public Source {
+ public:
+  /// Reads the counters of `node`.
+  SysfsIbSource(const topo::Topology& topology, topo::NodeId node, SysfsIbOptions options = {});
+  void poll(MetricStore& store, double now_s) override;
+  [[nodiscard]] Json status() const override;
+
+ private:
+  struct PortState {
+    CounterTracker xmit;
+    CounterTracker rcv;
+    CounterTracker wait;
+  };
+  const topo::Topology& topology_;
+  topo::NodeId node_;
+  SysfsIbOptions options_;
+  std::map<std::string, PortState> ports_;
+  std::uint64_t polls_ = 0;
+  std::uint64_t read_errors_ = 0;
+  std::string last_error_;
+  double rate_bytes_per_s_ = 0;
+};
+
+/// Parses an InfiniBand `rate` file (`100 Gb/sec (4X EDR)`) into bytes/s; 0 when unreadable.
+[[nodiscard]] double parse_ib_rate_bytes_per_s(std::string_view text) noexcept;
+
+}  // namespace gridlock::oracle

@@ -1,0 +1,139 @@
+#include "gridlock/oracle/client.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::oracle {
+
+struct Client::Impl {
+  std::string host;
+  int port = 0;
+  httplib::Client http;
+  Impl(std::string h, int p, int timeout_s) : host(std::move(h)), port(p), http(host, port) {
+    http.set_keep_alive(true);
+    http.set_tcp_nodelay(true);
+    http.set_connection_timeout(timeout_s, 0);
+    http.set_read_timeout(timeout_s, 0);
+    http.set_write_timeout(timeout_s, 0);
+  }
+
+  Json handle(const httplib::Result& result, std::string_view what) const {
+    if (!result) {
+      throw IoError(
+          fmt::format("cannot reach the oracle at http://{}:{} ({}: {}); is 'gridlock oracle serve' "
+                      "running there?",
+                      host, port, what, httplib::to_string(result.error())));
+    }
+    Json body = Json::parse(result->body, nullptr, false);
+    if (result->status >= 400) {
+      std::string message = fmt::format("HTTP {}", result->status);
+      if (!body.is_discarded() && body.contains("error")) {
+        message = fmt::format("{}: {}", body["error"].value("code", std::string("error")),
+                              body["error"].value("message", std::string()));
+      }
+      const auto text = fmt::format("the oracle answered {} with {}", what, message);
+      if (result->status < 500) {
+        throw InputError(text);
+      }
+      throw Error(text);
+    }
+    if (body.is_discarded()) {
+      throw Error(fmt::format("the oracle answered {} with a body that is not JSON", what));
+    }
+    return body;
+  }
+};
+
+Client::Client(const std::string& url, int timeout_s) {
+  std::string_view rest(url);
+  if (rest.substr(0, 7) == "http://") {
+    rest.remove_prefix(7);
+  }
+  while (!rest.empty() && rest.back() == '/') {
+    rest.remove_suffix(1);
+  }
+  const auto colon = rest.rfind(':');
+  int port = 0;
+  if (colon == std::string_view::npos || colon == 0) {
+    throw InputError(
+        fmt::format("oracle URL '{}' must be http://HOST:PORT, e.g. http://127.0.0.1:8600", url));
+  }
+  const auto port_text = rest.substr(colon + 1);
+  const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || ptr != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+    throw InputError(fmt::format("oracle URL '{}': port '{}' must be 1..65535", url, port_text));
+  }
+  impl_ = std::make_unique<Impl>(std::string(rest.substr(0, colon)), port, timeout_s);
+}
+
+Client::~Client() = default;
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+Json Client::get(const std::string& path_and_query) {
+  return impl_->handle(impl_->http.Get(path_and_query), "GET " + path_and_query);
+}
+
+Json Client::post(const std::string& path, const Json& body) {
+  return impl_->handle(impl_->http.Post(path, body.dump(), "application/json"), "POST " + path);
+}
+
+Json Client::node(const std::string& name) { return get("/v1/nodes/" + url_encode(name)); }
+
+Json Client::route(const std::string& src, const std::string& dst, double window_s) {
+  return get(fmt::format("/v1/route?src={}&dst={}&window_s={}", url_encode(src), url_encode(dst), window_s));
+}
+
+namespace {
+Json query_json(const MetricQuery& query) {
+  return {{"metric", to_string(query.metric)},
+          {"reducer", to_string(query.reducer)},
+          {"window_s", query.window_s},
+          {"endpoints", query.endpoints},
+          {"undirected", query.undirected}};
+}
+}  // namespace
+
+std::vector<double> Client::route_metrics(const std::vector<std::pair<std::string, std::string>>& pairs,
+                                          const MetricQuery& query) {
+  Json body = query_json(query);
+  Json list = Json::array();
+  for (const auto& [src, dst] : pairs) {
+    list.push_back({src, dst});
+  }
+  body["pairs"] = std::move(list);
+  return post("/v1/route-metrics", body).at("values").get<std::vector<double>>();
+}
+
+std::vector<double> Client::metric_matrix(const std::vector<std::string>& nodes, const MetricQuery& query) {
+  Json body = query_json(query);
+  body["nodes"] = nodes;
+  const Json answer = post("/v1/metric-matrix", body);
+  std::vector<double> out;
+  for (const auto& row : answer.at("matrix")) {
+    for (const auto& v : row) {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
+
+std::string url_encode(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' || c == '_' ||
+        c == '.' || c == '~') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
+}
+
+}  // namespace gridlock::oracle

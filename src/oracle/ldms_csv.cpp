@@ -1,0 +1,408 @@
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "detail/text.hpp"
+#include "gridlock/oracle/sources.hpp"
+
+namespace gridlock::oracle {
+namespace {
+
+enum class Quantity : std::uint8_t {
+  kNone,
+  kUsedBwPct,       // incoming bytes, percent of capacity
+  kBwBytesPerS,     // incoming bytes, rate
+  kTrafficBytes,    // incoming bytes, raw counter
+  kCreditStallPct,  // outgoing stall, percent
+  kCreditStallNs,   // outgoing stall, raw counter (ns)
+  kIbXmitData,      // injection bytes, counter of 4-byte units
+  kIbRcvData,       // ejection bytes, counter of 4-byte units
+  kIbXmitWait,      // injection stall, counter of ticks
+};
+
+struct Column {
+  Quantity quantity = Quantity::kNone;
+  std::string port;  // router port for Gemini columns
+  double scale = 1;
+  int priority = 0;  // lower wins within a group
+  std::string name;
+};
+
+bool is_bytes(Quantity q) {
+  return q == Quantity::kUsedBwPct || q == Quantity::kBwBytesPerS || q == Quantity::kTrafficBytes ||
+         q == Quantity::kIbXmitData || q == Quantity::kIbRcvData;
+}
+
+Column classify(std::string_view raw) {
+  Column c;
+  c.name = std::string(raw);
+  std::string_view name = detail::trim(raw);
+  std::string_view unit;
+  if (const auto open = name.rfind(" ("); open != std::string_view::npos && name.back() == ')') {
+    unit = name.substr(open + 2, name.size() - open - 3);
+    name = name.substr(0, open);
+  }
+  if (unit == "% x1e6") {
+    c.scale = 1e-6;
+  }
+  if (name.substr(0, 3) == "ib.") {
+    const auto hash = name.find('#');
+    const auto counter = name.substr(3, hash == std::string_view::npos ? std::string_view::npos : hash - 3);
+    if (counter == "port_xmit_data") {
+      c.quantity = Quantity::kIbXmitData;
+    } else if (counter == "port_rcv_data") {
+      c.quantity = Quantity::kIbRcvData;
+    } else if (counter == "port_xmit_wait") {
+      c.quantity = Quantity::kIbXmitWait;
+    }
+    c.priority = 2;
+    return c;
+  }
+  const auto underscore = name.find('_');
+  if (underscore == std::string_view::npos || underscore == 0) {
+    return c;
+  }
+  c.port = std::string(name.substr(0, underscore));
+  const auto rest = name.substr(underscore + 1);
+  if (rest == "SAMPLE_GEMINI_LINK_USED_BW") {
+    c.quantity = Quantity::kUsedBwPct;
+  } else if (rest == "SAMPLE_GEMINI_LINK_BW") {
+    c.quantity = Quantity::kBwBytesPerS;
+    c.priority = 1;
+  } else if (rest == "traffic") {
+    c.quantity = Quantity::kTrafficBytes;
+    c.priority = 2;
+  } else if (rest == "SAMPLE_GEMINI_LINK_CREDIT_STALL") {
+    c.quantity = Quantity::kCreditStallPct;
+  } else if (rest == "credit_stall") {
+    c.quantity = Quantity::kCreditStallNs;
+    c.priority = 1;
+  }
+  return c;
+}
+
+struct FileState {
+  std::uintmax_t offset = 0;
+  int line_no = 0;
+  bool has_header = false;
+  std::vector<Column> columns;
+  std::size_t time_col = 0;
+  std::size_t producer_col = 0;
+};
+
+}  // namespace
+
+struct LdmsCsvSource::Impl {
+  const topo::Topology& topology;
+  std::vector<std::filesystem::path> inputs;
+  LdmsCsvOptions options;
+  std::map<std::string, FileState> files;
+  std::map<std::string, double> producer_time;                             // last row time per producer
+  std::map<std::pair<std::string, std::string>, CounterTracker> counters;  // (producer, column)
+  std::uint64_t rows = 0;
+  std::uint64_t malformed_rows = 0;
+  std::uint64_t malformed_values = 0;
+  std::uint64_t unmapped_values = 0;
+  std::uint64_t truncations = 0;
+  std::uint64_t counter_wraps = 0;
+  std::uint64_t counter_resets = 0;
+  std::set<std::string> unknown_producers;
+  std::set<std::string> ignored_columns;
+  std::deque<std::string> problems;
+
+  Impl(const topo::Topology& t, std::vector<std::filesystem::path> in, LdmsCsvOptions o)
+      : topology(t), inputs(std::move(in)), options(o) {}
+
+  void problem(std::string message) {
+    problems.push_back(std::move(message));
+    if (problems.size() > 20) {
+      problems.pop_front();
+    }
+  }
+
+  void parse_header(FileState& state, std::string_view line, const std::string& where) {
+    const auto names = detail::split_exact(line.substr(1), ',');
+    state.columns.clear();
+    state.has_header = false;
+    bool has_time = false;
+    bool has_producer = false;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto name = detail::trim(names[i]);
+      if (name == "Time") {
+        state.time_col = i;
+        has_time = true;
+      } else if (name == "ProducerName") {
+        state.producer_col = i;
+        has_producer = true;
+      }
+      state.columns.push_back(classify(name));
+    }
+    if (!has_time || !has_producer) {
+      problem(fmt::format(
+          "{}: header lacks the '#Time' or 'ProducerName' column; rows ignored until a valid header", where));
+      return;
+    }
+    // Keep the best column per (group, port); report the others.
+    std::map<std::pair<int, std::string>, int> best;
+    for (const auto& c : state.columns) {
+      if (c.quantity == Quantity::kNone) {
+        continue;
+      }
+      const auto key = std::pair{is_bytes(c.quantity) ? 0 : 1, c.port + (c.port.empty() ? c.name : "")};
+      const auto it = best.find(key);
+      best[key] = it == best.end() ? c.priority : std::min(it->second, c.priority);
+    }
+    for (std::size_t i = 0; i < state.columns.size(); ++i) {
+      auto& c = state.columns[i];
+      if (i == state.time_col || i == state.producer_col) {
+        c.quantity = Quantity::kNone;
+        continue;
+      }
+      if (c.quantity == Quantity::kNone) {
+        const auto name = detail::trim(c.name);
+        if (name != "Time_usec" && name != "component_id" && name != "job_id" && name != "app_id" &&
+            name != "DT" && name != "DT_usec") {
+          ignored_columns.insert(c.name);
+        }
+        continue;
+      }
+      const auto key = std::pair{is_bytes(c.quantity) ? 0 : 1, c.port + (c.port.empty() ? c.name : "")};
+      if (best[key] < c.priority) {
+        ignored_columns.insert(c.name + " (superseded)");
+        c.quantity = Quantity::kNone;
+      }
+    }
+    state.has_header = true;
+  }
+
+  void process_row(FileState& state, std::string_view line, const std::string& where, MetricStore& store) {
+    const auto fields = detail::split_exact(line, ',');
+    if (fields.size() != state.columns.size()) {
+      ++malformed_rows;
+      problem(fmt::format("{}: {} fields, the header has {}", where, fields.size(), state.columns.size()));
+      return;
+    }
+    const auto time = detail::to_double(fields[state.time_col]);
+    if (!time) {
+      ++malformed_rows;
+      problem(fmt::format("{}: time '{}' is not a number", where, fields[state.time_col]));
+      return;
+    }
+    const std::string producer(detail::trim(fields[state.producer_col]));
+    const auto node = topology.find_node(producer);
+    if (!node) {
+      ++malformed_rows;
+      if (unknown_producers.size() < 100 && unknown_producers.insert(producer).second) {
+        problem(fmt::format("{}: producer '{}' is not a node of the topology", where, producer));
+      }
+      return;
+    }
+    ++rows;
+    const topo::RouterId router = topology.nodes()[*node].router;
+    double interval = options.default_interval_s;
+    if (const auto it = producer_time.find(producer); it != producer_time.end() && *time > it->second) {
+      interval = *time - it->second;
+    }
+    producer_time[producer] = *time;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const auto& c = state.columns[i];
+      if (c.quantity == Quantity::kNone) {
+        continue;
+      }
+      const auto value = detail::to_double(fields[i]);
+      if (!value || *value < 0) {
+        ++malformed_values;
+        problem(
+            fmt::format("{}: column '{}' value '{}' is not a non-negative number", where, c.name, fields[i]));
+        continue;
+      }
+      std::optional<topo::LinkId> link;
+      switch (c.quantity) {
+        case Quantity::kUsedBwPct:
+        case Quantity::kBwBytesPerS:
+        case Quantity::kTrafficBytes:
+          link = topology.link_in(router, c.port);
+          break;
+        case Quantity::kCreditStallPct:
+        case Quantity::kCreditStallNs:
+          link = topology.link_out(router, c.port);
+          break;
+        case Quantity::kIbXmitData:
+        case Quantity::kIbXmitWait:
+          link = topology.injection_link(*node);
+          break;
+        case Quantity::kIbRcvData:
+          link = topology.ejection_link(*node);
+          break;
+        case Quantity::kNone:
+          break;
+      }
+      if (!link) {
+        ++unmapped_values;
+        continue;
+      }
+      const double v = *value * c.scale;
+      switch (c.quantity) {
+        case Quantity::kUsedBwPct:
+          store.add_bytes(*link, *time, interval, v / 100 * store.capacity(*link) * interval);
+          break;
+        case Quantity::kBwBytesPerS:
+          store.add_bytes(*link, *time, interval, v * interval);
+          break;
+        case Quantity::kCreditStallPct:
+          store.add_stall(*link, *time, interval, v / 100 * interval);
+          break;
+        default: {
+          const auto raw = detail::to_u64(fields[i]);
+          auto& tracker = counters.try_emplace({producer, c.name}, options.counter_bits).first->second;
+          const auto delta = tracker.update(*time, raw ? *raw : static_cast<std::uint64_t>(*value));
+          store.note_counter_event(delta.event);
+          if (delta.event == CounterTracker::Event::kWrap) {
+            ++counter_wraps;
+          } else if (delta.event == CounterTracker::Event::kReset) {
+            ++counter_resets;
+            problem(fmt::format("{}: counter '{}' of {} went back (reset); interval skipped", where, c.name,
+                                producer));
+          }
+          if (delta.event != CounterTracker::Event::kDelta && delta.event != CounterTracker::Event::kWrap) {
+            break;
+          }
+          const double d = delta.delta * c.scale;
+          if (c.quantity == Quantity::kTrafficBytes) {
+            store.add_bytes(*link, *time, delta.interval_s, d);
+          } else if (c.quantity == Quantity::kCreditStallNs) {
+            store.add_stall(*link, *time, delta.interval_s, d * 1e-9);
+          } else if (c.quantity == Quantity::kIbXmitData || c.quantity == Quantity::kIbRcvData) {
+            store.add_bytes(*link, *time, delta.interval_s, d * 4);
+          } else if (c.quantity == Quantity::kIbXmitWait) {
+            store.add_stall(*link, *time, delta.interval_s, d * options.ib_wait_tick_ns * 1e-9);
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  void read_file(const std::filesystem::path& path, MetricStore& store) {
+    const std::string key = path.string();
+    auto& state = files[key];
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) {
+      problem(fmt::format("{}: cannot read size: {}", key, ec.message()));
+      return;
+    }
+    if (size < state.offset) {
+      ++truncations;
+      problem(fmt::format("{}: file shrank from {} to {} bytes; reading it again from the start", key,
+                          state.offset, size));
+      state = FileState{};
+    }
+    if (size == state.offset) {
+      return;
+    }
+    if (!state.has_header && state.offset == 0) {
+      std::ifstream header(key + ".HEADER");
+      std::string line;
+      if (header && std::getline(header, line) && !line.empty() && line[0] == '#') {
+        parse_header(state, line, key + ".HEADER:1");
+      }
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      problem(fmt::format("{}: cannot open", key));
+      return;
+    }
+    in.seekg(static_cast<std::streamoff>(state.offset));
+    std::string text(static_cast<std::size_t>(size - state.offset), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    const auto last_newline = text.rfind('\n');
+    if (last_newline == std::string::npos) {
+      return;  // a partial line: wait for the rest
+    }
+    std::string_view complete(text.data(), last_newline + 1);
+    state.offset += complete.size();
+    std::size_t start = 0;
+    while (start < complete.size()) {
+      const auto end = complete.find('\n', start);
+      std::string_view line = complete.substr(start, end - start);
+      start = end + 1;
+      ++state.line_no;
+      if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+      }
+      if (detail::trim(line).empty()) {
+        continue;
+      }
+      const auto where = fmt::format("{}:{}", key, state.line_no);
+      if (line[0] == '#') {
+        parse_header(state, line, where);
+        continue;
+      }
+      if (!state.has_header) {
+        ++malformed_rows;
+        problem(fmt::format("{}: data row before a '#Time,...' header line", where));
+        continue;
+      }
+      process_row(state, line, where, store);
+    }
+  }
+};
+
+LdmsCsvSource::LdmsCsvSource(const topo::Topology& topology, std::vector<std::filesystem::path> inputs,
+                             LdmsCsvOptions options)
+    : impl_(std::make_unique<Impl>(topology, std::move(inputs), options)) {}
+
+LdmsCsvSource::~LdmsCsvSource() = default;
+
+void LdmsCsvSource::poll(MetricStore& store, double /*now_s*/) {
+  for (const auto& input : impl_->inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec)) {
+      std::vector<std::filesystem::path> paths;
+      for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+        const auto name = entry.path().filename().string();
+        if (entry.is_regular_file(ec) && !name.empty() && name[0] != '.' &&
+            (name.size() < 7 || name.substr(name.size() - 7) != ".HEADER")) {
+          paths.push_back(entry.path());
+        }
+      }
+      std::sort(paths.begin(), paths.end());
+      for (const auto& path : paths) {
+        impl_->read_file(path, store);
+      }
+    } else if (std::filesystem::is_regular_file(input, ec)) {
+      impl_->read_file(input, store);
+    } else {
+      impl_->problem(fmt::format("{}: not found (yet)", input.string()));
+    }
+  }
+}
+
+Json LdmsCsvSource::status() const {
+  Json inputs = Json::array();
+  for (const auto& input : impl_->inputs) {
+    inputs.push_back(input.string());
+  }
+  return {{"kind", "ldms_csv"},
+          {"inputs", inputs},
+          {"files", impl_->files.size()},
+          {"rows", impl_->rows},
+          {"malformed_rows", impl_->malformed_rows},
+          {"malformed_values", impl_->malformed_values},
+          {"unmapped_values", impl_->unmapped_values},
+          {"truncations", impl_->truncations},
+          {"counter_wraps", impl_->counter_wraps},
+          {"counter_resets", impl_->counter_resets},
+          {"unknown_producers", impl_->unknown_producers},
+          {"ignored_columns", impl_->ignored_columns},
+          {"recent_problems", impl_->problems}};
+}
+
+}  // namespace gridlock::oracle

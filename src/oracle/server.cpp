@@ -1,0 +1,427 @@
+#include "gridlock/oracle/server.hpp"
+
+#include <array>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "detail/text.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/version.hpp"
+
+namespace gridlock::oracle {
+namespace {
+
+// An error answer: HTTP status, machine-readable code, human message.
+struct HttpError : std::runtime_error {
+  HttpError(int status_code, std::string error_code, const std::string& message)
+      : std::runtime_error(message), status(status_code), code(std::move(error_code)) {}
+  int status;
+  std::string code;
+};
+
+Json error_body(std::string_view code, std::string_view message) {
+  return {{"error", {{"code", code}, {"message", message}}}};
+}
+
+void reply(httplib::Response& res, const Json& body, int status = 200) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+enum Endpoint : std::uint8_t {
+  kHealth,
+  kTopology,
+  kNodes,
+  kNode,
+  kRoute,
+  kLinks,
+  kRouteMetrics,
+  kMetricMatrix,
+  kPrometheus,
+  kOther,
+  kEndpointCount
+};
+constexpr std::array<std::string_view, kEndpointCount> kEndpointNames{
+    "/v1/health", "/v1/topology",      "/v1/nodes",         "/v1/nodes/{name}", "/v1/route",
+    "/v1/links",  "/v1/route-metrics", "/v1/metric-matrix", "/metrics",         "other"};
+
+double query_double(const httplib::Request& req, const char* name, double fallback) {
+  if (!req.has_param(name)) {
+    return fallback;
+  }
+  const auto text = req.get_param_value(name);
+  const auto value = detail::to_double(text);
+  if (!value || !std::isfinite(*value)) {
+    throw HttpError(400, "bad_request", fmt::format("query parameter '{}={}' must be a number", name, text));
+  }
+  return *value;
+}
+
+std::string query_required(const httplib::Request& req, const char* name) {
+  if (!req.has_param(name)) {
+    throw HttpError(400, "bad_request", fmt::format("missing query parameter '{}'", name));
+  }
+  return req.get_param_value(name);
+}
+
+}  // namespace
+
+struct Server::Impl {
+  const Oracle& oracle;
+  ServerOptions options;
+  std::function<Json()> status;
+  httplib::Server http;
+  std::array<std::atomic<std::uint64_t>, kEndpointCount> requests{};
+  std::mutex errors_mutex;
+  std::map<std::string, std::uint64_t> errors;
+
+  Impl(const Oracle& o, ServerOptions opts, std::function<Json()> st)
+      : oracle(o), options(std::move(opts)), status(std::move(st)) {}
+
+  void count_error(const std::string& code) {
+    const std::lock_guard lock(errors_mutex);
+    ++errors[code];
+  }
+
+  topo::NodeId resolve(const Json& value) const {
+    const auto& t = oracle.topology();
+    if (value.is_string()) {
+      const auto name = value.get<std::string>();
+      if (const auto id = t.find_node(name)) {
+        return *id;
+      }
+      throw HttpError(
+          404, "unknown_node",
+          fmt::format("unknown node '{}' (nodes are named like '{}')", name, t.nodes().front().name));
+    }
+    if (value.is_number_unsigned()) {
+      const auto id = value.get<std::uint64_t>();
+      if (id < t.nodes().size()) {
+        return static_cast<topo::NodeId>(id);
+      }
+      throw HttpError(404, "unknown_node",
+                      fmt::format("node index {} is out of range 0..{}", id, t.nodes().size() - 1));
+    }
+    throw HttpError(400, "bad_request", "a node must be a name (string) or an index (non-negative integer)");
+  }
+
+  static MetricQuery query_from_json(const Json& body) {
+    MetricQuery q;
+    try {
+      q.metric = parse_metric(body.value("metric", std::string("hops")));
+      q.reducer = parse_reducer(body.value("reducer", std::string("max")));
+      q.window_s = body.value("window_s", 0.0);
+      q.endpoints = body.value("endpoints", false);
+      q.undirected = body.value("undirected", false);
+    } catch (const InputError& e) {
+      throw HttpError(400, "bad_request", e.what());
+    } catch (const Json::exception& e) {
+      throw HttpError(400, "bad_request", fmt::format("wrong type in the request: {}", e.what()));
+    }
+    return q;
+  }
+
+  static Json parse_body(const httplib::Request& req) {
+    Json body = Json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) {
+      throw HttpError(400, "invalid_json", "the request body is not valid JSON");
+    }
+    if (!body.is_object()) {
+      throw HttpError(400, "bad_request", "the request body must be a JSON object");
+    }
+    return body;
+  }
+
+  // Runs a handler, turning every exception into a JSON error; counts the request.
+  template <typename Fn>
+  httplib::Server::Handler wrap(Endpoint endpoint, Fn fn) {
+    return [this, endpoint, fn](const httplib::Request& req, httplib::Response& res) {
+      ++requests[endpoint];
+      try {
+        fn(req, res);
+      } catch (const HttpError& e) {
+        count_error(e.code);
+        reply(res, error_body(e.code, e.what()), e.status);
+      } catch (const InputError& e) {
+        count_error("bad_request");
+        reply(res, error_body("bad_request", e.what()), 400);
+      } catch (const std::exception& e) {
+        count_error("internal");
+        reply(res, error_body("internal", e.what()), 500);
+      }
+    };
+  }
+
+  Json health() const {
+    const auto stats = oracle.store().stats();
+    const auto snap = oracle.snapshot(0);
+    Json out{{"status", "ok"},
+             {"service", "gridlock-oracle"},
+             {"version", std::string(kVersion)},
+             {"topology", oracle.topology().spec()},
+             {"time_s", snap->now_s},
+             {"store",
+              {{"intervals", stats.intervals},
+               {"rejected", stats.rejected},
+               {"counter_wraps", stats.counter_wraps},
+               {"counter_resets", stats.counter_resets}}}};
+    out["sources"] = status ? status() : Json::array();
+    return out;
+  }
+
+  std::string prometheus() {
+    const auto stats = oracle.store().stats();
+    std::string out;
+    out += "# HELP gridlock_oracle_requests_total Requests answered, by path.\n";
+    out += "# TYPE gridlock_oracle_requests_total counter\n";
+    for (std::size_t i = 0; i < kEndpointCount; ++i) {
+      out += fmt::format("gridlock_oracle_requests_total{{path=\"{}\"}} {}\n", kEndpointNames[i],
+                         requests[i].load());
+    }
+    out += "# HELP gridlock_oracle_errors_total Error answers, by code.\n";
+    out += "# TYPE gridlock_oracle_errors_total counter\n";
+    {
+      const std::lock_guard lock(errors_mutex);
+      for (const auto& [code, count] : errors) {
+        out += fmt::format("gridlock_oracle_errors_total{{code=\"{}\"}} {}\n", code, count);
+      }
+    }
+    out += "# HELP gridlock_oracle_store_intervals_total Link intervals stored.\n";
+    out += "# TYPE gridlock_oracle_store_intervals_total counter\n";
+    out += fmt::format("gridlock_oracle_store_intervals_total {}\n", stats.intervals);
+    out += "# HELP gridlock_oracle_store_rejected_total Link intervals rejected as invalid.\n";
+    out += "# TYPE gridlock_oracle_store_rejected_total counter\n";
+    out += fmt::format("gridlock_oracle_store_rejected_total {}\n", stats.rejected);
+    out += "# HELP gridlock_oracle_counter_events_total Counter wrap-arounds and resets seen by sources.\n";
+    out += "# TYPE gridlock_oracle_counter_events_total counter\n";
+    out += fmt::format("gridlock_oracle_counter_events_total{{event=\"wrap\"}} {}\n", stats.counter_wraps);
+    out += fmt::format("gridlock_oracle_counter_events_total{{event=\"reset\"}} {}\n", stats.counter_resets);
+    const auto snap = oracle.snapshot(0);
+    const auto& t = oracle.topology();
+    out += "# HELP gridlock_oracle_link_used_bw_percent Used bandwidth of a network link, newest interval.\n";
+    out += "# TYPE gridlock_oracle_link_used_bw_percent gauge\n";
+    std::string stalls =
+        "# HELP gridlock_oracle_link_stall_percent Stalled time of a network link, newest interval.\n"
+        "# TYPE gridlock_oracle_link_stall_percent gauge\n";
+    for (std::size_t i = 0; i < snap->links.size(); ++i) {
+      const auto& m = snap->links[i];
+      if (!m.has_data) {
+        continue;
+      }
+      const auto label = t.link_name(static_cast<topo::LinkId>(i));
+      out += fmt::format("gridlock_oracle_link_used_bw_percent{{link=\"{}\"}} {}\n", label, m.used_bw_pct);
+      stalls += fmt::format("gridlock_oracle_link_stall_percent{{link=\"{}\"}} {}\n", label, m.stall_pct);
+    }
+    return out + stalls;
+  }
+
+  void install() {
+    http.set_payload_max_length(options.max_body_bytes);
+    http.set_read_timeout(options.timeout_s, 0);
+    http.set_write_timeout(options.timeout_s, 0);
+    http.set_keep_alive_timeout(options.keep_alive_s);
+    http.set_keep_alive_max_count(1000);
+    http.set_tcp_nodelay(true);
+    const int threads = std::max(1, options.threads);
+    http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+    http.set_exception_handler(
+        [this](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
+          count_error("internal");
+          reply(res, error_body("internal", "internal error while answering the request"), 500);
+        });
+    http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty()) {
+        return;
+      }
+      if (res.status == 413) {
+        count_error("too_large");
+        reply(
+            res,
+            error_body("too_large", fmt::format("request body larger than {} bytes", options.max_body_bytes)),
+            413);
+      } else if (res.status == 404) {
+        ++requests[kOther];
+        count_error("not_found");
+        reply(res, error_body("not_found", fmt::format("no such path '{}': see docs/oracle.md", req.path)),
+              404);
+      } else {
+        count_error("http_error");
+        reply(res, error_body("http_error", fmt::format("HTTP status {}", res.status)), res.status);
+      }
+    });
+    http.Get("/v1/health", wrap(kHealth, [this](const httplib::Request&, httplib::Response& res) {
+               reply(res, health());
+             }));
+    http.Get("/v1/topology", wrap(kTopology, [this](const httplib::Request&, httplib::Response& res) {
+               reply(res, oracle.topology().summary());
+             }));
+    http.Get("/v1/nodes", wrap(kNodes, [this](const httplib::Request&, httplib::Response& res) {
+               const auto& t = oracle.topology();
+               Json list = Json::array();
+               for (const auto& node : t.nodes()) {
+                 list.push_back({{"name", node.name},
+                                 {"router", t.routers()[node.router].name},
+                                 {"coords", t.routers()[node.router].coords}});
+               }
+               reply(res, {{"nodes", std::move(list)}});
+             }));
+    http.Get(R"(/v1/nodes/([^/]+))", wrap(kNode, [this](const httplib::Request& req, httplib::Response& res) {
+               const auto& t = oracle.topology();
+               const auto id = resolve(Json(req.matches[1].str()));
+               const auto& node = t.nodes()[id];
+               reply(res, {{"name", node.name},
+                           {"id", id},
+                           {"router", t.routers()[node.router].name},
+                           {"coords", t.routers()[node.router].coords}});
+             }));
+    http.Get("/v1/route", wrap(kRoute, [this](const httplib::Request& req, httplib::Response& res) {
+               const auto src = resolve(Json(query_required(req, "src")));
+               const auto dst = resolve(Json(query_required(req, "dst")));
+               reply(res, oracle.route_detail(src, dst, query_double(req, "window_s", 0)));
+             }));
+    http.Get("/v1/links", wrap(kLinks, [this](const httplib::Request& req, httplib::Response& res) {
+               const double top = query_double(req, "top", 10);
+               if (top < 0 || top > 1e6) {
+                 throw HttpError(400, "bad_request", "'top' must be between 0 and 1000000");
+               }
+               reply(res, {{"links", oracle.top_links(static_cast<std::size_t>(top),
+                                                      query_double(req, "window_s", 0))}});
+             }));
+    http.Get(
+        "/v1/route-metrics", wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
+          Json params = Json::object();
+          for (const char* key : {"metric", "reducer"}) {
+            if (req.has_param(key)) {
+              params[key] = req.get_param_value(key);
+            }
+          }
+          params["window_s"] = query_double(req, "window_s", 0);
+          params["endpoints"] = req.has_param("endpoints") && req.get_param_value("endpoints") == "true";
+          params["undirected"] = req.has_param("undirected") && req.get_param_value("undirected") == "true";
+          const auto q = query_from_json(params);
+          const auto src = resolve(Json(query_required(req, "src")));
+          const auto dst = resolve(Json(query_required(req, "dst")));
+          const auto values = oracle.route_metrics({{src, dst}}, q);
+          reply(res,
+                {{"metric", to_string(q.metric)}, {"reducer", to_string(q.reducer)}, {"value", values[0]}});
+        }));
+    http.Post("/v1/route-metrics",
+              wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
+                const Json body = parse_body(req);
+                const auto q = query_from_json(body);
+                const auto it = body.find("pairs");
+                if (it == body.end() || !it->is_array()) {
+                  throw HttpError(400, "bad_request", "'pairs' must be an array of [src, dst] pairs");
+                }
+                if (it->size() > options.max_pairs) {
+                  throw HttpError(
+                      413, "too_large",
+                      fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
+                }
+                std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
+                pairs.reserve(it->size());
+                for (const auto& pair : *it) {
+                  if (!pair.is_array() || pair.size() != 2) {
+                    throw HttpError(400, "bad_request", "every pair must be a two-element array [src, dst]");
+                  }
+                  pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
+                }
+                reply(res, {{"metric", to_string(q.metric)},
+                            {"reducer", to_string(q.reducer)},
+                            {"window_s", q.window_s},
+                            {"values", oracle.route_metrics(pairs, q)}});
+              }));
+    http.Post(
+        "/v1/metric-matrix", wrap(kMetricMatrix, [this](const httplib::Request& req, httplib::Response& res) {
+          const Json body = parse_body(req);
+          const auto q = query_from_json(body);
+          const auto it = body.find("nodes");
+          if (it == body.end() || !it->is_array()) {
+            throw HttpError(400, "bad_request", "'nodes' must be an array of node names or indices");
+          }
+          if (it->size() > options.max_matrix_nodes) {
+            throw HttpError(
+                413, "too_large",
+                fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
+          }
+          std::vector<topo::NodeId> nodes;
+          for (const auto& node : *it) {
+            nodes.push_back(resolve(node));
+          }
+          const auto values = oracle.metric_matrix(nodes, q);
+          Json matrix = Json::array();
+          for (std::size_t i = 0; i < nodes.size(); ++i) {
+            matrix.push_back(
+                std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
+                                    values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
+          }
+          Json names = Json::array();
+          for (const auto id : nodes) {
+            names.push_back(oracle.topology().nodes()[id].name);
+          }
+          reply(res, {{"metric", to_string(q.metric)},
+                      {"reducer", to_string(q.reducer)},
+                      {"nodes", std::move(names)},
+                      {"matrix", std::move(matrix)}});
+        }));
+    http.Get("/metrics", wrap(kPrometheus, [this](const httplib::Request&, httplib::Response& res) {
+               res.set_content(prometheus(), "text/plain; version=0.0.4");
+             }));
+  }
+};
+
+Server::Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status)
+    : impl_(std::make_unique<Impl>(oracle, std::move(options), std::move(status))) {
+  impl_->install();
+}
+
+Server::~Server() { stop(); }
+
+int Server::start() {
+  if (thread_.joinable()) {
+    return port_;
+  }
+  auto& http = impl_->http;
+  const auto& o = impl_->options;
+  if (o.port == 0) {
+    port_ = http.bind_to_any_port(o.host);
+  } else {
+    port_ = http.bind_to_port(o.host, o.port) ? o.port : -1;
+  }
+  if (port_ <= 0) {
+    port_ = 0;
+    throw IoError(
+        fmt::format("cannot listen on {}:{}: the address is in use or not local; choose another with "
+                    "--listen HOST:PORT (port 0 picks a free one)",
+                    o.host, o.port));
+  }
+  thread_ = std::thread([&http] { http.listen_after_bind(); });
+  // Wait until the accept loop runs, so that stop() right after start() cannot be missed.
+  for (int i = 0; i < 5000 && !http.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return port_;
+}
+
+void Server::stop() {
+  if (thread_.joinable()) {
+    impl_->http.stop();
+    thread_.join();
+  }
+}
+
+std::uint64_t Server::requests() const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& count : impl_->requests) {
+    total += count.load();
+  }
+  return total;
+}
+
+}  // namespace gridlock::oracle

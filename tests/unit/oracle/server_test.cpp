@@ -1,0 +1,216 @@
+// The oracle service over loopback: right answers, bad requests, concurrency.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/oracle/client.hpp"
+#include "gridlock/oracle/server.hpp"
+#include "gridlock/oracle/sources.hpp"
+#include "gridlock/topo/torus.hpp"
+
+namespace gridlock::oracle {
+namespace {
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim_ = std::make_unique<SimulatedLoad>(topo_, paper_congestion_flows(topo_, 2e9));
+    sim_->poll(store_, 1.0);
+    ServerOptions options;
+    options.port = 0;
+    options.threads = 4;
+    options.max_body_bytes = 64 * 1024;
+    options.max_pairs = 1000;
+    server_ = std::make_unique<Server>(oracle_, options, [] { return Json::array({{{"kind", "test"}}}); });
+    port_ = server_->start();
+    ASSERT_GT(port_, 0);
+  }
+  void TearDown() override { server_->stop(); }
+
+  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  [[nodiscard]] httplib::Client raw() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(10, 0);
+    c.set_connection_timeout(10, 0);
+    return c;
+  }
+  static std::string error_code(const httplib::Result& r) {
+    if (!r) {
+      return "no answer";
+    }
+    const Json body = Json::parse(r->body, nullptr, false);
+    return body.is_discarded() ? "not json" : body["error"].value("code", std::string("none"));
+  }
+
+  topo::Torus3D topo_{topo::TorusOptions{}};
+  MetricStore store_{topo_};
+  Oracle oracle_{topo_, store_};
+  std::unique_ptr<SimulatedLoad> sim_;
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+};
+
+TEST_F(ServerTest, AnswersHealthTopologyNodesAndRoutes) {
+  Client client(url());
+  const Json health = client.health();
+  EXPECT_EQ(health["status"], "ok");
+  EXPECT_EQ(health["sources"][0]["kind"], "test");
+  EXPECT_EQ(client.topology()["nodes"], 64);
+  EXPECT_EQ(client.node("nid00038")["coords"], Json::array({1, 1, 3}));
+  EXPECT_EQ(client.get("/v1/nodes")["nodes"].size(), 64U);
+  const Json route = client.route("nid00012", "nid00038");
+  EXPECT_EQ(route["hops"], 5);
+  EXPECT_EQ(route["links"][0]["direction"], "X+");
+  EXPECT_EQ(route["links"][0]["to"], "(1,0,6)");
+  EXPECT_EQ(route["links"][0]["in_port"], "X-");
+  EXPECT_NEAR(route["links"][2]["used_bw_pct"].get<double>(), 100 * 6 / 9.375, 1e-9);
+  const Json top = client.get("/v1/links?top=1");
+  EXPECT_EQ(top["links"][0]["name"], "(1,1,6) Z- -> (1,1,5)");
+}
+
+TEST_F(ServerTest, RouteMetricsMatchTheOracle) {
+  Client client(url());
+  MetricQuery q;
+  q.metric = Metric::kBandwidth;
+  q.reducer = Reducer::kMax;
+  const std::vector<std::pair<std::string, std::string>> pairs{
+      {"nid00012", "nid00038"}, {"nid00012", "nid00013"}, {"nid00017", "nid00049"}};
+  const auto values = client.route_metrics(pairs, q);
+  std::vector<std::pair<topo::NodeId, topo::NodeId>> ids;
+  for (const auto& [a, b] : pairs) {
+    ids.emplace_back(topo_.node_id(a), topo_.node_id(b));
+  }
+  EXPECT_EQ(values, oracle_.route_metrics(ids, q));
+  q.metric = Metric::kHops;
+  EXPECT_EQ(client.route_metrics({{"nid00012", "nid00038"}}, q), std::vector<double>{5});
+  const Json single = client.get("/v1/route-metrics?src=nid00012&dst=nid00038&metric=stalls&reducer=sum");
+  EXPECT_EQ(single["metric"], "stalls");
+  const auto matrix = client.metric_matrix({"nid00012", "nid00038", "0"}, q);
+  ASSERT_EQ(matrix.size(), 9U);
+  EXPECT_EQ(matrix[1], 5);
+  EXPECT_EQ(matrix[4], 0);
+}
+
+TEST_F(ServerTest, BadRequestsGetJsonErrors) {
+  auto c = raw();
+  auto r = c.Post("/v1/route-metrics", "{not json", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), "invalid_json");
+  r = c.Post("/v1/route-metrics", R"({"metric":"bw","pairs":[["nid00012","nid99999"]]})", "application/json");
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(error_code(r), "unknown_node");
+  r = c.Post("/v1/route-metrics", R"({"metric":"latency","pairs":[]})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), "bad_request");
+  r = c.Post("/v1/route-metrics", R"({"metric":"bw","pairs":[["nid00012"]]})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  r = c.Post("/v1/route-metrics", R"({"window_s":"long","pairs":[]})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  r = c.Get("/v1/route?src=nid00012");
+  EXPECT_EQ(r->status, 400);
+  r = c.Get("/v1/nodes/nobody");
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(error_code(r), "unknown_node");
+  r = c.Get("/v2/everything");
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(error_code(r), "not_found");
+  // Too many pairs, and a body over the size limit.
+  Json many{{"pairs", Json::array()}};
+  for (int i = 0; i < 1001; ++i) {
+    many["pairs"].push_back({0, 1});
+  }
+  r = c.Post("/v1/route-metrics", many.dump(), "application/json");
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(error_code(r), "too_large");
+  auto c2 = raw();
+  r = c2.Post("/v1/route-metrics", std::string(100 * 1024, ' '), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  // Still healthy.
+  Client client(url());
+  EXPECT_EQ(client.health()["status"], "ok");
+  EXPECT_THROW((void)client.node("nobody"), InputError);
+  const auto metrics = raw().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("gridlock_oracle_errors_total{code=\"unknown_node\"} 3"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("gridlock_oracle_link_used_bw_percent{link=\"(1,1,6) Z- -> (1,1,5)\"}"),
+            std::string::npos);
+}
+
+TEST_F(ServerTest, ThousandConcurrentRequestsAllAnswered) {
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 125;
+  std::atomic<int> ok{0};
+  std::atomic<int> expected_errors{0};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port_);
+      c.set_read_timeout(30, 0);
+      c.set_connection_timeout(30, 0);
+      c.set_keep_alive(t % 2 == 0);
+      c.set_tcp_nodelay(true);
+      for (int i = 0; i < kPerThread; ++i) {
+        const int kind = (t * kPerThread + i) % 4;
+        const auto r = [&] {
+          switch (kind) {
+            case 0:
+              return c.Get("/v1/route-metrics?src=nid00012&dst=nid00038&metric=bw");
+            case 1:
+              return c.Post("/v1/route-metrics", R"({"metric":"stalls","pairs":[[0,63],[5,9]]})",
+                            "application/json");
+            case 2:
+              return c.Post("/v1/route-metrics", "[[[", "application/json");
+            default:
+              return c.Get("/v1/health");
+          }
+        }();
+        if (!r) {
+          ++wrong;
+        } else if (kind == 2 ? r->status == 400 : r->status == 200) {
+          ++(kind == 2 ? expected_errors : ok);
+        } else {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(ok.load() + expected_errors.load(), kThreads * kPerThread);
+  EXPECT_EQ(expected_errors.load(), kThreads * kPerThread / 4);
+  EXPECT_GE(server_->requests(), static_cast<std::uint64_t>(kThreads * kPerThread));
+}
+
+TEST(ServerStart, UnbindableAddressIsAnIoError) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const MetricStore store(t);
+  const Oracle oracle(t, store);
+  ServerOptions options;
+  options.host = "192.0.2.1";  // TEST-NET-1: never a local address
+  options.port = 0;
+  Server server(oracle, options);
+  EXPECT_THROW((void)server.start(), IoError);
+}
+
+TEST(ClientUrl, RejectsMalformedUrls) {
+  EXPECT_THROW(Client("http://localhost"), InputError);
+  EXPECT_THROW(Client("localhost:99999"), InputError);
+  Client unreachable("127.0.0.1:1", 2);
+  EXPECT_THROW((void)unreachable.health(), IoError);
+  EXPECT_EQ(url_encode("a b/c"), "a%20b%2Fc");
+}
+
+}  // namespace
+}  // namespace gridlock::oracle

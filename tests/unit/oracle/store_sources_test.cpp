@@ -1,0 +1,284 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/oracle/oracle.hpp"
+#include "gridlock/oracle/sources.hpp"
+#include "gridlock/topo/spec.hpp"
+#include "gridlock/topo/torus.hpp"
+
+namespace gridlock::oracle {
+namespace {
+
+std::filesystem::path temp_dir(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("gridlock_oracle_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+topo::LinkId torus_link(const topo::Torus3D& t, std::array<int, 3> from, const char* dir) {
+  return *t.link_out(t.router_at(from[0], from[1], from[2]), dir);
+}
+
+TEST(CounterTracker, DeltasWrapsResetsAndOrder) {
+  CounterTracker c(32);
+  EXPECT_EQ(c.update(1, 100).event, CounterTracker::Event::kFirst);
+  auto d = c.update(2, 300);
+  EXPECT_EQ(d.event, CounterTracker::Event::kDelta);
+  EXPECT_EQ(d.delta, 200);
+  EXPECT_EQ(d.interval_s, 1);
+  EXPECT_EQ(c.update(2, 400).event, CounterTracker::Event::kOutOfOrder);
+  EXPECT_EQ(c.update(3, 4294967000U).event, CounterTracker::Event::kDelta);
+  d = c.update(4, 100);
+  EXPECT_EQ(d.event, CounterTracker::Event::kWrap);
+  EXPECT_EQ(d.delta, 4294967296.0 - 4294967000.0 + 100);
+  EXPECT_EQ(c.update(5, 50).event, CounterTracker::Event::kReset);
+  EXPECT_EQ(c.update(6, 60).delta, 10);
+}
+
+TEST(MetricStore, WindowedMetrics) {
+  const auto t = topo::make_topology("torus:1x1x4,npr=1,cap=1000");
+  MetricStore store(*t);
+  store.add_interval(0, 1, 1, 500, 0.25);
+  store.add_interval(0, 2, 1, 1000, 0.75);
+  auto snap = store.snapshot(0);
+  EXPECT_DOUBLE_EQ(snap.links[0].used_bw_pct, 100);
+  EXPECT_DOUBLE_EQ(snap.links[0].stall_pct, 75);
+  snap = store.snapshot(10);
+  EXPECT_DOUBLE_EQ(snap.links[0].bytes_per_s, 750);
+  EXPECT_DOUBLE_EQ(snap.links[0].used_bw_pct, 75);
+  EXPECT_DOUBLE_EQ(snap.links[0].stall_pct, 50);
+  EXPECT_FALSE(snap.links[1].has_data);
+  store.add_interval(0, 1.5, 1, 1, 0);  // older than the newest: rejected
+  store.add_interval(99999, 3, 1, 1, 0);
+  store.add_interval(0, 3, -1, 1, 0);
+  EXPECT_EQ(store.stats().rejected, 3U);
+  EXPECT_EQ(store.stats().intervals, 2U);
+}
+
+TEST(SimulatedLoad, PaperPairsLoadThePapersLinks) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  SimulatedLoad sim(t, paper_congestion_flows(t, 4e9));
+  MetricStore store(t);
+  sim.poll(store, 1.0);
+  const auto& demand = sim.demand_bytes_per_s();
+  std::vector<topo::LinkId> ids(t.network_link_count());
+  for (topo::LinkId i = 0; i < ids.size(); ++i) {
+    ids[i] = i;
+  }
+  std::stable_sort(ids.begin(), ids.end(), [&](auto a, auto b) { return demand[a] > demand[b]; });
+  // The three most loaded links join (1,1,7)-(1,1,6), (1,1,6)-(1,1,5) and (1,1,5)-(1,1,4).
+  const std::set<topo::LinkId> top(ids.begin(), ids.begin() + 3);
+  const std::set<topo::LinkId> paper{torus_link(t, {1, 1, 7}, "Z-"), torus_link(t, {1, 1, 6}, "Z-"),
+                                     torus_link(t, {1, 1, 5}, "Z-")};
+  EXPECT_EQ(top, paper);
+  EXPECT_GT(demand[ids[2]], demand[ids[3]]);
+  // The hottest: three flows into (1,1,5) on its Z+ port.
+  EXPECT_EQ(ids[0], torus_link(t, {1, 1, 6}, "Z-"));
+  EXPECT_EQ(t.links()[ids[0]].in_port, "Z+");
+  EXPECT_DOUBLE_EQ(demand[ids[0]], 12e9);
+  const Oracle oracle(t, store);
+  const auto snap = oracle.snapshot(0);
+  EXPECT_DOUBLE_EQ(snap->links[ids[0]].used_bw_pct, 100);
+  EXPECT_NEAR(snap->links[ids[0]].stall_pct, 100 * (1 - 9.375 / 12), 1e-9);
+  // A Y link carries one flow: 4 of 4.6875 GB/s, no stall.
+  const auto y = torus_link(t, {1, 0, 6}, "Y+");
+  EXPECT_NEAR(snap->links[y].used_bw_pct, 100 * 4 / 4.6875, 1e-9);
+  EXPECT_EQ(snap->links[y].stall_pct, 0);
+}
+
+TEST(Oracle, RouteMetricsAndReducers) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  SimulatedLoad sim(t, paper_congestion_flows(t, 2e9));
+  MetricStore store(t);
+  sim.poll(store, 1.0);
+  const Oracle oracle(t, store);
+  const auto a = t.node_id("nid00012");
+  const auto b = t.node_id("nid00038");
+  const auto c = t.node_id("nid00013");  // same router as nid00012
+  MetricQuery q;
+  q.metric = Metric::kHops;
+  EXPECT_EQ(oracle.route_metrics({{a, b}, {a, c}}, q), (std::vector<double>{5, 0}));
+  q.metric = Metric::kBandwidth;
+  q.reducer = Reducer::kMax;
+  const auto max = oracle.route_metrics({{a, b}, {a, c}}, q);
+  EXPECT_NEAR(max[0], 100 * 6 / 9.375, 1e-9);  // (1,1,6)->(1,1,5): three 2 GB/s flows
+  EXPECT_EQ(max[1], 0);
+  q.reducer = Reducer::kMin;
+  EXPECT_NEAR(oracle.route_metrics({{a, b}}, q)[0], 100 * 2 / 9.375, 1e-9);
+  q.reducer = Reducer::kSum;
+  EXPECT_GT(oracle.route_metrics({{a, b}}, q)[0], max[0]);
+  q.undirected = true;
+  q.reducer = Reducer::kMax;
+  const auto matrix = oracle.metric_matrix({a, b, c}, q);
+  EXPECT_EQ(matrix[1], matrix[3]);
+  EXPECT_EQ(matrix[0], 0);
+  EXPECT_THROW((void)parse_metric("latency"), InputError);
+  EXPECT_THROW((void)parse_reducer("avg"), InputError);
+}
+
+TEST(TrafficMatrix, ReadsFlowsAndReportsFileLine) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("matrix");
+  std::ofstream(dir / "ok.txt") << "# src dst rate\nnid00016 nid00040 4GB/s bidir\n12, 38, 1e9\n";
+  const auto flows = read_traffic_matrix(t, dir / "ok.txt");
+  ASSERT_EQ(flows.size(), 3U);
+  EXPECT_EQ(flows[1].src, t.node_id("nid00040"));
+  EXPECT_EQ(flows[2].bytes_per_s, 1e9);
+  std::ofstream(dir / "bad.txt") << "nid00016 nid00040 4GB/s\nnid00016 nid99999 1GB/s\n";
+  try {
+    (void)read_traffic_matrix(t, dir / "bad.txt");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+}
+
+// Gemini derived columns, as LDMS store_csv writes them (percent x 1e6).
+TEST(LdmsCsv, GeminiPercentColumnsWithInterleavedProducers) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("gemini");
+  const auto file = dir / "gemini.csv";
+  std::ofstream(file) << "#Time,Time_usec,ProducerName,component_id,job_id,nettopo_mesh_coord_X,"
+                         "X-_SAMPLE_GEMINI_LINK_USED_BW (% x1e6),Y+_SAMPLE_GEMINI_LINK_CREDIT_STALL (% x1e6),"
+                         "Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)\n"
+                         "100.0,0,nid00050,50,0,1,13000000,0,61000000\n"
+                         "100.0,0,nid00012,12,0,0,0,68000000,0\n"
+                         "102.0,0,nid00050,50,0,1,15000000,0,59000000\n"
+                         "102.0,0,nid00012,12,0,0,0,66000000,0\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  const auto snap = store.snapshot(10);
+  // nid00050 at (1,0,6): X- port incoming = the X+ link from (0,0,6) (the paper's first hop).
+  const auto x_in = *t.link_in(t.router_at(1, 0, 6), "X-");
+  EXPECT_EQ(x_in, torus_link(t, {0, 0, 6}, "X+"));
+  // Time-weighted: the first row counts for the default 1 s, the second for 2 s.
+  EXPECT_NEAR(snap.links[x_in].used_bw_pct, (13.0 * 1 + 15.0 * 2) / 3, 1e-9);
+  const auto z_in = *t.link_in(t.router_at(1, 0, 6), "Z+");
+  EXPECT_NEAR(snap.links[z_in].used_bw_pct, (61.0 + 59.0 * 2) / 3, 1e-9);
+  // nid00012 at (0,0,6): credit stalls on its outgoing Y+ link.
+  EXPECT_NEAR(snap.links[torus_link(t, {0, 0, 6}, "Y+")].stall_pct, (68.0 + 66.0 * 2) / 3, 1e-9);
+  const auto status = source.status();
+  EXPECT_EQ(status["rows"], 4);
+  EXPECT_EQ(status["malformed_rows"], 0);
+  EXPECT_EQ(status["ignored_columns"].size(), 1U);  // nettopo_mesh_coord_X
+}
+
+// Gemini raw counters with a counter reset, plus malformed rows and unknown producers.
+TEST(LdmsCsv, RawCountersMalformedRowsAndGrowth) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("raw");
+  const auto file = dir / "raw.csv";
+  {
+    std::ofstream out(file);
+    out << "#Time,ProducerName,X-_traffic (B),X+_credit_stall (ns),X-_unknown_metric (1)\n"
+           "10,nid00050,1000,0,1\n"
+           "10.5,nid00050,bad,0,1\n"
+           "11,nid00050,937501000\n"
+           "11,nidXXXXX,1,1,1\n"
+           "11,nid00050,1000000,50000000,1\n"
+           "12,nid00050,5000,150000000,1\n"
+           "13,nid00050,9375005000,";  // partial line: read later
+  }
+  MetricStore store(t);
+  LdmsCsvSource source(t, {file});
+  source.poll(store, 0);
+  auto status = source.status();
+  EXPECT_EQ(status["malformed_rows"], 2);  // wrong field count, unknown producer
+  EXPECT_EQ(status["malformed_values"], 1);
+  EXPECT_EQ(status["counter_resets"], 1);
+  EXPECT_EQ(status["unknown_producers"][0], "nidXXXXX");
+  const auto x_in = *t.link_in(t.router_at(1, 0, 6), "X-");
+  const auto stall_link = torus_link(t, {1, 0, 6}, "X+");
+  auto snap = store.snapshot(0);
+  EXPECT_NEAR(snap.links[stall_link].stall_pct, 10, 1e-9);  // 0.1 s of 1 s
+  // The reset interval was skipped: the newest bytes are those of 10 s .. 11 s.
+  EXPECT_NEAR(snap.links[x_in].used_bw_pct, 100 * 999000 / 9.375e9, 1e-9);
+  {
+    std::ofstream out(file, std::ios::app);
+    out << "400000000,1\n";
+  }
+  source.poll(store, 0);
+  snap = store.snapshot(0);
+  EXPECT_NEAR(snap.links[x_in].used_bw_pct, 100, 1e-9);  // 9.375e9 bytes in 1 s
+  EXPECT_NEAR(snap.links[stall_link].stall_pct, 25, 1e-9);
+  // The file shrinks (rotated in place): it is read again from the start without failing.
+  std::ofstream(file) << "#Time,ProducerName,X-_traffic (B)\n20,nid00050,1\n";
+  source.poll(store, 0);
+  status = source.status();
+  EXPECT_EQ(status["truncations"], 1);
+}
+
+// InfiniBand sysclassib columns in a rolled-over directory, header in a .HEADER file.
+TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
+  const auto t = topo::make_topology("fattree:4x4");
+  const auto dir = temp_dir("ib");
+  std::ofstream(dir / "ib.1000.HEADER") << "#Time,Time_usec,ProducerName,component_id,job_id,ib.port_xmit_"
+                                           "data#mlx5_0.1,ib.port_rcv_data#mlx5_0.1,"
+                                           "ib.port_xmit_wait#mlx5_0.1\n";
+  std::ofstream(dir / "ib.1000") << "1000.0,0,n00003,3,0,0,0,0\n1001.0,0,n00003,3,0,250000000,500000000,0\n";
+  MetricStore store(*t);
+  LdmsCsvSource source(*t, {dir});
+  source.poll(store, 0);
+  std::ofstream(dir / "ib.1002")
+      << "#Time,Time_usec,ProducerName,component_id,job_id,ib.port_xmit_data#mlx5_0.1,"
+         "ib.port_rcv_data#mlx5_0.1,ib.port_xmit_wait#mlx5_0.1\n"
+         "1002.0,0,n00003,3,0,500000000,500000000,100000000\n";
+  source.poll(store, 0);
+  const auto snap = store.snapshot(0);
+  const auto inject = t->injection_link(3);
+  EXPECT_NEAR(snap.links[inject].bytes_per_s, 1e9, 1e-3);
+  EXPECT_NEAR(snap.links[inject].stall_pct, 10, 1e-9);
+  EXPECT_NEAR(snap.links[t->ejection_link(3)].bytes_per_s, 0, 1e-9);
+  EXPECT_EQ(source.status()["files"], 2);
+  EXPECT_EQ(source.status()["rows"], 3);
+}
+
+void write_port(const std::filesystem::path& root, const std::string& dev, int port, std::uint64_t xmit,
+                std::uint64_t rcv, std::uint64_t wait) {
+  const auto dir = root / "class" / "infiniband" / dev / "ports" / std::to_string(port);
+  std::filesystem::create_directories(dir / "counters");
+  std::ofstream(dir / "rate") << "100 Gb/sec (4X EDR)\n";
+  std::ofstream(dir / "counters" / "port_xmit_data") << xmit << "\n";
+  std::ofstream(dir / "counters" / "port_rcv_data") << rcv << "\n";
+  std::ofstream(dir / "counters" / "port_xmit_wait") << wait << "\n";
+}
+
+TEST(SysfsIb, FakeTree) {
+  const auto t = topo::make_topology("fattree:4x4");
+  const auto root = temp_dir("sysfs");
+  write_port(root, "mlx5_0", 1, 0, 0, 0);
+  MetricStore store(*t);
+  SysfsIbOptions options;
+  options.sys_root = root;
+  SysfsIbSource source(*t, 5, options);
+  source.poll(store, 10);
+  write_port(root, "mlx5_0", 1, 1562500000, 625000000, 200000000);  // 6.25 GB out, 2.5 GB in, 0.2 s
+  source.poll(store, 11);
+  const auto snap = store.snapshot(0);
+  EXPECT_DOUBLE_EQ(store.capacity(t->injection_link(5)), 12.5e9);
+  EXPECT_NEAR(snap.links[t->injection_link(5)].used_bw_pct, 50, 1e-9);
+  EXPECT_NEAR(snap.links[t->injection_link(5)].stall_pct, 20, 1e-9);
+  EXPECT_NEAR(snap.links[t->ejection_link(5)].bytes_per_s, 2.5e9, 1e-3);
+  write_port(root, "mlx5_0", 1, 10, 10, 10);  // reset: skipped, not fatal
+  source.poll(store, 12);
+  EXPECT_EQ(store.stats().counter_resets, 3U);
+  EXPECT_EQ(source.status()["read_errors"], 0);
+  SysfsIbOptions missing;
+  missing.sys_root = root / "nope";
+  SysfsIbSource absent(*t, 5, missing);
+  absent.poll(store, 13);
+  EXPECT_EQ(absent.status()["read_errors"], 1);
+  EXPECT_EQ(parse_ib_rate_bytes_per_s("56 Gb/sec (4X FDR)"), 7e9);
+  EXPECT_EQ(parse_ib_rate_bytes_per_s("garbage"), 0);
+}
+
+}  // namespace
+}  // namespace gridlock::oracle
