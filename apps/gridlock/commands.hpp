@@ -12,6 +12,9 @@ void add_version_command(CLI::App& app);
 /// `gridlock topo route|info`: topology routes and summaries.
 void add_topo_command(CLI::App& app);
 
+/// `gridlock oracle serve|query`: the resource oracle service and its client.
+void add_oracle_command(CLI::App& app);
+
 /// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
 void add_sim_commands(CLI::App& app);
 

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   gridlock::cli::add_version_command(app);
   gridlock::cli::add_topo_command(app);
+  gridlock::cli::add_oracle_command(app);
   gridlock::cli::add_sim_commands(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,340 @@
+// `gridlock oracle serve` (the resource oracle service) and `gridlock oracle query` (its client).
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigtimedwait
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/oracle/client.hpp"
+#include "gridlock/oracle/server.hpp"
+#include "gridlock/oracle/sources.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::cli {
+namespace {
+
+struct ServeArgs {
+  std::string spec;
+  std::string listen = "127.0.0.1:8600";
+  std::vector<std::string> sources;
+  std::string sim_rate = "2GB/s";
+  std::string node;
+  std::string poll = "1s";
+  std::string duration = "0";
+  std::string port_file;
+  int threads = 8;
+  std::size_t max_pairs = 100000;
+  std::string max_body = "4MiB";
+  unsigned counter_bits = 64;
+  double ib_tick_ns = 1;
+  double retention_s = 600;
+};
+
+struct QueryArgs {
+  std::string server = "http://127.0.0.1:8600";
+  std::string what;
+  std::vector<std::string> args;
+  std::string metric = "bw";
+  std::string reducer = "max";
+  std::string window = "0";
+  bool endpoints = false;
+  bool undirected = false;
+  bool json = false;
+  std::size_t top = 10;
+};
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::pair<std::string, int> parse_listen(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw InputError(
+        fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:8600 (port 0 picks a free one)", text));
+  }
+  int port = -1;
+  try {
+    std::size_t used = 0;
+    port = std::stoi(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1) {
+      port = -1;
+    }
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) {
+    throw InputError(fmt::format("--listen '{}': the port must be 0..65535", text));
+  }
+  return {text.substr(0, colon), port};
+}
+
+std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo::Topology& topology,
+                                            const ServeArgs& args) {
+  const auto colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+  if (kind == "sim") {
+    if (rest.empty() || rest == "paper") {
+      return std::make_unique<oracle::SimulatedLoad>(
+          topology, oracle::paper_congestion_flows(
+                        topology, topo::parse_rate_bytes_per_s(args.sim_rate, "--sim-rate")));
+    }
+    return std::make_unique<oracle::SimulatedLoad>(topology, oracle::read_traffic_matrix(topology, rest));
+  }
+  if (kind == "ldms") {
+    if (rest.empty()) {
+      throw InputError("--source ldms:PATH needs a store_csv file or directory, e.g. ldms:/var/ldms/csv");
+    }
+    oracle::LdmsCsvOptions options;
+    options.counter_bits = args.counter_bits;
+    options.ib_wait_tick_ns = args.ib_tick_ns;
+    return std::make_unique<oracle::LdmsCsvSource>(topology, std::vector<std::filesystem::path>{rest},
+                                                   options);
+  }
+  if (kind == "sysfs") {
+    oracle::SysfsIbOptions options;
+    if (!rest.empty()) {
+      options.sys_root = rest;
+    }
+    options.counter_bits = args.counter_bits;
+    options.wait_tick_ns = args.ib_tick_ns;
+    const std::string node = args.node.empty() ? host_name() : args.node;
+    const auto id = topology.find_node(node);
+    if (!id) {
+      throw InputError(
+          fmt::format("--source sysfs: this node '{}' is not in the topology; name it with --node", node));
+    }
+    return std::make_unique<oracle::SysfsIbSource>(topology, *id, options);
+  }
+  throw InputError(
+      fmt::format("unknown --source '{}': use sim[:paper|:MATRIX_FILE], ldms:PATH or sysfs[:ROOT]", text));
+}
+
+void run_serve(const ServeArgs& args) {
+  const auto topology = topo::make_topology(args.spec);
+  const auto [host, port] = parse_listen(args.listen);
+  const double poll_s = parse_duration_seconds(args.poll, "--poll");
+  const double duration_s = parse_duration_seconds(args.duration, "--duration");
+  if (!(poll_s > 0)) {
+    throw InputError("--poll must be positive, e.g. --poll 1s");
+  }
+  oracle::MetricStore store(*topology, args.retention_s);
+  std::vector<std::unique_ptr<oracle::Source>> sources;
+  for (const auto& text : args.sources.empty() ? std::vector<std::string>{"sim:paper"} : args.sources) {
+    sources.push_back(make_source(text, *topology, args));
+  }
+  std::mutex sources_mutex;
+  const auto poll_all = [&] {
+    const std::lock_guard lock(sources_mutex);
+    const double now = now_seconds();
+    for (auto& source : sources) {
+      source->poll(store, now);
+    }
+  };
+  poll_all();
+  const oracle::Oracle oracle(*topology, store);
+  oracle::ServerOptions options;
+  options.host = host;
+  options.port = port;
+  options.threads = args.threads;
+  options.max_pairs = args.max_pairs;
+  options.max_body_bytes = parse_byte_size(args.max_body, "--max-body");
+  // Block SIGINT and SIGTERM in every thread (the server's inherit the mask); wait for them below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  oracle::Server server(oracle, options, [&] {
+    const std::lock_guard lock(sources_mutex);
+    Json list = Json::array();
+    for (const auto& source : sources) {
+      list.push_back(source->status());
+    }
+    return list;
+  });
+  const int bound = server.start();
+  if (!args.port_file.empty()) {
+    write_file_atomic(args.port_file, fmt::format("{}\n", bound));
+  }
+  fmt::print("gridlock oracle: serving {} on http://{}:{} ({} source(s)); stop with Ctrl-C\n",
+             topology->spec(), host, bound, sources.size());
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    double wait_s = poll_s;
+    if (duration_s > 0) {
+      const double left =
+          duration_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (left <= 0) {
+        break;
+      }
+      wait_s = std::min(wait_s, left);
+    }
+    timespec timeout{};
+    timeout.tv_sec = static_cast<time_t>(wait_s);
+    timeout.tv_nsec = static_cast<long>((wait_s - std::floor(wait_s)) * 1e9);
+    if (sigtimedwait(&signals, nullptr, &timeout) > 0) {
+      break;
+    }
+    poll_all();
+  }
+  server.stop();
+  fmt::print("gridlock oracle: stopped after {} requests\n", server.requests());
+}
+
+void print_json(const Json& value) { fmt::print("{}\n", value.dump(2)); }
+
+oracle::MetricQuery make_query(const QueryArgs& args) {
+  oracle::MetricQuery q;
+  q.metric = oracle::parse_metric(args.metric);
+  q.reducer = oracle::parse_reducer(args.reducer);
+  q.window_s = parse_duration_seconds(args.window, "--window");
+  q.endpoints = args.endpoints;
+  q.undirected = args.undirected;
+  return q;
+}
+
+void run_query(const QueryArgs& args) {
+  oracle::Client client(args.server);
+  const auto need = [&](std::size_t count, const char* usage) {
+    if (args.args.size() != count) {
+      throw InputError(fmt::format("usage: gridlock oracle query {}", usage));
+    }
+  };
+  if (args.what == "health") {
+    need(0, "health");
+    print_json(client.health());
+  } else if (args.what == "topology") {
+    need(0, "topology");
+    print_json(client.topology());
+  } else if (args.what == "node") {
+    need(1, "node NAME");
+    print_json(client.node(args.args[0]));
+  } else if (args.what == "route") {
+    need(2, "route SRC DST");
+    print_json(client.route(args.args[0], args.args[1], parse_duration_seconds(args.window, "--window")));
+  } else if (args.what == "links") {
+    need(0, "links [--top N]");
+    print_json(client.get(fmt::format("/v1/links?top={}&window_s={}", args.top,
+                                      parse_duration_seconds(args.window, "--window"))));
+  } else if (args.what == "metrics") {
+    if (args.args.empty()) {
+      throw InputError("usage: gridlock oracle query metrics [--metric bw] [--reducer max] SRC:DST...");
+    }
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& pair : args.args) {
+      const auto colon = pair.find(':');
+      if (colon == std::string::npos) {
+        throw InputError(fmt::format("pair '{}' must be SRC:DST, e.g. nid00012:nid00038", pair));
+      }
+      pairs.emplace_back(pair.substr(0, colon), pair.substr(colon + 1));
+    }
+    const auto q = make_query(args);
+    const auto values = client.route_metrics(pairs, q);
+    if (args.json) {
+      Json out = Json::array();
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        out.push_back({{"src", pairs[i].first}, {"dst", pairs[i].second}, {"value", values[i]}});
+      }
+      print_json(out);
+      return;
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      fmt::print("{} {} {} {} {:.6g}\n", pairs[i].first, pairs[i].second, oracle::to_string(q.metric),
+                 oracle::to_string(q.reducer), values[i]);
+    }
+  } else if (args.what == "matrix") {
+    if (args.args.empty()) {
+      throw InputError("usage: gridlock oracle query matrix [--metric bw] NODE...");
+    }
+    const auto values = client.metric_matrix(args.args, make_query(args));
+    const std::size_t n = args.args.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        fmt::print("{}{:.6g}", j == 0 ? "" : " ", values[i * n + j]);
+      }
+      fmt::print("\n");
+    }
+  } else {
+    throw InputError(fmt::format(
+        "unknown query '{}': use health, topology, node, route, links, metrics or matrix", args.what));
+  }
+}
+
+}  // namespace
+
+void add_oracle_command(CLI::App& app) {
+  auto* oracle_cmd =
+      app.add_subcommand("oracle", "The resource oracle: routes joined with live link metrics");
+  oracle_cmd->require_subcommand(1);
+
+  const auto serve_args = std::make_shared<ServeArgs>();
+  auto* serve =
+      oracle_cmd->add_subcommand("serve", "Serve route metrics over HTTP/JSON (see docs/oracle.md)");
+  serve->add_option("spec", serve_args->spec, "Topology spec, e.g. torus:2x2x8")->required();
+  serve->add_option("--listen", serve_args->listen, "HOST:PORT to bind (port 0: any free port)")
+      ->capture_default_str();
+  serve->add_option("--source", serve_args->sources,
+                    "Metric source (repeatable): sim[:paper|:MATRIX_FILE], ldms:FILE_OR_DIR, sysfs[:ROOT]; "
+                    "default sim:paper");
+  serve->add_option("--sim-rate", serve_args->sim_rate, "Rate of each flow of sim:paper")
+      ->capture_default_str();
+  serve->add_option("--node", serve_args->node,
+                    "sysfs source: this node's name in the topology (default: host name)");
+  serve->add_option("--poll", serve_args->poll, "How often sources are read")->capture_default_str();
+  serve->add_option("--duration", serve_args->duration, "Stop after this long (0: until SIGINT/SIGTERM)")
+      ->capture_default_str();
+  serve->add_option("--port-file", serve_args->port_file, "Write the bound port to this file");
+  serve->add_option("--threads", serve_args->threads, "Worker threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  serve->add_option("--max-pairs", serve_args->max_pairs, "Most pairs per request")->capture_default_str();
+  serve->add_option("--max-body", serve_args->max_body, "Largest request body")->capture_default_str();
+  serve->add_option("--counter-bits", serve_args->counter_bits, "Width of raw counters (wrap detection)")
+      ->capture_default_str()
+      ->check(CLI::Range(8U, 64U));
+  serve
+      ->add_option("--ib-tick-ns", serve_args->ib_tick_ns,
+                   "Length of one InfiniBand port_xmit_wait tick in ns")
+      ->capture_default_str();
+  serve->add_option("--retention", serve_args->retention_s, "Seconds of history kept per link")
+      ->capture_default_str();
+  serve->callback([serve_args] { run_serve(*serve_args); });
+
+  const auto query_args = std::make_shared<QueryArgs>();
+  auto* query = oracle_cmd->add_subcommand("query",
+                                           "Ask a running oracle: health, topology, node, route, links, "
+                                           "metrics, matrix");
+  query
+      ->add_option("what", query_args->what,
+                   "health | topology | node NAME | route SRC DST | links | "
+                   "metrics SRC:DST... | matrix NODE...")
+      ->required();
+  query->add_option("args", query_args->args, "Arguments of the query");
+  query->add_option("--server", query_args->server, "Oracle URL")->capture_default_str();
+  query->add_option("--metric", query_args->metric, "hops | bw | stalls")->capture_default_str();
+  query->add_option("--reducer", query_args->reducer, "max | sum | min")->capture_default_str();
+  query->add_option("--window", query_args->window, "Averaging window (0: newest sample)")
+      ->capture_default_str();
+  query->add_option("--top", query_args->top, "links: how many")->capture_default_str();
+  query->add_flag("--endpoints", query_args->endpoints, "Include the injection and ejection links");
+  query->add_flag("--undirected", query_args->undirected, "Larger of SRC->DST and DST->SRC");
+  query->add_flag("--json", query_args->json, "metrics: print JSON");
+  query->callback([query_args] { run_query(*query_args); });
+}
+
+}  // namespace gridlock::cli

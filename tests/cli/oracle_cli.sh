@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End-to-end: `gridlock oracle serve` on an ephemeral loopback port, queried by `gridlock oracle query`.
+# Usage: oracle_cli.sh GRIDLOCK WORKDIR CASE
+set -euo pipefail
+gridlock="$1"
+work="$2"
+case_name="$3"
+mkdir -p "$work"
+port_file="$work/oracle-$case_name.port"
+rm -f "$port_file"
+fail() { echo "FAIL: $*"; exit 1; }
+
+serve_args=(torus:2x2x8 --listen 127.0.0.1:0 --port-file "$port_file" --duration 50 --poll 0.2s)
+if [ "$case_name" = ldms ]; then
+  csv="$work/ldms"
+  mkdir -p "$csv"
+  printf '%s\n' "#Time,Time_usec,ProducerName,component_id,job_id,Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)" \
+    "100.0,0,nid00042,42,0,61000000" "100.0,0,bogus,1,0,5" "broken row" > "$csv/gemini.1"
+  serve_args+=(--source "ldms:$csv")
+fi
+"$gridlock" oracle serve "${serve_args[@]}" > "$work/oracle-$case_name.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 1 200); do
+  [ -s "$port_file" ] && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/oracle-$case_name.log"; fail "server exited early"; }
+  sleep 0.1
+done
+[ -s "$port_file" ] || fail "no port file"
+url="http://127.0.0.1:$(cat "$port_file")"
+q() { "$gridlock" oracle query --server "$url" "$@"; }
+
+case "$case_name" in
+  sim)
+    out="$(q metrics --metric hops nid00012:nid00038)"
+    grep -q "^nid00012 nid00038 hops max 5$" <<<"$out" || fail "hops: $out"
+    out="$(q metrics --metric bw nid00012:nid00038 nid00016:nid00017)"
+    grep -q "^nid00012 nid00038 bw max 64" <<<"$out" || fail "bw: $out"
+    grep -q "^nid00016 nid00017 bw max 0$" <<<"$out" || fail "same router: $out"
+    out="$(q links --top 1)"
+    grep -q '"(1,1,6) Z- -> (1,1,5)"' <<<"$out" || fail "top link: $out"
+    out="$(q node nid00038)"
+    grep -q '"(1,1,3)"' <<<"$out" || fail "node: $out"
+    if q node nid99999 2>"$work/err.txt"; then fail "unknown node accepted"; fi
+    grep -q "unknown_node" "$work/err.txt" || fail "unknown node error: $(cat "$work/err.txt")"
+    ;;
+  ldms)
+    out="$(q route nid00044 nid00042)"  # (1,1,6) Z- (1,1,5): arrives on the Z+ port
+    grep -q '"used_bw_pct": 61' <<<"$out" || fail "ldms route: $out"
+    out="$(q health)"
+    grep -q '"malformed_rows": 2' <<<"$out" || fail "ldms status: $out"
+    grep -q '"bogus"' <<<"$out" || fail "unknown producer not reported: $out"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+kill -TERM "$server"
+wait "$server" || fail "server exit code $?"
+grep -q "stopped after" "$work/oracle-$case_name.log" || fail "no clean stop"
+echo "ok: oracle $case_name"
