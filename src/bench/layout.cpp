@@ -60,17 +60,21 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
     }
     group = static_cast<int>(static_cast<std::uint64_t>(layout.world_size_) / options.virtual_nodes);
   } else if (options.ranks_per_node > 0) {
-    group = static_cast<int>(options.ranks_per_node);
+    // Larger than any host: rejected below without overflowing the int.
+    group = options.ranks_per_node > static_cast<std::uint64_t>(host_size)
+                ? 0
+                : static_cast<int>(options.ranks_per_node);
   }
   // Every rank must agree on whether the split is valid, so the check is reduced.
   int bad_split = (group <= 0 || host_size % group != 0) ? 1 : 0;
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad_split, 1, MPI_INT, MPI_MAX, world));
-  if (bad_split != 0) {
-    throw CollectiveError(fmt::format("cannot form virtual nodes of {} ranks: some host runs a number of "
-                                      "ranks that is not a multiple of it; use --ranks-per-node with a "
-                                      "divisor of the ranks on each host",
-                                      group),
-                          ExitCode::kUsage);
+  if (bad_split != 0 || group <= 0) {
+    throw CollectiveError(
+        fmt::format("cannot form virtual nodes of {} ranks: some host runs a number of "
+                    "ranks that is not a multiple of it; use --ranks-per-node with a "
+                    "divisor of the ranks on each host",
+                    options.ranks_per_node > 0 ? options.ranks_per_node : static_cast<std::uint64_t>(group)),
+        ExitCode::kUsage);
   }
   layout.virtual_ = group != host_size;
   const int virtual_index = host_rank / group;

@@ -408,6 +408,8 @@ Json make_context(const RunState& s) {
 
 Report run_benchmark(const Options& options, MPI_Comm world) {
   validate(options);
+  GRIDLOCK_MPI(MPI_Barrier(world));
+  const double setup_start = MPI_Wtime();
   NodeLayout layout = NodeLayout::detect(world, options);
   const int rank = layout.world_rank();
   const auto [seed, seed_from_time] = agree_on_seed(options, world, rank);
@@ -439,11 +441,16 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
     congestor_kernel = detail::make_congestor_kernel(*type, options, s.slice_comm.get());
   }
 
+  // Set-up ends when every rank has its communicators and kernels (windows included).
+  GRIDLOCK_MPI(MPI_Barrier(world));
+  const double setup_s = MPI_Wtime() - setup_start;
+
   Report report;
   report.mode = options.mode;
   const std::vector<std::string> names = s.layout.gather_node_names();
   if (rank == 0) {
     report.context = make_context(s);
+    report.context["setup_s"] = setup_s;
     for (int g = 0; g < s.roles.group_count(); ++g) {
       std::vector<std::string> role_nodes;
       for (const auto id : s.roles.nodes_of(g)) {

@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <fstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string errno_text(int error) { return std::strerror(error); }
+// std::strerror is not thread-safe (SMPI runs ranks as threads); the error category is.
+std::string errno_text(int error) { return std::generic_category().message(error); }
 
 // A temporary name next to the target, unique per process and call, so concurrent writers
 // (several ranks, several tools) never share one.

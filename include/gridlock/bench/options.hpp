@@ -61,19 +61,20 @@ struct Options {
   bool each_congestor = false;  ///< Also run one loaded phase per congestor type alone.
 
   // Canaries (paper §3.1).
-  LoopCounts latency{10000, 30, 200, 200};     ///< Random-ring latency and RMA Get latency.
-  LoopCounts bandwidth{10000, 30, 8, 1};       ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
-  LoopCounts allreduce{100000, 1, 200, 1};     ///< Multiple Allreduce.
-  LoopCounts alltoall{10000, 1, 8, 1};         ///< Multiple Alltoall (network mode).
-  std::uint64_t latency_bytes = 8;             ///< Latency message size.
-  std::uint64_t bandwidth_bytes = 128 * 1024;  ///< Bandwidth message size.
-  std::uint64_t bandwidth_outstanding = 8;     ///< Messages in flight to each neighbour.
-  std::uint64_t allreduce_bytes = 8;           ///< Allreduce canary size (multiple of 8).
-  std::uint64_t alltoall_bytes = 4096;         ///< Alltoall canary size per peer.
+  LoopCounts latency{10000, 30, 200, 200};  ///< Random-ring latency and RMA Get latency.
+  LoopCounts bandwidth{10000, 30, 8, 1};    ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
+  LoopCounts allreduce{100000, 1, 200, 1};  ///< Multiple Allreduce.
+  LoopCounts alltoall{10000, 1, 8, 1};      ///< Multiple Alltoall (network mode).
+  std::uint64_t latency_bytes = 8;          ///< Latency message size.
+  std::uint64_t bandwidth_bytes = std::uint64_t{128} * 1024;  ///< Bandwidth message size.
+  std::uint64_t bandwidth_outstanding = 8;                    ///< Messages in flight to each neighbour.
+  std::uint64_t allreduce_bytes = 8;                          ///< Allreduce canary size (multiple of 8).
+  std::uint64_t alltoall_bytes = 4096;                        ///< Alltoall canary size per peer.
 
   // Congestors (paper §3.2).
   std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.
-  std::uint64_t allreduce_congestor_bytes = 8 * 1024 * 1024;  ///< Size of the large allreduce congestor.
+  std::uint64_t allreduce_congestor_bytes =
+      std::uint64_t{8} * 1024 * 1024;  ///< Size of the large allreduce congestor.
   std::uint64_t congestor_warmup = 8;  ///< Iterations a congestor runs before releasing the canaries.
   std::uint64_t congestor_check = 16;  ///< Iterations between stop checks (pipelined Iallreduce).
 

@@ -12,7 +12,7 @@
 
 namespace gridlock::bench::detail {
 
-void check_mpi(int rc, const char* call, std::source_location where) {
+void check_mpi(int rc, const char* call, const char* file, int line) {
   if (rc == MPI_SUCCESS) {
     return;
   }
@@ -21,8 +21,8 @@ void check_mpi(int rc, const char* call, std::source_location where) {
   if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) {
     length = 0;
   }
-  throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, where.file_name(),
-                             where.line(), std::string(text.data(), static_cast<std::size_t>(length)), rc));
+  throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, file, line,
+                             std::string(text.data(), static_cast<std::size_t>(length)), rc));
 }
 
 Comm& Comm::operator=(Comm&& other) noexcept {

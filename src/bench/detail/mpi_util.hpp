@@ -4,7 +4,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 
 #include "gridlock/core/histogram.hpp"
@@ -12,12 +11,12 @@
 namespace gridlock::bench::detail {
 
 /// Throws MpiError naming the call and source line when `rc` is not MPI_SUCCESS.
-void check_mpi(int rc, const char* call, std::source_location where = std::source_location::current());
+void check_mpi(int rc, const char* call, const char* file, int line);
 
 }  // namespace gridlock::bench::detail
 
 /// Runs an MPI call and throws MpiError with its text and the MPI error string if it fails.
-#define GRIDLOCK_MPI(call) ::gridlock::bench::detail::check_mpi((call), #call)
+#define GRIDLOCK_MPI(call) ::gridlock::bench::detail::check_mpi((call), #call, __FILE__, __LINE__)
 
 namespace gridlock::bench::detail {
 
