@@ -156,6 +156,7 @@ void run_sim(const SimArgs& a) {
     body["messages"] = result.messages;
     body["events"] = result.events;
     body["wall_seconds"] = result.wall_seconds;
+    body["cpu_seconds"] = result.cpu_seconds;
     body["events_per_second"] = events_per_s;
     if (a.per_rank) {
       Json finish = Json::array();
@@ -192,8 +193,11 @@ void run_sim(const SimArgs& a) {
              p.eager_threshold_bytes);
   fmt::print("max finish: {} ({} ps) at rank {}\n", format_time_ps(result.max_finish.ps),
              result.max_finish.ps, result.max_finish_rank);
-  fmt::print("events: {} in {:.3f} s ({:.1f} M events/s)\n", result.events, result.wall_seconds,
-             events_per_s / 1e6);
+  const double events_per_cpu_s =
+      result.cpu_seconds > 0 ? static_cast<double>(result.events) / result.cpu_seconds : 0;
+  fmt::print("events: {} in {:.3f} s wall, {:.3f} s CPU ({:.1f} M events/s wall, {:.1f} M/s CPU)\n",
+             result.events, result.wall_seconds, result.cpu_seconds, events_per_s / 1e6,
+             events_per_cpu_s / 1e6);
   if (a.per_rank) {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       fmt::print("rank {}: {} ps\n", r, result.finish[r].ps);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <limits>
 
 #include <fmt/format.h>
@@ -46,6 +47,15 @@ class Engine {
     std::uint32_t b;  // UQ: send op
     std::uint32_t next;
   };
+  // Per-host bookkeeping in one cache line; CPU and NIC free times live in times_.
+  struct Host {
+    const Program* prog;
+    std::uint32_t base;
+    std::uint32_t rq_head;
+    std::uint32_t rq_tail;
+    std::uint32_t uq_head;
+    std::uint32_t uq_tail;
+  };
   struct Ready {
     std::uint32_t host;
     std::uint32_t op;
@@ -68,20 +78,20 @@ class Engine {
   }
 
   void decrement(std::uint32_t host, std::uint32_t op) {
-    if (--counter_[base_[host] + op] == 0) {
-      ready_.push_back(Ready{host, op, prog_[host]->ops[op].type});
+    if (--counter_[hosts_[host].base + op] == 0) {
+      ready_.push_back(Ready{host, op, hosts_[host].prog->ops[op].type});
     }
   }
   void mark_started(std::uint32_t host, std::uint32_t op) {
-    const Program& pr = *prog_[host];
+    const Program& pr = *hosts_[host].prog;
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op) + 1];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 2]; ++k) {
       decrement(host, pr.succ[k]);
     }
   }
   void mark_done(std::uint32_t host, std::uint32_t op) {
-    const Program& pr = *prog_[host];
-    counter_[base_[host] + op] = kDone;
+    const Program& pr = *hosts_[host].prog;
+    counter_[hosts_[host].base + op] = kDone;
     ++completed_;
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op)];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
@@ -99,25 +109,23 @@ class Engine {
     pool_.push_back(Node{a, b, kNil});
     return static_cast<std::uint32_t>(pool_.size() - 1);
   }
-  void append(std::vector<std::uint32_t>& head, std::vector<std::uint32_t>& tail, std::uint32_t host,
-              std::uint32_t node) {
-    if (tail[host] == kNil) {
-      head[host] = node;
+  void append(std::uint32_t& head, std::uint32_t& tail, std::uint32_t node) {
+    if (tail == kNil) {
+      head = node;
     } else {
-      pool_[tail[host]].next = node;
+      pool_[tail].next = node;
     }
-    tail[host] = node;
+    tail = node;
   }
-  void unlink(std::vector<std::uint32_t>& head, std::vector<std::uint32_t>& tail, std::uint32_t host,
-              std::uint32_t prev, std::uint32_t node) {
+  void unlink(std::uint32_t& head, std::uint32_t& tail, std::uint32_t prev, std::uint32_t node) {
     const std::uint32_t next = pool_[node].next;
     if (prev == kNil) {
-      head[host] = next;
+      head = next;
     } else {
       pool_[prev].next = next;
     }
-    if (tail[host] == node) {
-      tail[host] = prev;
+    if (tail == node) {
+      tail = prev;
     }
     pool_[node].next = free_node_;
     free_node_ = node;
@@ -129,7 +137,7 @@ class Engine {
     if (recv.tag != kAnyTag && recv.tag != tag) {
       return false;
     }
-    return recv.peer_offset == kAnySource || s_.peer(host, recv) == sender;
+    return recv.peer_offset == kAnySource || peer_of(host, recv) == sender;
   }
 
   void slice(std::uint32_t rank, std::uint8_t track, std::uint8_t kind, std::uint32_t peer,
@@ -142,9 +150,9 @@ class Engine {
   // A rendezvous send completes when its receive is matched at time t (LogGOPSim: the
   // sender's CPU and NIC are moved forward to t).
   void rendezvous_matched(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t) {
-    const Op& op = prog_[sender]->ops[send_op];
-    std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(sender) * ncpu_ + op.cpu];
-    std::uint64_t& nic = nic_send_free_[static_cast<std::size_t>(sender) * nnic_ + op.nic];
+    const Op& op = hosts_[sender].prog->ops[send_op];
+    std::uint64_t& cpu = cpu_free(sender, op.cpu);
+    std::uint64_t& nic = nic_send_free(sender, op.nic);
     cpu = std::max(cpu, t);
     nic = std::max(nic, t);
     mark_done(sender, send_op);
@@ -164,13 +172,23 @@ class Engine {
   std::uint32_t ncpu_;
   std::uint32_t nnic_;
 
-  std::vector<const Program*> prog_;
-  std::vector<std::uint32_t> base_;
+  std::uint64_t& cpu_free(std::uint32_t host, std::uint8_t cpu) { return times_[host * stride_ + cpu]; }
+  std::uint64_t& nic_send_free(std::uint32_t host, std::uint8_t nic) {
+    return times_[host * stride_ + ncpu_ + nic];
+  }
+  std::uint64_t& nic_recv_free(std::uint32_t host, std::uint8_t nic) {
+    return times_[host * stride_ + ncpu_ + nnic_ + nic];
+  }
+  // Absolute peer without a division: rank + offset < 2P.
+  [[nodiscard]] std::uint32_t peer_of(std::uint32_t rank, const Op& op) const {
+    const std::uint64_t p = static_cast<std::uint64_t>(rank) + op.peer_offset;
+    return static_cast<std::uint32_t>(p >= ranks_ ? p - ranks_ : p);
+  }
+
+  std::vector<Host> hosts_;
   std::vector<std::uint32_t> counter_;
-  std::vector<std::uint64_t> cpu_free_;
-  std::vector<std::uint64_t> nic_send_free_;
-  std::vector<std::uint64_t> nic_recv_free_;
-  std::vector<std::uint32_t> rq_head_, rq_tail_, uq_head_, uq_tail_;
+  std::vector<std::uint64_t> times_;  // per host: ncpu CPU, nnic NIC-send, nnic NIC-receive free times
+  std::size_t stride_ = 0;
   std::vector<Node> pool_;
   std::uint32_t free_node_ = kNil;
   std::vector<Ready> ready_;
@@ -182,8 +200,8 @@ class Engine {
 };
 
 void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts) {
-  const Op& op = prog_[host]->ops[op_index];
-  std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(host) * ncpu_ + op.cpu];
+  const Op& op = hosts_[host].prog->ops[op_index];
+  std::uint64_t& cpu = cpu_free(host, op.cpu);
   switch (op.type) {
     case OpType::kCalc: {
       if (cpu > t) {
@@ -197,7 +215,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       return;
     }
     case OpType::kSend: {
-      std::uint64_t& nic = nic_send_free_[static_cast<std::size_t>(host) * nnic_ + op.nic];
+      std::uint64_t& nic = nic_send_free(host, op.nic);
       const std::uint64_t free = std::max(cpu, nic);
       if (free > t) {
         queue_.push_retry(free, ts, payload_of(host, op_index));
@@ -207,7 +225,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       const std::uint64_t extra = op.size == 0 ? 0 : op.size - 1;
       cpu = add(add(t, p_.overhead_send.ps, host), mul(extra, p_.overhead_per_byte.ps, host), host);
       nic = add(add(t, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
-      const std::uint32_t to = s_.peer(host, op);
+      const std::uint32_t to = peer_of(host, op);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
       slice(host, 1, kMessageKind, to, op.size, t, nic);
       queue_.push_new(add(add(t, p_.overhead_send.ps, host), p_.latency.ps, host),
@@ -221,32 +239,33 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
     case OpType::kRecv: {
       mark_started(host, op_index);
       std::uint32_t prev = kNil;
-      for (std::uint32_t node = uq_head_[host]; node != kNil; prev = node, node = pool_[node].next) {
+      for (std::uint32_t node = hosts_[host].uq_head; node != kNil; prev = node, node = pool_[node].next) {
         const std::uint32_t sender = pool_[node].a;
         const std::uint32_t send_op = pool_[node].b;
-        const Op& sop = prog_[sender]->ops[send_op];
+        const Op& sop = hosts_[sender].prog->ops[send_op];
         if (!matches(host, op, sender, sop.tag)) {
           continue;
         }
         const std::uint64_t bytes = sop.size;
-        unlink(uq_head_, uq_tail_, host, prev, node);
+        unlink(hosts_[host].uq_head, hosts_[host].uq_tail, prev, node);
         if (bytes > p_.eager_threshold_bytes) {
           rendezvous_matched(sender, send_op, t);
         }
         mark_done(host, op_index);
         return;
       }
-      append(rq_head_, rq_tail_, host, new_node(op_index, 0));
+      const std::uint32_t node = new_node(op_index, 0);
+      append(hosts_[host].rq_head, hosts_[host].rq_tail, node);
       return;
     }
   }
 }
 
 void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts) {
-  const Op& sop = prog_[sender]->ops[send_op];
-  const std::uint32_t host = s_.peer(sender, sop);
-  std::uint64_t& cpu = cpu_free_[static_cast<std::size_t>(host) * ncpu_ + sop.cpu];
-  std::uint64_t& nic = nic_recv_free_[static_cast<std::size_t>(host) * nnic_ + sop.nic];
+  const Op& sop = hosts_[sender].prog->ops[send_op];
+  const std::uint32_t host = peer_of(sender, sop);
+  std::uint64_t& cpu = cpu_free(host, sop.cpu);
+  std::uint64_t& nic = nic_recv_free(host, sop.nic);
   const std::uint64_t free = std::max(cpu, nic);
   if (free > t) {
     queue_.push_retry(free, ts, payload_of(sender, send_op | kMsgBit));
@@ -260,19 +279,20 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
   slice(host, 1, kMessageKind, sender, sop.size, t, nic);
   std::uint32_t prev = kNil;
-  for (std::uint32_t node = rq_head_[host]; node != kNil; prev = node, node = pool_[node].next) {
+  for (std::uint32_t node = hosts_[host].rq_head; node != kNil; prev = node, node = pool_[node].next) {
     const std::uint32_t recv_op = pool_[node].a;
-    if (!matches(host, prog_[host]->ops[recv_op], sender, sop.tag)) {
+    if (!matches(host, hosts_[host].prog->ops[recv_op], sender, sop.tag)) {
       continue;
     }
-    unlink(rq_head_, rq_tail_, host, prev, node);
+    unlink(hosts_[host].rq_head, hosts_[host].rq_tail, prev, node);
     if (sop.size > p_.eager_threshold_bytes) {
       rendezvous_matched(sender, send_op, t);
     }
     mark_done(host, recv_op);
     return;
   }
-  append(uq_head_, uq_tail_, host, new_node(sender, send_op));
+  const std::uint32_t node = new_node(sender, send_op);
+  append(hosts_[host].uq_head, hosts_[host].uq_tail, node);
 }
 
 void Engine::flush_ready() {
@@ -292,10 +312,10 @@ void Engine::flush_ready() {
     ready_[j] = item;
   }
   for (const Ready& r : ready_) {
-    const Op& op = prog_[r.host]->ops[r.op];
-    std::uint64_t time = cpu_free_[static_cast<std::size_t>(r.host) * ncpu_ + op.cpu];
+    const Op& op = hosts_[r.host].prog->ops[r.op];
+    std::uint64_t time = cpu_free(r.host, op.cpu);
     if (op.type == OpType::kSend) {
-      time = std::max(time, nic_send_free_[static_cast<std::size_t>(r.host) * nnic_ + op.nic]);
+      time = std::max(time, nic_send_free(r.host, op.nic));
     }
     queue_.push_new(time, payload_of(r.host, r.op));
   }
@@ -316,10 +336,10 @@ void Engine::process(const detail::Event& event) {
 
 void Engine::report_stuck(SimResult& result) const {
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    const Program& pr = *prog_[r];
+    const Program& pr = *hosts_[r].prog;
     bool rank_stuck = false;
     for (std::uint32_t i = 0; i < pr.ops.size(); ++i) {
-      const std::uint32_t c = counter_[base_[r] + i];
+      const std::uint32_t c = counter_[hosts_[r].base + i];
       if (c == kDone) {
         continue;
       }
@@ -343,7 +363,7 @@ void Engine::report_stuck(SimResult& result) const {
     }
   }
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    for (std::uint32_t node = uq_head_[r]; node != kNil; node = pool_[node].next) {
+    for (std::uint32_t node = hosts_[r].uq_head; node != kNil; node = pool_[node].next) {
       ++result.unexpected_left;
       if (result.stuck.size() < kMaxStuckListed) {
         result.stuck.push_back(StuckOp{pool_[node].a, pool_[node].b,
@@ -356,15 +376,18 @@ void Engine::report_stuck(SimResult& result) const {
 
 SimResult Engine::run() {
   SimResult result;
-  prog_.resize(ranks_);
-  base_.resize(ranks_);
+  hosts_.resize(ranks_);
   std::uint64_t total = 0;
   std::uint64_t roots = 0;
+  std::uint64_t root_recvs = 0;
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    prog_[r] = &s_.program_of(r);
-    base_[r] = static_cast<std::uint32_t>(total);
-    total += prog_[r]->ops.size();
-    roots += prog_[r]->roots.size();
+    const Program* prog = &s_.program_of(r);
+    hosts_[r] = Host{prog, static_cast<std::uint32_t>(total), kNil, kNil, kNil, kNil};
+    total += prog->ops.size();
+    roots += prog->roots.size();
+    for (const std::uint32_t op : prog->roots) {
+      root_recvs += prog->ops[op].type == OpType::kRecv ? 1 : 0;
+    }
     if (total >= kDone) {
       throw InputError(
           fmt::format("the schedule has more than {} operations, the simulator's limit", kDone - 1));
@@ -372,22 +395,21 @@ SimResult Engine::run() {
   }
   counter_.resize(total);
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    std::copy(prog_[r]->dep_count.begin(), prog_[r]->dep_count.end(), counter_.begin() + base_[r]);
+    std::copy(hosts_[r].prog->dep_count.begin(), hosts_[r].prog->dep_count.end(),
+              counter_.begin() + hosts_[r].base);
   }
-  cpu_free_.assign(static_cast<std::size_t>(ranks_) * ncpu_, 0);
-  nic_send_free_.assign(static_cast<std::size_t>(ranks_) * nnic_, 0);
-  nic_recv_free_.assign(static_cast<std::size_t>(ranks_) * nnic_, 0);
-  rq_head_.assign(ranks_, kNil);
-  rq_tail_.assign(ranks_, kNil);
-  uq_head_.assign(ranks_, kNil);
-  uq_tail_.assign(ranks_, kNil);
+  stride_ = ncpu_ + 2 * static_cast<std::size_t>(nnic_);
+  times_.assign(ranks_ * stride_, 0);
+  // Receives posted at the start all wait in receive queues: allocate their nodes once.
+  pool_.reserve(root_recvs + ranks_);
 
   const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
   // The initial ops have the smallest stamps and time 0: run them in order without queueing.
   queue_.set_next_ts(roots);
   std::uint64_t ts = 0;
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    for (const std::uint32_t op : prog_[r]->roots) {
+    for (const std::uint32_t op : hosts_[r].prog->roots) {
       process(detail::Event{0, ts++, payload_of(r, op)});
     }
   }
@@ -395,6 +417,7 @@ SimResult Engine::run() {
     process(queue_.pop());
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
 
   result.ops_total = total;
   result.ops_completed = completed_;
@@ -404,7 +427,7 @@ SimResult Engine::run() {
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     std::uint64_t f = 0;
     for (std::uint32_t c = 0; c < ncpu_; ++c) {
-      f = std::max(f, cpu_free_[static_cast<std::size_t>(r) * ncpu_ + c]);
+      f = std::max(f, times_[r * stride_ + c]);
     }
     result.finish[r] = SimTime{f};
     if (f > result.max_finish.ps) {

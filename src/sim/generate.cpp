@@ -367,7 +367,13 @@ std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view wha
 // Emits the ops of one rank, step after step.
 class RankEmitter {
  public:
-  RankEmitter(ScheduleBuilder& b, std::uint32_t rank, std::uint32_t ranks) : b_(b), r_(rank), p_(ranks) {}
+  RankEmitter(ScheduleBuilder& b, std::uint32_t ranks) : b_(b), p_(ranks) {}
+
+  // Starts the next rank (the emitter's buffers are reused across ranks).
+  void reset(std::uint32_t rank) {
+    r_ = rank;
+    prev_sinks_.clear();
+  }
 
   void step(const StepParams& params) {
     const std::uint32_t begin = b_.current_size();
@@ -376,8 +382,10 @@ class RankEmitter {
     if (begin == end) {
       return;
     }
-    std::vector<std::uint32_t> sources;
-    std::vector<std::uint32_t> sinks;
+    std::vector<std::uint32_t>& sources = sources_;
+    std::vector<std::uint32_t>& sinks = sinks_;
+    sources.clear();
+    sinks.clear();
     for (std::uint32_t i = begin; i < end; ++i) {
       if (!b_.has_predecessor(i)) {
         sources.push_back(i);
@@ -403,7 +411,7 @@ class RankEmitter {
         }
       }
     }
-    prev_sinks_ = std::move(sinks);
+    prev_sinks_.swap(sinks);
   }
 
  private:
@@ -718,9 +726,11 @@ class RankEmitter {
   }
 
   ScheduleBuilder& b_;
-  std::uint32_t r_;
+  std::uint32_t r_ = 0;
   std::uint32_t p_;
   std::vector<std::uint32_t> prev_sinks_;
+  std::vector<std::uint32_t> sources_;
+  std::vector<std::uint32_t> sinks_;
 };
 
 }  // namespace
@@ -735,9 +745,10 @@ Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed
   for (std::size_t i = 0; i < steps.size(); ++i) {
     params.push_back(resolve(*steps[i], ranks, seed, i));
   }
+  RankEmitter emitter(builder, ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     builder.begin_rank(r);
-    RankEmitter emitter(builder, r, ranks);
+    emitter.reset(r);
     for (const StepParams& p : params) {
       emitter.step(p);
     }

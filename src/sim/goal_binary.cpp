@@ -1,6 +1,6 @@
 // The binary schedule format (docs/formats/goal.md) and file loading/saving.
-#include <fstream>
-#include <iterator>
+#include <array>
+#include <cstdio>
 #include <string>
 
 #include <fmt/format.h>
@@ -301,12 +301,19 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
     throw IoError(fmt::format("cannot open schedule '{}': check the path and permissions", path.string()));
   }
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) {
+  std::string bytes;
+  std::array<char, 1U << 16U> chunk{};
+  std::size_t got = 0;
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
+    bytes.append(chunk.data(), got);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) {
     throw IoError(fmt::format("cannot read schedule '{}'", path.string()));
   }
   if (bytes.size() >= kBinaryMagic.size() &&

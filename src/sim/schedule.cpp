@@ -10,19 +10,23 @@
 namespace gridlock::sim {
 namespace {
 
+// Fast multiplicative hash; equality is always checked in full afterwards.
 std::uint64_t hash_program(const Program& program) {
-  std::uint64_t h = mix64(program.ops.size());
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ program.ops.size();
+  const auto mix = [&h](std::uint64_t word) {
+    h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32U;
+  };
   for (const Op& op : program.ops) {
-    h = mix64(h ^ op.size);
-    h = mix64(h ^ (static_cast<std::uint64_t>(op.peer_offset) << 32U | op.tag));
-    h = mix64(
-        h ^ (static_cast<std::uint64_t>(op.type) << 16U | static_cast<std::uint64_t>(op.cpu) << 8U | op.nic));
+    mix(op.size);
+    mix(static_cast<std::uint64_t>(op.peer_offset) << 32U | op.tag);
+    mix(static_cast<std::uint64_t>(op.type) << 16U | static_cast<std::uint64_t>(op.cpu) << 8U | op.nic);
   }
   for (const std::uint32_t s : program.succ_begin) {
-    h = mix64(h ^ s);
+    mix(s);
   }
   for (const std::uint32_t s : program.succ) {
-    h = mix64(h ^ s);
+    mix(s);
   }
   return h;
 }
@@ -144,8 +148,8 @@ std::uint32_t ScheduleBuilder::offset_of(std::uint32_t peer) const {
     throw InputError(
         fmt::format("rank {}: peer {} is out of range (num_ranks {})", rank_, peer, schedule_.num_ranks_));
   }
-  const std::uint32_t p = schedule_.num_ranks_;
-  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(peer) + p - rank_) % p);
+  // (peer - rank) mod P without a division.
+  return peer >= rank_ ? peer - rank_ : peer + (schedule_.num_ranks_ - rank_);
 }
 
 std::uint32_t ScheduleBuilder::add_op(const Op& op) {

@@ -58,6 +58,7 @@ struct SimResult {
   std::uint64_t messages = 0;           ///< Messages sent.
   std::uint64_t events = 0;             ///< Events processed (including retries).
   double wall_seconds = 0;              ///< Wall time of the event loop.
+  double cpu_seconds = 0;               ///< Process CPU time of the event loop (one core).
   std::vector<StuckOp> stuck;           ///< First stuck op of up to 16 ranks (if incomplete).
   std::uint64_t stuck_ranks = 0;        ///< Ranks with stuck ops.
   std::uint64_t unexpected_left = 0;    ///< Messages never received.
