@@ -83,15 +83,12 @@ double Oracle::pair_value(const Snapshot& snap, topo::NodeId src, topo::NodeId d
   if (query.metric == Metric::kHops) {
     return static_cast<double>(scratch.size());
   }
-  if (query.endpoints && src != dst) {
-    scratch.insert(scratch.begin(), topology_.injection_link(src));
-    scratch.push_back(topology_.ejection_link(dst));
-  }
-  if (scratch.empty()) {
+  const bool endpoints = query.endpoints && src != dst;
+  if (scratch.empty() && !endpoints) {
     return 0;
   }
   double out = query.reducer == Reducer::kMin ? std::numeric_limits<double>::infinity() : 0;
-  for (const auto link : scratch) {
+  const auto take = [&](topo::LinkId link) {
     const auto& m = snap.links[link];
     const double v = query.metric == Metric::kBandwidth ? m.used_bw_pct : m.stall_pct;
     switch (query.reducer) {
@@ -105,6 +102,13 @@ double Oracle::pair_value(const Snapshot& snap, topo::NodeId src, topo::NodeId d
         out = std::min(out, v);
         break;
     }
+  };
+  if (endpoints) {
+    take(topology_.injection_link(src));
+    take(topology_.ejection_link(dst));
+  }
+  for (const auto link : scratch) {
+    take(link);
   }
   return out;
 }

@@ -114,8 +114,11 @@ TEST(Oracle, RouteMetricsAndReducers) {
   EXPECT_NEAR(oracle.route_metrics({{a, b}}, q)[0], 100 * 2 / 9.375, 1e-9);
   q.reducer = Reducer::kSum;
   EXPECT_GT(oracle.route_metrics({{a, b}}, q)[0], max[0]);
-  q.undirected = true;
   q.reducer = Reducer::kMax;
+  q.endpoints = true;  // nid00012's injection link carries its 2 GB/s flow
+  EXPECT_NEAR(oracle.route_metrics({{a, c}}, q)[0], 100 * 2 / 9.375, 1e-9);
+  q.endpoints = false;
+  q.undirected = true;
   const auto matrix = oracle.metric_matrix({a, b, c}, q);
   EXPECT_EQ(matrix[1], matrix[3]);
   EXPECT_EQ(matrix[0], 0);
