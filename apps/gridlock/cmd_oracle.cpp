@@ -87,6 +87,9 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
   const std::string kind = text.substr(0, colon);
   const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
   if (kind == "sim") {
+    if (rest == "none") {
+      return std::make_unique<oracle::SimulatedLoad>(topology, std::vector<oracle::Flow>{});
+    }
     if (rest.empty() || rest == "paper") {
       return std::make_unique<oracle::SimulatedLoad>(
           topology, oracle::paper_congestion_flows(
@@ -119,8 +122,8 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
     }
     return std::make_unique<oracle::SysfsIbSource>(topology, *id, options);
   }
-  throw InputError(
-      fmt::format("unknown --source '{}': use sim[:paper|:MATRIX_FILE], ldms:PATH or sysfs[:ROOT]", text));
+  throw InputError(fmt::format(
+      "unknown --source '{}': use sim[:paper|:none|:MATRIX_FILE], ldms:PATH or sysfs[:ROOT]", text));
 }
 
 void run_serve(const ServeArgs& args) {
@@ -133,7 +136,11 @@ void run_serve(const ServeArgs& args) {
   }
   oracle::MetricStore store(*topology, args.retention_s);
   std::vector<std::unique_ptr<oracle::Source>> sources;
-  for (const auto& text : args.sources.empty() ? std::vector<std::string>{"sim:paper"} : args.sources) {
+  // Default: the paper's congestion pairs when the topology has the paper's node names, else no load.
+  const bool paper_nodes = topology->find_node("nid00016") && topology->find_node("nid00048") &&
+                           topology->find_node("nid00042") && topology->find_node("nid00038");
+  const std::string default_source = paper_nodes ? "sim:paper" : "sim:none";
+  for (const auto& text : args.sources.empty() ? std::vector<std::string>{default_source} : args.sources) {
     sources.push_back(make_source(text, *topology, args));
   }
   std::mutex sources_mutex;
@@ -288,9 +295,10 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("spec", serve_args->spec, "Topology spec, e.g. torus:2x2x8")->required();
   serve->add_option("--listen", serve_args->listen, "HOST:PORT to bind (port 0: any free port)")
       ->capture_default_str();
-  serve->add_option("--source", serve_args->sources,
-                    "Metric source (repeatable): sim[:paper|:MATRIX_FILE], ldms:FILE_OR_DIR, sysfs[:ROOT]; "
-                    "default sim:paper");
+  serve->add_option(
+      "--source", serve_args->sources,
+      "Metric source (repeatable): sim[:paper|:none|:MATRIX_FILE], ldms:FILE_OR_DIR, sysfs[:ROOT]; "
+      "default sim:paper when the topology has the paper's nodes, else sim:none");
   serve->add_option("--sim-rate", serve_args->sim_rate, "Rate of each flow of sim:paper")
       ->capture_default_str();
   serve->add_option("--node", serve_args->node,

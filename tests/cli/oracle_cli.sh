@@ -10,7 +10,15 @@ port_file="$work/oracle-$case_name.port"
 rm -f "$port_file"
 fail() { echo "FAIL: $*"; exit 1; }
 
-serve_args=(torus:2x2x8 --listen 127.0.0.1:0 --port-file "$port_file" --duration 50 --poll 0.2s)
+spec=torus:2x2x8
+[ "$case_name" = fattree ] && spec=fattree:16x8,taper=2
+[ "$case_name" = dragonfly ] && spec=dragonfly:g=9,a=4,p=2,h=2,intra=2d:2x2
+serve_args=("$spec" --listen 127.0.0.1:0 --port-file "$port_file" --duration 50 --poll 0.2s)
+if [ "$case_name" = fattree ]; then
+  printf '%s\n' "# two flows sharing leaf 0's up-link to spine 7" "n00000 n00127 4GB/s" "n00001 n00119 4GB/s" \
+    > "$work/matrix.txt"
+  serve_args+=(--source "sim:$work/matrix.txt")
+fi
 if [ "$case_name" = ldms ]; then
   csv="$work/ldms"
   mkdir -p "$csv"
@@ -50,6 +58,20 @@ case "$case_name" in
     out="$(q health)"
     grep -q '"malformed_rows": 2' <<<"$out" || fail "ldms status: $out"
     grep -q '"bogus"' <<<"$out" || fail "unknown producer not reported: $out"
+    ;;
+  fattree)
+    out="$(q metrics --metric hops n00000:n00127 n00000:n00015)"
+    grep -q "^n00000 n00127 hops max 2$" <<<"$out" || fail "fattree hops: $out"
+    grep -q "^n00000 n00015 hops max 0$" <<<"$out" || fail "fattree same leaf: $out"
+    out="$(q metrics --metric bw n00000:n00127)"
+    grep -q "^n00000 n00127 bw max 64$" <<<"$out" || fail "fattree bw: $out"
+    ;;
+  dragonfly)
+    out="$(q metrics --metric hops n00000:n00071 n00000:n00001)"
+    grep -q "^n00000 n00071 hops max 5$" <<<"$out" || fail "dragonfly hops: $out"
+    grep -q "^n00000 n00001 hops max 0$" <<<"$out" || fail "dragonfly same router: $out"
+    out="$(q health)"
+    grep -q '"flows": 0' <<<"$out" || fail "dragonfly default source: $out"
     ;;
   *) fail "unknown case $case_name" ;;
 esac
