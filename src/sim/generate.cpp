@@ -523,6 +523,9 @@ class RankEmitter {
     if (segments > kMaxOpsPerRank / 2) {
       throw InputError(fmt::format("chain broadcast with {} segments is too large", segments));
     }
+    // Receives are all posted at once; segment i is forwarded after it arrived and after
+    // segment i-1 was sent (segments leave in order, as MPI libraries send them).
+    std::uint32_t previous_send = kNone;
     for (std::uint64_t i = 0; i < segments; ++i) {
       const std::uint64_t bytes = std::min(s.segment, s.size - std::min(s.size, i * s.segment));
       std::uint32_t recv = kNone;
@@ -534,6 +537,10 @@ class RankEmitter {
         if (recv != kNone) {
           b_.add_requires(send, recv);
         }
+        if (previous_send != kNone) {
+          b_.add_requires(send, previous_send);
+        }
+        previous_send = send;
       }
     }
   }

@@ -1,4 +1,5 @@
 // The binary schedule format (docs/formats/goal.md) and file loading/saving.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
@@ -96,10 +97,11 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-struct RawOp {
-  Op op;
-  std::vector<std::uint32_t> done;
-  std::vector<std::uint32_t> start;
+// One decoded program: ops, then its dependants in one flat array (no allocation per op).
+struct RawProgram {
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> edge_begin;  // 2n+1 offsets into edges: done, start per op
+  std::vector<std::uint32_t> edges;
 };
 
 }  // namespace
@@ -165,7 +167,7 @@ std::string write_binary(const Schedule& schedule) {
   return out;
 }
 
-Schedule read_binary(std::string_view bytes, std::string_view source_name) {
+Schedule read_binary(std::string_view bytes, std::string_view source_name, std::uint32_t max_ranks) {
   Reader in(bytes, source_name);
   if (in.take(kBinaryMagic.size()) != kBinaryMagic) {
     in.fail("the file does not start with the gridlock schedule magic bytes");
@@ -179,14 +181,15 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
     in.fail("unknown flags");
   }
   const std::uint32_t num_ranks = in.u32();
-  if (num_ranks == 0 || num_ranks > kMaxRanks) {
+  if (num_ranks == 0 || num_ranks > std::min(max_ranks, kMaxRanks)) {
     in.fail(fmt::format("number of ranks {} out of range", num_ranks));
   }
   const std::uint32_t num_programs = in.u32();
-  if (num_programs == 0 || num_programs > num_ranks) {
+  // Every program takes at least one byte: bounds the allocation on corrupt input.
+  if (num_programs == 0 || num_programs > num_ranks || num_programs > bytes.size()) {
     in.fail(fmt::format("number of programs {} out of range (1 .. {})", num_programs, num_ranks));
   }
-  std::vector<std::vector<RawOp>> programs(num_programs);
+  std::vector<RawProgram> programs(num_programs);
   for (auto& program : programs) {
     const auto n =
         static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
@@ -194,41 +197,42 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
     if (n > bytes.size()) {
       in.fail("operation count larger than the file");
     }
-    program.resize(n);
+    program.ops.resize(n);
+    program.edge_begin.assign(2 * static_cast<std::size_t>(n) + 1, 0);
     for (std::uint32_t i = 0; i < n; ++i) {
-      RawOp& raw = program[i];
+      Op& op = program.ops[i];
       const std::uint8_t flags = in.byte();
       const std::uint8_t type = flags & kTypeMask;
       if ((flags & ~kKnownBits) != 0 || type == 0 ||
           ((flags & kHasTagBit) != 0 && (flags & kAnyTagBit) != 0)) {
         in.fail(fmt::format("invalid operation flags 0x{:02x}", flags));
       }
-      raw.op.type = static_cast<OpType>(type);
-      raw.op.size = in.varint();
-      if (raw.op.type == OpType::kCalc) {
+      op.type = static_cast<OpType>(type);
+      op.size = in.varint();
+      if (op.type == OpType::kCalc) {
         if ((flags & (kAnyPeerBit | kAnyTagBit | kHasTagBit)) != 0) {
           in.fail("a calc with a peer or tag");
         }
-        raw.op.peer_offset = 0;
+        op.peer_offset = 0;
       } else if ((flags & kAnyPeerBit) != 0) {
-        if (raw.op.type == OpType::kSend) {
+        if (op.type == OpType::kSend) {
           in.fail("a send to any source");
         }
-        raw.op.peer_offset = kAnySource;
+        op.peer_offset = kAnySource;
       } else {
-        raw.op.peer_offset = static_cast<std::uint32_t>(in.varint_below(num_ranks, "peer offset"));
+        op.peer_offset = static_cast<std::uint32_t>(in.varint_below(num_ranks, "peer offset"));
       }
       if ((flags & kAnyTagBit) != 0) {
-        if (raw.op.type == OpType::kSend) {
+        if (op.type == OpType::kSend) {
           in.fail("a send with the any-tag value");
         }
-        raw.op.tag = kAnyTag;
+        op.tag = kAnyTag;
       } else if ((flags & kHasTagBit) != 0) {
-        raw.op.tag = static_cast<std::uint32_t>(in.varint_below(kAnyTag, "tag"));
+        op.tag = static_cast<std::uint32_t>(in.varint_below(kAnyTag, "tag"));
       }
       if ((flags & kHasCpuNicBit) != 0) {
-        raw.op.cpu = in.byte();
-        raw.op.nic = in.byte();
+        op.cpu = in.byte();
+        op.nic = in.byte();
       }
       const std::uint64_t n_done = in.varint_below(bytes.size() + 1, "dependant count");
       const std::uint64_t n_start = in.varint_below(bytes.size() + 1, "dependant count");
@@ -237,12 +241,18 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
         if (target < 0 || target >= static_cast<std::int64_t>(n)) {
           in.fail(fmt::format("dependency of operation {} on an operation out of range", i));
         }
-        (k < n_done ? raw.done : raw.start).push_back(static_cast<std::uint32_t>(target));
+        program.edges.push_back(static_cast<std::uint32_t>(target));
       }
+      if (program.edges.size() >= kMaxOpsPerRank) {
+        in.fail("too many dependencies in one program");
+      }
+      program.edge_begin[2 * static_cast<std::size_t>(i) + 1] =
+          program.edge_begin[2 * static_cast<std::size_t>(i)] + static_cast<std::uint32_t>(n_done);
+      program.edge_begin[2 * static_cast<std::size_t>(i) + 2] =
+          static_cast<std::uint32_t>(program.edges.size());
     }
   }
   std::vector<std::uint32_t> table;
-  table.reserve(num_ranks);
   while (table.size() < num_ranks) {
     const auto program = static_cast<std::uint32_t>(in.varint_below(num_programs, "program index"));
     const std::uint64_t run = in.varint_below(num_ranks - table.size() + 1, "rank run length");
@@ -268,8 +278,8 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
     }
     first_rank[p] = r;
     builder.begin_rank(r);
-    for (const RawOp& raw : programs[p]) {
-      const Op& op = raw.op;
+    const RawProgram& program = programs[p];
+    for (const Op& op : program.ops) {
       const std::uint32_t peer =
           op.peer_offset == kAnySource
               ? kAnySource
@@ -282,12 +292,15 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name) {
         (void)builder.calc(SimTime{op.size}, op.cpu);
       }
     }
-    for (std::uint32_t i = 0; i < programs[p].size(); ++i) {
-      for (const std::uint32_t a : programs[p][i].done) {
-        builder.add_requires(a, i);
+    for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+      const std::size_t k0 = program.edge_begin[2 * static_cast<std::size_t>(i)];
+      const std::size_t k1 = program.edge_begin[2 * static_cast<std::size_t>(i) + 1];
+      const std::size_t k2 = program.edge_begin[2 * static_cast<std::size_t>(i) + 2];
+      for (std::size_t k = k0; k < k1; ++k) {
+        builder.add_requires(program.edges[k], i);
       }
-      for (const std::uint32_t a : programs[p][i].start) {
-        builder.add_irequires(a, i);
+      for (std::size_t k = k1; k < k2; ++k) {
+        builder.add_irequires(program.edges[k], i);
       }
     }
     try {

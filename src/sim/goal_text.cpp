@@ -1,4 +1,5 @@
 // GOAL text: a strict hand-written parser (LogGOPSim's language) and a writer.
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -35,8 +36,8 @@ struct PendingDependency {
 
 class GoalParser {
  public:
-  GoalParser(std::string_view text, std::string_view name, bool keep)
-      : text_(text), name_(name), keep_(keep) {}
+  GoalParser(std::string_view text, std::string_view name, bool keep, std::uint32_t max_ranks)
+      : text_(text), name_(name), keep_(keep), max_ranks_(max_ranks) {}
 
   Schedule parse() {
     for (;;) {
@@ -53,8 +54,8 @@ class GoalParser {
         skip_inline();
         const Position number_at = pos_;
         const std::uint64_t n = read_uint("the number of ranks");
-        if (n == 0 || n > kMaxRanks) {
-          fail_at(number_at, fmt::format("a number of ranks between 1 and {}", kMaxRanks),
+        if (n == 0 || n > max_ranks_) {
+          fail_at(number_at, fmt::format("a number of ranks between 1 and {}", max_ranks_),
                   fmt::format("{}", n));
         }
         num_ranks_ = static_cast<std::uint32_t>(n);
@@ -486,6 +487,7 @@ class GoalParser {
   std::string_view text_;
   std::string_view name_;
   bool keep_;
+  std::uint32_t max_ranks_;
   Position pos_;
   std::uint32_t num_ranks_ = 0;
   std::optional<ScheduleBuilder> builder_;
@@ -497,8 +499,9 @@ class GoalParser {
 
 }  // namespace
 
-Schedule parse_goal(std::string_view text, std::string_view source_name, bool keep_sources) {
-  GoalParser parser(text, source_name, keep_sources);
+Schedule parse_goal(std::string_view text, std::string_view source_name, bool keep_sources,
+                    std::uint32_t max_ranks) {
+  GoalParser parser(text, source_name, keep_sources, std::min(max_ranks, kMaxRanks));
   return parser.parse();
 }
 

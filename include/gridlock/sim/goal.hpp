@@ -13,9 +13,10 @@
 namespace gridlock::sim {
 
 /// Parses GOAL text. Errors throw InputError as `source:line:column: expected ..., found ...`.
-/// With `keep_sources`, op line numbers and labels are kept for deadlock reports.
+/// With `keep_sources`, op line numbers and labels are kept for deadlock reports. `max_ranks`
+/// bounds `num_ranks` (memory grows with it) for untrusted input.
 [[nodiscard]] Schedule parse_goal(std::string_view text, std::string_view source_name = "<input>",
-                                  bool keep_sources = true);
+                                  bool keep_sources = true, std::uint32_t max_ranks = kMaxRanks);
 
 /// Writes a schedule as GOAL text that parse_goal reads back to the same schedule.
 /// Calc times are written in nanoseconds when whole (LogGOPSim's unit), else with `ps`.
@@ -30,8 +31,9 @@ inline constexpr std::uint32_t kBinaryVersion = 1;
 [[nodiscard]] std::string write_binary(const Schedule& schedule);
 
 /// Decodes a binary schedule; every inconsistency throws InputError naming `source_name` and the
-/// byte offset.
-[[nodiscard]] Schedule read_binary(std::string_view bytes, std::string_view source_name = "<input>");
+/// byte offset. `max_ranks` bounds the number of ranks for untrusted input.
+[[nodiscard]] Schedule read_binary(std::string_view bytes, std::string_view source_name = "<input>",
+                                   std::uint32_t max_ranks = kMaxRanks);
 
 /// Reads a schedule file, binary if it starts with kBinaryMagic, else GOAL text. Throws IoError
 /// if the file cannot be read and InputError if it is malformed.

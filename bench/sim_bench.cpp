@@ -1,0 +1,89 @@
+// Simulator performance (issue 3): generation, event loop, text parse, binary load.
+// Run: build/release/bench/sim_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <string>
+
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/goal.hpp"
+
+namespace {
+
+using gridlock::sim::Schedule;
+
+const Schedule& dissemination(std::uint32_t ranks) {
+  static std::map<std::uint32_t, Schedule> cache;
+  auto it = cache.find(ranks);
+  if (it == cache.end()) {
+    it = cache.emplace(ranks, gridlock::sim::generate("dissemination(size=8B)", ranks, 1)).first;
+  }
+  return it->second;
+}
+
+// Event loop only, 2^10 .. 2^20 ranks; reports events per second.
+void BM_SimulateDissemination(benchmark::State& state) {
+  const Schedule& s = dissemination(static_cast<std::uint32_t>(state.range(0)));
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    const auto r = gridlock::sim::simulate(s, gridlock::sim::SimOptions{});
+    events += r.events;
+    benchmark::DoNotOptimize(r.max_finish);
+  }
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SimulateDissemination)
+    ->RangeMultiplier(4)
+    ->Range(1 << 10, 1 << 20)
+    ->Unit(benchmark::kMillisecond);
+
+// The issue's headline figure: 2^20-rank 8-byte dissemination generated in memory and simulated.
+void BM_Dissemination1MEndToEnd(benchmark::State& state) {
+  for (auto _ : state) {
+    const Schedule s = gridlock::sim::generate("dissemination(size=8B)", 1U << 20U, 1);
+    const auto r = gridlock::sim::simulate(s, gridlock::sim::SimOptions{});
+    benchmark::DoNotOptimize(r.max_finish);
+  }
+}
+BENCHMARK(BM_Dissemination1MEndToEnd)->Iterations(1)->Unit(benchmark::kSecond);
+
+// 1,024-rank pipelined chain broadcast with 1023 * 9776 = 10,000,848 messages (simulation only).
+void BM_ChainBroadcast10M(benchmark::State& state) {
+  const Schedule s = gridlock::sim::generate("bcast(algo=chain, size=9776B, segment=1B)", 1024, 1);
+  std::uint64_t messages = 0;
+  for (auto _ : state) {
+    const auto r = gridlock::sim::simulate(s, gridlock::sim::SimOptions{});
+    messages += r.messages;
+    benchmark::DoNotOptimize(r.max_finish);
+  }
+  state.counters["messages"] = static_cast<double>(messages) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_ChainBroadcast10M)->Iterations(1)->Unit(benchmark::kSecond);
+
+void BM_ParseText(benchmark::State& state) {
+  const std::string text = gridlock::sim::write_goal(dissemination(1U << 16U));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::parse_goal(text, "bench.goal", false));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(text.size()));
+}
+BENCHMARK(BM_ParseText)->Unit(benchmark::kMillisecond);
+
+void BM_LoadBinary(benchmark::State& state) {
+  // Random rings: every rank has its own program, so the file is not dominated by sharing.
+  const std::string bytes =
+      gridlock::sim::write_binary(gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes.size()));
+}
+BENCHMARK(BM_LoadBinary)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
