@@ -16,6 +16,7 @@ class Client {
  public:
   /// `url` is `http://HOST:PORT` or `HOST:PORT`. Throws InputError on a malformed URL.
   explicit Client(const std::string& url, int timeout_s = 10);
+  /// Closes the connection.
   ~Client();
   Client(const Client&) = delete;             ///< Not copyable.
   Client& operator=(const Client&) = delete;  ///< Not copyable.

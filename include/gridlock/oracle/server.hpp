@@ -34,6 +34,7 @@ class Server {
  public:
   /// `status` (optional) is called for /v1/health to describe the sources; it must be thread-safe.
   Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status = {});
+  /// Stops the service (see stop()).
   ~Server();
   Server(const Server&) = delete;             ///< Not copyable.
   Server& operator=(const Server&) = delete;  ///< Not copyable.

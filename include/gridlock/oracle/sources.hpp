@@ -18,7 +18,9 @@ namespace gridlock::oracle {
 /// A source of link metrics, polled periodically by the service.
 class Source {
  public:
+  /// Virtual destructor: sources are used through this interface.
   virtual ~Source() = default;
+  /// Default constructor.
   Source() = default;
   Source(const Source&) = delete;             ///< Not copyable.
   Source& operator=(const Source&) = delete;  ///< Not copyable.
@@ -57,6 +59,7 @@ class SimulatedLoad final : public Source {
   SimulatedLoad(const topo::Topology& topology, std::vector<Flow> flows);
   /// Adds one interval per loaded link ending at `now_s` (1 s for the first poll).
   void poll(MetricStore& store, double now_s) override;
+  /// `{"kind":"simulated","flows","loaded_links","oversubscribed_links","max_link_demand_bytes_per_s"}`.
   [[nodiscard]] Json status() const override;
   /// Offered load per link in bytes/s, indexed by LinkId.
   [[nodiscard]] const std::vector<double>& demand_bytes_per_s() const noexcept { return demand_; }
@@ -96,12 +99,15 @@ class LdmsCsvSource final : public Source {
   /// Watches `inputs` (files or directories).
   LdmsCsvSource(const topo::Topology& topology, std::vector<std::filesystem::path> inputs,
                 LdmsCsvOptions options = {});
+  /// Closes the files.
   ~LdmsCsvSource() override;
   LdmsCsvSource(const LdmsCsvSource&) = delete;             ///< Not copyable.
   LdmsCsvSource& operator=(const LdmsCsvSource&) = delete;  ///< Not copyable.
   LdmsCsvSource(LdmsCsvSource&&) = delete;                  ///< Not movable.
   LdmsCsvSource& operator=(LdmsCsvSource&&) = delete;       ///< Not movable.
+  /// Reads the rows added since the last poll (`now_s` is unused: rows carry their own time).
   void poll(MetricStore& store, double now_s) override;
+  /// Counts of rows, malformed rows and values, ignored columns, unknown producers, recent problems.
   [[nodiscard]] Json status() const override;
 
  private:
@@ -124,7 +130,9 @@ class SysfsIbSource final : public Source {
  public:
   /// Reads the counters of `node`.
   SysfsIbSource(const topo::Topology& topology, topo::NodeId node, SysfsIbOptions options = {});
+  /// Reads every port's counters; the interval ends at `now_s`.
   void poll(MetricStore& store, double now_s) override;
+  /// Node, ports, polls, read errors and the last one, port rate.
   [[nodiscard]] Json status() const override;
 
  private:

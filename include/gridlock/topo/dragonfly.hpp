@@ -47,8 +47,11 @@ class Dragonfly final : public Topology {
   /// Builds the dragonfly; throws InputError on inconsistent parameters.
   explicit Dragonfly(DragonflyOptions options);
 
+  /// `dragonfly`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "dragonfly"; }
+  /// Canonical spec: `dragonfly:g=..,a=..,p=..,h=..,intra=..,local=..,global=..,terminal=..`.
   [[nodiscard]] std::string spec() const override;
+  /// Groups, routers per group, nodes per router, global links per router, intra-group shape, capacities.
   [[nodiscard]] Json parameters() const override;
 
   /// The options the dragonfly was built with.
@@ -64,6 +67,7 @@ class Dragonfly final : public Topology {
   [[nodiscard]] std::size_t minimal_hops_closed_form(NodeId src, NodeId dst) const;
 
  protected:
+  /// Minimal routing: local, global, local.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
 
  private:

@@ -36,8 +36,11 @@ class FatTree final : public Topology {
   /// Builds the tree; throws InputError on inconsistent parameters.
   explicit FatTree(FatTreeOptions options);
 
+  /// `fattree`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "fattree"; }
+  /// Canonical spec: `fattree:m1x...,up=w2x...,cap=..`.
   [[nodiscard]] std::string spec() const override;
+  /// Levels, down and up ports per level, taper, capacity.
   [[nodiscard]] Json parameters() const override;
 
   /// Levels of switches (h).
@@ -48,6 +51,7 @@ class FatTree final : public Topology {
   [[nodiscard]] std::size_t closed_form_hops(NodeId src, NodeId dst) const;
 
  protected:
+  /// Up*/down* (D-mod-k) between two leaves; throws std::out_of_range for non-leaf routers.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
 
  private:

@@ -66,8 +66,11 @@ class Torus3D final : public Topology {
   /// Builds the torus. Throws InputError on bad dimensions or a bad coordinates file (file:line).
   explicit Torus3D(TorusOptions options);
 
+  /// `torus`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "torus"; }
+  /// Canonical spec: `torus:XxYxZ,npr=..,tie=..,numbering=..,cap=X:Y:Z,terminal=..[,coords=..]`.
   [[nodiscard]] std::string spec() const override;
+  /// Dimensions, nodes per router, tie-break rule, numbering, capacities.
   [[nodiscard]] Json parameters() const override;
 
   /// The options the torus was built with.
@@ -81,6 +84,7 @@ class Torus3D final : public Topology {
                                             const std::array<int, 3>& b) noexcept;
 
  protected:
+  /// Dimension-order routing X, Y, Z, the shorter way round, ties by the tie-break rule.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
 
  private:
