@@ -319,11 +319,18 @@ struct LdmsCsvSource::Impl {
       return;
     }
     in.seekg(static_cast<std::streamoff>(state.offset));
-    std::string text(static_cast<std::size_t>(size - state.offset), '\0');
+    // At most kMaxChunk bytes per file and poll, so a huge backlog is read over several polls.
+    constexpr std::uintmax_t kMaxChunk = std::uintmax_t{64} << 20U;
+    std::string text(static_cast<std::size_t>(std::min(size - state.offset, kMaxChunk)), '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<std::size_t>(in.gcount()));
     const auto last_newline = text.rfind('\n');
     if (last_newline == std::string::npos) {
+      if (text.size() == kMaxChunk) {
+        ++malformed_rows;
+        problem(fmt::format("{}: a line longer than {} bytes was skipped", key, kMaxChunk));
+        state.offset += text.size();
+      }
       return;  // a partial line: wait for the rest
     }
     std::string_view complete(text.data(), last_newline + 1);
