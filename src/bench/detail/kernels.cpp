@@ -17,16 +17,25 @@ constexpr int kTagRight = 12;  // Messages travelling to the right neighbour.
 
 using Bytes = std::vector<std::byte>;
 
-// Random-ring latency (paper §3.1.1): Irecv left/right, Isend left/right, Waitall. A sample is
-// half the iteration time (a round trip to both neighbours).
-class TwoSidedLatency final : public CanaryKernel {
+// Base of the kernels that talk to two ring neighbours: keeps the peers of the current ring.
+class RingKernel : public CanaryKernel {
  public:
-  TwoSidedLatency(MPI_Comm slice, std::uint64_t bytes)
-      : slice_(slice), count_(to_count(bytes, "--latency-size")), send_(2 * bytes), recv_(2 * bytes) {}
   void set_peers(int left, int right) override {
     left_ = left;
     right_ = right;
   }
+
+ protected:
+  int left_ = 0;  // Protected: the derived kernels read them in every iteration.
+  int right_ = 0;
+};
+
+// Random-ring latency (paper §3.1.1): Irecv left/right, Isend left/right, Waitall. A sample is
+// half the iteration time (a round trip to both neighbours).
+class TwoSidedLatency final : public RingKernel {
+ public:
+  TwoSidedLatency(MPI_Comm slice, std::uint64_t bytes)
+      : slice_(slice), count_(to_count(bytes, "--latency-size")), send_(2 * bytes), recv_(2 * bytes) {}
   void run() override {
     std::array<MPI_Request, 4> requests{};
     std::byte* recv = recv_.data();
@@ -43,21 +52,15 @@ class TwoSidedLatency final : public CanaryKernel {
  private:
   MPI_Comm slice_;
   int count_;
-  int left_ = 0;
-  int right_ = 0;
   Bytes send_;
   Bytes recv_;
 };
 
 // RMA Get latency: MPI_Get from both neighbours, then flush both; half the iteration time.
-class GetLatency final : public CanaryKernel {
+class GetLatency final : public RingKernel {
  public:
   GetLatency(MPI_Comm slice, std::uint64_t bytes)
       : count_(to_count(bytes, "--latency-size")), window_(slice, bytes), local_(2 * bytes) {}
-  void set_peers(int left, int right) override {
-    left_ = left;
-    right_ = right;
-  }
   void run() override {
     GRIDLOCK_MPI(MPI_Get(local_.data(), count_, MPI_BYTE, left_, 0, count_, MPI_BYTE, window_.get()));
     GRIDLOCK_MPI(
@@ -71,15 +74,13 @@ class GetLatency final : public CanaryKernel {
 
  private:
   int count_;
-  int left_ = 0;
-  int right_ = 0;
   Window window_;
   Bytes local_;
 };
 
 // Random-ring bandwidth: `outstanding` messages to and from each neighbour; with `sync`, a
 // barrier on the slice follows (BW+Sync, paper §3.1.1). Bandwidth counts the bytes sent.
-class TwoSidedBandwidth final : public CanaryKernel {
+class TwoSidedBandwidth final : public RingKernel {
  public:
   TwoSidedBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding, bool sync)
       : slice_(slice),
@@ -90,10 +91,6 @@ class TwoSidedBandwidth final : public CanaryKernel {
         recv_(2 * outstanding * bytes),
         requests_(4 * outstanding_),
         bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
-  void set_peers(int left, int right) override {
-    left_ = left;
-    right_ = right;
-  }
   void run() override {
     const auto n = static_cast<std::size_t>(count_);
     for (std::size_t k = 0; k < outstanding_; ++k) {
@@ -118,8 +115,6 @@ class TwoSidedBandwidth final : public CanaryKernel {
   int count_;
   std::size_t outstanding_;
   bool sync_;
-  int left_ = 0;
-  int right_ = 0;
   Bytes send_;
   Bytes recv_;
   std::vector<MPI_Request> requests_;
@@ -127,7 +122,7 @@ class TwoSidedBandwidth final : public CanaryKernel {
 };
 
 // RMA Put bandwidth: `outstanding` puts into each neighbour's window, then flush both.
-class PutBandwidth final : public CanaryKernel {
+class PutBandwidth final : public RingKernel {
  public:
   PutBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding)
       : count_(to_count(bytes, "--bandwidth-size")),
@@ -135,10 +130,6 @@ class PutBandwidth final : public CanaryKernel {
         window_(slice, 2 * outstanding * bytes),
         send_(bytes),
         bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
-  void set_peers(int left, int right) override {
-    left_ = left;
-    right_ = right;
-  }
   void run() override {
     const auto size = static_cast<MPI_Aint>(count_);
     for (std::uint64_t k = 0; k < outstanding_; ++k) {
@@ -160,8 +151,6 @@ class PutBandwidth final : public CanaryKernel {
  private:
   int count_;
   std::uint64_t outstanding_;
-  int left_ = 0;
-  int right_ = 0;
   Window window_;
   Bytes send_;
   double bytes_per_iteration_;
