@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::bench {
 namespace {
@@ -80,11 +81,7 @@ std::string_view congestor_title(CongestorType type) noexcept {
 
 std::vector<CongestorType> parse_congestor_list(std::string_view text) {
   std::vector<CongestorType> result;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view item =
-        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+  for (const std::string_view item : split(text, ',')) {
     const auto* found = std::find_if(kCongestorNames.begin(), kCongestorNames.end(),
                                      [&](const CongestorName& n) { return n.key == item; });
     if (found == kCongestorNames.end()) {
@@ -95,10 +92,6 @@ std::vector<CongestorType> parse_congestor_list(std::string_view text) {
       throw InputError(fmt::format("invalid --congestors '{}': '{}' is listed twice", text, item));
     }
     result.push_back(found->type);
-    if (comma == std::string_view::npos) {
-      break;
-    }
-    start = comma + 1;
   }
   return result;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "detail/text.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/oracle/sources.hpp"
 
 namespace gridlock::oracle {
@@ -126,7 +127,7 @@ struct LdmsCsvSource::Impl {
   }
 
   void parse_header(FileState& state, std::string_view line, const std::string& where) {
-    const auto names = detail::split_exact(line.substr(1), ',');
+    const auto names = split(line.substr(1), ',');
     state.columns.clear();
     state.has_header = false;
     bool has_time = false;
@@ -181,7 +182,7 @@ struct LdmsCsvSource::Impl {
   }
 
   void process_row(FileState& state, std::string_view line, const std::string& where, MetricStore& store) {
-    const auto fields = detail::split_exact(line, ',');
+    const auto fields = split(line, ',');
     if (fields.size() != state.columns.size()) {
       ++malformed_rows;
       problem(fmt::format("{}: {} fields, the header has {}", where, fields.size(), state.columns.size()));

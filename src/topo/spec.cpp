@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/fat_tree.hpp"
@@ -21,19 +22,6 @@ constexpr std::string_view kForms =
     "'torus:XxYxZ[,npr=N][,tie=dest-odd-plus|dest-even-plus|plus|minus][,numbering=snake|linear]"
     "[,cap=RATE|RX:RY:RZ][,terminal=RATE][,coords=FILE]', 'dragonfly:g=G,a=A,p=P,h=H[,intra=all|2d:RxC]"
     "[,local=RATE][,global=RATE][,terminal=RATE]', 'fattree:M1xM2[x...][,taper=T][,up=W2x...][,cap=RATE]'";
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto pos = text.find(sep, start);
-    out.push_back(text.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) {
-      return out;
-    }
-    start = pos + 1;
-  }
-}
 
 int parse_int(std::string_view text, std::string_view spec, std::string_view what) {
   int value = 0;

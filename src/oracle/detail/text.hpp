@@ -28,20 +28,6 @@ inline std::vector<std::string_view> split_fields(std::string_view line) {
   return out;
 }
 
-// Splits on one character, keeping empty fields.
-inline std::vector<std::string_view> split_exact(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto pos = text.find(sep, start);
-    out.push_back(text.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) {
-      return out;
-    }
-    start = pos + 1;
-  }
-}
-
 inline std::string_view trim(std::string_view text) {
   while (!text.empty() &&
          (text.front() == ' ' || text.front() == '\t' || text.front() == '\r' || text.front() == '\n')) {

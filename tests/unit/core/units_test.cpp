@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock {
 namespace {
@@ -45,6 +46,19 @@ TEST(Units, FormatsBytes) {
   EXPECT_EQ(format_bytes(131072), "128 KiB");
   EXPECT_EQ(format_bytes(8 * kMiB), "8 MiB");
   EXPECT_EQ(format_bytes(1000), "1000 B");
+}
+
+}  // namespace
+}  // namespace gridlock
+
+namespace gridlock {
+namespace {
+
+TEST(Text, SplitKeepsEmptyFields) {
+  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string_view>{"a", "", "b"}));
+  EXPECT_EQ(split("", ','), (std::vector<std::string_view>{""}));
+  EXPECT_EQ(split("2x2x8", 'x'), (std::vector<std::string_view>{"2", "2", "8"}));
+  EXPECT_EQ(split("a,", ','), (std::vector<std::string_view>{"a", ""}));
 }
 
 }  // namespace
