@@ -1,6 +1,7 @@
 #include "gridlock/sim/engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <ctime>
 #include <limits>
@@ -16,6 +17,10 @@ namespace {
 constexpr std::uint32_t kDone = 0xFFFFFFFFU;
 constexpr std::uint32_t kNil = 0xFFFFFFFFU;
 constexpr std::uint32_t kMsgBit = 0x80000000U;
+// Marks the wake-up entry of a parked group (see Group); the low bits give the group's kind.
+constexpr std::uint32_t kWakeBit = 0x40000000U;
+// Op indices share their 32 bits with the two flags above.
+constexpr std::uint32_t kMaxOpsPerRank = kWakeBit;
 constexpr std::uint8_t kMessageKind = 4;
 constexpr std::size_t kMaxStuckListed = 16;
 
@@ -28,6 +33,9 @@ std::uint64_t payload_of(std::uint32_t host, std::uint32_t op_and_kind) {
       "simulated time overflows 2^64 ps (about 213 days) at rank {}: check the sizes and parameters", rank));
 }
 
+// Kinds of events that wait for a busy host; each has its own parked group per host.
+enum GroupKind : std::uint32_t { kGroupCalc = 0, kGroupSend = 1, kGroupMessage = 2, kGroupKinds = 3 };
+
 class Engine {
  public:
   Engine(const Schedule& schedule, const SimOptions& options)
@@ -37,7 +45,9 @@ class Engine {
         max_slices_(options.max_timeline_slices),
         ranks_(schedule.num_ranks()),
         ncpu_(schedule.num_cpus()),
-        nnic_(schedule.num_nics()) {}
+        nnic_(schedule.num_nics()),
+        // The folding argument (see park()) needs one CPU and one NIC per host.
+        fold_(options.fold_retries && ncpu_ == 1 && nnic_ == 1) {}
 
   SimResult run();
 
@@ -55,6 +65,20 @@ class Engine {
     std::uint32_t rq_tail;
     std::uint32_t uq_head;
     std::uint32_t uq_tail;
+  };
+  // Events that found their host busy and wait for the same free time, in stamp order. LogGOPSim
+  // re-queues each of them every time the host frees up (quadratic when messages pile up at a
+  // slow receiver); a group is re-timed in O(1) when that is provably what per-event retries
+  // would do, and otherwise gives its head back to the ordinary retry queue.
+  struct Group {
+    std::uint64_t due = 0;  // The time all members are next tried at.
+    std::uint32_t head = kNil;
+    std::uint32_t tail = kNil;
+  };
+  struct Parked {
+    std::uint64_t ts;
+    std::uint64_t payload;
+    std::uint32_t next;
   };
   struct Ready {
     std::uint32_t host;
@@ -158,6 +182,26 @@ class Engine {
     mark_done(sender, send_op);
   }
 
+  // The time at which the resources the parked event `payload` of `kind` needs are free.
+  [[nodiscard]] std::uint64_t free_time(GroupKind kind, std::uint32_t host) {
+    const std::uint64_t cpu = cpu_free(host, 0);
+    switch (kind) {
+      case kGroupCalc:
+        return cpu;
+      case kGroupSend:
+        return std::max(cpu, nic_send_free(host, 0));
+      case kGroupMessage:
+        return std::max(cpu, nic_recv_free(host, 0));
+      case kGroupKinds:
+        break;
+    }
+    return cpu;
+  }
+  [[nodiscard]] static std::uint64_t wake_payload(std::uint32_t host, GroupKind kind) {
+    return payload_of(host, kWakeBit | kind);
+  }
+  void park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts, std::uint64_t payload);
+  void process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t);
   void process(const detail::Event& event);
   void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
@@ -171,6 +215,7 @@ class Engine {
   std::uint32_t ranks_;
   std::uint32_t ncpu_;
   std::uint32_t nnic_;
+  bool fold_;
 
   std::uint64_t& cpu_free(std::uint32_t host, std::uint8_t cpu) { return times_[host * stride_ + cpu]; }
   std::uint64_t& nic_send_free(std::uint32_t host, std::uint8_t nic) {
@@ -192,6 +237,9 @@ class Engine {
   std::vector<Node> pool_;
   std::uint32_t free_node_ = kNil;
   std::vector<Ready> ready_;
+  std::vector<Group> groups_;  // kGroupKinds per host, when folding
+  std::vector<Parked> parked_;
+  std::uint32_t free_parked_ = kNil;
   detail::EventQueue queue_;
   std::uint64_t completed_ = 0;
   std::uint64_t messages_ = 0;
@@ -205,7 +253,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
   switch (op.type) {
     case OpType::kCalc: {
       if (cpu > t) {
-        queue_.push_retry(cpu, ts, payload_of(host, op_index));
+        park(host, kGroupCalc, cpu, ts, payload_of(host, op_index));
         return;
       }
       cpu = add(t, op.size, host);
@@ -218,7 +266,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       std::uint64_t& nic = nic_send_free(host, op.nic);
       const std::uint64_t free = std::max(cpu, nic);
       if (free > t) {
-        queue_.push_retry(free, ts, payload_of(host, op_index));
+        park(host, kGroupSend, free, ts, payload_of(host, op_index));
         return;
       }
       mark_started(host, op_index);
@@ -268,7 +316,7 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   std::uint64_t& nic = nic_recv_free(host, sop.nic);
   const std::uint64_t free = std::max(cpu, nic);
   if (free > t) {
-    queue_.push_retry(free, ts, payload_of(sender, send_op | kMsgBit));
+    park(host, kGroupMessage, free, ts, payload_of(sender, send_op | kMsgBit));
     return;
   }
   const std::uint64_t extra = sop.size == 0 ? 0 : sop.size - 1;
@@ -293,6 +341,76 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   }
   const std::uint32_t node = new_node(sender, send_op);
   append(hosts_[host].uq_head, hosts_[host].uq_tail, node);
+}
+
+void Engine::park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts,
+                  std::uint64_t payload) {
+  if (!fold_) {
+    queue_.push_retry(free, ts, payload);
+    return;
+  }
+  Group& group = groups_[static_cast<std::size_t>(host) * kGroupKinds + kind];
+  // Only an event that LogGOPSim would retry at the group's time, after all its members, may join.
+  if (group.head != kNil && (group.due != free || ts < parked_[group.tail].ts)) {
+    queue_.push_retry(free, ts, payload);
+    return;
+  }
+  std::uint32_t id = free_parked_;
+  if (id != kNil) {
+    free_parked_ = parked_[id].next;
+    parked_[id] = Parked{ts, payload, kNil};
+  } else {
+    id = static_cast<std::uint32_t>(parked_.size());
+    parked_.push_back(Parked{ts, payload, kNil});
+  }
+  if (group.head == kNil) {
+    group.head = id;
+    group.due = free;
+    // The wake-up entry carries the head's stamp, so it runs exactly where the head's own retry
+    // would have run.
+    queue_.push_retry(free, ts, wake_payload(host, kind));
+  } else {
+    parked_[group.tail].next = id;
+  }
+  group.tail = id;
+}
+
+void Engine::process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t) {
+  Group& group = groups_[static_cast<std::size_t>(host) * kGroupKinds + kind];
+  assert(group.head != kNil && group.due == t);
+  const std::uint32_t id = group.head;
+  const Parked head = parked_[id];
+  const std::uint64_t free = free_time(kind, host);
+  if (free > t && cpu_free(host, 0) > t) {
+    // Every member would be retried at (t, its stamp) and find the host exactly as the head did:
+    // while the CPU is busy no event of this host can run at t (recvs use no CPU and only ever
+    // raise free times to t), so each one's retry is a no-op that moves it to `free`.
+    group.due = free;
+    queue_.push_retry(free, head.ts, wake_payload(host, kind));
+    return;
+  }
+  group.head = head.next;
+  if (group.head == kNil) {
+    group.tail = kNil;
+  }
+  parked_[id].next = free_parked_;
+  free_parked_ = id;
+  if (group.head != kNil) {
+    queue_.push_retry(t, parked_[group.head].ts, wake_payload(host, kind));
+  }
+  if (free > t) {
+    // Only a NIC is busy: an event of another kind may still run at t and change the CPU's free
+    // time, so the members are not moved together; the head retries on its own.
+    queue_.push_retry(free, head.ts, head.payload);
+    return;
+  }
+  const auto sender = static_cast<std::uint32_t>(head.payload >> 32U);
+  const auto low = static_cast<std::uint32_t>(head.payload);
+  if ((low & kMsgBit) != 0) {
+    process_message(sender, low & ~kMsgBit, t, head.ts);
+  } else {
+    process_op(sender, low, t, head.ts);
+  }
 }
 
 void Engine::flush_ready() {
@@ -328,6 +446,8 @@ void Engine::process(const detail::Event& event) {
   const auto low = static_cast<std::uint32_t>(event.payload);
   if ((low & kMsgBit) != 0) {
     process_message(host, low & ~kMsgBit, event.time, event.ts);
+  } else if ((low & kWakeBit) != 0) {
+    process_wake(host, static_cast<GroupKind>(low & ~kWakeBit), event.time);
   } else {
     process_op(host, low, event.time, event.ts);
   }
@@ -383,6 +503,10 @@ SimResult Engine::run() {
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     const Program* prog = &s_.program_of(r);
     hosts_[r] = Host{prog, static_cast<std::uint32_t>(total), kNil, kNil, kNil, kNil};
+    if (prog->ops.size() >= kMaxOpsPerRank) {
+      throw InputError(fmt::format("rank {} has {} operations; the simulator handles at most {} per rank", r,
+                                   prog->ops.size(), kMaxOpsPerRank - 1));
+    }
     total += prog->ops.size();
     roots += prog->roots.size();
     for (const std::uint32_t op : prog->roots) {
@@ -400,6 +524,9 @@ SimResult Engine::run() {
   }
   stride_ = ncpu_ + 2 * static_cast<std::size_t>(nnic_);
   times_.assign(ranks_ * stride_, 0);
+  if (fold_) {
+    groups_.assign(static_cast<std::size_t>(ranks_) * kGroupKinds, Group{});
+  }
   // Receives posted at the start all wait in receive queues: allocate their nodes once.
   pool_.reserve(root_recvs + ranks_);
 
