@@ -84,6 +84,18 @@ void BM_LoadBinary(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadBinary)->Unit(benchmark::kMillisecond);
 
+void BM_LoadBinaryLargePrograms(benchmark::State& state) {
+  // 256 distinct programs of 4,000 ops each (like a traced application): per-op decoding dominates.
+  const std::string bytes =
+      gridlock::sim::write_binary(gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes.size()));
+}
+BENCHMARK(BM_LoadBinaryLargePrograms)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

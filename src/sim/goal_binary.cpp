@@ -44,8 +44,12 @@ class Reader {
  public:
   Reader(std::string_view bytes, std::string_view name) : bytes_(bytes), name_(name) {}
 
-  [[noreturn]] void fail(std::string_view what) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view what) const {
     throw InputError(fmt::format("{}: byte {}: invalid binary schedule: {}", name_, pos_, what));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void out_of_range(std::string_view what, std::uint64_t v,
+                                                           std::uint64_t limit) const {
+    fail(fmt::format("{} {} out of range (must be below {})", what, v, limit));
   }
   std::uint8_t byte() {
     if (pos_ >= bytes_.size()) {
@@ -61,6 +65,19 @@ class Reader {
     return v;
   }
   std::uint64_t varint() {
+    // Fast path: a varint has at most 10 bytes, so no per-byte end check is needed away from the
+    // end of the file; malformed numbers take the checked path below for the message.
+    if (bytes_.size() - pos_ >= 10) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(bytes_.data() + pos_);
+      std::uint64_t v = 0;
+      for (unsigned i = 0; i < 9; ++i) {
+        v |= static_cast<std::uint64_t>(p[i] & 0x7FU) << (7U * i);
+        if ((p[i] & 0x80U) == 0) {
+          pos_ += i + 1;
+          return v;
+        }
+      }
+    }
     std::uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
       const std::uint8_t b = byte();
@@ -76,8 +93,8 @@ class Reader {
   }
   std::uint64_t varint_below(std::uint64_t limit, std::string_view what) {
     const std::uint64_t v = varint();
-    if (v >= limit) {
-      fail(fmt::format("{} {} out of range (must be below {})", what, v, limit));
+    if (v >= limit) [[unlikely]] {
+      out_of_range(what, v, limit);
     }
     return v;
   }
@@ -267,50 +284,19 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (!in.at_end()) {
     in.fail("trailing bytes after the end marker");
   }
-  // Rebuild through the builder: it validates, checks cycles and recomputes roots.
-  ScheduleBuilder builder(num_ranks);
-  std::vector<std::uint32_t> first_rank(num_programs, kAnySource);
-  for (std::uint32_t r = 0; r < num_ranks; ++r) {
-    const std::uint32_t p = table[r];
-    if (first_rank[p] != kAnySource) {
-      builder.set_rank_like(r, first_rank[p]);
-      continue;
-    }
-    first_rank[p] = r;
-    builder.begin_rank(r);
-    const RawProgram& program = programs[p];
-    for (const Op& op : program.ops) {
-      const std::uint32_t peer =
-          op.peer_offset == kAnySource
-              ? kAnySource
-              : static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) + op.peer_offset) % num_ranks);
-      if (op.type == OpType::kSend) {
-        (void)builder.send(op.size, peer, op.tag, op.cpu, op.nic);
-      } else if (op.type == OpType::kRecv) {
-        (void)builder.recv(op.size, peer, op.tag, op.cpu, op.nic);
-      } else {
-        (void)builder.calc(SimTime{op.size}, op.cpu);
-      }
-    }
-    for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
-      const std::size_t k0 = program.edge_begin[2 * static_cast<std::size_t>(i)];
-      const std::size_t k1 = program.edge_begin[2 * static_cast<std::size_t>(i) + 1];
-      const std::size_t k2 = program.edge_begin[2 * static_cast<std::size_t>(i) + 2];
-      for (std::size_t k = k0; k < k1; ++k) {
-        builder.add_requires(program.edges[k], i);
-      }
-      for (std::size_t k = k1; k < k2; ++k) {
-        builder.add_irequires(program.edges[k], i);
-      }
-    }
-    try {
-      builder.end_rank();
-    } catch (const CycleError& e) {
-      throw InputError(
-          fmt::format("{}: invalid binary schedule: program {} has a dependency cycle", source_name, p));
-    }
+  // The programs are taken as they are (the writer shared them already); from_programs checks
+  // the dependency lists for cycles and computes dependency counts and roots.
+  std::vector<Program> finished(num_programs);
+  for (std::uint32_t p = 0; p < num_programs; ++p) {
+    finished[p].ops = std::move(programs[p].ops);
+    finished[p].succ_begin = std::move(programs[p].edge_begin);
+    finished[p].succ = std::move(programs[p].edges);
   }
-  return builder.finish();
+  try {
+    return ScheduleBuilder::from_programs(num_ranks, std::move(finished), std::move(table));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: invalid binary schedule: {}", source_name, e.what()));
+  }
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {

@@ -110,6 +110,97 @@ bool Schedule::same_as(const Schedule& other) const {
   return true;
 }
 
+namespace {
+
+// Roots (ops without dependencies) sorted by type then index, LogGOPSim's start order; widens
+// the CPU and NIC counts to cover the program.
+void find_roots(Program& program, std::uint32_t& num_cpus, std::uint32_t& num_nics) {
+  program.roots.clear();
+  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+    if (program.dep_count[i] == 0) {
+      program.roots.push_back(i);
+    }
+    num_cpus = std::max<std::uint32_t>(num_cpus, program.ops[i].cpu + 1U);
+    num_nics = std::max<std::uint32_t>(num_nics, program.ops[i].nic + 1U);
+  }
+  std::stable_sort(program.roots.begin(), program.roots.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return program.ops[x].type < program.ops[y].type;
+  });
+}
+
+// Kahn's algorithm: true if the dependencies are acyclic; otherwise `remaining` holds the
+// remaining dependency counts (non-zero on and behind every cycle).
+// `remaining` and `ready` are scratch space, reused across programs to save allocations.
+bool acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
+             std::vector<std::uint32_t>& ready) {
+  remaining.assign(program.dep_count.begin(), program.dep_count.end());
+  ready.assign(program.roots.begin(), program.roots.end());
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const std::uint32_t v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
+         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
+      if (--remaining[program.succ[k]] == 0) {
+        ready.push_back(program.succ[k]);
+      }
+    }
+  }
+  return done == program.ops.size();
+}
+
+}  // namespace
+
+Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, std::vector<Program> programs,
+                                        std::vector<std::uint32_t> rank_program) {
+  if (num_ranks == 0 || num_ranks > kMaxRanks) {
+    throw InputError(fmt::format("number of ranks must be between 1 and {}, got {}", kMaxRanks, num_ranks));
+  }
+  if (rank_program.size() != num_ranks) {
+    throw InputError(fmt::format("{} rank entries for {} ranks", rank_program.size(), num_ranks));
+  }
+  Schedule schedule;
+  schedule.num_ranks_ = num_ranks;
+  std::vector<std::uint32_t> remaining;
+  std::vector<std::uint32_t> ready;
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    Program& program = programs[p];
+    const std::size_t n = program.ops.size();
+    if (n > kMaxOpsPerRank || program.succ_begin.size() != 2 * n + 1 || program.succ_begin.front() != 0 ||
+        program.succ_begin.back() != program.succ.size() ||
+        !std::is_sorted(program.succ_begin.begin(), program.succ_begin.end())) {
+      throw InputError(fmt::format("program {}: malformed dependency lists", p));
+    }
+    for (const Op& op : program.ops) {
+      if (op.type != OpType::kCalc && op.peer_offset != kAnySource && op.peer_offset >= num_ranks) {
+        throw InputError(fmt::format("program {}: peer offset {} out of range (num_ranks {})", p,
+                                     op.peer_offset, num_ranks));
+      }
+    }
+    program.dep_count.assign(n, 0);
+    for (const std::uint32_t target : program.succ) {
+      if (target >= n) {
+        throw InputError(fmt::format("program {}: dependency on undefined operation {}", p, target));
+      }
+      ++program.dep_count[target];
+    }
+    find_roots(program, schedule.num_cpus_, schedule.num_nics_);
+    if (!acyclic(program, remaining, ready)) {
+      throw InputError(fmt::format("program {} has a dependency cycle", p));
+    }
+  }
+  for (std::uint32_t r = 0; r < num_ranks; ++r) {
+    if (rank_program[r] >= programs.size()) {
+      throw InputError(fmt::format("rank {}: program index {} out of range ({} programs)", r, rank_program[r],
+                                   programs.size()));
+    }
+  }
+  schedule.programs_ = std::move(programs);
+  schedule.rank_program_ = std::move(rank_program);
+  return schedule;
+}
+
 CycleError::CycleError(std::uint32_t rank, std::vector<std::uint32_t> ops)
     : InputError(fmt::format("rank {}: dependency cycle through {} operations", rank, ops.size())),
       rank_(rank),
@@ -232,16 +323,7 @@ void ScheduleBuilder::end_rank() {
   for (const auto& [b, a] : start_edges_) {
     program.succ[fill_[2 * static_cast<std::size_t>(b) + 1]++] = a;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (program.dep_count[i] == 0) {
-      program.roots.push_back(i);
-    }
-    schedule_.num_cpus_ = std::max<std::uint32_t>(schedule_.num_cpus_, program.ops[i].cpu + 1U);
-    schedule_.num_nics_ = std::max<std::uint32_t>(schedule_.num_nics_, program.ops[i].nic + 1U);
-  }
-  std::stable_sort(program.roots.begin(), program.roots.end(), [&](std::uint32_t x, std::uint32_t y) {
-    return program.ops[x].type < program.ops[y].type;
-  });
+  find_roots(program, schedule_.num_cpus_, schedule_.num_nics_);
 
   const std::uint64_t h = hash_program(program);
   const auto [first, last] = by_hash_.equal_range(h);
@@ -252,22 +334,9 @@ void ScheduleBuilder::end_rank() {
       return;
     }
   }
-  // A new shape: check it for cycles (Kahn) before keeping it.
-  std::vector<std::uint32_t> remaining = program.dep_count;
-  std::vector<std::uint32_t> ready = program.roots;
-  std::size_t done = 0;
-  while (!ready.empty()) {
-    const std::uint32_t v = ready.back();
-    ready.pop_back();
-    ++done;
-    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
-         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
-      if (--remaining[program.succ[k]] == 0) {
-        ready.push_back(program.succ[k]);
-      }
-    }
-  }
-  if (done != n) {
+  // A new shape: check it for cycles before keeping it.
+  std::vector<std::uint32_t> remaining;
+  if (!acyclic(program, remaining, fill_)) {
     throw CycleError(rank_, find_cycle(program, remaining));
   }
   const auto id = static_cast<std::uint32_t>(schedule_.programs_.size());

@@ -178,6 +178,13 @@ class ScheduleBuilder {
   /// The schedule; ranks never begun get empty programs. The builder is left empty.
   [[nodiscard]] Schedule finish();
 
+  /// A schedule from finished programs (ops, succ_begin and succ filled in; dep_count and roots
+  /// are computed here) and each rank's program index, without re-deduplicating: the fast path
+  /// for loading binary schedules. Validates peer offsets, dependency targets and program
+  /// indices, and checks every program for cycles. Throws InputError naming the program.
+  [[nodiscard]] static Schedule from_programs(std::uint32_t num_ranks, std::vector<Program> programs,
+                                              std::vector<std::uint32_t> rank_program);
+
  private:
   std::uint32_t add_op(const Op& op);
   [[nodiscard]] std::uint32_t offset_of(std::uint32_t peer) const;

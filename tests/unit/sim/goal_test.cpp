@@ -208,6 +208,34 @@ TEST(Goal, CorruptBinaryIsRejectedNeverCrashes) {
   }
 }
 
+TEST(Goal, BinaryWithADependencyCycleIsRejected) {
+  // One rank, one calc of 1 ps that requires itself: the loader checks cycles without the builder.
+  std::string bin(kBinaryMagic);
+  for (const std::uint32_t word : {kBinaryVersion, 0U, 1U, 1U}) {
+    for (int i = 0; i < 4; ++i) {
+      bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
+    }
+  }
+  // ops=1; flags=calc; size=1; one "requires" dependant at distance 0; none "irequires".
+  bin += std::string{'\x01', '\x03', '\x01', '\x01', '\x00', '\x00'};
+  bin += std::string{'\x00', '\x01'};  // rank table: program 0 for a run of 1 rank
+  bin += "GLSCHEND";
+  try {
+    (void)read_binary(bin, "loop.gsched");
+    FAIL() << "a cyclic binary schedule was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("loop.gsched: invalid binary schedule: program 0 has a dependency cycle"),
+        std::string::npos)
+        << e.what();
+  }
+  // The same bytes without the dependency load fine, so the check above is about the cycle.
+  std::string fine = bin;
+  fine[kBinaryMagic.size() + 16 + 3] = '\x00';
+  fine.erase(kBinaryMagic.size() + 16 + 5, 1);
+  EXPECT_EQ(read_binary(fine, "fine.gsched").total_ops(), 1U);
+}
+
 TEST(Goal, ParseTimeUnits) {
   EXPECT_EQ(parse_time_ps("2.5us"), 2'500'000U);
   EXPECT_EQ(parse_time_ps("6ns"), 6000U);
