@@ -228,6 +228,12 @@ struct Server::Impl {
     http.set_keep_alive_timeout(options.keep_alive_s);
     http.set_keep_alive_max_count(1000);
     http.set_tcp_nodelay(true);
+    // cpp-httplib's default sets SO_REUSEPORT, which lets a second server bind the same port and
+    // silently steal half the connections; SO_REUSEADDR alone still allows a quick restart.
+    http.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
     const int threads = std::max(1, options.threads);
     http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
     http.set_exception_handler(

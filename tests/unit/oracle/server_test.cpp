@@ -204,6 +204,23 @@ TEST(ServerStart, UnbindableAddressIsAnIoError) {
   EXPECT_THROW((void)server.start(), IoError);
 }
 
+TEST(ServerStart, PortInUseIsAnIoError) {
+  // Regression: with cpp-httplib's default SO_REUSEPORT both servers bound the same port.
+  const topo::Torus3D t(topo::TorusOptions{});
+  const MetricStore store(t);
+  const Oracle oracle(t, store);
+  ServerOptions options;
+  options.port = 0;
+  Server first(oracle, options);
+  const int port = first.start();
+  ASSERT_GT(port, 0);
+  options.port = port;
+  Server second(oracle, options);
+  EXPECT_THROW((void)second.start(), IoError);
+  Client client("127.0.0.1:" + std::to_string(port), 5);
+  EXPECT_EQ(client.health()["status"], "ok");
+}
+
 TEST(ClientUrl, RejectsMalformedUrls) {
   EXPECT_THROW(Client("http://localhost"), InputError);
   EXPECT_THROW(Client("localhost:99999"), InputError);
