@@ -45,46 +45,27 @@ void expect_same(const Schedule& schedule, const LogGOPSParams& params, const st
   }
 }
 
+// LogGOPS parameters from picosecond values (L, o_send, o_recv, g, G, O, S).
+LogGOPSParams params(std::uint64_t l, std::uint64_t os, std::uint64_t orecv, std::uint64_t g,
+                     std::uint64_t big_g, std::uint64_t big_o, std::uint64_t s) {
+  return LogGOPSParams{SimTime{l}, SimTime{os}, SimTime{orecv}, SimTime{g}, SimTime{big_g}, SimTime{big_o},
+                       s};
+}
+
 // Parameter sets where the CPU, the send NIC or the receive NIC is the bottleneck, with and
 // without rendezvous, so every branch of the folding decision is taken.
 std::vector<std::pair<std::string, LogGOPSParams>> parameter_sets() {
-  std::vector<std::pair<std::string, LogGOPSParams>> sets;
-  sets.emplace_back("defaults", LogGOPSParams{});
-  LogGOPSParams nic_bound;
-  nic_bound.gap = SimTime{4'000'000};
-  nic_bound.gap_per_byte = SimTime{50'000};
-  sets.emplace_back("nic-bound", nic_bound);
-  LogGOPSParams rendezvous;
-  rendezvous.eager_threshold_bytes = 64;
-  rendezvous.overhead_per_byte = SimTime{2'000};
-  sets.emplace_back("rendezvous", rendezvous);
-  LogGOPSParams zero;
-  zero.overhead_send = SimTime{0};
-  zero.overhead_recv = SimTime{0};
-  zero.gap = SimTime{0};
-  zero.gap_per_byte = SimTime{0};
-  sets.emplace_back("zero-costs", zero);
-  LogGOPSParams asymmetric;
-  asymmetric.overhead_send = SimTime{300'000};
-  asymmetric.overhead_recv = SimTime{2'700'000};
-  sets.emplace_back("asymmetric-o", asymmetric);
-  // No per-message CPU overhead: hosts block on a NIC alone while calcs still occupy the CPU.
-  LogGOPSParams nic_only;
-  nic_only.overhead_send = SimTime{0};
-  nic_only.overhead_recv = SimTime{0};
-  nic_only.gap = SimTime{3'000'000};
-  nic_only.gap_per_byte = SimTime{10'000};
-  sets.emplace_back("nic-only", nic_only);
-  // Whole microseconds everywhere, so events of different kinds often meet at the same time.
-  LogGOPSParams lattice;
-  lattice.latency = SimTime{0};
-  lattice.overhead_send = SimTime{0};
-  lattice.overhead_recv = SimTime{0};
-  lattice.gap = SimTime{2'000'000};
-  lattice.gap_per_byte = SimTime{1'000'000};
-  lattice.eager_threshold_bytes = 1'000'000;
-  sets.emplace_back("lattice", lattice);
-  return sets;
+  return {
+      {"defaults", LogGOPSParams{}},
+      {"nic-bound", params(2'500'000, 1'500'000, 1'500'000, 4'000'000, 50'000, 0, 65535)},
+      {"rendezvous", params(2'500'000, 1'500'000, 1'500'000, 1'000'000, 6'000, 2'000, 64)},
+      {"zero-costs", params(2'500'000, 0, 0, 0, 0, 0, 65535)},
+      {"asymmetric-o", params(2'500'000, 300'000, 2'700'000, 1'000'000, 6'000, 0, 65535)},
+      // No per-message CPU overhead: hosts block on a NIC alone while calcs still occupy the CPU.
+      {"nic-only", params(2'500'000, 0, 0, 3'000'000, 10'000, 0, 65535)},
+      // Whole microseconds everywhere, so events of different kinds often meet at the same time.
+      {"lattice", params(0, 0, 0, 2'000'000, 1'000'000, 0, 1'000'000)},
+  };
 }
 
 TEST(FoldRetries, GeneratedCollectivesMatchOneByOneRetries) {
