@@ -205,7 +205,7 @@ class Engine {
   void process(const detail::Event& event);
   void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
-  void flush_ready();
+  void flush_ready(std::uint64_t now);
   void report_stuck(SimResult& result) const;
 
   const Schedule& s_;
@@ -413,7 +413,7 @@ void Engine::process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t) {
   }
 }
 
-void Engine::flush_ready() {
+void Engine::flush_ready(std::uint64_t now) {
   if (ready_.empty()) {
     return;
   }
@@ -431,7 +431,9 @@ void Engine::flush_ready() {
   }
   for (const Ready& r : ready_) {
     const Op& op = hosts_[r.host].prog->ops[r.op];
-    std::uint64_t time = cpu_free(r.host, op.cpu);
+    // An op cannot start before it became ready: with several CPUs, the one it runs on may have
+    // been idle since long before now.
+    std::uint64_t time = std::max(cpu_free(r.host, op.cpu), now);
     if (op.type == OpType::kSend) {
       time = std::max(time, nic_send_free(r.host, op.nic));
     }
@@ -451,7 +453,7 @@ void Engine::process(const detail::Event& event) {
   } else {
     process_op(host, low, event.time, event.ts);
   }
-  flush_ready();
+  flush_ready(event.time);
 }
 
 void Engine::report_stuck(SimResult& result) const {
