@@ -47,7 +47,8 @@ class Engine {
         ncpu_(schedule.num_cpus()),
         nnic_(schedule.num_nics()),
         // The folding argument (see park()) needs one CPU and one NIC per host.
-        fold_(options.fold_retries && ncpu_ == 1 && nnic_ == 1) {}
+        multi_(ncpu_ > 1 || nnic_ > 1),
+        fold_(options.fold_retries && !multi_) {}
 
   SimResult run();
 
@@ -101,25 +102,31 @@ class Engine {
     return r;
   }
 
-  void decrement(std::uint32_t host, std::uint32_t op) {
-    if (--counter_[hosts_[host].base + op] == 0) {
+  // `when`: the time the dependency was satisfied. With one CPU and one NIC per host the op's
+  // own CPU free time already covers it; with several it may not, so it is kept per op.
+  void decrement(std::uint32_t host, std::uint32_t op, std::uint64_t when) {
+    const std::size_t slot = hosts_[host].base + op;
+    if (multi_) {
+      ready_at_[slot] = std::max(ready_at_[slot], when);
+    }
+    if (--counter_[slot] == 0) {
       ready_.push_back(Ready{host, op, hosts_[host].prog->ops[op].type});
     }
   }
-  void mark_started(std::uint32_t host, std::uint32_t op) {
+  void mark_started(std::uint32_t host, std::uint32_t op, std::uint64_t when) {
     const Program& pr = *hosts_[host].prog;
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op) + 1];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 2]; ++k) {
-      decrement(host, pr.succ[k]);
+      decrement(host, pr.succ[k], when);
     }
   }
-  void mark_done(std::uint32_t host, std::uint32_t op) {
+  void mark_done(std::uint32_t host, std::uint32_t op, std::uint64_t when) {
     const Program& pr = *hosts_[host].prog;
     counter_[hosts_[host].base + op] = kDone;
     ++completed_;
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op)];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
-      decrement(host, pr.succ[k]);
+      decrement(host, pr.succ[k], when);
     }
   }
 
@@ -179,7 +186,7 @@ class Engine {
     std::uint64_t& nic = nic_send_free(sender, op.nic);
     cpu = std::max(cpu, t);
     nic = std::max(nic, t);
-    mark_done(sender, send_op);
+    mark_done(sender, send_op, t);
   }
 
   // The time at which the resources the parked event `payload` of `kind` needs are free.
@@ -215,6 +222,7 @@ class Engine {
   std::uint32_t ranks_;
   std::uint32_t ncpu_;
   std::uint32_t nnic_;
+  bool multi_;  // Several CPUs or NICs per host: track when each op became ready.
   bool fold_;
 
   std::uint64_t& cpu_free(std::uint32_t host, std::uint8_t cpu) { return times_[host * stride_ + cpu]; }
@@ -237,7 +245,9 @@ class Engine {
   std::vector<Node> pool_;
   std::uint32_t free_node_ = kNil;
   std::vector<Ready> ready_;
-  std::vector<Group> groups_;  // kGroupKinds per host, when folding
+  std::vector<std::uint64_t> ready_at_;    // Per op, when multi_: latest satisfied dependency.
+  std::vector<std::uint64_t> handled_at_;  // Per pool node, when multi_: unexpected message handled.
+  std::vector<Group> groups_;              // kGroupKinds per host, when folding
   std::vector<Parked> parked_;
   std::uint32_t free_parked_ = kNil;
   detail::EventQueue queue_;
@@ -258,8 +268,8 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       }
       cpu = add(t, op.size, host);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kCalc), 0, 0, t, cpu);
-      mark_started(host, op_index);
-      mark_done(host, op_index);
+      mark_started(host, op_index, t);
+      mark_done(host, op_index, cpu);
       return;
     }
     case OpType::kSend: {
@@ -269,7 +279,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
         park(host, kGroupSend, free, ts, payload_of(host, op_index));
         return;
       }
-      mark_started(host, op_index);
+      mark_started(host, op_index, t);
       const std::uint64_t extra = op.size == 0 ? 0 : op.size - 1;
       cpu = add(add(t, p_.overhead_send.ps, host), mul(extra, p_.overhead_per_byte.ps, host), host);
       nic = add(add(t, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
@@ -280,12 +290,12 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
                       payload_of(host, op_index | kMsgBit));
       ++messages_;
       if (op.size <= p_.eager_threshold_bytes) {
-        mark_done(host, op_index);
+        mark_done(host, op_index, cpu);
       }
       return;
     }
     case OpType::kRecv: {
-      mark_started(host, op_index);
+      mark_started(host, op_index, t);
       std::uint32_t prev = kNil;
       for (std::uint32_t node = hosts_[host].uq_head; node != kNil; prev = node, node = pool_[node].next) {
         const std::uint32_t sender = pool_[node].a;
@@ -295,11 +305,13 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
           continue;
         }
         const std::uint64_t bytes = sop.size;
+        // The message was handled on arrival; the receive completes when both are done.
+        const std::uint64_t done = multi_ ? std::max(t, handled_at_[node]) : t;
         unlink(hosts_[host].uq_head, hosts_[host].uq_tail, prev, node);
         if (bytes > p_.eager_threshold_bytes) {
           rendezvous_matched(sender, send_op, t);
         }
-        mark_done(host, op_index);
+        mark_done(host, op_index, done);
         return;
       }
       const std::uint32_t node = new_node(op_index, 0);
@@ -336,11 +348,17 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
     if (sop.size > p_.eager_threshold_bytes) {
       rendezvous_matched(sender, send_op, t);
     }
-    mark_done(host, recv_op);
+    mark_done(host, recv_op, cpu);
     return;
   }
   const std::uint32_t node = new_node(sender, send_op);
   append(hosts_[host].uq_head, hosts_[host].uq_tail, node);
+  if (multi_) {
+    if (handled_at_.size() <= node) {
+      handled_at_.resize(pool_.size());
+    }
+    handled_at_[node] = cpu;
+  }
 }
 
 void Engine::park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts,
@@ -432,8 +450,11 @@ void Engine::flush_ready(std::uint64_t now) {
   for (const Ready& r : ready_) {
     const Op& op = hosts_[r.host].prog->ops[r.op];
     // An op cannot start before it became ready: with several CPUs, the one it runs on may have
-    // been idle since long before now.
+    // been idle since long before its dependencies were satisfied.
     std::uint64_t time = std::max(cpu_free(r.host, op.cpu), now);
+    if (multi_) {
+      time = std::max(time, ready_at_[hosts_[r.host].base + r.op]);
+    }
     if (op.type == OpType::kSend) {
       time = std::max(time, nic_send_free(r.host, op.nic));
     }
@@ -520,6 +541,9 @@ SimResult Engine::run() {
     }
   }
   counter_.resize(total);
+  if (multi_) {
+    ready_at_.assign(total, 0);
+  }
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     std::copy(hosts_[r].prog->dep_count.begin(), hosts_[r].prog->dep_count.end(),
               counter_.begin() + hosts_[r].base);

@@ -213,6 +213,27 @@ TEST(Engine, CpuAndNicIndicesAreSeparateResources) {
   EXPECT_EQ(ser.finish[0].ps, 200 * kNs);
 }
 
+TEST(Engine, OpOnAnIdleSecondCpuStartsWhenItBecomesReady) {
+  // Regression: the calc on CPU 1 becomes ready when the receive on CPU 0 completes; it was
+  // queued at CPU 1's free time (0), i.e. in the past, and ran before its dependency finished.
+  const SimResult r =
+      run("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\n"
+          "rank 1 {\nr: recv 8b from 0 cpu 0\nc: calc 1000000ps cpu 1\nc requires r\n}\n");
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.finish[1].ps, 2 * o + L + 7 * G + 1'000'000);
+}
+
+TEST(Engine, OpOnASecondCpuWaitsForAnUnexpectedMessageToBeHandled) {
+  // The message arrives at o+L while CPU 0 computes until 10 us; it is handled from 10 us to
+  // 10 us + o + 7G. The receive, posted at 10 us, completes only then, and the calc on CPU 1 after it.
+  const SimResult r =
+      run("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\n"
+          "rank 1 {\nw: calc 10000000ps cpu 0\nr: recv 8b from 0 cpu 0\nr requires w\n"
+          "c: calc 1000000ps cpu 1\nc requires r\n}\n");
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.finish[1].ps, 10'000'000 + o + 7 * G + 1'000'000);
+}
+
 TEST(Engine, DeadlockIsReportedWithLabelsAndLines) {
   const SimResult r = run(R"(num_ranks 2
 rank 0 {
