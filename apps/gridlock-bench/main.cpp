@@ -12,10 +12,12 @@
 #include <CLI/CLI.hpp>
 
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/noise/timer.hpp"
 
 namespace {
 
@@ -150,6 +152,52 @@ void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
   gb::validate(o);
 }
 
+// `noise` options given as text (units) and converted after parsing.
+struct NoiseText {
+  std::string duration = "10s";
+  std::string timer = "auto";
+  std::string outlier_cutoff = "1s";
+  bool no_pin = false;
+};
+
+void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
+  cmd.add_option("--duration", t.duration, "Measured time per rank (e.g. 10s, 500ms)")->capture_default_str();
+  cmd.add_option("--threshold", o.measure.threshold, "A gap longer than this x t_min is a detour")
+      ->capture_default_str();
+  cmd.add_option("--timer", t.timer, "auto, tsc (invariant TSC) or monotonic")->capture_default_str();
+  cmd.add_option("--max-detours", o.measure.max_detours, "Detours kept per rank; later ones are only counted")
+      ->capture_default_str();
+  cmd.add_option("--outlier-cutoff", t.outlier_cutoff,
+                 "Also summarise without detours longer than this (0: off)")
+      ->capture_default_str();
+  cmd.add_option("--mad-factor", o.mad_factor, "Flag nodes with noise fraction > median + this x MAD")
+      ->capture_default_str();
+  cmd.add_flag("--no-pin", t.no_pin, "Do not pin rank i of a node to the i-th CPU it may use");
+  cmd.add_option("--virtual-nodes", o.virtual_nodes,
+                 "Treat groups of ranks of a host as this many nodes in all");
+  cmd.add_option("--ranks-per-node", o.ranks_per_node, "Treat groups of this many ranks of a host as nodes");
+  cmd.add_option("--json", o.json_path,
+                 "Write per-node and per-rank results with the context to this JSON file");
+  cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
+}
+
+void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
+  o.measure.duration_s = gridlock::parse_duration_seconds(t.duration, "--duration");
+  o.measure.timer = gridlock::noise::parse_timer_choice(t.timer);
+  o.outlier_cutoff_ns = gridlock::parse_duration_seconds(t.outlier_cutoff, "--outlier-cutoff") * 1e9;
+  o.pin = !t.no_pin;
+  if (!(o.measure.duration_s > 0)) {
+    throw gridlock::InputError("--duration must be positive");
+  }
+  if (!(o.measure.threshold > 1)) {
+    throw gridlock::InputError("--threshold must be > 1");
+  }
+  if (!(o.mad_factor >= 0)) {
+    throw gridlock::InputError("--mad-factor must be >= 0");
+  }
+}
+
 int run(int argc, char** argv, int rank) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
@@ -167,6 +215,13 @@ int run(int argc, char** argv, int rank) {
                                   "rest; reports Congestion Impact");
   add_common_options(*network, network_options, network_text, false);
   add_common_options(*load, load_options, load_text, true);
+  gb::NoiseRunOptions noise_options;
+  NoiseText noise_text;
+  auto* noise = app.add_subcommand(
+      "noise",
+      "Every rank measures system noise (selfish detour) on its own core at the same time; "
+      "per-node table with outlier nodes");
+  add_noise_options(*noise, noise_options, noise_text);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -175,6 +230,14 @@ int run(int argc, char** argv, int rank) {
       return app.exit(e) == 0 ? 0 : to_int(ExitCode::kUsage);
     }
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
+  }
+  if (noise->parsed()) {
+    finish_noise_options(noise_options, noise_text);
+    const gb::NoiseReport report = gb::run_noise(noise_options, MPI_COMM_WORLD);
+    if (rank == 0) {
+      gb::write_noise_outputs(noise_options, report);
+    }
+    return 0;
   }
   gb::Options& options = network->parsed() ? network_options : load_options;
   finish_options(options, network->parsed() ? network_text : load_text, network->parsed() ? *network : *load);
