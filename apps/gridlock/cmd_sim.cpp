@@ -80,44 +80,11 @@ sim::LogGOPSParams parse_params(const SimArgs& a) {
   p.gap_per_byte = sim::SimTime{parse_time_ps(a.gap_per_byte, "-G (gap per byte)")};
   p.overhead_per_byte = sim::SimTime{parse_time_ps(a.overhead_per_byte, "-O (overhead per byte)")};
   p.eager_threshold_bytes = a.eager_threshold;
-  if (!(a.network_scale > 0) || !std::isfinite(a.network_scale)) {
-    throw InputError(fmt::format("--network-scale must be a positive number, not {}", a.network_scale));
-  }
-  if (a.network_scale != 1.0) {
-    // Paper §IV-B5: a faster or slower network scales L, g and G; the CPU overhead o stays.
-    const auto scale = [&](sim::SimTime t) {
-      return sim::SimTime{
-          static_cast<std::uint64_t>(std::llround(static_cast<double>(t.ps) * a.network_scale))};
-    };
-    p.latency = scale(p.latency);
-    p.gap = scale(p.gap);
-    p.gap_per_byte = scale(p.gap_per_byte);
-  }
+  p = sim::scale_network(p, a.network_scale);
   return p;
 }
 
-// Stream of --seed the noise phases come from (the schedule generator uses --seed itself).
-constexpr std::uint64_t kNoiseSeedStream = 0x6e6f697365ULL;  // "noise"
-
-std::vector<std::uint32_t> parse_ranks_list(const std::string& text) {
-  std::vector<std::uint32_t> out;
-  if (text.empty()) {
-    return out;
-  }
-  for (const std::string_view part : split(text, ',')) {
-    std::uint64_t v = 0;
-    const std::string s(part);
-    char* end = nullptr;
-    v = std::strtoull(s.c_str(), &end, 10);
-    if (s.empty() || end != s.c_str() + s.size() || v == 0 || v > sim::kMaxRanks || s.front() == '-') {
-      throw InputError(
-          fmt::format("--ranks '{}': '{}' is not a rank count in [1, {}]; give N or a list N1,N2,...", text,
-                      s, sim::kMaxRanks));
-    }
-    out.push_back(static_cast<std::uint32_t>(v));
-  }
-  return out;
-}
+using sim::kNoiseSeedStream;
 
 noise::NoiseSpec noise_spec_of(const SimArgs& a) {
   const int given =
@@ -229,10 +196,11 @@ bool under_mpi_job() {
 void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const noise::NoiseSpec& spec) {
   if (under_mpi_job()) {
     throw InputError(
-        "gridlock sim --replicas runs on one node (with --threads); launched under mpirun every rank would "
-        "repeat the same study. Run it once without mpirun");
+        "gridlock sim --replicas is serial (with --threads); under mpirun every rank would repeat the same "
+        "study. Run it without mpirun, or spread the replicas over the ranks with `mpirun gridlock-bench "
+        "sim-replicas` (same options, same results)");
   }
-  std::vector<std::uint32_t> scales = parse_ranks_list(a.ranks);
+  std::vector<std::uint32_t> scales = sim::parse_scales(a.ranks);
   if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
     throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");
   }
@@ -300,23 +268,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
                  fmt::format("{}", b.median), fmt::format("{}", b.q3), fmt::format("{}", b.max),
                  fmt::format("{}", b.mean), std::to_string(b.outliers.size()),
                  fmt::format("{}", slowdown(b.median, noiseless))});
-    results.push_back({{"ranks", schedule.num_ranks()},
-                       {"noiseless_ps", clean.max_finish.ps},
-                       {"min_ps", b.min},
-                       {"q1_ps", b.q1},
-                       {"median_ps", b.median},
-                       {"q3_ps", b.q3},
-                       {"max_ps", b.max},
-                       {"mean_ps", b.mean},
-                       {"outliers_ps", b.outliers},
-                       {"slowdown",
-                        {{"min", slowdown(b.min, noiseless)},
-                         {"q1", slowdown(b.q1, noiseless)},
-                         {"median", slowdown(b.median, noiseless)},
-                         {"q3", slowdown(b.q3, noiseless)},
-                         {"max", slowdown(b.max, noiseless)},
-                         {"mean", slowdown(b.mean, noiseless)}}},
-                       {"completion_ps", times}});
+    results.push_back(sim::scale_json(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times}));
   }
   if (!a.json.empty()) {
     write_json_file(a.json, context, Json{{"scales", std::move(results)}});
@@ -340,7 +292,7 @@ void run_sim(const SimArgs& a) {
     run_replica_study(a, options, spec);
     return;
   }
-  const std::vector<std::uint32_t> rank_list = parse_ranks_list(a.ranks);
+  const std::vector<std::uint32_t> rank_list = sim::parse_scales(a.ranks);
   if (rank_list.size() > 1) {
     throw InputError("a list of --ranks is for --replicas K; give one rank count for a single run");
   }

@@ -2,14 +2,54 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::sim {
+
+LogGOPSParams scale_network(LogGOPSParams p, double factor) {
+  if (!(factor > 0) || !std::isfinite(factor)) {
+    throw InputError(fmt::format("--network-scale must be a positive number, not {}", factor));
+  }
+  if (factor == 1.0) {
+    return p;
+  }
+  const auto scale = [&](SimTime t) {
+    return SimTime{static_cast<std::uint64_t>(std::llround(static_cast<double>(t.ps) * factor))};
+  };
+  p.latency = scale(p.latency);
+  p.gap = scale(p.gap);
+  p.gap_per_byte = scale(p.gap_per_byte);
+  return p;
+}
+
+std::vector<std::uint32_t> parse_scales(const std::string& text) {
+  std::vector<std::uint32_t> out;
+  if (text.empty()) {
+    return out;
+  }
+  for (const std::string_view part : split(text, ',')) {
+    const std::string s(part);
+    char* end = nullptr;
+    const std::uint64_t v = std::strtoull(s.c_str(), &end, 10);
+    if (s.empty() || s.front() == '-' || end != s.c_str() + s.size() || v == 0 || v > kMaxRanks) {
+      throw InputError(
+          fmt::format("--ranks '{}': '{}' is not a rank count in [1, {}]; give N or a list N1,N2,...", text,
+                      s, kMaxRanks));
+    }
+    out.push_back(static_cast<std::uint32_t>(v));
+  }
+  return out;
+}
 
 NoiseInjection make_noise_injection(const noise::DetourPattern& pattern, std::uint32_t ranks,
                                     std::uint64_t seed, std::uint64_t replica, bool cosched) {
@@ -118,6 +158,30 @@ BoxStats box_stats(std::vector<std::uint64_t> values) {
     }
   }
   return b;
+}
+
+Json scale_json(const ScaleResult& scale) {
+  const BoxStats b = box_stats(scale.completion_ps);
+  const auto noiseless = static_cast<double>(scale.noiseless_ps);
+  const auto slow = [&](double v) { return noiseless > 0 ? v / noiseless - 1.0 : 0.0; };
+  return Json{{"ranks", scale.ranks},
+              {"replicas", b.count},
+              {"noiseless_ps", scale.noiseless_ps},
+              {"min_ps", b.min},
+              {"q1_ps", b.q1},
+              {"median_ps", b.median},
+              {"q3_ps", b.q3},
+              {"max_ps", b.max},
+              {"mean_ps", b.mean},
+              {"outliers_ps", b.outliers},
+              {"slowdown",
+               {{"min", slow(b.min)},
+                {"q1", slow(b.q1)},
+                {"median", slow(b.median)},
+                {"q3", slow(b.q3)},
+                {"max", slow(b.max)},
+                {"mean", slow(b.mean)}}},
+              {"completion_ps", scale.completion_ps}};
 }
 
 }  // namespace gridlock::sim

@@ -5,13 +5,26 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/noise.hpp"
 
 namespace gridlock::sim {
+
+/// Stream of the user's seed the noise phases come from: phases use derive_seed(seed, stream),
+/// random patterns derive_seed(seed, stream + 1) (the schedule generator uses the seed itself).
+inline constexpr std::uint64_t kNoiseSeedStream = 0x6e6f697365ULL;  // "noise"
+
+/// Paper §IV-B5: a network `factor` times slower (or faster, < 1) has L, g and G multiplied by
+/// it; the CPU overhead o and O stay. Throws InputError unless factor is positive and finite.
+[[nodiscard]] LogGOPSParams scale_network(LogGOPSParams params, double factor);
+
+/// Parses `--ranks N` or `--ranks N1,N2,...` (each in [1, kMaxRanks]); empty text gives {}.
+[[nodiscard]] std::vector<std::uint32_t> parse_scales(const std::string& text);
 
 /// What run_replicas needs besides the range.
 struct ReplicaConfig {
@@ -44,5 +57,17 @@ struct BoxStats {
 
 /// Statistics of `values` (any order; empty gives count 0).
 [[nodiscard]] BoxStats box_stats(std::vector<std::uint64_t> values);
+
+/// One scale of a Monte-Carlo study.
+struct ScaleResult {
+  std::uint32_t ranks = 0;                   ///< Process count.
+  std::uint64_t noiseless_ps = 0;            ///< Completion time without noise.
+  std::vector<std::uint64_t> completion_ps;  ///< Completion time of every replica, in replica order.
+};
+
+/// The JSON object of one scale (the same in `gridlock sim --replicas` and
+/// `gridlock-bench sim-replicas`): ranks, noiseless time, box statistics, slowdowns relative to
+/// the noiseless time, and every replica's completion time.
+[[nodiscard]] Json scale_json(const ScaleResult& scale);
 
 }  // namespace gridlock::sim
