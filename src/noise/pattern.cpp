@@ -25,8 +25,7 @@ DetourPattern::DetourPattern(const std::vector<std::uint64_t>& start_ps,
   }
   std::uint64_t prev_end = 0;
   std::uint64_t total = 0;
-  start_.reserve(start_ps.size());
-  end_.reserve(start_ps.size());
+  spans_.reserve(start_ps.size());
   for (std::size_t i = 0; i < start_ps.size(); ++i) {
     if (length_ps[i] == 0) {
       continue;  // A zero-length detour delays nothing.
@@ -36,8 +35,7 @@ DetourPattern::DetourPattern(const std::vector<std::uint64_t>& start_ps,
       throw InputError(
           fmt::format("{}: detour {} is unsorted, overlapping or outside the period", source, i + 1));
     }
-    start_.push_back(start_ps[i]);
-    end_.push_back(end);
+    spans_.push_back(Span{start_ps[i], end});
     prev_end = end;
     total += length_ps[i];
   }
@@ -95,47 +93,66 @@ DetourPattern DetourPattern::random(double rate_hz, std::uint64_t length_ps, boo
 
 double DetourPattern::noise_fraction() const noexcept {
   std::uint64_t total = 0;
-  for (std::size_t i = 0; i < start_.size(); ++i) {
-    total += end_[i] - start_[i];
+  for (const Span& sp : spans_) {
+    total += sp.end - sp.start;
   }
   return static_cast<double>(total) / static_cast<double>(period_ps_);
 }
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> DetourPattern::detours() const {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  out.reserve(start_.size());
-  for (std::size_t i = 0; i < start_.size(); ++i) {
-    out.emplace_back(start_[i], end_[i] - start_[i]);
+  out.reserve(spans_.size());
+  for (const Span& sp : spans_) {
+    out.emplace_back(sp.start, sp.end - sp.start);
   }
   return out;
 }
 
-std::uint64_t DetourPattern::finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept {
-  const std::size_t n = start_.size();
+std::size_t DetourPattern::first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept {
+  const std::size_t n = spans_.size();
+  std::size_t lo = 0;
+  if (hint < n && (hint == 0 || spans_[hint - 1].end <= pos)) {
+    // The answer is at or after the hint: look at a few detours, then search the rest.
+    constexpr std::size_t kScan = 8;
+    const std::size_t stop = std::min(n, static_cast<std::size_t>(hint) + kScan);
+    for (std::size_t i = hint; i < stop; ++i) {
+      if (spans_[i].end > pos) {
+        return i;
+      }
+    }
+    lo = stop;
+  }
+  const auto it = std::upper_bound(spans_.begin() + static_cast<std::ptrdiff_t>(lo), spans_.end(), pos,
+                                   [](std::uint64_t p, const Span& sp) { return p < sp.end; });
+  return static_cast<std::size_t>(it - spans_.begin());
+}
+
+std::uint64_t DetourPattern::finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
+                                    std::uint32_t& hint) const noexcept {
+  const std::size_t n = spans_.size();
   if (n == 0) {
     return t + d;
   }
   // Work in pattern time a = t + offset; `base` is the start of the period holding detour i.
   const std::uint64_t a = t + offset;
   std::uint64_t base = a - a % period_ps_;
-  const std::uint64_t pos = a - base;
-  // First detour that ends after pos.
-  auto i = static_cast<std::size_t>(std::upper_bound(end_.begin(), end_.end(), pos) - end_.begin());
+  std::size_t i = first_ending_after(a - base, hint);
   if (i == n) {
     i = 0;
     base += period_ps_;
   }
+  hint = static_cast<std::uint32_t>(i);
   std::uint64_t cur = a;
-  if (base + start_[i] <= cur) {
-    cur = base + end_[i];  // A detour in progress delays the start.
+  if (base + spans_[i].start <= cur) {
+    cur = base + spans_[i].end;  // A detour in progress delays the start.
     if (++i == n) {
       i = 0;
       base += period_ps_;
     }
   }
   std::uint64_t end = cur + d;
-  while (base + start_[i] < end) {
-    end += end_[i] - start_[i];
+  while (base + spans_[i].start < end) {
+    end += spans_[i].end - spans_[i].start;
     if (++i == n) {
       i = 0;
       base += period_ps_;

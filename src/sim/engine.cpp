@@ -106,14 +106,14 @@ class Engine {
 
   // End of CPU work of length d ready at t on `host`. Without noise (the common case, one
   // predictable branch) it is t + d; with noise the detour pattern decides (docs/sim-model.md).
-  [[nodiscard]] std::uint64_t cpu_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) const {
+  [[nodiscard]] std::uint64_t cpu_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
     if (noise_ == nullptr) {
       return add(t, d, host);
     }
     return noisy_work(host, t, d);
   }
-  [[nodiscard]] std::uint64_t noisy_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) const {
-    const std::uint64_t end = noise_->pattern->finish(t, d, noise_->offset_of(host));
+  [[nodiscard]] std::uint64_t noisy_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
+    const std::uint64_t end = noise_->pattern->finish(t, d, noise_->offset_of(host), noise_hint_[host]);
     if (end < t || end - t < d) {
       overflow(host);
     }
@@ -237,6 +237,7 @@ class Engine {
   LogGOPSParams p_;
   bool record_;
   const NoiseInjection* noise_;
+  std::vector<std::uint32_t> noise_hint_;  // per host: cursor into the noise pattern
   std::uint64_t max_slices_;
   std::uint32_t ranks_;
   std::uint32_t ncpu_;
@@ -542,6 +543,13 @@ void Engine::report_stuck(SimResult& result) const {
 SimResult Engine::run() {
   SimResult result;
   hosts_.resize(ranks_);
+  if (noise_ != nullptr) {
+    if (noise_->offset_ps.size() != 1 && noise_->offset_ps.size() != ranks_) {
+      throw InputError(fmt::format("noise injection has {} phases for {} ranks (give one or one per rank)",
+                                   noise_->offset_ps.size(), ranks_));
+    }
+    noise_hint_.assign(ranks_, 0);
+  }
   std::uint64_t total = 0;
   std::uint64_t roots = 0;
   std::uint64_t root_recvs = 0;

@@ -45,18 +45,32 @@ class DetourPattern {
   /// Period of the pattern.
   [[nodiscard]] std::uint64_t period_ps() const noexcept { return period_ps_; }
   /// Number of detours per period.
-  [[nodiscard]] std::size_t size() const noexcept { return start_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return spans_.size(); }
   /// Fraction of the period taken by detours.
   [[nodiscard]] double noise_fraction() const noexcept;
   /// Detours as (start, length) in ps, for tests and output.
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> detours() const;
 
   /// End time of CPU work of length `d` ready at `t` for a rank at phase `offset` (< period).
-  [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept;
+  [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept {
+    std::uint32_t hint = 0;
+    return finish(t, d, offset, hint);
+  }
+
+  /// The same with a per-caller cursor: `hint` (start with 0) remembers where the last query
+  /// ended, so the nearly monotone queries of one rank need no binary search over a long trace.
+  [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
+                                     std::uint32_t& hint) const noexcept;
 
  private:
-  std::vector<std::uint64_t> start_;
-  std::vector<std::uint64_t> end_;
+  struct Span {
+    std::uint64_t start;
+    std::uint64_t end;
+  };
+  // Index of the first detour that ends after pattern position `pos` (< period), or size().
+  [[nodiscard]] std::size_t first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept;
+
+  std::vector<Span> spans_;  // start and end side by side: one cache line per lookup
   std::uint64_t period_ps_ = 1;
 };
 
