@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
 #include "gridlock/noise/measure.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/noise/trace.hpp"
@@ -133,4 +134,19 @@ TEST(Measure, ShortRunIsConsistent) {
   o.timer = gn::TimerChoice::kAuto;
   o.duration_s = 0.05;
   EXPECT_GT(gn::measure(o).t_min_ns, 0.0);
+}
+
+TEST(DetourPattern, CursorGivesTheSameAnswers) {
+  const gn::DetourPattern p = gn::DetourPattern::random(1e5, 1'000'000, true, 3, 50'000'000'000ULL);
+  gridlock::Rng rng(5);
+  std::uint32_t hint = 0;
+  std::uint64_t t = 0;
+  for (int i = 0; i < 20000; ++i) {
+    // Mostly increasing times (as one rank's CPU), sometimes a jump back or across the period.
+    t = (i % 97 == 0) ? gridlock::uniform_below(rng, 3 * p.period_ps())
+                      : t + gridlock::uniform_below(rng, 5'000'000);
+    const std::uint64_t d = gridlock::uniform_below(rng, 3'000'000);
+    const std::uint64_t offset = 12'345'678;
+    ASSERT_EQ(p.finish(t, d, offset, hint), p.finish(t, d, offset)) << i;
+  }
 }
