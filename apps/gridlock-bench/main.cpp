@@ -12,10 +12,15 @@
 #include <CLI/CLI.hpp>
 
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
+#include "gridlock/bench/sim_replicas.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/noise/pattern.hpp"
+#include "gridlock/noise/timer.hpp"
+#include "gridlock/sim/replicas.hpp"
 
 namespace {
 
@@ -150,6 +155,117 @@ void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
   gb::validate(o);
 }
 
+// `noise` options given as text (units) and converted after parsing.
+struct NoiseText {
+  std::string duration = "10s";
+  std::string timer = "auto";
+  std::string outlier_cutoff = "1s";
+  bool no_pin = false;
+};
+
+void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
+  cmd.add_option("--duration", t.duration, "Measured time per rank (e.g. 10s, 500ms)")->capture_default_str();
+  cmd.add_option("--threshold", o.measure.threshold, "A gap longer than this x t_min is a detour")
+      ->capture_default_str();
+  cmd.add_option("--timer", t.timer, "auto, tsc (invariant TSC) or monotonic")->capture_default_str();
+  cmd.add_option("--max-detours", o.measure.max_detours, "Detours kept per rank; later ones are only counted")
+      ->capture_default_str();
+  cmd.add_option("--outlier-cutoff", t.outlier_cutoff,
+                 "Also summarise without detours longer than this (0: off)")
+      ->capture_default_str();
+  cmd.add_option("--mad-factor", o.mad_factor, "Flag nodes with noise fraction > median + this x MAD")
+      ->capture_default_str();
+  cmd.add_flag("--no-pin", t.no_pin, "Do not pin rank i of a node to the i-th CPU it may use");
+  cmd.add_option("--virtual-nodes", o.virtual_nodes,
+                 "Treat groups of ranks of a host as this many nodes in all");
+  cmd.add_option("--ranks-per-node", o.ranks_per_node, "Treat groups of this many ranks of a host as nodes");
+  cmd.add_option("--json", o.json_path,
+                 "Write per-node and per-rank results with the context to this JSON file");
+  cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
+}
+
+void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
+  o.measure.duration_s = gridlock::parse_duration_seconds(t.duration, "--duration");
+  o.measure.timer = gridlock::noise::parse_timer_choice(t.timer);
+  o.outlier_cutoff_ns = gridlock::parse_duration_seconds(t.outlier_cutoff, "--outlier-cutoff") * 1e9;
+  o.pin = !t.no_pin;
+  if (!(o.measure.duration_s > 0)) {
+    throw gridlock::InputError("--duration must be positive");
+  }
+  if (!(o.measure.threshold > 1)) {
+    throw gridlock::InputError("--threshold must be > 1");
+  }
+  if (!(o.mad_factor >= 0)) {
+    throw gridlock::InputError("--mad-factor must be >= 0");
+  }
+}
+
+// `sim-replicas` options, as in `gridlock sim`.
+struct SimReplicasText {
+  std::string latency = "2.5us";
+  std::string overhead = "1.5us";
+  std::string gap = "1us";
+  std::string gap_per_byte = "6ns";
+  std::string overhead_per_byte = "0";
+  std::uint64_t eager_threshold = 65535;
+  std::string noise_trace;
+  std::string noise_format = "auto";
+  std::string noise_periodic;
+  std::string noise_random;
+};
+
+void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimReplicasText& t) {
+  cmd.add_option("--program", o.program, "Schedule generator spec (see `gridlock schedgen --help`)");
+  cmd.add_option("--ranks", o.ranks, "Scales: N1,N2,...");
+  cmd.add_option("--replicas", o.replicas, "Replicas per scale");
+  cmd.add_option("--seed", o.seed, "Seed of the generator and the noise phases")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "Threads per rank")->capture_default_str();
+  cmd.add_option("-L", t.latency, "Latency L")->capture_default_str();
+  cmd.add_option("-o", t.overhead, "CPU overhead o")->capture_default_str();
+  cmd.add_option("-g", t.gap, "Gap g")->capture_default_str();
+  cmd.add_option("-G", t.gap_per_byte, "Gap per byte G")->capture_default_str();
+  cmd.add_option("-O", t.overhead_per_byte, "CPU overhead per byte O")->capture_default_str();
+  cmd.add_option("-S", t.eager_threshold, "Eager threshold S in bytes")->capture_default_str();
+  cmd.add_option("--network-scale", o.network_scale, "Multiply L, g and G by F (o unchanged)")
+      ->capture_default_str();
+  cmd.add_option("--noise", t.noise_trace, "Noise trace (gridlock, Netgauge, LogGOPSim)");
+  cmd.add_option("--noise-format", t.noise_format, "auto, gridlock, netgauge or loggopsim")
+      ->capture_default_str();
+  cmd.add_option("--noise-periodic", t.noise_periodic, "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
+  cmd.add_option("--noise-random", t.noise_random, "Random noise RATE:LENGTH[:exp|fixed]");
+  cmd.add_flag("--noise-cosched", o.cosched, "Co-scheduled noise: every rank the same phase");
+  cmd.add_option("--json", o.json_path, "Write the study as JSON (rank 0)");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
+}
+
+void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasText& t) {
+  namespace gn = gridlock::noise;
+  o.params.latency = gridlock::sim::SimTime{gridlock::parse_time_ps(t.latency, "-L")};
+  const std::uint64_t overhead = gridlock::parse_time_ps(t.overhead, "-o");
+  o.params.overhead_send = gridlock::sim::SimTime{overhead};
+  o.params.overhead_recv = gridlock::sim::SimTime{overhead};
+  o.params.gap = gridlock::sim::SimTime{gridlock::parse_time_ps(t.gap, "-g")};
+  o.params.gap_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.gap_per_byte, "-G")};
+  o.params.overhead_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.overhead_per_byte, "-O")};
+  o.params.eager_threshold_bytes = t.eager_threshold;
+  o.params = gridlock::sim::scale_network(o.params, o.network_scale);
+  const int given =
+      (t.noise_trace.empty() ? 0 : 1) + (t.noise_periodic.empty() ? 0 : 1) + (t.noise_random.empty() ? 0 : 1);
+  if (given != 1) {
+    throw gridlock::InputError("give exactly one of --noise, --noise-periodic and --noise-random");
+  }
+  if (!t.noise_trace.empty()) {
+    o.noise.kind = gn::NoiseSpec::Kind::kTrace;
+    o.noise.trace_path = t.noise_trace;
+    o.noise.format = gn::parse_trace_format(t.noise_format, "--noise-format");
+  } else if (!t.noise_periodic.empty()) {
+    o.noise = gn::parse_periodic_spec(t.noise_periodic);
+  } else {
+    o.noise = gn::parse_random_spec(t.noise_random);
+  }
+}
+
 int run(int argc, char** argv, int rank) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
@@ -167,6 +283,18 @@ int run(int argc, char** argv, int rank) {
                                   "rest; reports Congestion Impact");
   add_common_options(*network, network_options, network_text, false);
   add_common_options(*load, load_options, load_text, true);
+  gb::NoiseRunOptions noise_options;
+  NoiseText noise_text;
+  auto* noise = app.add_subcommand(
+      "noise",
+      "Every rank measures system noise (selfish detour) on its own core at the same time; "
+      "per-node table with outlier nodes");
+  add_noise_options(*noise, noise_options, noise_text);
+  gb::SimReplicasOptions replicas_options;
+  SimReplicasText replicas_text;
+  auto* replicas = app.add_subcommand(
+      "sim-replicas", "Monte-Carlo noise study of `gridlock sim --replicas`, replicas spread over the ranks");
+  add_sim_replicas_options(*replicas, replicas_options, replicas_text);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -175,6 +303,19 @@ int run(int argc, char** argv, int rank) {
       return app.exit(e) == 0 ? 0 : to_int(ExitCode::kUsage);
     }
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
+  }
+  if (replicas->parsed()) {
+    finish_sim_replicas_options(replicas_options, replicas_text);
+    gb::run_sim_replicas(replicas_options, MPI_COMM_WORLD);
+    return 0;
+  }
+  if (noise->parsed()) {
+    finish_noise_options(noise_options, noise_text);
+    const gb::NoiseReport report = gb::run_noise(noise_options, MPI_COMM_WORLD);
+    if (rank == 0) {
+      gb::write_noise_outputs(noise_options, report);
+    }
+    return 0;
   }
   gb::Options& options = network->parsed() ? network_options : load_options;
   finish_options(options, network->parsed() ? network_text : load_text, network->parsed() ? *network : *load);

@@ -1,17 +1,29 @@
 // `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
+#include "gridlock/sim/noise.hpp"
+#include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -21,8 +33,18 @@ constexpr std::uint64_t kMaxTimelineOps = 1'000'000;
 struct SimArgs {
   std::string schedule;
   std::string program;
-  std::uint32_t ranks = 0;
+  std::string ranks;  // One count, or a list of scales for --replicas.
   std::uint64_t seed = 1;
+  std::string noise_trace;
+  std::string noise_format = "auto";
+  std::string noise_periodic;
+  std::string noise_random;
+  bool noise_cosched = false;
+  std::uint64_t replicas = 0;
+  unsigned threads = 0;
+  double network_scale = 1.0;
+  std::string csv;
+  bool quiet = false;
   std::string latency = "2.5us";
   std::string overhead = "1.5us";
   std::string overhead_send;
@@ -58,7 +80,47 @@ sim::LogGOPSParams parse_params(const SimArgs& a) {
   p.gap_per_byte = sim::SimTime{parse_time_ps(a.gap_per_byte, "-G (gap per byte)")};
   p.overhead_per_byte = sim::SimTime{parse_time_ps(a.overhead_per_byte, "-O (overhead per byte)")};
   p.eager_threshold_bytes = a.eager_threshold;
+  p = sim::scale_network(p, a.network_scale);
   return p;
+}
+
+using sim::kNoiseSeedStream;
+
+noise::NoiseSpec noise_spec_of(const SimArgs& a) {
+  const int given =
+      (a.noise_trace.empty() ? 0 : 1) + (a.noise_periodic.empty() ? 0 : 1) + (a.noise_random.empty() ? 0 : 1);
+  if (given > 1) {
+    throw InputError("give at most one of --noise, --noise-periodic and --noise-random");
+  }
+  if (!a.noise_trace.empty()) {
+    noise::NoiseSpec spec;
+    spec.kind = noise::NoiseSpec::Kind::kTrace;
+    spec.trace_path = a.noise_trace;
+    spec.format = noise::parse_trace_format(a.noise_format, "--noise-format");
+    return spec;
+  }
+  if (!a.noise_periodic.empty()) {
+    return noise::parse_periodic_spec(a.noise_periodic);
+  }
+  if (!a.noise_random.empty()) {
+    return noise::parse_random_spec(a.noise_random);
+  }
+  if (a.noise_cosched || a.replicas > 0) {
+    throw InputError(
+        "--noise-cosched and --replicas need noise: --noise FILE, --noise-periodic or --noise-random");
+  }
+  return {};
+}
+
+Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern, std::uint64_t seed,
+                bool cosched) {
+  return Json{{"model", spec.describe()},
+              {"seed", seed},
+              {"noise_seed", derive_seed(seed, kNoiseSeedStream)},
+              {"cosched", cosched},
+              {"period_ps", pattern.period_ps()},
+              {"detours_per_period", pattern.size()},
+              {"noise_fraction", pattern.noise_fraction()}};
 }
 
 Json params_json(const sim::LogGOPSParams& p) {
@@ -117,6 +179,105 @@ void write_timeline(const std::string& path, const sim::SimResult& result, const
   write_file_atomic(path, trace.dump(1) + "\n");
 }
 
+double slowdown(double value, double noiseless) { return noiseless > 0 ? value / noiseless - 1.0 : 0.0; }
+
+// True when this process is one of several ranks of an MPI job (Open MPI, MPICH/PMI).
+bool under_mpi_job() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read once at start-up
+    if (v != nullptr && std::strtol(v, nullptr, 10) > 1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `gridlock sim --replicas K --ranks P1,P2,...`: the Monte-Carlo study (paper §IV, Figs. 5-7).
+void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const noise::NoiseSpec& spec) {
+  if (under_mpi_job()) {
+    throw InputError(
+        "gridlock sim --replicas is serial (with --threads); under mpirun every rank would repeat the same "
+        "study. Run it without mpirun, or spread the replicas over the ranks with `mpirun gridlock-bench "
+        "sim-replicas` (same options, same results)");
+  }
+  std::vector<std::uint32_t> scales = sim::parse_scales(a.ranks);
+  if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
+    throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");
+  }
+  if (!a.timeline.empty()) {
+    throw InputError("--timeline is for single runs, not --replicas");
+  }
+  if (!a.csv.empty()) {
+    check_writable(a.csv);
+  }
+  const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
+  const unsigned threads = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  const bool progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
+
+  Json context = base_context("gridlock sim", "gridlock.sim.replicas", 1);
+  context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);
+  context["program"] = a.program.empty() ? Json(nullptr) : Json(a.program);
+  context["seed"] = a.seed;
+  context["replicas"] = a.replicas;
+  context["network_scale"] = a.network_scale;
+  context["loggops"] = params_json(options.params);
+  context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
+
+  fmt::print("noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads\n",
+             spec.describe(), format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
+             a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
+             a.seed, a.replicas, threads);
+  fmt::print("| ranks | noiseless | min | q1 | median | q3 | max | mean | outliers | median slowdown |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  CsvWriter csv(context, {"ranks", "replicas", "noiseless_ps", "min_ps", "q1_ps", "median_ps", "q3_ps",
+                          "max_ps", "mean_ps", "outliers", "median_slowdown"});
+  Json results = Json::array();
+  const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
+  for (const std::uint32_t ranks : scales) {
+    const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
+    const sim::SimResult clean = sim::simulate(schedule, options);
+    if (!clean.complete) {
+      throw InputError(sim::stuck_report(clean));
+    }
+    sim::ReplicaConfig config;
+    config.pattern = &pattern;
+    config.seed = noise_seed;
+    config.cosched = a.noise_cosched;
+    config.threads = threads;
+    std::mutex print_mutex;
+    if (progress) {
+      config.progress = [&, ranks](std::uint64_t done) {
+        if (done % 16 == 0 || done == a.replicas) {
+          const std::lock_guard<std::mutex> lock(print_mutex);
+          fmt::print(stderr, "\r{} ranks: {}/{} replicas", ranks, done, a.replicas);
+        }
+      };
+    }
+    const std::vector<std::uint64_t> times = sim::run_replicas(schedule, options, config, 0, a.replicas);
+    if (progress) {
+      fmt::print(stderr, "\r\033[K");
+    }
+    const sim::BoxStats b = sim::box_stats(times);
+    const auto noiseless = static_cast<double>(clean.max_finish.ps);
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", schedule.num_ranks(),
+               us(noiseless), us(b.min), us(b.q1), us(b.median), us(b.q3), us(b.max), us(b.mean),
+               b.outliers.size(), 100.0 * slowdown(b.median, noiseless));
+    csv.add_row({std::to_string(schedule.num_ranks()), std::to_string(a.replicas),
+                 std::to_string(clean.max_finish.ps), fmt::format("{}", b.min), fmt::format("{}", b.q1),
+                 fmt::format("{}", b.median), fmt::format("{}", b.q3), fmt::format("{}", b.max),
+                 fmt::format("{}", b.mean), std::to_string(b.outliers.size()),
+                 fmt::format("{}", slowdown(b.median, noiseless))});
+    results.push_back(sim::scale_json(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times}));
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, context, Json{{"scales", std::move(results)}});
+  }
+  if (!a.csv.empty()) {
+    csv.write(a.csv);
+  }
+}
+
 void run_sim(const SimArgs& a) {
   sim::SimOptions options;
   options.params = parse_params(a);
@@ -126,7 +287,25 @@ void run_sim(const SimArgs& a) {
   if (!a.timeline.empty()) {
     check_writable(a.timeline);
   }
-  const sim::Schedule schedule = load_or_generate(a.schedule, a.program, a.ranks, a.seed);
+  const noise::NoiseSpec spec = noise_spec_of(a);
+  if (a.replicas > 0) {
+    run_replica_study(a, options, spec);
+    return;
+  }
+  const std::vector<std::uint32_t> rank_list = sim::parse_scales(a.ranks);
+  if (rank_list.size() > 1) {
+    throw InputError("a list of --ranks is for --replicas K; give one rank count for a single run");
+  }
+  const sim::Schedule schedule =
+      load_or_generate(a.schedule, a.program, rank_list.empty() ? 0 : rank_list[0], a.seed);
+  noise::DetourPattern pattern;
+  sim::NoiseInjection injection;
+  if (spec.kind != noise::NoiseSpec::Kind::kNone) {
+    pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
+    injection = sim::make_noise_injection(pattern, schedule.num_ranks(),
+                                          derive_seed(a.seed, kNoiseSeedStream), 0, a.noise_cosched);
+    options.noise = &injection;
+  }
   if (!a.timeline.empty()) {
     if (schedule.total_ops() > kMaxTimelineOps) {
       throw InputError(
@@ -143,6 +322,10 @@ void run_sim(const SimArgs& a) {
   context["seed"] = a.seed;
   context["ranks"] = schedule.num_ranks();
   context["loggops"] = params_json(options.params);
+  context["network_scale"] = a.network_scale;
+  if (options.noise != nullptr) {
+    context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
+  }
 
   const double events_per_s =
       result.wall_seconds > 0 ? static_cast<double>(result.events) / result.wall_seconds : 0;
@@ -191,6 +374,11 @@ void run_sim(const SimArgs& a) {
              format_time_ps(p.overhead_send.ps), format_time_ps(p.overhead_recv.ps), format_time_ps(p.gap.ps),
              format_time_ps(p.gap_per_byte.ps), format_time_ps(p.overhead_per_byte.ps),
              p.eager_threshold_bytes);
+  if (options.noise != nullptr) {
+    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, seed {}\n", spec.describe(),
+               format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
+               a.noise_cosched ? "co-scheduled" : "unsynchronised", a.seed);
+  }
   fmt::print("max finish: {} ({} ps) at rank {}\n", format_time_ps(result.max_finish.ps),
              result.max_finish.ps, result.max_finish_rank);
   const double events_per_cpu_s =
@@ -242,8 +430,26 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("schedule", sim_args->schedule, "Schedule file (GOAL text or .gsched binary)");
   sim_cmd->add_option("--program", sim_args->program,
                       "Generate the schedule in memory instead (see schedgen)");
-  sim_cmd->add_option("--ranks", sim_args->ranks, "Ranks for --program");
-  sim_cmd->add_option("--seed", sim_args->seed, "Seed for --program")->capture_default_str();
+  sim_cmd->add_option("--ranks", sim_args->ranks, "Ranks for --program (with --replicas: a list P1,P2,...)");
+  sim_cmd->add_option("--seed", sim_args->seed, "Seed for --program and the noise phases (printed)")
+      ->capture_default_str();
+  sim_cmd->add_option("--noise", sim_args->noise_trace,
+                      "Inject noise from a trace (gridlock, Netgauge, LogGOPSim)");
+  sim_cmd->add_option("--noise-format", sim_args->noise_format, "auto, gridlock, netgauge or loggopsim")
+      ->capture_default_str();
+  sim_cmd->add_option("--noise-periodic", sim_args->noise_periodic,
+                      "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
+  sim_cmd->add_option("--noise-random", sim_args->noise_random,
+                      "Random noise RATE:LENGTH[:exp|fixed] (Poisson arrivals), e.g. 1000Hz:100us:exp");
+  sim_cmd->add_flag("--noise-cosched", sim_args->noise_cosched,
+                    "Co-scheduled noise: every rank the same phase");
+  sim_cmd->add_option("--replicas", sim_args->replicas,
+                      "Monte-Carlo study: K replicas with different noise phases per scale (--ranks list)");
+  sim_cmd->add_option("--threads", sim_args->threads, "Threads for --replicas (default: all cores)");
+  sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
+      ->capture_default_str();
+  sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");
+  sim_cmd->add_flag("-q,--quiet", sim_args->quiet, "No progress on stderr");
   add_param_options(*sim_cmd, *sim_args);
   sim_cmd->add_flag("--per-rank", sim_args->per_rank, "Print (and write to --json) every rank's finish time");
   sim_cmd->add_option("--json", sim_args->json, "Write the result as JSON with a context block");

@@ -18,4 +18,7 @@ void add_oracle_command(CLI::App& app);
 /// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
 void add_sim_commands(CLI::App& app);
 
+/// `gridlock noise measure|convert`: noise measurement and noise traces.
+void add_noise_command(CLI::App& app);
+
 }  // namespace gridlock::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_topo_command(app);
   gridlock::cli::add_oracle_command(app);
   gridlock::cli::add_sim_commands(app);
+  gridlock::cli::add_noise_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,7 @@
 
 #include "detail/event_queue.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/sim/noise.hpp"
 
 namespace gridlock::sim {
 namespace {
@@ -42,6 +43,7 @@ class Engine {
       : s_(schedule),
         p_(options.params),
         record_(options.record_timeline),
+        noise_(options.noise != nullptr && options.noise->pattern != nullptr ? options.noise : nullptr),
         max_slices_(options.max_timeline_slices),
         ranks_(schedule.num_ranks()),
         ncpu_(schedule.num_cpus()),
@@ -100,6 +102,22 @@ class Engine {
       overflow(rank);
     }
     return r;
+  }
+
+  // End of CPU work of length d ready at t on `host`. Without noise (the common case, one
+  // predictable branch) it is t + d; with noise the detour pattern decides (docs/sim-model.md).
+  [[nodiscard]] std::uint64_t cpu_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
+    if (noise_ == nullptr) {
+      return add(t, d, host);
+    }
+    return noisy_work(host, t, d);
+  }
+  [[nodiscard]] std::uint64_t noisy_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
+    const std::uint64_t end = noise_->pattern->finish(t, d, noise_->offset_of(host), noise_hint_[host]);
+    if (end < t || end - t < d) {
+      overflow(host);
+    }
+    return end;
   }
 
   // `when`: the time the dependency was satisfied. With one CPU and one NIC per host the op's
@@ -218,6 +236,8 @@ class Engine {
   const Schedule& s_;
   LogGOPSParams p_;
   bool record_;
+  const NoiseInjection* noise_;
+  std::vector<std::uint32_t> noise_hint_;  // per host: cursor into the noise pattern
   std::uint64_t max_slices_;
   std::uint32_t ranks_;
   std::uint32_t ncpu_;
@@ -266,7 +286,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
         park(host, kGroupCalc, cpu, ts, payload_of(host, op_index));
         return;
       }
-      cpu = add(t, op.size, host);
+      cpu = cpu_work(host, t, op.size);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kCalc), 0, 0, t, cpu);
       mark_started(host, op_index, t);
       mark_done(host, op_index, cpu);
@@ -281,13 +301,16 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       }
       mark_started(host, op_index, t);
       const std::uint64_t extra = op.size == 0 ? 0 : op.size - 1;
-      cpu = add(add(t, p_.overhead_send.ps, host), mul(extra, p_.overhead_per_byte.ps, host), host);
-      nic = add(add(t, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
+      // Noise: the send starts after a detour in progress, o_s is noisy CPU work, the message
+      // leaves when o_s ends, and the per-byte CPU part O follows it (also noisy).
+      const std::uint64_t start = noise_ == nullptr ? t : noisy_work(host, t, 0);
+      const std::uint64_t o_end = cpu_work(host, start, p_.overhead_send.ps);
+      cpu = cpu_work(host, o_end, mul(extra, p_.overhead_per_byte.ps, host));
+      nic = add(add(start, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
       const std::uint32_t to = peer_of(host, op);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
       slice(host, 1, kMessageKind, to, op.size, t, nic);
-      queue_.push_new(add(add(t, p_.overhead_send.ps, host), p_.latency.ps, host),
-                      payload_of(host, op_index | kMsgBit));
+      queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(host, op_index | kMsgBit));
       ++messages_;
       if (op.size <= p_.eager_threshold_bytes) {
         mark_done(host, op_index, cpu);
@@ -334,7 +357,7 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   const std::uint64_t extra = sop.size == 0 ? 0 : sop.size - 1;
   const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
   const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
-  cpu = add(add(t, p_.overhead_recv.ps, host), cpu_part, host);
+  cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
   nic = add(add(t, p_.gap.ps, host), nic_part, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
   slice(host, 1, kMessageKind, sender, sop.size, t, nic);
@@ -520,6 +543,13 @@ void Engine::report_stuck(SimResult& result) const {
 SimResult Engine::run() {
   SimResult result;
   hosts_.resize(ranks_);
+  if (noise_ != nullptr) {
+    if (noise_->offset_ps.size() != 1 && noise_->offset_ps.size() != ranks_) {
+      throw InputError(fmt::format("noise injection has {} phases for {} ranks (give one or one per rank)",
+                                   noise_->offset_ps.size(), ranks_));
+    }
+    noise_hint_.assign(ranks_, 0);
+  }
   std::uint64_t total = 0;
   std::uint64_t roots = 0;
   std::uint64_t root_recvs = 0;

@@ -21,6 +21,8 @@ struct LogGOPSParams {
   std::uint64_t eager_threshold_bytes = 65535;  ///< S: larger messages use rendezvous.
 };
 
+struct NoiseInjection;  // gridlock/sim/noise.hpp
+
 /// Engine options.
 struct SimOptions {
   LogGOPSParams params;                           ///< Network and host parameters.
@@ -30,6 +32,8 @@ struct SimOptions {
   /// one-by-one retries would do (same results, linear instead of quadratic work when messages
   /// pile up). false: retry every waiting event on its own, as LogGOPSim does (for verification).
   bool fold_retries = true;
+  /// Noise to inject (not owned; null: none). See docs/sim-model.md, "Noise".
+  const NoiseInjection* noise = nullptr;
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.

@@ -1,0 +1,173 @@
+// `gridlock noise measure|convert`: selfish-detour noise measurement and noise-trace conversion.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/noise/measure.hpp"
+#include "gridlock/noise/trace.hpp"
+
+namespace gridlock::cli {
+namespace {
+
+struct MeasureArgs {
+  std::string duration = "10s";
+  double threshold = 9.0;
+  int cpu = -1;
+  std::string timer = "auto";
+  std::uint64_t max_detours = 1'000'000;
+  std::string outlier_cutoff = "1s";
+  std::string json;
+  std::string trace;
+  std::string trace_format = "gridlock";
+  std::string histogram;
+  bool quiet = false;
+};
+
+struct ConvertArgs {
+  std::string input;
+  std::string output;
+  std::string from = "auto";
+  std::string to = "gridlock";
+};
+
+std::string fmt_ns(double ns) {
+  if (!(ns == ns)) {
+    return "-";
+  }
+  return format_time_ps(static_cast<std::uint64_t>(std::llround(ns * 1000.0)));
+}
+
+void run_measure(const MeasureArgs& a) {
+  noise::MeasureOptions o;
+  o.duration_s = parse_duration_seconds(a.duration, "--duration");
+  o.threshold = a.threshold;
+  o.cpu = a.cpu;
+  o.timer = noise::parse_timer_choice(a.timer);
+  o.max_detours = a.max_detours;
+  const double cutoff_ns = parse_duration_seconds(a.outlier_cutoff, "--outlier-cutoff") * 1e9;
+  const noise::TraceFormat trace_format = noise::parse_trace_format(a.trace_format, "--trace-format");
+  if (trace_format == noise::TraceFormat::kAuto) {
+    throw InputError("--trace-format: choose gridlock, netgauge or loggopsim");
+  }
+  for (const std::string& path : {a.json, a.trace, a.histogram}) {
+    if (!path.empty()) {
+      check_writable(path);
+    }
+  }
+  if (!a.quiet) {
+    fmt::print(stderr, "measuring noise for {} s{}...\n", o.duration_s,
+               o.cpu >= 0 ? fmt::format(" on CPU {}", o.cpu) : std::string());
+  }
+  noise::Measurement m = noise::measure(o);
+  const noise::NoiseSummary s = noise::summarize(m, cutoff_ns);
+
+  Json context = base_context("gridlock noise measure", "gridlock.noise.measure", 1);
+  context["timer"] = m.timer.name();
+  context["timer_ticks_per_ns"] = m.timer.ticks_per_ns;
+  context["cpu"] = m.cpu;
+  context["threshold"] = m.threshold;
+  context["t_min_ns"] = m.t_min_ns;
+  context["calibration_blocks"] = m.calibration.blocks;
+  context["duration_s"] = o.duration_s;
+  context["max_detours"] = o.max_detours;
+  context["detours_not_listed"] = m.detours_not_listed;
+
+  fmt::print("timer: {} ({:.4f} ticks/ns), CPU {}\n", m.timer.name(), m.timer.ticks_per_ns,
+             m.cpu >= 0 ? std::to_string(m.cpu) : std::string("not pinned"));
+  fmt::print("t_min: {:.2f} ns ({} calibration blocks); threshold {} x t_min = {:.1f} ns\n", s.t_min_ns,
+             m.calibration.blocks, m.threshold, m.threshold * s.t_min_ns);
+  fmt::print("measured: {:.3f} s, {} iterations, sampling rate {:.1f} MHz\n", s.measured_s, s.iterations,
+             s.sampling_rate_hz / 1e6);
+  fmt::print("detours: {} ({:.1f}/s), noise fraction {:.4f}%\n", s.detours, s.detours_per_s,
+             100.0 * s.noise_fraction);
+  fmt::print("| detour length | min | median | 99% | 99.9% | max |\n");
+  fmt::print("| all | {} | {} | {} | {} | {} |\n", fmt_ns(s.lengths_ns.min), fmt_ns(s.lengths_ns.median),
+             fmt_ns(s.lengths_ns.p99), fmt_ns(s.lengths_ns.p99_9), fmt_ns(s.lengths_ns.max));
+  if (cutoff_ns > 0) {
+    const Summary& n = s.lengths_no_outliers_ns;
+    fmt::print("| <= {} | {} | {} | {} | {} | {} |\n", fmt_ns(cutoff_ns), fmt_ns(n.min), fmt_ns(n.median),
+               fmt_ns(n.p99), fmt_ns(n.p99_9), fmt_ns(n.max));
+    fmt::print("outliers above {}: {}; noise fraction without them {:.4f}%\n", fmt_ns(cutoff_ns), s.outliers,
+               100.0 * s.noise_fraction_no_outliers);
+  }
+  if (m.detours_not_listed > 0) {
+    fmt::print(
+        "note: {} detours beyond --max-detours are in the totals and the histogram, not in the trace\n",
+        m.detours_not_listed);
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, context, Json{{"summary", noise::summary_json(s)}});
+  }
+  if (!a.histogram.empty()) {
+    CsvWriter csv(context, {"lower_ns", "upper_ns", "count"});
+    for (const auto& row : noise::histogram_rows(m.lengths_ns)) {
+      csv.add_row(row);
+    }
+    csv.write(a.histogram);
+  }
+  if (!a.trace.empty()) {
+    m.trace.context = context;
+    noise::write_trace(a.trace, m.trace, trace_format);
+  }
+}
+
+void run_convert(const ConvertArgs& a) {
+  const noise::TraceFormat from = noise::parse_trace_format(a.from, "--from");
+  const noise::TraceFormat to = noise::parse_trace_format(a.to, "--to");
+  check_writable(a.output);
+  noise::NoiseTrace trace = noise::read_trace(a.input, from);
+  if (to == noise::TraceFormat::kGridlock && trace.context.empty()) {
+    trace.context = base_context("gridlock noise convert", "gridlock.noise.trace", 1);
+    trace.context["converted_from"] = a.input;
+  }
+  noise::write_trace(a.output, trace, to);
+  fmt::print("wrote {}: {} detours over {}, noise fraction {:.4f}%\n", a.output, trace.detours.size(),
+             format_time_ps(trace.duration_ns * 1000), 100.0 * trace.noise_fraction());
+}
+
+}  // namespace
+
+void add_noise_command(CLI::App& app) {
+  auto* noise_cmd = app.add_subcommand("noise", "System noise: selfish-detour measurement and noise traces");
+  noise_cmd->require_subcommand(1);
+
+  auto m = std::make_shared<MeasureArgs>();
+  auto* measure =
+      noise_cmd->add_subcommand("measure", "Measure noise on this core (selfish detour, SC10 §II)");
+  measure->add_option("--duration", m->duration, "Measured time (e.g. 10s, 500ms)")->capture_default_str();
+  measure->add_option("--threshold", m->threshold, "A gap longer than this x t_min is a detour")
+      ->capture_default_str();
+  measure->add_option("--cpu", m->cpu, "Pin to this CPU (default: not pinned)");
+  measure->add_option("--timer", m->timer, "auto, tsc (invariant TSC) or monotonic")->capture_default_str();
+  measure
+      ->add_option("--max-detours", m->max_detours, "Detours kept in the trace; later ones are only counted")
+      ->capture_default_str();
+  measure
+      ->add_option("--outlier-cutoff", m->outlier_cutoff,
+                   "Also summarise without detours longer than this (0: off)")
+      ->capture_default_str();
+  measure->add_option("--json", m->json, "Write the summary as JSON with a context block");
+  measure->add_option("--trace", m->trace, "Write every detour to this trace file");
+  measure->add_option("--trace-format", m->trace_format, "gridlock, netgauge or loggopsim")
+      ->capture_default_str();
+  measure->add_option("--histogram", m->histogram, "Write the detour-length histogram as CSV");
+  measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
+  measure->callback([m] { run_measure(*m); });
+
+  auto c = std::make_shared<ConvertArgs>();
+  auto* convert = noise_cmd->add_subcommand("convert", "Convert a noise trace between formats");
+  convert->add_option("input", c->input, "Input trace")->required();
+  convert->add_option("output", c->output, "Output trace")->required();
+  convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
+  convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
+  convert->callback([c] { run_convert(*c); });
+}
+
+}  // namespace gridlock::cli

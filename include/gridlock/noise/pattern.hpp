@@ -1,0 +1,99 @@
+#pragma once
+/// @file
+/// Noise for simulations: a periodic detour pattern in integer picoseconds, built from a trace or
+/// from a synthetic model, that answers "CPU work of length d ready at t ends when?".
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gridlock/noise/trace.hpp"
+
+namespace gridlock::noise {
+
+/// Detours that repeat with period `period_ps()`; rank r sees pattern time `t + offset_r`.
+///
+/// Rule (docs/sim-model.md, "Noise"): CPU work of length d that becomes ready at t first waits
+/// for a detour already in progress at t (one with start <= t < end), then runs; every detour that
+/// starts in [start, end) of the work extends it by the detour's length (the end moves, so later
+/// detours can fall in too). Work of length 0 only waits for a detour in progress.
+class DetourPattern {
+ public:
+  /// An empty pattern (no noise, period 1).
+  DetourPattern() = default;
+
+  /// From sorted, non-overlapping detours in [0, period_ps). Throws InputError (naming `source`)
+  /// if they are not, if the period is 0, or if the detours cover the whole period.
+  DetourPattern(const std::vector<std::uint64_t>& start_ps, const std::vector<std::uint64_t>& length_ps,
+                std::uint64_t period_ps, std::string_view source);
+
+  /// From a trace (ns to ps); the period is the trace's duration.
+  [[nodiscard]] static DetourPattern from_trace(const NoiseTrace& trace, std::string_view source);
+
+  /// One detour of `length_ps` at the start of every period of `period_ps` (periodic noise).
+  [[nodiscard]] static DetourPattern periodic(std::uint64_t period_ps, std::uint64_t length_ps);
+
+  /// Random noise: Poisson arrivals at `rate_hz` with lengths of mean `length_ps` (exponential
+  /// if `exponential`, else fixed), drawn with `seed` over a horizon of `horizon_ps` (at most
+  /// `max_detours` detours), which then repeats. A detour drawn inside the previous one starts
+  /// at its end (no overlaps).
+  [[nodiscard]] static DetourPattern random(double rate_hz, std::uint64_t length_ps, bool exponential,
+                                            std::uint64_t seed, std::uint64_t horizon_ps,
+                                            std::uint64_t max_detours = 1'000'000);
+
+  /// Period of the pattern.
+  [[nodiscard]] std::uint64_t period_ps() const noexcept { return period_ps_; }
+  /// Number of detours per period.
+  [[nodiscard]] std::size_t size() const noexcept { return spans_.size(); }
+  /// Fraction of the period taken by detours.
+  [[nodiscard]] double noise_fraction() const noexcept;
+  /// Detours as (start, length) in ps, for tests and output.
+  [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> detours() const;
+
+  /// End time of CPU work of length `d` ready at `t` for a rank at phase `offset` (< period).
+  [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept {
+    std::uint32_t hint = 0;
+    return finish(t, d, offset, hint);
+  }
+
+  /// The same with a per-caller cursor: `hint` (start with 0) remembers where the last query
+  /// ended, so the nearly monotone queries of one rank need no binary search over a long trace.
+  [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
+                                     std::uint32_t& hint) const noexcept;
+
+ private:
+  struct Span {
+    std::uint64_t start;
+    std::uint64_t end;
+  };
+  // Index of the first detour that ends after pattern position `pos` (< period), or size().
+  [[nodiscard]] std::size_t first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept;
+
+  std::vector<Span> spans_;  // start and end side by side: one cache line per lookup
+  std::uint64_t period_ps_ = 1;
+};
+
+/// A noise model given on the command line.
+struct NoiseSpec {
+  enum class Kind { kNone, kTrace, kPeriodic, kRandom };
+  Kind kind = Kind::kNone;                  ///< Which model.
+  std::string trace_path;                   ///< kTrace: the file.
+  TraceFormat format = TraceFormat::kAuto;  ///< kTrace: its format.
+  double rate_hz = 0;                       ///< kPeriodic, kRandom: detours per second.
+  std::uint64_t length_ps = 0;              ///< kPeriodic, kRandom: (mean) detour length.
+  bool exponential = false;                 ///< kRandom: exponential lengths (else fixed).
+  /// Human-readable description (for output).
+  [[nodiscard]] std::string describe() const;
+};
+
+/// Parses `FREQ:LENGTH` for --noise-periodic (e.g. `1000Hz:100us`, `1kHz:100us`).
+[[nodiscard]] NoiseSpec parse_periodic_spec(std::string_view text);
+
+/// Parses `RATE:LENGTH[:exp|fixed]` for --noise-random (e.g. `1000Hz:100us:exp`).
+[[nodiscard]] NoiseSpec parse_random_spec(std::string_view text);
+
+/// Builds the pattern of a spec (reads the trace; random patterns are drawn from `seed`).
+[[nodiscard]] DetourPattern make_pattern(const NoiseSpec& spec, std::uint64_t seed);
+
+}  // namespace gridlock::noise

@@ -1,0 +1,73 @@
+#pragma once
+/// @file
+/// Monte-Carlo noise studies: many replicas of one schedule with different per-rank noise phases
+/// (Hoefler et al., SC10, §IV), and the box-plot statistics of their completion times.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gridlock/core/output.hpp"
+#include "gridlock/noise/pattern.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/noise.hpp"
+
+namespace gridlock::sim {
+
+/// Stream of the user's seed the noise phases come from: phases use derive_seed(seed, stream),
+/// random patterns derive_seed(seed, stream + 1) (the schedule generator uses the seed itself).
+inline constexpr std::uint64_t kNoiseSeedStream = 0x6e6f697365ULL;  // "noise"
+
+/// Paper §IV-B5: a network `factor` times slower (or faster, < 1) has L, g and G multiplied by
+/// it; the CPU overhead o and O stay. Throws InputError unless factor is positive and finite.
+[[nodiscard]] LogGOPSParams scale_network(LogGOPSParams params, double factor);
+
+/// Parses `--ranks N` or `--ranks N1,N2,...` (each in [1, kMaxRanks]); empty text gives {}.
+[[nodiscard]] std::vector<std::uint32_t> parse_scales(const std::string& text);
+
+/// What run_replicas needs besides the range.
+struct ReplicaConfig {
+  const noise::DetourPattern* pattern = nullptr;  ///< The noise (not owned, not null).
+  std::uint64_t seed = 1;                         ///< Base seed of the phases (printed by callers).
+  bool cosched = false;                           ///< Every rank the same phase.
+  unsigned threads = 1;                           ///< Worker threads (results do not depend on it).
+  /// Called from worker threads with the number of finished replicas (may be empty).
+  std::function<void(std::uint64_t)> progress;
+};
+
+/// Completion time (max finish, ps) of replicas [begin, end) of `schedule` with noise; entry i is
+/// replica begin + i. Deterministic: replica r's phases depend only on (seed, r, rank). Throws
+/// InputError if a replica does not complete (deadlock).
+[[nodiscard]] std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
+                                                      const ReplicaConfig& config, std::uint64_t begin,
+                                                      std::uint64_t end);
+
+/// Box-plot statistics (paper Figs. 5–7; Tukey's fences).
+struct BoxStats {
+  std::uint64_t count = 0;              ///< Samples.
+  double min = 0;                       ///< Smallest.
+  double q1 = 0;                        ///< First quartile (linear interpolation, R type 7).
+  double median = 0;                    ///< Median.
+  double q3 = 0;                        ///< Third quartile.
+  double max = 0;                       ///< Largest.
+  double mean = 0;                      ///< Mean.
+  std::vector<std::uint64_t> outliers;  ///< Samples outside [q1 - 1.5 IQR, q3 + 1.5 IQR], ascending.
+};
+
+/// Statistics of `values` (any order; empty gives count 0).
+[[nodiscard]] BoxStats box_stats(std::vector<std::uint64_t> values);
+
+/// One scale of a Monte-Carlo study.
+struct ScaleResult {
+  std::uint32_t ranks = 0;                   ///< Process count.
+  std::uint64_t noiseless_ps = 0;            ///< Completion time without noise.
+  std::vector<std::uint64_t> completion_ps;  ///< Completion time of every replica, in replica order.
+};
+
+/// The JSON object of one scale (the same in `gridlock sim --replicas` and
+/// `gridlock-bench sim-replicas`): ranks, noiseless time, box statistics, slowdowns relative to
+/// the noiseless time, and every replica's completion time.
+[[nodiscard]] Json scale_json(const ScaleResult& scale);
+
+}  // namespace gridlock::sim

@@ -1,0 +1,297 @@
+#include "gridlock/bench/noise_run.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "detail/mpi_util.hpp"
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/layout.hpp"
+#include "gridlock/bench/options.hpp"
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::bench {
+namespace {
+
+// Values gathered per rank, in this order.
+enum Field : std::size_t {
+  kNode,
+  kCpu,
+  kTmin,
+  kIterations,
+  kMeasured,
+  kDetours,
+  kRate,
+  kFraction,
+  kMin,
+  kMedian,
+  kP99,
+  kP999,
+  kMax,
+  kOutliers,
+  kFractionNoOutliers,
+  kFields
+};
+
+// The `index`-th CPU this process may run on (wrapping), or -1 if the mask cannot be read.
+int nth_allowed_cpu(int index) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    return -1;
+  }
+  const int count = CPU_COUNT(&set);
+  if (count <= 0) {
+    return -1;
+  }
+  int want = index % count;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(static_cast<unsigned>(cpu), &set) != 0 && want-- == 0) {
+      return cpu;
+    }
+  }
+  return -1;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) {
+    return 0;
+  }
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string mpi_library() {
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
+  int length = 0;
+  GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
+  std::string s(text.data(), static_cast<std::size_t>(length));
+  const auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace
+
+void flag_noise_outliers(NoiseReport& report, double mad_factor) {
+  std::vector<double> fractions;
+  fractions.reserve(report.nodes.size());
+  for (const NoiseNodeRow& n : report.nodes) {
+    fractions.push_back(n.noise_fraction);
+  }
+  report.median_noise_fraction = median_of(fractions);
+  std::vector<double> deviations;
+  deviations.reserve(fractions.size());
+  for (const double f : fractions) {
+    deviations.push_back(std::fabs(f - report.median_noise_fraction));
+  }
+  report.mad_noise_fraction = median_of(deviations);
+  report.outlier_threshold = report.median_noise_fraction + mad_factor * report.mad_noise_fraction;
+  for (NoiseNodeRow& n : report.nodes) {
+    n.outlier = n.noise_fraction > report.outlier_threshold;
+  }
+}
+
+NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
+  Options layout_options;
+  layout_options.virtual_nodes = options.virtual_nodes;
+  layout_options.ranks_per_node = options.ranks_per_node;
+  NodeLayout layout = NodeLayout::detect(world, layout_options);
+  const int rank = layout.world_rank();
+
+  // Output paths are checked on rank 0 and the verdict broadcast, so a bad path ends every rank
+  // alike before anything is measured.
+  std::array<char, 512> problem{};
+  if (rank == 0) {
+    try {
+      if (!options.json_path.empty()) {
+        check_writable(options.json_path);
+      }
+      if (!options.traces_dir.empty()) {
+        check_writable(std::filesystem::path(options.traces_dir) / "noise-rank0.trace");
+      }
+    } catch (const Error& e) {
+      fmt::format_to_n(problem.data(), problem.size() - 1, "{}", e.what());
+    }
+  }
+  GRIDLOCK_MPI(MPI_Bcast(problem.data(), static_cast<int>(problem.size()), MPI_CHAR, 0, world));
+  if (problem[0] != '\0') {
+    throw CollectiveError(problem.data(), ExitCode::kIo);
+  }
+
+  noise::MeasureOptions mo = options.measure;
+  mo.cpu = options.pin ? nth_allowed_cpu(layout.local_rank()) : -1;
+  if (rank == 0 && !options.quiet && isatty(STDERR_FILENO) != 0) {
+    fmt::print(stderr, "gridlock-bench noise: {} ranks on {} nodes measure for {} s...\n",
+               layout.world_size(), layout.nodes(), mo.duration_s);
+  }
+  // Everybody starts together, so the measurements overlap in time.
+  GRIDLOCK_MPI(MPI_Barrier(world));
+  noise::Measurement m = noise::measure(mo);
+  const noise::NoiseSummary s = noise::summarize(m, options.outlier_cutoff_ns);
+
+  Json context = base_context("gridlock-bench noise", "gridlock.bench.noise", 1);
+  context["mpi_library"] = mpi_library();
+  context["ranks"] = layout.world_size();
+  context["nodes"] = layout.nodes();
+  context["ranks_per_node"] = layout.ranks_per_node();
+  context["virtual_nodes"] = layout.virtual_nodes();
+  context["timer"] = m.timer.name();
+  context["duration_s"] = mo.duration_s;
+  context["threshold"] = mo.threshold;
+  context["max_detours"] = mo.max_detours;
+  context["pinned"] = options.pin;
+  context["outlier_cutoff_ns"] = options.outlier_cutoff_ns;
+  context["outlier_rule"] =
+      fmt::format("node noise fraction > median + {} x MAD over nodes", options.mad_factor);
+
+  if (!options.traces_dir.empty()) {
+    Json trace_context = context;
+    trace_context["rank"] = rank;
+    trace_context["node"] = layout.node_name();
+    trace_context["cpu"] = mo.cpu;
+    trace_context["t_min_ns"] = m.t_min_ns;
+    trace_context["detours_not_listed"] = m.detours_not_listed;
+    m.trace.context = std::move(trace_context);
+    noise::write_trace(std::filesystem::path(options.traces_dir) / fmt::format("noise-rank{}.trace", rank),
+                       m.trace, noise::TraceFormat::kGridlock);
+  }
+
+  std::array<double, kFields> mine{};
+  mine[kNode] = static_cast<double>(layout.node_id());
+  mine[kCpu] = mo.cpu;
+  mine[kTmin] = s.t_min_ns;
+  mine[kIterations] = static_cast<double>(s.iterations);
+  mine[kMeasured] = s.measured_s;
+  mine[kDetours] = static_cast<double>(s.detours);
+  mine[kRate] = s.detours_per_s;
+  mine[kFraction] = s.noise_fraction;
+  mine[kMin] = s.lengths_ns.min;
+  mine[kMedian] = s.lengths_ns.median;
+  mine[kP99] = s.lengths_ns.p99;
+  mine[kP999] = s.lengths_ns.p99_9;
+  mine[kMax] = s.lengths_ns.max;
+  mine[kOutliers] = static_cast<double>(s.outliers);
+  mine[kFractionNoOutliers] = s.noise_fraction_no_outliers;
+  std::vector<double> all;
+  if (rank == 0) {
+    all.resize(static_cast<std::size_t>(layout.world_size()) * kFields);
+  }
+  GRIDLOCK_MPI(MPI_Gather(mine.data(), static_cast<int>(kFields), MPI_DOUBLE, all.data(),
+                          static_cast<int>(kFields), MPI_DOUBLE, 0, world));
+  const std::vector<std::string> names = layout.gather_node_names();
+  NoiseReport report;
+  if (rank != 0) {
+    return report;
+  }
+  report.context = std::move(context);
+  report.nodes.resize(layout.nodes());
+  for (std::uint64_t n = 0; n < layout.nodes(); ++n) {
+    report.nodes[n].node = n;
+    report.nodes[n].name = n < names.size() ? names[n] : std::to_string(n);
+  }
+  for (int r = 0; r < layout.world_size(); ++r) {
+    const double* f = &all[static_cast<std::size_t>(r) * kFields];
+    NoiseRankRow row;
+    row.rank = r;
+    row.node = static_cast<std::uint64_t>(f[kNode]);
+    row.cpu = static_cast<int>(f[kCpu]);
+    row.summary.t_min_ns = f[kTmin];
+    row.summary.iterations = static_cast<std::uint64_t>(f[kIterations]);
+    row.summary.measured_s = f[kMeasured];
+    row.summary.sampling_rate_hz = f[kMeasured] > 0 ? f[kIterations] / f[kMeasured] : 0;
+    row.summary.detours = static_cast<std::uint64_t>(f[kDetours]);
+    row.summary.detours_per_s = f[kRate];
+    row.summary.noise_fraction = f[kFraction];
+    row.summary.lengths_ns.count = row.summary.detours;
+    row.summary.lengths_ns.min = f[kMin];
+    row.summary.lengths_ns.median = f[kMedian];
+    row.summary.lengths_ns.p99 = f[kP99];
+    row.summary.lengths_ns.p99_9 = f[kP999];
+    row.summary.lengths_ns.max = f[kMax];
+    row.summary.outlier_cutoff_ns = options.outlier_cutoff_ns;
+    row.summary.outliers = static_cast<std::uint64_t>(f[kOutliers]);
+    row.summary.noise_fraction_no_outliers = f[kFractionNoOutliers];
+    NoiseNodeRow& node = report.nodes.at(row.node);
+    ++node.ranks;
+    node.noise_fraction += row.summary.noise_fraction;
+    node.max_noise_fraction = std::max(node.max_noise_fraction, row.summary.noise_fraction);
+    node.detours_per_s += row.summary.detours_per_s;
+    // NaN (no detours) compares false and leaves the node's figures alone.
+    if (f[kP99] > node.p99_detour_ns) {
+      node.p99_detour_ns = f[kP99];
+    }
+    if (f[kMax] > node.max_detour_ns) {
+      node.max_detour_ns = f[kMax];
+    }
+    report.ranks.push_back(row);
+  }
+  for (NoiseNodeRow& node : report.nodes) {
+    if (node.ranks > 0) {
+      node.noise_fraction /= node.ranks;
+      node.detours_per_s /= node.ranks;
+    }
+  }
+  flag_noise_outliers(report, options.mad_factor);
+  return report;
+}
+
+void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report) {
+  const auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  fmt::print("Noise per node ({} s selfish detour, threshold {} x t_min, {} timer)\n",
+             report.context.value("duration_s", 0.0), report.context.value("threshold", 0.0),
+             report.context.value("timer", std::string("?")));
+  fmt::print("| node | ranks | noise avg | noise max | detours/s | 99% detour | max detour | outlier |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const NoiseNodeRow& n : report.nodes) {
+    fmt::print("| {} | {} | {:.4f}% | {:.4f}% | {:.1f} | {:.0f} ns | {:.0f} ns | {} |\n", n.name, n.ranks,
+               100 * n.noise_fraction, 100 * n.max_noise_fraction, n.detours_per_s, n.p99_detour_ns,
+               n.max_detour_ns, n.outlier ? "OUTLIER" : "");
+  }
+  std::size_t flagged = 0;
+  for (const NoiseNodeRow& n : report.nodes) {
+    flagged += n.outlier ? 1 : 0;
+  }
+  fmt::print(
+      "median noise fraction {:.4f}%, MAD {:.4f}%, outlier threshold {:.4f}% ({} x MAD): {} node(s) "
+      "flagged\n",
+      100 * report.median_noise_fraction, 100 * report.mad_noise_fraction, 100 * report.outlier_threshold,
+      options.mad_factor, flagged);
+  if (options.json_path.empty()) {
+    return;
+  }
+  Json ranks = Json::array();
+  for (const NoiseRankRow& r : report.ranks) {
+    Json j = noise::summary_json(r.summary);
+    j["rank"] = r.rank;
+    j["node"] = r.node;
+    j["cpu"] = r.cpu;
+    ranks.push_back(std::move(j));
+  }
+  Json nodes = Json::array();
+  for (const NoiseNodeRow& n : report.nodes) {
+    nodes.push_back({{"node", n.node},
+                     {"name", n.name},
+                     {"ranks", n.ranks},
+                     {"noise_fraction", n.noise_fraction},
+                     {"max_noise_fraction", n.max_noise_fraction},
+                     {"detours_per_s", n.detours_per_s},
+                     {"p99_detour_ns", finite(n.p99_detour_ns)},
+                     {"max_detour_ns", finite(n.max_detour_ns)},
+                     {"outlier", n.outlier}});
+  }
+  write_json_file(options.json_path, report.context,
+                  Json{{"median_noise_fraction", report.median_noise_fraction},
+                       {"mad_noise_fraction", report.mad_noise_fraction},
+                       {"outlier_threshold", report.outlier_threshold},
+                       {"nodes", std::move(nodes)},
+                       {"ranks", std::move(ranks)}});
+}
+
+}  // namespace gridlock::bench

@@ -1,0 +1,111 @@
+#include "gridlock/bench/sim_replicas.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "detail/mpi_util.hpp"
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/replicas.hpp"
+
+namespace gridlock::bench {
+
+void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
+  int rank = 0;
+  int size = 1;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  GRIDLOCK_MPI(MPI_Comm_size(world, &size));
+  // Every rank parses the same options, so input errors arise on all ranks alike.
+  const std::vector<std::uint32_t> scales = sim::parse_scales(options.ranks);
+  if (options.program.empty() || scales.empty() || options.replicas == 0) {
+    throw CollectiveError("sim-replicas needs --program SPEC, --ranks N1,N2,... and --replicas K (K >= 1)",
+                          ExitCode::kUsage);
+  }
+  std::array<char, 512> problem{};
+  if (rank == 0 && !options.json_path.empty()) {
+    try {
+      check_writable(options.json_path);
+    } catch (const Error& e) {
+      fmt::format_to_n(problem.data(), problem.size() - 1, "{}", e.what());
+    }
+  }
+  GRIDLOCK_MPI(MPI_Bcast(problem.data(), static_cast<int>(problem.size()), MPI_CHAR, 0, world));
+  if (problem[0] != '\0') {
+    throw CollectiveError(problem.data(), ExitCode::kIo);
+  }
+  const noise::DetourPattern pattern =
+      noise::make_pattern(options.noise, derive_seed(options.seed, sim::kNoiseSeedStream + 1));
+  sim::SimOptions sim_options;
+  sim_options.params = options.params;
+  sim::ReplicaConfig config;
+  config.pattern = &pattern;
+  config.seed = derive_seed(options.seed, sim::kNoiseSeedStream);
+  config.cosched = options.cosched;
+  config.threads = options.threads;
+
+  const std::uint64_t k = options.replicas;
+  const auto share = [&](int r) {
+    return k * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(size);
+  };
+  std::vector<int> counts(static_cast<std::size_t>(size));
+  std::vector<int> displs(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    counts[static_cast<std::size_t>(r)] = detail::to_count(share(r + 1) - share(r), "replicas per rank");
+    displs[static_cast<std::size_t>(r)] = detail::to_count(share(r), "replicas");
+  }
+  const bool progress = rank == 0 && !options.quiet && isatty(STDERR_FILENO) != 0;
+  Json results = Json::array();
+  if (rank == 0) {
+    fmt::print("noise: {}, {}; seed {}; {} replicas per scale over {} ranks\n", options.noise.describe(),
+               options.cosched ? "co-scheduled" : "unsynchronised", options.seed, k, size);
+    fmt::print(
+        "| ranks | noiseless | median | q3 | max | median slowdown |\n| --- | --- | --- | --- | --- | --- "
+        "|\n");
+  }
+  for (const std::uint32_t ranks : scales) {
+    if (progress) {
+      fmt::print(stderr, "{} ranks...\n", ranks);
+    }
+    const sim::Schedule schedule = sim::generate(options.program, ranks, options.seed);
+    const std::vector<std::uint64_t> mine =
+        sim::run_replicas(schedule, sim_options, config, share(rank), share(rank + 1));
+    std::vector<std::uint64_t> all(rank == 0 ? k : 0);
+    GRIDLOCK_MPI(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT64_T, all.data(),
+                             counts.data(), displs.data(), MPI_UINT64_T, 0, world));
+    if (rank != 0) {
+      continue;
+    }
+    const sim::SimResult clean = sim::simulate(schedule, sim_options);
+    if (!clean.complete) {
+      throw InputError(sim::stuck_report(clean));
+    }
+    const sim::BoxStats b = sim::box_stats(all);
+    const auto noiseless = static_cast<double>(clean.max_finish.ps);
+    fmt::print("| {} | {:.3f} us | {:.3f} us | {:.3f} us | {:.3f} us | {:.2f}% |\n", ranks, noiseless / 1e6,
+               b.median / 1e6, b.q3 / 1e6, b.max / 1e6, 100.0 * (b.median / noiseless - 1.0));
+    results.push_back(sim::scale_json(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)}));
+  }
+  if (rank == 0 && !options.json_path.empty()) {
+    Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 1);
+    context["program"] = options.program;
+    context["seed"] = options.seed;
+    context["replicas"] = k;
+    context["mpi_ranks"] = size;
+    context["network_scale"] = options.network_scale;
+    context["noise"] =
+        Json{{"model", options.noise.describe()}, {"seed", options.seed},
+             {"noise_seed", config.seed},         {"cosched", options.cosched},
+             {"period_ps", pattern.period_ps()},  {"noise_fraction", pattern.noise_fraction()}};
+    write_json_file(options.json_path, context, Json{{"scales", std::move(results)}});
+  }
+}
+
+}  // namespace gridlock::bench

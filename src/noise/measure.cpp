@@ -1,0 +1,223 @@
+#include "gridlock/noise/measure.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::noise {
+namespace {
+
+template <typename Read>
+Calibration calibrate_with(Read read, std::uint32_t block, std::uint32_t stable_blocks) {
+  Calibration c;
+  c.t_min_ticks = std::numeric_limits<std::uint64_t>::max();
+  std::uint32_t stable = 0;
+  const std::uint64_t give_up_ns = read_monotonic_ns() + 2'000'000'000ULL;
+  while (stable < stable_blocks) {
+    std::uint64_t block_min = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t prev = read();
+    for (std::uint32_t i = 0; i < block; ++i) {
+      const std::uint64_t now = read();
+      const std::uint64_t gap = now - prev;
+      // A zero gap means the clock did not tick between two reads (coarse clock): it says
+      // nothing about the loop overhead, so only positive gaps count.
+      if (gap > 0 && gap < block_min) {
+        block_min = gap;
+      }
+      prev = now;
+    }
+    ++c.blocks;
+    if (block_min < c.t_min_ticks) {
+      c.t_min_ticks = block_min;
+      stable = 0;
+    } else {
+      ++stable;
+    }
+    if (read_monotonic_ns() > give_up_ns) {
+      break;
+    }
+  }
+  if (c.t_min_ticks == std::numeric_limits<std::uint64_t>::max()) {
+    throw Error("the timer never advanced during calibration; try --timer monotonic");
+  }
+  return c;
+}
+
+// The hot loop: one read, one subtraction, one compare per iteration, plus the end check.
+// t_min is fixed beforehand, so there is no minimum update here (paper §II).
+template <typename Read>
+void detour_loop(Read read, std::uint64_t threshold_ticks, std::uint64_t span_ticks, double ticks_per_ns,
+                 std::uint64_t max_detours, Measurement& m) {
+  std::vector<Detour>& list = m.trace.detours;
+  list.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(max_detours, 1U << 16U)));
+  const std::uint64_t begin = read();
+  std::uint64_t prev = begin;
+  std::uint64_t iterations = 0;
+  std::uint64_t now = begin;
+  do {
+    now = read();
+    ++iterations;
+    if (now - prev > threshold_ticks) [[unlikely]] {
+      const auto start_ns = static_cast<std::uint64_t>(static_cast<double>(prev - begin) / ticks_per_ns);
+      const auto length_ns = static_cast<std::uint64_t>(static_cast<double>(now - prev) / ticks_per_ns);
+      ++m.detour_count;
+      m.detour_total_ns += length_ns;
+      m.lengths_ns.record(static_cast<double>(length_ns));
+      if (list.size() < max_detours) {
+        // Rounding to ns can make two adjacent detours touch; keep the list non-overlapping.
+        const std::uint64_t floor_ns = list.empty() ? 0 : list.back().start_ns + list.back().length_ns;
+        const std::uint64_t s = std::max(start_ns, floor_ns);
+        if (length_ns > 0 && s + length_ns > s) {
+          list.push_back(Detour{s, length_ns});
+        }
+      } else {
+        ++m.detours_not_listed;
+      }
+      // Recording costs far more than t_min; read the clock again so that cost is not taken
+      // for the next detour (the blind spot is the recording itself, see docs/noise.md).
+      now = read();
+    }
+    prev = now;
+  } while (now - begin < span_ticks);
+  m.iterations = iterations;
+  m.measured_ns = static_cast<std::uint64_t>(static_cast<double>(now - begin) / ticks_per_ns);
+}
+
+Summary summarize_lengths(const std::vector<Detour>& detours, double cutoff_ns, std::uint64_t& outliers,
+                          std::uint64_t& outlier_total_ns) {
+  LogHistogram h;
+  outliers = 0;
+  outlier_total_ns = 0;
+  for (const Detour& d : detours) {
+    if (cutoff_ns > 0 && static_cast<double>(d.length_ns) > cutoff_ns) {
+      ++outliers;
+      outlier_total_ns += d.length_ns;
+      continue;
+    }
+    h.record(static_cast<double>(d.length_ns));
+  }
+  return gridlock::summarize(h);
+}
+
+Json summary_to_json(const Summary& s) {
+  const auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  return Json{{"count", s.count},  {"min", num(s.min)},     {"median", num(s.median)}, {"mean", num(s.mean)},
+              {"p99", num(s.p99)}, {"p99_9", num(s.p99_9)}, {"max", num(s.max)}};
+}
+
+}  // namespace
+
+Calibration calibrate(const Timer& timer, std::uint32_t block, std::uint32_t stable_blocks) {
+  if (timer.kind == TimerKind::kTsc) {
+    return calibrate_with([] { return read_tsc(); }, block, stable_blocks);
+  }
+  return calibrate_with([] { return read_monotonic_ns(); }, block, stable_blocks);
+}
+
+void pin_to_cpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    throw InputError(fmt::format("--cpu {} is out of range", cpu));
+  }
+  CPU_SET(static_cast<unsigned>(cpu), &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    throw InputError(fmt::format(
+        "cannot pin to CPU {} (sched_setaffinity failed, errno {}): choose a CPU this process may use "
+        "(see `taskset -p $$`) or leave out --cpu",
+        cpu, errno));
+  }
+}
+
+Measurement measure(const MeasureOptions& options) {
+  if (!(options.duration_s > 0) || options.duration_s > 86400) {
+    throw InputError(fmt::format("--duration must be in (0, 1 day], not {} s", options.duration_s));
+  }
+  if (!(options.threshold > 1)) {
+    throw InputError(fmt::format("--threshold must be > 1 (a multiple of t_min), not {}", options.threshold));
+  }
+  if (options.cpu >= 0) {
+    pin_to_cpu(options.cpu);
+  }
+  Measurement m;
+  m.timer = make_timer(options.timer);
+  m.cpu = options.cpu;
+  m.threshold = options.threshold;
+  m.calibration = calibrate(m.timer, options.calibration_block, options.calibration_stable_blocks);
+  m.t_min_ns = m.timer.to_ns(m.calibration.t_min_ticks);
+  const auto threshold_ticks =
+      static_cast<std::uint64_t>(options.threshold * static_cast<double>(m.calibration.t_min_ticks));
+  const auto span_ticks = static_cast<std::uint64_t>(options.duration_s * 1e9 * m.timer.ticks_per_ns);
+  if (m.timer.kind == TimerKind::kTsc) {
+    detour_loop([] { return read_tsc(); }, threshold_ticks, span_ticks, m.timer.ticks_per_ns,
+                options.max_detours, m);
+  } else {
+    detour_loop([] { return read_monotonic_ns(); }, threshold_ticks, span_ticks, 1.0, options.max_detours, m);
+  }
+  m.trace.duration_ns =
+      std::max(m.measured_ns, m.trace.detours.empty()
+                                  ? std::uint64_t{0}
+                                  : m.trace.detours.back().start_ns + m.trace.detours.back().length_ns);
+  return m;
+}
+
+NoiseSummary summarize(const Measurement& m, double outlier_cutoff_ns) {
+  NoiseSummary s;
+  s.t_min_ns = m.t_min_ns;
+  s.iterations = m.iterations;
+  s.measured_s = static_cast<double>(m.measured_ns) / 1e9;
+  s.sampling_rate_hz = s.measured_s > 0 ? static_cast<double>(m.iterations) / s.measured_s : 0;
+  s.detours = m.detour_count;
+  s.detours_per_s = s.measured_s > 0 ? static_cast<double>(m.detour_count) / s.measured_s : 0;
+  s.noise_fraction =
+      m.measured_ns > 0 ? static_cast<double>(m.detour_total_ns) / static_cast<double>(m.measured_ns) : 0;
+  s.lengths_ns = gridlock::summarize(m.lengths_ns);
+  s.outlier_cutoff_ns = outlier_cutoff_ns;
+  // Outliers are found among the listed detours (all of them unless --max-detours was reached).
+  std::uint64_t outlier_ns = 0;
+  s.lengths_no_outliers_ns = summarize_lengths(m.trace.detours, outlier_cutoff_ns, s.outliers, outlier_ns);
+  s.noise_fraction_no_outliers = m.measured_ns > 0 ? static_cast<double>(m.detour_total_ns - outlier_ns) /
+                                                         static_cast<double>(m.measured_ns)
+                                                   : 0;
+  return s;
+}
+
+Json summary_json(const NoiseSummary& s) {
+  return Json{{"t_min_ns", s.t_min_ns},
+              {"sampling_rate_hz", s.sampling_rate_hz},
+              {"iterations", s.iterations},
+              {"measured_s", s.measured_s},
+              {"detours", s.detours},
+              {"detours_per_s", s.detours_per_s},
+              {"noise_fraction", s.noise_fraction},
+              {"detour_length_ns", summary_to_json(s.lengths_ns)},
+              {"outlier_cutoff_ns", s.outlier_cutoff_ns},
+              {"outliers", s.outliers},
+              {"noise_fraction_without_outliers", s.noise_fraction_no_outliers},
+              {"detour_length_without_outliers_ns", summary_to_json(s.lengths_no_outliers_ns)}};
+}
+
+std::vector<std::vector<std::string>> histogram_rows(const LogHistogram& h) {
+  std::vector<std::vector<std::string>> rows;
+  const auto counts = h.bucket_counts();
+  for (std::size_t b = 0; b < LogHistogram::kRegularBuckets; ++b) {
+    if (counts[b] != 0) {
+      rows.push_back({fmt::format("{:.6g}", LogHistogram::bucket_lower(b)),
+                      fmt::format("{:.6g}", LogHistogram::bucket_upper(b)), std::to_string(counts[b])});
+    }
+  }
+  if (counts[LogHistogram::kOverflowBucket] != 0) {
+    rows.push_back({fmt::format("{:.6g}", LogHistogram::bucket_lower(LogHistogram::kRegularBuckets - 1)),
+                    "inf", std::to_string(counts[LogHistogram::kOverflowBucket])});
+  }
+  return rows;
+}
+
+}  // namespace gridlock::noise

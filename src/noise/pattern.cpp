@@ -1,0 +1,265 @@
+#include "gridlock/noise/pattern.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/text.hpp"
+#include "gridlock/core/units.hpp"
+
+namespace gridlock::noise {
+
+DetourPattern::DetourPattern(const std::vector<std::uint64_t>& start_ps,
+                             const std::vector<std::uint64_t>& length_ps, std::uint64_t period_ps,
+                             std::string_view source)
+    : period_ps_(period_ps) {
+  if (period_ps == 0) {
+    throw InputError(
+        fmt::format("{}: the noise period (trace duration) is 0: the trace needs at least one "
+                    "detour of positive length or a duration_ns",
+                    source));
+  }
+  std::uint64_t prev_end = 0;
+  std::uint64_t total = 0;
+  spans_.reserve(start_ps.size());
+  for (std::size_t i = 0; i < start_ps.size(); ++i) {
+    if (length_ps[i] == 0) {
+      continue;  // A zero-length detour delays nothing.
+    }
+    const std::uint64_t end = start_ps[i] + length_ps[i];
+    if (start_ps[i] < prev_end || end > period_ps || end < start_ps[i]) {
+      throw InputError(
+          fmt::format("{}: detour {} is unsorted, overlapping or outside the period", source, i + 1));
+    }
+    spans_.push_back(Span{start_ps[i], end});
+    prev_end = end;
+    total += length_ps[i];
+  }
+  if (total >= period_ps) {
+    throw InputError(fmt::format("{}: detours cover the whole period: the CPU would never run", source));
+  }
+}
+
+DetourPattern DetourPattern::from_trace(const NoiseTrace& trace, std::string_view source) {
+  std::vector<std::uint64_t> start;
+  std::vector<std::uint64_t> length;
+  start.reserve(trace.detours.size());
+  length.reserve(trace.detours.size());
+  for (const Detour& d : trace.detours) {
+    start.push_back(d.start_ns * 1000);
+    length.push_back(d.length_ns * 1000);
+  }
+  return DetourPattern(start, length, trace.duration_ns * 1000, source);
+}
+
+DetourPattern DetourPattern::periodic(std::uint64_t period_ps, std::uint64_t length_ps) {
+  return DetourPattern({0}, {length_ps}, period_ps, "--noise-periodic");
+}
+
+DetourPattern DetourPattern::random(double rate_hz, std::uint64_t length_ps, bool exponential,
+                                    std::uint64_t seed, std::uint64_t horizon_ps, std::uint64_t max_detours) {
+  if (!(rate_hz > 0) || length_ps == 0) {
+    throw InputError("--noise-random: the rate and the length must be positive");
+  }
+  const double mean_gap_ps = 1e12 / rate_hz;
+  horizon_ps = std::min<std::uint64_t>(
+      horizon_ps, static_cast<std::uint64_t>(mean_gap_ps * static_cast<double>(max_detours)));
+  Rng rng(seed);
+  std::vector<std::uint64_t> start;
+  std::vector<std::uint64_t> length;
+  double t = 0;
+  std::uint64_t prev_end = 0;
+  for (;;) {
+    // Inverse-CDF exponential draws from Rng (std distributions differ between platforms).
+    t += -std::log1p(-rng.uniform01()) * mean_gap_ps;
+    const auto len =
+        exponential ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(-std::log1p(-rng.uniform01()) *
+                                                                            static_cast<double>(length_ps)))
+                    : length_ps;
+    const std::uint64_t s = std::max(static_cast<std::uint64_t>(t), prev_end);
+    if (s + len >= horizon_ps) {
+      break;
+    }
+    start.push_back(s);
+    length.push_back(len);
+    prev_end = s + len;
+  }
+  return DetourPattern(start, length, std::max<std::uint64_t>(horizon_ps, 1), "--noise-random");
+}
+
+double DetourPattern::noise_fraction() const noexcept {
+  std::uint64_t total = 0;
+  for (const Span& sp : spans_) {
+    total += sp.end - sp.start;
+  }
+  return static_cast<double>(total) / static_cast<double>(period_ps_);
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> DetourPattern::detours() const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  out.reserve(spans_.size());
+  for (const Span& sp : spans_) {
+    out.emplace_back(sp.start, sp.end - sp.start);
+  }
+  return out;
+}
+
+std::size_t DetourPattern::first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept {
+  const std::size_t n = spans_.size();
+  std::size_t lo = 0;
+  if (hint < n && (hint == 0 || spans_[hint - 1].end <= pos)) {
+    // The answer is at or after the hint: look at a few detours, then search the rest.
+    constexpr std::size_t kScan = 8;
+    const std::size_t stop = std::min(n, static_cast<std::size_t>(hint) + kScan);
+    for (std::size_t i = hint; i < stop; ++i) {
+      if (spans_[i].end > pos) {
+        return i;
+      }
+    }
+    lo = stop;
+  }
+  const auto it = std::upper_bound(spans_.begin() + static_cast<std::ptrdiff_t>(lo), spans_.end(), pos,
+                                   [](std::uint64_t p, const Span& sp) { return p < sp.end; });
+  return static_cast<std::size_t>(it - spans_.begin());
+}
+
+std::uint64_t DetourPattern::finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
+                                    std::uint32_t& hint) const noexcept {
+  const std::size_t n = spans_.size();
+  if (n == 0) {
+    return t + d;
+  }
+  // Work in pattern time a = t + offset; `base` is the start of the period holding detour i.
+  const std::uint64_t a = t + offset;
+  std::uint64_t base = a - a % period_ps_;
+  std::size_t i = first_ending_after(a - base, hint);
+  if (i == n) {
+    i = 0;
+    base += period_ps_;
+  }
+  hint = static_cast<std::uint32_t>(i);
+  std::uint64_t cur = a;
+  if (base + spans_[i].start <= cur) {
+    cur = base + spans_[i].end;  // A detour in progress delays the start.
+    if (++i == n) {
+      i = 0;
+      base += period_ps_;
+    }
+  }
+  std::uint64_t end = cur + d;
+  while (base + spans_[i].start < end) {
+    end += spans_[i].end - spans_[i].start;
+    if (++i == n) {
+      i = 0;
+      base += period_ps_;
+    }
+  }
+  return end - offset;
+}
+
+namespace {
+
+double parse_rate_hz(std::string_view text, std::string_view what) {
+  double scale = 1;
+  std::string_view num = text;
+  if (num.ends_with("kHz")) {
+    scale = 1e3;
+    num.remove_suffix(3);
+  } else if (num.ends_with("MHz")) {
+    scale = 1e6;
+    num.remove_suffix(3);
+  } else if (num.ends_with("Hz")) {
+    num.remove_suffix(2);
+  } else {
+    throw InputError(fmt::format("{}: rate '{}' needs a unit: Hz, kHz or MHz (e.g. 1000Hz)", what, text));
+  }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v > 0) || !std::isfinite(v)) {
+    throw InputError(fmt::format("{}: rate '{}' is not a positive number of Hz", what, text));
+  }
+  return v * scale;
+}
+
+}  // namespace
+
+NoiseSpec parse_periodic_spec(std::string_view text) {
+  const auto parts = split(text, ':');
+  if (parts.size() != 2) {
+    throw InputError(fmt::format("--noise-periodic '{}': expected FREQ:LENGTH, e.g. 1000Hz:100us", text));
+  }
+  NoiseSpec s;
+  s.kind = NoiseSpec::Kind::kPeriodic;
+  s.rate_hz = parse_rate_hz(parts[0], "--noise-periodic");
+  s.length_ps = parse_time_ps(parts[1], "--noise-periodic length");
+  const double period_ps = 1e12 / s.rate_hz;
+  if (std::fmod(period_ps, 1.0) != 0.0) {
+    throw InputError(
+        fmt::format("--noise-periodic '{}': the period 1/FREQ must be a whole number of ps", text));
+  }
+  if (static_cast<double>(s.length_ps) >= period_ps) {
+    throw InputError(fmt::format("--noise-periodic '{}': the detour must be shorter than the period", text));
+  }
+  return s;
+}
+
+NoiseSpec parse_random_spec(std::string_view text) {
+  const auto parts = split(text, ':');
+  if (parts.size() != 2 && parts.size() != 3) {
+    throw InputError(
+        fmt::format("--noise-random '{}': expected RATE:LENGTH[:exp|fixed], e.g. 1000Hz:100us:exp", text));
+  }
+  NoiseSpec s;
+  s.kind = NoiseSpec::Kind::kRandom;
+  s.rate_hz = parse_rate_hz(parts[0], "--noise-random");
+  s.length_ps = parse_time_ps(parts[1], "--noise-random length");
+  if (parts.size() == 3) {
+    if (parts[2] == "exp") {
+      s.exponential = true;
+    } else if (parts[2] != "fixed") {
+      throw InputError(fmt::format("--noise-random '{}': the length distribution is 'exp' or 'fixed'", text));
+    }
+  }
+  if (s.length_ps == 0 || static_cast<double>(s.length_ps) * s.rate_hz >= 1e12) {
+    throw InputError(
+        fmt::format("--noise-random '{}': RATE x LENGTH must be below 1 (the CPU must run sometimes)", text));
+  }
+  return s;
+}
+
+std::string NoiseSpec::describe() const {
+  switch (kind) {
+    case Kind::kNone:
+      return "none";
+    case Kind::kTrace:
+      return fmt::format("trace {} ({})", trace_path, format_name(format));
+    case Kind::kPeriodic:
+      return fmt::format("periodic {} Hz x {}", rate_hz, format_time_ps(length_ps));
+    case Kind::kRandom:
+      return fmt::format("random {} Hz x {} ({})", rate_hz, format_time_ps(length_ps),
+                         exponential ? "exponential" : "fixed");
+  }
+  return "?";
+}
+
+DetourPattern make_pattern(const NoiseSpec& spec, std::uint64_t seed) {
+  switch (spec.kind) {
+    case NoiseSpec::Kind::kNone:
+      return {};
+    case NoiseSpec::Kind::kTrace:
+      return DetourPattern::from_trace(read_trace(spec.trace_path, spec.format), spec.trace_path);
+    case NoiseSpec::Kind::kPeriodic:
+      return DetourPattern::periodic(static_cast<std::uint64_t>(1e12 / spec.rate_hz), spec.length_ps);
+    case NoiseSpec::Kind::kRandom:
+      // 10 s of random noise, then it repeats; ranks start at random offsets in it.
+      return DetourPattern::random(spec.rate_hz, spec.length_ps, spec.exponential, seed,
+                                   10'000'000'000'000ULL);
+  }
+  return {};
+}
+
+}  // namespace gridlock::noise

@@ -1,0 +1,318 @@
+#include "gridlock/noise/trace.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
+
+namespace gridlock::noise {
+namespace {
+
+constexpr std::string_view kMagic = "# gridlock-noise-trace v1";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+[[noreturn]] void fail(std::string_view source, std::size_t line, std::string_view what) {
+  throw InputError(fmt::format("{}:{}: {}", source, line, what));
+}
+
+std::uint64_t parse_u64(std::string_view field, std::string_view source, std::size_t line, const char* name) {
+  field = trim(field);
+  if (!field.empty() && field.front() == '-') {
+    fail(source, line, fmt::format("negative {} '{}': detour times are >= 0", name, field));
+  }
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
+    fail(source, line, fmt::format("{} '{}' is not a non-negative integer (ns)", name, field));
+  }
+  return v;
+}
+
+std::uint64_t parse_us_as_ns(std::string_view field, std::string_view source, std::size_t line,
+                             const char* name) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (field.empty() || ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
+    fail(source, line, fmt::format("{} '{}' is not a number (microseconds)", name, field));
+  }
+  if (v < 0) {
+    fail(source, line, fmt::format("negative {} '{}': detour times are >= 0", name, field));
+  }
+  return static_cast<std::uint64_t>(std::llround(v * 1000.0));
+}
+
+// Splits on runs of spaces and tabs.
+std::vector<std::string_view> fields_of(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+      ++i;
+    }
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+      ++i;
+    }
+    if (i > start) {
+      out.push_back(line.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+// Appends a detour read at `line`, checking order against the previous one.
+void add_detour(NoiseTrace& t, Detour d, std::string_view source, std::size_t line) {
+  if (!t.detours.empty()) {
+    const Detour& prev = t.detours.back();
+    if (d.start_ns < prev.start_ns) {
+      fail(source, line,
+           fmt::format("detours are not sorted: start {} ns comes after start {} ns; sort the file by start "
+                       "time (e.g. `sort -n`)",
+                       d.start_ns, prev.start_ns));
+    }
+    if (d.start_ns < prev.start_ns + prev.length_ns) {
+      fail(source, line,
+           fmt::format("detour at {} ns overlaps the previous one ({} ns + {} ns); merge overlapping detours",
+                       d.start_ns, prev.start_ns, prev.length_ns));
+    }
+  }
+  if (d.start_ns + d.length_ns < d.start_ns) {
+    fail(source, line, "detour end overflows 2^64 ns");
+  }
+  t.detours.push_back(d);
+}
+
+TraceFormat detect(std::string_view text) {
+  if (text.substr(0, kMagic.size()) == kMagic) {
+    return TraceFormat::kGridlock;
+  }
+  // The first data line decides: a tab between two integers is LogGOPSim, anything else
+  // (spaces, decimals) Netgauge.
+  for (std::string_view line : split(text, '\n')) {
+    line = trim(line);
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const bool tab = line.find('\t') != std::string_view::npos;
+    const bool dot = line.find('.') != std::string_view::npos;
+    return tab && !dot ? TraceFormat::kLoggopsim : TraceFormat::kNetgauge;
+  }
+  return TraceFormat::kLoggopsim;
+}
+
+NoiseTrace parse_gridlock(std::string_view text, std::string_view source) {
+  NoiseTrace t;
+  const auto lines = split(text, '\n');
+  if (lines.empty() || trim(lines[0]) != kMagic) {
+    fail(source, 1, fmt::format("not a gridlock noise trace: the first line must be '{}'", kMagic));
+  }
+  bool header = false;
+  bool have_duration = false;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::size_t no = i + 1;
+    const std::string_view line = trim(lines[i]);
+    if (line.empty()) {
+      continue;
+    }
+    if (line.front() == '#') {
+      if (header) {
+        fail(source, no, "context comments must come before the column header");
+      }
+      const std::string_view body = trim(line.substr(1));
+      const auto colon = body.find(": ");
+      if (colon == std::string_view::npos) {
+        fail(source, no, "context lines look like '# key: value'");
+      }
+      const std::string key(body.substr(0, colon));
+      const std::string value(trim(body.substr(colon + 2)));
+      Json parsed = Json::parse(value, nullptr, false);
+      t.context[key] = parsed.is_discarded() ? Json(value) : parsed;
+      if (key == "duration_ns") {
+        t.duration_ns = parse_u64(value, source, no, "duration_ns");
+        have_duration = true;
+      }
+      continue;
+    }
+    if (!header) {
+      if (line != "start_ns,length_ns") {
+        fail(source, no, fmt::format("expected the column header 'start_ns,length_ns', got '{}'", line));
+      }
+      header = true;
+      continue;
+    }
+    const auto cells = split(line, ',');
+    if (cells.size() != 2) {
+      fail(source, no, fmt::format("expected 'start_ns,length_ns', got {} fields", cells.size()));
+    }
+    add_detour(t, Detour{parse_u64(cells[0], source, no, "start"), parse_u64(cells[1], source, no, "length")},
+               source, no);
+  }
+  if (!have_duration) {
+    fail(source, lines.size(), "missing the '# duration_ns: N' context line");
+  }
+  validate_trace(t, source);
+  return t;
+}
+
+NoiseTrace parse_columns(std::string_view text, std::string_view source, bool loggopsim) {
+  NoiseTrace t;
+  const auto lines = split(text, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t no = i + 1;
+    const std::string_view line = trim(lines[i]);
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const auto f = fields_of(line);
+    if (f.size() != 2) {
+      fail(source, no,
+           fmt::format("expected two columns (start, length{}), got {}: '{}'",
+                       loggopsim ? " in ns, tab-separated" : " in us", f.size(), line));
+    }
+    const Detour d =
+        loggopsim
+            ? Detour{parse_u64(f[0], source, no, "start"), parse_u64(f[1], source, no, "duration")}
+            : Detour{parse_us_as_ns(f[0], source, no, "start"), parse_us_as_ns(f[1], source, no, "length")};
+    add_detour(t, d, source, no);
+  }
+  // These formats do not store the measured span: the trace repeats after its last detour.
+  t.duration_ns = t.detours.empty() ? 0 : t.detours.back().start_ns + t.detours.back().length_ns;
+  return t;
+}
+
+}  // namespace
+
+std::uint64_t NoiseTrace::total_detour_ns() const noexcept {
+  std::uint64_t sum = 0;
+  for (const Detour& d : detours) {
+    sum += d.length_ns;
+  }
+  return sum;
+}
+
+double NoiseTrace::noise_fraction() const noexcept {
+  return duration_ns == 0 ? 0.0 : static_cast<double>(total_detour_ns()) / static_cast<double>(duration_ns);
+}
+
+TraceFormat parse_trace_format(std::string_view text, std::string_view what) {
+  if (text == "auto") {
+    return TraceFormat::kAuto;
+  }
+  if (text == "gridlock") {
+    return TraceFormat::kGridlock;
+  }
+  if (text == "netgauge") {
+    return TraceFormat::kNetgauge;
+  }
+  if (text == "loggopsim") {
+    return TraceFormat::kLoggopsim;
+  }
+  throw InputError(fmt::format("unknown {} '{}': use auto, gridlock, netgauge or loggopsim", what, text));
+}
+
+std::string format_name(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kAuto:
+      return "auto";
+    case TraceFormat::kGridlock:
+      return "gridlock";
+    case TraceFormat::kNetgauge:
+      return "netgauge";
+    case TraceFormat::kLoggopsim:
+      return "loggopsim";
+  }
+  return "?";
+}
+
+void validate_trace(const NoiseTrace& trace, std::string_view source) {
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < trace.detours.size(); ++i) {
+    const Detour& d = trace.detours[i];
+    if (d.start_ns < end) {
+      throw InputError(fmt::format("{}: detour {} (start {} ns) is unsorted or overlaps the previous one",
+                                   source, i + 1, d.start_ns));
+    }
+    end = d.start_ns + d.length_ns;
+  }
+  if (end > trace.duration_ns) {
+    throw InputError(fmt::format("{}: the last detour ends at {} ns, after the trace's duration_ns {}",
+                                 source, end, trace.duration_ns));
+  }
+}
+
+NoiseTrace parse_trace(std::string_view text, TraceFormat format, std::string_view source) {
+  if (format == TraceFormat::kAuto) {
+    format = detect(text);
+  }
+  switch (format) {
+    case TraceFormat::kGridlock:
+      return parse_gridlock(text, source);
+    case TraceFormat::kNetgauge:
+      return parse_columns(text, source, false);
+    case TraceFormat::kLoggopsim:
+    case TraceFormat::kAuto:
+      break;
+  }
+  return parse_columns(text, source, true);
+}
+
+NoiseTrace read_trace(const std::filesystem::path& path, TraceFormat format) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw IoError(fmt::format("cannot open noise trace '{}': check the path", path.string()));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_trace(buffer.str(), format, path.string());
+}
+
+std::string format_trace(const NoiseTrace& trace, TraceFormat format) {
+  std::string out;
+  switch (format) {
+    case TraceFormat::kGridlock: {
+      Json context = trace.context.is_object() ? trace.context : Json::object();
+      context["duration_ns"] = trace.duration_ns;
+      CsvWriter csv(context, {"start_ns", "length_ns"});
+      for (const Detour& d : trace.detours) {
+        csv.add_row({std::to_string(d.start_ns), std::to_string(d.length_ns)});
+      }
+      out = std::string(kMagic) + "\n" + csv.content();
+      break;
+    }
+    case TraceFormat::kNetgauge:
+      out = "# start_us length_us\n";
+      for (const Detour& d : trace.detours) {
+        out += fmt::format("{}.{:03} {}.{:03}\n", d.start_ns / 1000, d.start_ns % 1000, d.length_ns / 1000,
+                           d.length_ns % 1000);
+      }
+      break;
+    case TraceFormat::kLoggopsim:
+      for (const Detour& d : trace.detours) {
+        out += fmt::format("{}\t{}\n", d.start_ns, d.length_ns);
+      }
+      break;
+    case TraceFormat::kAuto:
+      throw InputError("choose a trace format to write: gridlock, netgauge or loggopsim");
+  }
+  return out;
+}
+
+void write_trace(const std::filesystem::path& path, const NoiseTrace& trace, TraceFormat format) {
+  write_file_atomic(path, format_trace(trace, format));
+}
+
+}  // namespace gridlock::noise

@@ -1,0 +1,187 @@
+#include "gridlock/sim/replicas.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/text.hpp"
+
+namespace gridlock::sim {
+
+LogGOPSParams scale_network(LogGOPSParams p, double factor) {
+  if (!(factor > 0) || !std::isfinite(factor)) {
+    throw InputError(fmt::format("--network-scale must be a positive number, not {}", factor));
+  }
+  if (factor == 1.0) {
+    return p;
+  }
+  const auto scale = [&](SimTime t) {
+    return SimTime{static_cast<std::uint64_t>(std::llround(static_cast<double>(t.ps) * factor))};
+  };
+  p.latency = scale(p.latency);
+  p.gap = scale(p.gap);
+  p.gap_per_byte = scale(p.gap_per_byte);
+  return p;
+}
+
+std::vector<std::uint32_t> parse_scales(const std::string& text) {
+  std::vector<std::uint32_t> out;
+  if (text.empty()) {
+    return out;
+  }
+  for (const std::string_view part : split(text, ',')) {
+    const std::string s(part);
+    char* end = nullptr;
+    const std::uint64_t v = std::strtoull(s.c_str(), &end, 10);
+    if (s.empty() || s.front() == '-' || end != s.c_str() + s.size() || v == 0 || v > kMaxRanks) {
+      throw InputError(
+          fmt::format("--ranks '{}': '{}' is not a rank count in [1, {}]; give N or a list N1,N2,...", text,
+                      s, kMaxRanks));
+    }
+    out.push_back(static_cast<std::uint32_t>(v));
+  }
+  return out;
+}
+
+NoiseInjection make_noise_injection(const noise::DetourPattern& pattern, std::uint32_t ranks,
+                                    std::uint64_t seed, std::uint64_t replica, bool cosched) {
+  NoiseInjection n;
+  n.pattern = &pattern;
+  const std::uint64_t replica_seed = derive_seed(seed, replica);
+  if (cosched) {
+    Rng rng(replica_seed);
+    n.offset_ps.push_back(uniform_below(rng, pattern.period_ps()));
+    return n;
+  }
+  n.offset_ps.resize(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    Rng rng(derive_seed(replica_seed, r));
+    n.offset_ps[r] = uniform_below(rng, pattern.period_ps());
+  }
+  return n;
+}
+
+std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
+                                        const ReplicaConfig& config, std::uint64_t begin, std::uint64_t end) {
+  if (config.pattern == nullptr) {
+    throw InputError("run_replicas needs a noise pattern");
+  }
+  std::vector<std::uint64_t> out(end > begin ? end - begin : 0);
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<std::uint64_t> done{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  const auto worker = [&] {
+    try {
+      for (;;) {
+        const std::uint64_t i = next.fetch_add(1);
+        if (i >= out.size()) {
+          return;
+        }
+        const NoiseInjection noise = make_noise_injection(*config.pattern, schedule.num_ranks(), config.seed,
+                                                          begin + i, config.cosched);
+        SimOptions o = options;
+        o.record_timeline = false;
+        o.noise = &noise;
+        const SimResult r = simulate(schedule, o);
+        if (!r.complete) {
+          throw InputError("a noisy replica did not complete: " + stuck_report(r));
+        }
+        out[i] = r.max_finish.ps;
+        const std::uint64_t finished = done.fetch_add(1) + 1;
+        if (config.progress) {
+          config.progress(finished);
+        }
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) {
+        error = std::current_exception();
+      }
+      next.store(out.size());
+    }
+  };
+  const unsigned threads =
+      std::max(1U, std::min<unsigned>(config.threads, static_cast<unsigned>(out.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) {
+    pool.emplace_back(worker);
+  }
+  worker();
+  for (std::thread& t : pool) {
+    t.join();
+  }
+  if (error) {
+    std::rethrow_exception(error);
+  }
+  return out;
+}
+
+BoxStats box_stats(std::vector<std::uint64_t> values) {
+  BoxStats b;
+  b.count = values.size();
+  if (values.empty()) {
+    return b;
+  }
+  std::sort(values.begin(), values.end());
+  const auto quantile = [&](double q) {
+    const double h = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(h);
+    const std::size_t hi = std::min(lo + 1, values.size() - 1);
+    return static_cast<double>(values[lo]) +
+           (h - static_cast<double>(lo)) *
+               (static_cast<double>(values[hi]) - static_cast<double>(values[lo]));
+  };
+  b.min = static_cast<double>(values.front());
+  b.max = static_cast<double>(values.back());
+  b.q1 = quantile(0.25);
+  b.median = quantile(0.5);
+  b.q3 = quantile(0.75);
+  double sum = 0;
+  for (const std::uint64_t v : values) {
+    sum += static_cast<double>(v);
+  }
+  b.mean = sum / static_cast<double>(values.size());
+  const double iqr = b.q3 - b.q1;
+  for (const std::uint64_t v : values) {
+    const auto x = static_cast<double>(v);
+    if (x < b.q1 - 1.5 * iqr || x > b.q3 + 1.5 * iqr) {
+      b.outliers.push_back(v);
+    }
+  }
+  return b;
+}
+
+Json scale_json(const ScaleResult& scale) {
+  const BoxStats b = box_stats(scale.completion_ps);
+  const auto noiseless = static_cast<double>(scale.noiseless_ps);
+  const auto slow = [&](double v) { return noiseless > 0 ? v / noiseless - 1.0 : 0.0; };
+  return Json{{"ranks", scale.ranks},
+              {"replicas", b.count},
+              {"noiseless_ps", scale.noiseless_ps},
+              {"min_ps", b.min},
+              {"q1_ps", b.q1},
+              {"median_ps", b.median},
+              {"q3_ps", b.q3},
+              {"max_ps", b.max},
+              {"mean_ps", b.mean},
+              {"outliers_ps", b.outliers},
+              {"slowdown",
+               {{"min", slow(b.min)},
+                {"q1", slow(b.q1)},
+                {"median", slow(b.median)},
+                {"q3", slow(b.q3)},
+                {"max", slow(b.max)},
+                {"mean", slow(b.mean)}}},
+              {"completion_ps", scale.completion_ps}};
+}
+
+}  // namespace gridlock::sim

@@ -1,0 +1,30 @@
+// Checks that `gridlock-bench sim-replicas` under MPI gave exactly the scales of the serial
+// `gridlock sim --replicas` run with the same seed (files from GRIDLOCK_SERIAL / GRIDLOCK_SPREAD).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gridlock/core/output.hpp"
+
+namespace {
+
+gridlock::Json load(const char* variable) {
+  const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
+  EXPECT_NE(path, nullptr) << variable;
+  std::ifstream in(path == nullptr ? "" : path);
+  EXPECT_TRUE(in.good()) << path;
+  return gridlock::Json::parse(in, nullptr, false);
+}
+
+}  // namespace
+
+TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
+  const gridlock::Json serial = load("GRIDLOCK_SERIAL");
+  const gridlock::Json spread = load("GRIDLOCK_SPREAD");
+  ASSERT_TRUE(serial.contains("scales"));
+  ASSERT_TRUE(spread.contains("scales"));
+  ASSERT_EQ(serial["scales"].size(), 2U);
+  EXPECT_EQ(serial["scales"], spread["scales"]);
+  EXPECT_EQ(spread["context"]["mpi_ranks"], 3);
+}

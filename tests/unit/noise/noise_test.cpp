@@ -1,0 +1,152 @@
+// gridlock::noise: trace formats, the detour pattern's injection rule, synthetic specs and a short
+// run of the measurement loop (no timing assertions: only invariants that hold on a busy machine).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/noise/measure.hpp"
+#include "gridlock/noise/pattern.hpp"
+#include "gridlock/noise/trace.hpp"
+
+namespace gn = gridlock::noise;
+
+namespace {
+
+gn::NoiseTrace sample_trace() {
+  gn::NoiseTrace t;
+  t.detours = {{0, 1500}, {2000, 10}, {1'000'000, 250'000}, {5'000'123, 7}};
+  t.duration_ns = 6'000'000;
+  return t;
+}
+
+std::string error_of(const std::string& text, gn::TraceFormat format) {
+  try {
+    (void)gn::parse_trace(text, format, "bad.txt");
+  } catch (const gridlock::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(NoiseTrace, GridlockFormatRoundTripsWithContext) {
+  gn::NoiseTrace t = sample_trace();
+  t.context = gridlock::Json{{"tool", "test"}, {"cpu", 3}};
+  const std::string text = gn::format_trace(t, gn::TraceFormat::kGridlock);
+  const gn::NoiseTrace back = gn::parse_trace(text, gn::TraceFormat::kAuto, "x");
+  EXPECT_EQ(back.detours, t.detours);
+  EXPECT_EQ(back.duration_ns, t.duration_ns);
+  EXPECT_EQ(back.context.at("tool"), "test");
+  EXPECT_EQ(back.context.at("cpu"), 3);
+}
+
+TEST(NoiseTrace, LoggopsimAndNetgaugeRoundTrip) {
+  const gn::NoiseTrace t = sample_trace();
+  for (const auto format : {gn::TraceFormat::kLoggopsim, gn::TraceFormat::kNetgauge}) {
+    const std::string text = gn::format_trace(t, format);
+    const gn::NoiseTrace explicit_format = gn::parse_trace(text, format, "x");
+    const gn::NoiseTrace detected = gn::parse_trace(text, gn::TraceFormat::kAuto, "x");
+    EXPECT_EQ(explicit_format.detours, t.detours) << gn::format_name(format);
+    EXPECT_EQ(detected.detours, t.detours) << gn::format_name(format);
+    // Without a stored duration the trace repeats after its last detour.
+    EXPECT_EQ(explicit_format.duration_ns, 5'000'130U);
+  }
+}
+
+TEST(NoiseTrace, MalformedTracesGiveFileAndLine) {
+  EXPECT_EQ(
+      error_of("10\t5\n5\t1\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:2: detours are not sorted", 0),
+      0U);
+  EXPECT_EQ(error_of("# c\n10\t5\n12\t1\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:3: detour at 12", 0),
+            0U);
+  EXPECT_EQ(error_of("1\t-5\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:1: negative duration", 0), 0U);
+  EXPECT_EQ(error_of("1\t5\nhello world\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:2: start 'hello'", 0),
+            0U);
+  EXPECT_EQ(error_of("1.5 2.5\n3 x\n", gn::TraceFormat::kNetgauge).rfind("bad.txt:2: length 'x'", 0), 0U);
+  EXPECT_EQ(error_of("1 2 3\n", gn::TraceFormat::kNetgauge).rfind("bad.txt:1: expected two columns", 0), 0U);
+  EXPECT_EQ(error_of("# gridlock-noise-trace v1\n# duration_ns: 100\nstart_ns,length_ns\n5,1\n2,1\n",
+                     gn::TraceFormat::kAuto)
+                .rfind("bad.txt:5: detours are not sorted", 0),
+            0U);
+  EXPECT_NE(error_of("# gridlock-noise-trace v1\nstart_ns,length_ns\n5,1\n", gn::TraceFormat::kGridlock)
+                .find("missing the '# duration_ns: N'"),
+            std::string::npos);
+  EXPECT_EQ(
+      error_of("nonsense\n", gn::TraceFormat::kGridlock).rfind("bad.txt:1: not a gridlock noise trace", 0),
+      0U);
+}
+
+TEST(DetourPattern, InjectionRule) {
+  // One 100 ps detour at the start of every 1000 ps.
+  const gn::DetourPattern p = gn::DetourPattern::periodic(1000, 100);
+  EXPECT_EQ(p.finish(200, 300, 0), 500U);    // No detour inside [200, 500).
+  EXPECT_EQ(p.finish(50, 10, 0), 110U);      // Detour in progress: start delayed to 100.
+  EXPECT_EQ(p.finish(900, 200, 0), 1200U);   // The detour at 1000 falls inside: +100.
+  EXPECT_EQ(p.finish(900, 2000, 0), 3200U);  // 1000, 2000 and, as the end moves, 3000 fall inside.
+  EXPECT_EQ(p.finish(1000, 0, 0), 1100U);    // Zero-length work waits for the detour in progress.
+  EXPECT_EQ(p.finish(200, 300, 900), 500U);  // Offset 900: pattern time [1100, 1400) holds no detour.
+  EXPECT_EQ(p.finish(50, 100, 900), 250U);   // Pattern time 950: the detour at 1000 extends the work.
+  const gn::DetourPattern none;
+  EXPECT_EQ(none.finish(123, 456, 0), 579U);
+}
+
+TEST(DetourPattern, RejectsFullCoverageAndParsesSpecs) {
+  EXPECT_THROW((void)gn::DetourPattern::periodic(100, 100), gridlock::InputError);
+  const gn::NoiseSpec s = gn::parse_periodic_spec("1000Hz:100us");
+  EXPECT_EQ(s.length_ps, 100'000'000U);
+  EXPECT_DOUBLE_EQ(s.rate_hz, 1000.0);
+  EXPECT_THROW((void)gn::parse_periodic_spec("1000:100us"), gridlock::InputError);
+  EXPECT_THROW((void)gn::parse_periodic_spec("1000Hz:2ms"), gridlock::InputError);
+  const gn::NoiseSpec r = gn::parse_random_spec("2kHz:10us:exp");
+  EXPECT_TRUE(r.exponential);
+  const gn::DetourPattern a = gn::make_pattern(r, 7);
+  const gn::DetourPattern b = gn::make_pattern(r, 7);
+  EXPECT_EQ(a.detours(), b.detours());
+  EXPECT_GT(a.size(), 1000U);
+  EXPECT_NEAR(a.noise_fraction(), 0.02, 0.005);
+}
+
+TEST(Measure, ShortRunIsConsistent) {
+  gn::MeasureOptions o;
+  o.duration_s = 0.2;
+  o.timer = gn::TimerChoice::kMonotonic;
+  o.max_detours = 5;  // Small cap: the rest must still be counted.
+  const gn::Measurement m = gn::measure(o);
+  EXPECT_GT(m.t_min_ns, 0.0);
+  EXPECT_GT(m.iterations, 0U);
+  EXPECT_GT(m.measured_ns, 0U);
+  EXPECT_EQ(m.detour_count, m.trace.detours.size() + m.detours_not_listed);
+  EXPECT_LE(m.trace.detours.size(), 5U);
+  EXPECT_EQ(m.lengths_ns.count(), m.detour_count);
+  const gn::NoiseSummary s = gn::summarize(m, 0);
+  EXPECT_GE(s.noise_fraction, 0.0);
+  EXPECT_LE(s.noise_fraction, 1.0);
+  EXPECT_NEAR(s.noise_fraction * static_cast<double>(m.measured_ns), static_cast<double>(m.detour_total_ns),
+              1.0);
+  for (const gn::Detour& d : m.trace.detours) {
+    EXPECT_GE(static_cast<double>(d.length_ns) + 1.0, o.threshold * m.t_min_ns);
+  }
+  gn::validate_trace(m.trace, "measured");
+  // The auto timer works too (TSC where there is one).
+  o.timer = gn::TimerChoice::kAuto;
+  o.duration_s = 0.05;
+  EXPECT_GT(gn::measure(o).t_min_ns, 0.0);
+}
+
+TEST(DetourPattern, CursorGivesTheSameAnswers) {
+  const gn::DetourPattern p = gn::DetourPattern::random(1e5, 1'000'000, true, 3, 50'000'000'000ULL);
+  gridlock::Rng rng(5);
+  std::uint32_t hint = 0;
+  std::uint64_t t = 0;
+  for (int i = 0; i < 20000; ++i) {
+    // Mostly increasing times (as one rank's CPU), sometimes a jump back or across the period.
+    t = (i % 97 == 0) ? gridlock::uniform_below(rng, 3 * p.period_ps())
+                      : t + gridlock::uniform_below(rng, 5'000'000);
+    const std::uint64_t d = gridlock::uniform_below(rng, 3'000'000);
+    const std::uint64_t offset = 12'345'678;
+    ASSERT_EQ(p.finish(t, d, offset, hint), p.finish(t, d, offset)) << i;
+  }
+}

@@ -1,0 +1,144 @@
+// Noise injection and Monte-Carlo replicas: the engine's noise rule on hand-computed cases, and
+// the paper's findings (Hoefler et al., SC10, §IV) on small deterministic simulations.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gridlock/noise/pattern.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/goal.hpp"
+#include "gridlock/sim/noise.hpp"
+#include "gridlock/sim/replicas.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+constexpr std::uint64_t kUs = 1'000'000;  // ps per us
+constexpr std::uint64_t o = 1500 * 1000;
+constexpr std::uint64_t L = 2500 * 1000;
+constexpr std::uint64_t G = 6 * 1000;
+
+// Periodic 1000 Hz x 100 us noise, the paper's synthetic pattern.
+const noise::DetourPattern& paper_noise() {
+  static const noise::DetourPattern p = noise::DetourPattern::periodic(1000 * kUs, 100 * kUs);
+  return p;
+}
+
+SimResult run_with(const Schedule& s, const NoiseInjection* noise) {
+  SimOptions options;
+  options.noise = noise;
+  return simulate(s, options);
+}
+
+// Median slowdown (median / noiseless - 1) of `k` replicas.
+double median_slowdown(const std::string& program, std::uint32_t ranks, std::uint64_t k,
+                       bool cosched = false) {
+  const Schedule s = generate(program, ranks, 1);
+  const SimResult clean = run_with(s, nullptr);
+  ReplicaConfig config;
+  config.pattern = &paper_noise();
+  config.seed = 42;
+  config.cosched = cosched;
+  config.threads = 2;
+  const BoxStats b = box_stats(run_replicas(s, SimOptions{}, config, 0, k));
+  return b.median / static_cast<double>(clean.max_finish.ps) - 1.0;
+}
+
+TEST(NoiseEngine, CalcWaitsForDetourInProgressAndIsExtended) {
+  const Schedule s =
+      parse_goal("num_ranks 1\nrank 0 {\nc1: calc 5000\nc2: calc 990000\nc2 requires c1\n}\n", "x");
+  const noise::DetourPattern& p = paper_noise();
+  // Phase 0: the detour [0, 100us) is in progress at 0, so c1 runs [100, 105) us; c2 needs 990 us
+  // from 105 us and the detour at 1000 us falls inside: 105 + 990 + 100 = 1195 us.
+  NoiseInjection zero{&p, {0}};
+  EXPECT_EQ(run_with(s, &zero).max_finish.ps, 1195 * kUs);
+  // Phase 950 us: pattern time 950 us at t = 0; the detour at pattern 1000 us (t = 50 us) falls
+  // into c1: c1 ends at 105 us; c2 [105, 1095) us sees the next detour at t = 1050 us: 1195 us.
+  NoiseInjection late{&p, {950 * kUs}};
+  EXPECT_EQ(run_with(s, &late).max_finish.ps, 1195 * kUs);
+  // Phase 200 us: no detour until t = 800 us; c1 ends at 5 us, c2 at 995 + 100 = 1095 us.
+  NoiseInjection mid{&p, {200 * kUs}};
+  EXPECT_EQ(run_with(s, &mid).max_finish.ps, 1095 * kUs);
+}
+
+TEST(NoiseEngine, SendOverheadIsNoisyNetworkIsNot) {
+  const Schedule s = parse_goal("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n", "x");
+  const noise::DetourPattern& p = paper_noise();
+  // Rank 0 in a detour until 100 us: o_s runs [100us, 100us + o), the message arrives L later and
+  // rank 1 (phase 500 us, quiet) pays o_r: 100us + 2o + L + 7G.
+  NoiseInjection n{&p, {0, 500 * kUs}};
+  EXPECT_EQ(run_with(s, &n).finish[1].ps, 100 * kUs + 2 * o + L + 7 * G);
+  // Rank 1 in a detour when the message arrives at o + L: it is handled from 100 us on.
+  NoiseInjection r{&p, {500 * kUs, 0}};
+  EXPECT_EQ(run_with(s, &r).finish[1].ps, 100 * kUs + o + 7 * G);
+}
+
+TEST(NoiseEngine, EmptyNoiseIsNoiseless) {
+  const Schedule s = generate("allreduce(algo=dissemination, size=8B)", 37, 1);
+  const noise::DetourPattern none;
+  NoiseInjection n{&none, {0}};
+  EXPECT_EQ(run_with(s, &n).finish, run_with(s, nullptr).finish);
+}
+
+TEST(NoiseReplicas, AnySplitAndThreadCountGivesTheSameResults) {
+  const Schedule s = generate("dissemination(size=8B)", 33, 1);
+  ReplicaConfig config;
+  config.pattern = &paper_noise();
+  config.seed = 9;
+  config.threads = 1;
+  const auto all = run_replicas(s, SimOptions{}, config, 0, 12);
+  config.threads = 3;
+  auto first = run_replicas(s, SimOptions{}, config, 0, 5);
+  const auto second = run_replicas(s, SimOptions{}, config, 5, 12);
+  first.insert(first.end(), second.begin(), second.end());
+  EXPECT_EQ(first, all);
+  config.seed = 10;
+  EXPECT_NE(run_replicas(s, SimOptions{}, config, 0, 12), all);
+}
+
+TEST(NoiseReplicas, BoxStats) {
+  const BoxStats b = box_stats({5, 1, 2, 3, 4, 100});
+  EXPECT_EQ(b.count, 6U);
+  EXPECT_DOUBLE_EQ(b.min, 1);
+  EXPECT_DOUBLE_EQ(b.q1, 2.25);
+  EXPECT_DOUBLE_EQ(b.median, 3.5);
+  EXPECT_DOUBLE_EQ(b.q3, 4.75);
+  EXPECT_DOUBLE_EQ(b.max, 100);
+  ASSERT_EQ(b.outliers.size(), 1U);
+  EXPECT_EQ(b.outliers[0], 100U);
+}
+
+// Paper Fig. 5: under unsynchronised noise the median slowdown grows with the process count.
+TEST(NoisePaper, DisseminationSlowdownGrowsWithScale) {
+  const double s16 = median_slowdown("dissemination(size=8B)", 16, 40);
+  const double s128 = median_slowdown("dissemination(size=8B)", 128, 40);
+  const double s1024 = median_slowdown("dissemination(size=8B)", 1024, 40);
+  EXPECT_LT(s16, s128);
+  EXPECT_LT(s128, s1024);
+}
+
+// Paper §IV-B (and Ferreira et al.): a broadcast absorbs noise better than an allreduce.
+TEST(NoisePaper, BinomialBroadcastSuffersLessThanDisseminationAllreduce) {
+  const double bcast = median_slowdown("bcast(algo=binomial, size=8B)", 128, 40);
+  const double allreduce = median_slowdown("allreduce(algo=dissemination, size=8B)", 128, 40);
+  EXPECT_LT(bcast, allreduce);
+}
+
+// Paper Fig. 6: large messages hide the detours in longer operations.
+TEST(NoisePaper, LargeMessagesSufferSmallerRelativeSlowdown) {
+  const double small = median_slowdown("dissemination(size=8B)", 64, 30);
+  const double large = median_slowdown("dissemination(size=1MiB)", 64, 30);
+  EXPECT_LT(large, small);
+}
+
+// Paper §IV-B4: co-scheduled noise keeps the median at the noiseless time.
+TEST(NoisePaper, CoScheduledNoiseKeepsMedianNearNoiseless) {
+  const double cosched = median_slowdown("dissemination(size=8B)", 128, 40, true);
+  const double unsync = median_slowdown("dissemination(size=8B)", 128, 40, false);
+  EXPECT_LT(cosched, 0.05);
+  EXPECT_GT(unsync, 0.5);
+}
+
+}  // namespace
+}  // namespace gridlock::sim
