@@ -91,6 +91,12 @@ void idle_wait(MPI_Request& request) {
   // Short sleeps keep latency of the wake-up small (tens of microseconds) against phases that
   // last seconds, while freeing the core on oversubscribed hosts.
   constexpr timespec kNap{0, 50'000};
+  // A request already completed (and nulled) by an earlier MPI_Test is done. The check is
+  // needed: SimGrid SMPI 3.32 leaves `flag` unset for MPI_REQUEST_NULL when the status is
+  // MPI_STATUS_IGNORE, which made this loop spin forever (docs/smpi.md).
+  if (request == MPI_REQUEST_NULL) {
+    return;
+  }
   int done = 0;
   for (;;) {
     GRIDLOCK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
