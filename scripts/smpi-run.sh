@@ -55,10 +55,12 @@ fi
 
 # Every rank runs in this one process: privatization is off (gridlock keeps no mutable global
 # state), and computation is not simulated, so simulated time depends on the network only and
-# two runs with one --seed are identical.
+# two runs with one --seed are identical. Collectives use Open MPI's algorithm choices: SMPI's
+# default ones send to every peer at once (allgather in MPI_Win_allocate took minutes at 128 ranks).
 cmd=(smpirun -platform "$platform" -hostfile "$hosts" -np "$np"
   --cfg=smpi/privatization:no
   --cfg=smpi/simulate-computation:no
+  --cfg=smpi/coll-selector:ompi
   --cfg=smpi/display-timing:yes
   --log=root.thres:warning
   --log=smpi_config.thres:warning

@@ -62,6 +62,14 @@ Comm split(MPI_Comm comm, int color, int key) {
   return Comm(result);
 }
 
+RoleComms split_role_comms(MPI_Comm world, int group, std::uint64_t position, int ranks_per_node,
+                           int local_rank) {
+  RoleComms comms;
+  comms.group = split(world, group, static_cast<int>(position) * ranks_per_node + local_rank);
+  comms.slice = split(world, group * ranks_per_node + local_rank, static_cast<int>(position));
+  return comms;
+}
+
 Window::Window(MPI_Comm comm, std::uint64_t bytes) {
   GRIDLOCK_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base_, &win_));
   GRIDLOCK_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
