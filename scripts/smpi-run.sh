@@ -57,10 +57,13 @@ fi
 # state), and computation is not simulated, so simulated time depends on the network only and
 # two runs with one --seed are identical. Collectives use Open MPI's algorithm choices: SMPI's
 # default ones send to every peer at once (allgather in MPI_Win_allocate took minutes at 128 ranks).
+# Pairwise MPI_Alltoall keeps few flows in the bandwidth solver at a time: network --quick at 128
+# hosts takes 102 s with it and more than 5 minutes with Open MPI's choice.
 cmd=(smpirun -platform "$platform" -hostfile "$hosts" -np "$np"
   --cfg=smpi/privatization:no
   --cfg=smpi/simulate-computation:no
   --cfg=smpi/coll-selector:ompi
+  --cfg=smpi/alltoall:pair
   --cfg=smpi/display-timing:yes
   --log=root.thres:warning
   --log=smpi_config.thres:warning
