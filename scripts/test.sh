@@ -43,7 +43,7 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" --timeout 900
 
-# Simulated clusters of 64-512 ranks (docs/smpi.md); about 6 minutes on two cores.
+# Simulated clusters of 64-512 ranks (docs/smpi.md); build about 2 minutes, tests 130 s on two cores.
 step "smpi build and tests"
 cmake --preset smpi >/dev/null
 cmake --build --preset smpi -j "$jobs"
