@@ -3,7 +3,8 @@
 #   1. format check (clang-format) of every C++ file,
 #   2. the "ci" build (optimised, warnings are errors) and every CTest test,
 #   3. clang-tidy on the libraries and apps (warnings are errors),
-#   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test.
+#   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
+#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters.
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,12 @@ step "asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" --timeout 900
+
+# Simulated clusters of 64-512 ranks (docs/smpi.md); build about 2 minutes, tests 130 s on two cores.
+step "smpi build and tests"
+cmake --preset smpi >/dev/null
+cmake --build --preset smpi -j "$jobs"
+ctest --preset smpi --timeout 600
 
 if [ -x scripts/fuzz.sh ]; then
   step "fuzzing (bounded time)"

@@ -8,7 +8,6 @@
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
-#include "gridlock/core/output.hpp"
 
 namespace gridlock::bench {
 
@@ -106,7 +105,13 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   GRIDLOCK_MPI(MPI_Bcast(ids.data(), 2, MPI_UINT64_T, 0, layout.node_comm_));
   layout.node_id_ = ids[0];
   layout.nodes_ = ids[1];
-  layout.node_name_ = host_name();
+  // The MPI processor name, not gethostname(): under SimGrid SMPI every rank runs in one real
+  // process, and only MPI_Get_processor_name gives the simulated host (docs/smpi.md).
+  std::array<char, MPI_MAX_PROCESSOR_NAME> processor{};
+  int processor_length = 0;
+  GRIDLOCK_MPI(MPI_Get_processor_name(processor.data(), &processor_length));
+  layout.node_name_.assign(processor.data(),
+                           strnlen(processor.data(), static_cast<std::size_t>(processor_length)));
   if (layout.virtual_) {
     layout.node_name_ += fmt::format("#{}", virtual_index);
   }

@@ -425,12 +425,11 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   // In network mode slices follow node order, so the natural ring is the node order.
   const std::uint64_t position = options.mode == Mode::kNetwork ? layout.node_id() : role.position;
   const int rpn = layout.ranks_per_node();
-  Comm group = detail::split(world, role.group, static_cast<int>(position) * rpn + layout.local_rank());
-  Comm slice = detail::split(world, role.group * rpn + layout.local_rank(), static_cast<int>(position));
-  const int slice_rank = slice.rank();
-  const int slice_size = slice.size();
-  RunState s{options, world,          std::move(layout), std::move(roles), role,
-             seed,    seed_from_time, std::move(group),  std::move(slice)};
+  detail::RoleComms comms = detail::split_role_comms(world, role.group, position, rpn, layout.local_rank());
+  const int slice_rank = comms.slice.rank();
+  const int slice_size = comms.slice.size();
+  RunState s{options, world,          std::move(layout),      std::move(roles),      role,
+             seed,    seed_from_time, std::move(comms.group), std::move(comms.slice)};
   s.slice_rank = slice_rank;
   s.slice_size = slice_size;
   s.progress = !options.quiet && (options.verbose || ::isatty(STDERR_FILENO) != 0);
@@ -523,7 +522,13 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   long peak_kib = getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &peak_kib, 1, MPI_LONG, MPI_MAX, world));
   if (rank == 0) {
+#ifdef GRIDLOCK_SMPI
+    // Under SMPI every rank is the one simulator process: its RSS describes no rank and varies
+    // between identical runs, so it is null (two runs with one seed give the same JSON).
+    report.context["peak_rss_kib_max_rank"] = nullptr;
+#else
     report.context["peak_rss_kib_max_rank"] = peak_kib;
+#endif
     report.context["run_s"] = MPI_Wtime() - setup_start;
   }
   return report;

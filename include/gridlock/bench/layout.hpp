@@ -45,7 +45,8 @@ class NodeLayout {
   [[nodiscard]] int ranks_per_node() const noexcept { return ranks_per_node_; }
   /// True when nodes were formed with --virtual-nodes / --ranks-per-node.
   [[nodiscard]] bool virtual_nodes() const noexcept { return virtual_; }
-  /// Name of this rank's node: the host name, plus `#k` for the k-th virtual node on the host.
+  /// Name of this rank's node: the MPI processor name (the host name; the simulated host under
+  /// SMPI), plus `#k` for the k-th virtual node on the host.
   [[nodiscard]] const std::string& node_name() const noexcept { return node_name_; }
   /// Communicator of the ranks on this node.
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_; }

@@ -62,6 +62,14 @@ Comm split(MPI_Comm comm, int color, int key) {
   return Comm(result);
 }
 
+RoleComms split_role_comms(MPI_Comm world, int group, std::uint64_t position, int ranks_per_node,
+                           int local_rank) {
+  RoleComms comms;
+  comms.group = split(world, group, static_cast<int>(position) * ranks_per_node + local_rank);
+  comms.slice = split(world, group * ranks_per_node + local_rank, static_cast<int>(position));
+  return comms;
+}
+
 Window::Window(MPI_Comm comm, std::uint64_t bytes) {
   GRIDLOCK_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base_, &win_));
   GRIDLOCK_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
@@ -91,6 +99,12 @@ void idle_wait(MPI_Request& request) {
   // Short sleeps keep latency of the wake-up small (tens of microseconds) against phases that
   // last seconds, while freeing the core on oversubscribed hosts.
   constexpr timespec kNap{0, 50'000};
+  // A request already completed (and nulled) by an earlier MPI_Test is done. The check is
+  // needed: SimGrid SMPI 3.32 leaves `flag` unset for MPI_REQUEST_NULL when the status is
+  // MPI_STATUS_IGNORE, which made this loop spin forever (docs/smpi.md).
+  if (request == MPI_REQUEST_NULL) {
+    return;
+  }
   int done = 0;
   for (;;) {
     GRIDLOCK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));

@@ -41,6 +41,18 @@ class Comm {
 /// Splits `comm` by colour and key (MPI_Comm_split) with errors returned, not fatal.
 [[nodiscard]] Comm split(MPI_Comm comm, int color, int key);
 
+/// The two communicators of a rank's role (paper §3.3).
+struct RoleComms {
+  Comm group;  ///< All ranks of the role, ordered by node position then local rank.
+  Comm slice;  ///< The rank with this local rank on every node of the role (PPort slice).
+};
+
+/// Splits `world` into role communicators: `group` is the role (0 = canary), `position` the
+/// node's position in the role, `ranks_per_node` and `local_rank` from the node layout.
+/// Collective over `world`; shared with tests/smpi/layout_check.cpp.
+[[nodiscard]] RoleComms split_role_comms(MPI_Comm world, int group, std::uint64_t position,
+                                         int ranks_per_node, int local_rank);
+
 /// An RMA window allocated collectively, opened with MPI_Win_lock_all for passive-target
 /// access, unlocked and freed on destruction.
 class Window {

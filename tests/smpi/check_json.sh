@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checks gridlock-bench JSON written under SMPI (jq only; the SMPI build has no GoogleTest).
+#   check_json.sh same A.json B.json          identical apart from context.date and context.host
+#   check_json.sh run FILE MODE NODES         a complete run: mode, node and rank counts, every
+#                                             canary measured in every phase, no timeouts
+#   check_json.sh impact FILE KEY MIN MAX     MIN <= mean Congestion Impact of canary KEY <= MAX
+set -euo pipefail
+fail() { echo "check_json: FAILED: $*" >&2; exit 1; }
+case "${1:-}" in
+  same)
+    strip='del(.context.date, .context.host)'
+    if ! diff <(jq -S "$strip" "$2") <(jq -S "$strip" "$3"); then
+      fail "$2 and $3 differ (above) beyond context.date and context.host"
+    fi
+    echo "check_json: $2 and $3 are identical apart from date and host"
+    ;;
+  run)
+    file="$2" mode="$3" nodes="$4"
+    [ "$(jq -r .context.mode "$file")" = "$mode" ] || fail "$file: mode is not $mode"
+    [ "$(jq -r .context.nodes "$file")" = "$nodes" ] || fail "$file: $(jq .context.nodes "$file") nodes, expected $nodes"
+    [ "$(jq -r .context.ranks_per_node "$file")" = 1 ] || fail "$file: not 1 rank per node"
+    [ "$(jq -r .status "$file")" = complete ] || fail "$file: status $(jq .status "$file")"
+    [ "$(jq '.timeouts | length' "$file")" = 0 ] || fail "$file: timeouts $(jq -c .timeouts "$file")"
+    empty="$(jq '[.phases[] | .canaries[] | select(.samples == 0 or .timed_out or .skipped)] | length' "$file")"
+    [ "$empty" = 0 ] || fail "$file: $empty canary results without samples, timed out or skipped"
+    roles="$(jq '[.roles[] | length] | add' "$file")"
+    [ "$roles" = "$nodes" ] || fail "$file: roles hold $roles nodes, expected $nodes"
+    distinct="$(jq '[.roles[][]] | unique | length' "$file")"
+    [ "$distinct" = "$nodes" ] || fail "$file: $distinct distinct node names in roles, expected $nodes"
+    echo "check_json: $file: complete $mode run on $nodes nodes"
+    ;;
+  impact)
+    file="$2" key="$3" min="$4" max="$5"
+    ci="$(jq --arg k "$key" '[.congestion_impact[] | select(.key == $k and .phase == "loaded") | .mean][0]' "$file")"
+    jq -n --argjson ci "$ci" --argjson lo "$min" --argjson hi "$max" '$ci >= $lo and $ci <= $hi' | grep -q true ||
+      fail "$file: mean Congestion Impact of $key is $ci, expected within [$min, $max]"
+    echo "check_json: $file: mean Congestion Impact of $key is $ci, within [$min, $max]"
+    ;;
+  *)
+    sed -n '2,7p' "$0" >&2
+    exit 2
+    ;;
+esac
