@@ -74,6 +74,15 @@ std::optional<CongestorType> my_congestor(const RunState& s) {
   return s.roles.congestors().at(static_cast<std::size_t>(s.role.group) - 1);
 }
 
+#ifdef GRIDLOCK_SMPI
+constexpr bool kSimulated = true;
+#else
+constexpr bool kSimulated = false;
+#endif
+// Under SimGrid SMPI a run is a simulation and must repeat exactly: without --seed it uses this
+// fixed seed rather than the wall clock.
+constexpr std::uint64_t kSimulationDefaultSeed = 1;
+
 // Rank 0 chooses the seed: the --seed option, else the wall clock (read on one rank only, and
 // printed, so the run can be repeated).
 std::pair<std::uint64_t, bool> agree_on_seed(const Options& options, MPI_Comm world, int rank) {
@@ -81,6 +90,8 @@ std::pair<std::uint64_t, bool> agree_on_seed(const Options& options, MPI_Comm wo
   if (rank == 0) {
     if (options.seed) {
       seed = {*options.seed, 0};
+    } else if (kSimulated) {
+      seed = {kSimulationDefaultSeed, 0};
     } else {
       const auto now = std::chrono::system_clock::now().time_since_epoch();
       seed = {mix64(static_cast<std::uint64_t>(
@@ -404,7 +415,7 @@ Json make_context(const RunState& s) {
   context["ranks_per_node"] = s.layout.ranks_per_node();
   context["virtual_nodes"] = s.layout.virtual_nodes();
   context["seed"] = s.seed;
-  context["seed_source"] = s.seed_from_time ? "time" : "option";
+  context["seed_source"] = s.seed_from_time ? "time" : (s.options.seed ? "option" : "simulation default");
   context["parameters"] = options_to_json(s.options);
   return context;
 }
