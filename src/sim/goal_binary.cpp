@@ -250,6 +250,9 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
       if ((flags & kHasCpuNicBit) != 0) {
         op.cpu = in.byte();
         op.nic = in.byte();
+        if (op.type == OpType::kCalc && op.nic != 0) {
+          in.fail("a calc with a NIC index (calcs use only a CPU)");
+        }
       }
       const std::uint64_t n_done = in.varint_below(bytes.size() + 1, "dependant count");
       const std::uint64_t n_start = in.varint_below(bytes.size() + 1, "dependant count");

@@ -236,6 +236,27 @@ TEST(Goal, BinaryWithADependencyCycleIsRejected) {
   EXPECT_EQ(read_binary(fine, "fine.gsched").total_ops(), 1U);
 }
 
+TEST(Goal, BinaryCalcWithANicIsRejected) {
+  // Found by the fuzzer: a calc with a NIC index loaded fine but could not round-trip through
+  // text (GOAL calcs have no NIC), so binary and text disagreed about the schedule.
+  std::string bin(kBinaryMagic);
+  for (const std::uint32_t word : {kBinaryVersion, 0U, 1U, 1U}) {
+    for (int i = 0; i < 4; ++i) {
+      bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
+    }
+  }
+  // ops=1; flags=calc with CPU/NIC bytes; size=1; cpu 0, nic 1; no dependants.
+  bin += std::string{'\x01', '\x23', '\x01', '\x00', '\x01', '\x00', '\x00'};
+  bin += std::string{'\x00', '\x01'};
+  bin += "GLSCHEND";
+  try {
+    (void)read_binary(bin, "calc.gsched");
+    FAIL() << "a calc with a NIC was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a calc with a NIC index"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Goal, ParseTimeUnits) {
   EXPECT_EQ(parse_time_ps("2.5us"), 2'500'000U);
   EXPECT_EQ(parse_time_ps("6ns"), 6000U);
