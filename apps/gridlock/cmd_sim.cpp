@@ -53,6 +53,7 @@ struct SimArgs {
   std::string gap_per_byte = "6ns";
   std::string overhead_per_byte = "0";
   std::uint64_t eager_threshold = 65535;
+  bool rendezvous_handshake = false;
   bool per_rank = false;
   std::string json;
   std::string timeline;
@@ -80,6 +81,7 @@ sim::LogGOPSParams parse_params(const SimArgs& a) {
   p.gap_per_byte = sim::SimTime{parse_time_ps(a.gap_per_byte, "-G (gap per byte)")};
   p.overhead_per_byte = sim::SimTime{parse_time_ps(a.overhead_per_byte, "-O (overhead per byte)")};
   p.eager_threshold_bytes = a.eager_threshold;
+  p.rendezvous_handshake = a.rendezvous_handshake;
   p = sim::scale_network(p, a.network_scale);
   return p;
 }
@@ -130,7 +132,8 @@ Json params_json(const sim::LogGOPSParams& p) {
               {"g_ps", p.gap.ps},
               {"G_ps", p.gap_per_byte.ps},
               {"O_ps", p.overhead_per_byte.ps},
-              {"S_bytes", p.eager_threshold_bytes}};
+              {"S_bytes", p.eager_threshold_bytes},
+              {"rendezvous_handshake", p.rendezvous_handshake}};
 }
 
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
@@ -370,10 +373,10 @@ void run_sim(const SimArgs& a) {
              result.messages,
              a.program.empty() ? fmt::format(" ({})", a.schedule)
                                : fmt::format(" ({}, seed {})", a.program, a.seed));
-  fmt::print("LogGOPS: L={} o_send={} o_recv={} g={} G={} O={} S={} B\n", format_time_ps(p.latency.ps),
+  fmt::print("LogGOPS: L={} o_send={} o_recv={} g={} G={} O={} S={} B{}\n", format_time_ps(p.latency.ps),
              format_time_ps(p.overhead_send.ps), format_time_ps(p.overhead_recv.ps), format_time_ps(p.gap.ps),
              format_time_ps(p.gap_per_byte.ps), format_time_ps(p.overhead_per_byte.ps),
-             p.eager_threshold_bytes);
+             p.eager_threshold_bytes, p.rendezvous_handshake ? " (rendezvous handshake)" : "");
   if (options.noise != nullptr) {
     fmt::print("noise: {} (period {}, {:.4f}% noise), {}, seed {}\n", spec.describe(),
                format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
@@ -419,6 +422,8 @@ void add_param_options(CLI::App& cmd, SimArgs& a) {
   cmd.add_option("-O", a.overhead_per_byte, "CPU overhead per byte O")->capture_default_str();
   cmd.add_option("-S", a.eager_threshold, "Eager threshold S in bytes (larger: rendezvous)")
       ->capture_default_str();
+  cmd.add_flag("--rendezvous-handshake", a.rendezvous_handshake,
+               "Extension: rendezvous messages wait for a request-to-send / clear-to-send round trip");
 }
 
 }  // namespace

@@ -17,11 +17,21 @@ namespace {
 
 constexpr std::uint32_t kDone = 0xFFFFFFFFU;
 constexpr std::uint32_t kNil = 0xFFFFFFFFU;
-constexpr std::uint32_t kMsgBit = 0x80000000U;
-// Marks the wake-up entry of a parked group (see Group); the low bits give the group's kind.
-constexpr std::uint32_t kWakeBit = 0x40000000U;
-// Op indices share their 32 bits with the two flags above.
-constexpr std::uint32_t kMaxOpsPerRank = kWakeBit;
+// The low 32 bits of an event's payload: an event kind in the top three bits, an index below.
+constexpr std::uint32_t kKindShift = 29;
+constexpr std::uint32_t kIndexMask = (1U << kKindShift) - 1;
+constexpr std::uint32_t kMaxOpsPerRank = 1U << kKindShift;
+enum EventKind : std::uint32_t {
+  kEventOp = 0,          // host, op: an operation whose dependencies are satisfied
+  kEventCtsSend = 1,     // receiver, recv op: send the clear-to-send of a matched rendezvous
+  kEventWake = 2,        // host, group kind: the wake-up entry of a parked group (see Group)
+  kEventCtsArrive = 3,   // sender, send op: the clear-to-send arrives; the data leaves
+  kEventMessage = 4,     // sender, send op: a message (or, with the handshake, its request-to-send)
+  kEventRendezvous = 5,  // sender, send op: the data of a handshaken rendezvous arrives
+};
+constexpr std::uint32_t event_low(EventKind kind, std::uint32_t index) {
+  return static_cast<std::uint32_t>(kind) << kKindShift | index;
+}
 constexpr std::uint8_t kMessageKind = 4;
 constexpr std::size_t kMaxStuckListed = 16;
 
@@ -50,7 +60,8 @@ class Engine {
         nnic_(schedule.num_nics()),
         // The folding argument (see park()) needs one CPU and one NIC per host.
         multi_(ncpu_ > 1 || nnic_ > 1),
-        fold_(options.fold_retries && !multi_) {}
+        fold_(options.fold_retries && !multi_),
+        handshake_(options.params.rendezvous_handshake) {}
 
   SimResult run();
 
@@ -223,11 +234,19 @@ class Engine {
     return cpu;
   }
   [[nodiscard]] static std::uint64_t wake_payload(std::uint32_t host, GroupKind kind) {
-    return payload_of(host, kWakeBit | kind);
+    return payload_of(host, event_low(kEventWake, kind));
   }
   void park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts, std::uint64_t payload);
   void process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t);
   void process(const detail::Event& event);
+  void dispatch(std::uint64_t payload, std::uint64_t t, std::uint64_t ts);
+  void process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t, std::uint64_t ts);
+  void process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
+  void process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                               std::uint64_t ts);
+  // With the handshake: a rendezvous message matched by receive `recv_op` on `host` at `t`.
+  void handshake_matched(std::uint32_t host, std::uint32_t recv_op, std::uint32_t sender,
+                         std::uint32_t send_op, std::uint64_t t);
   void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
   void flush_ready(std::uint64_t now);
@@ -244,6 +263,7 @@ class Engine {
   std::uint32_t nnic_;
   bool multi_;  // Several CPUs or NICs per host: track when each op became ready.
   bool fold_;
+  bool handshake_;  // Rendezvous messages use the request-to-send / clear-to-send handshake.
 
   std::uint64_t& cpu_free(std::uint32_t host, std::uint8_t cpu) { return times_[host * stride_ + cpu]; }
   std::uint64_t& nic_send_free(std::uint32_t host, std::uint8_t nic) {
@@ -267,7 +287,10 @@ class Engine {
   std::vector<Ready> ready_;
   std::vector<std::uint64_t> ready_at_;    // Per op, when multi_: latest satisfied dependency.
   std::vector<std::uint64_t> handled_at_;  // Per pool node, when multi_: unexpected message handled.
-  std::vector<Group> groups_;              // kGroupKinds per host, when folding
+  // Per op, when handshake_: a matched rendezvous receive holds payload_of(sender, send op), the
+  // send holds its receive's op index.
+  std::vector<std::uint64_t> matched_;
+  std::vector<Group> groups_;  // kGroupKinds per host, when folding
   std::vector<Parked> parked_;
   std::uint32_t free_parked_ = kNil;
   detail::EventQueue queue_;
@@ -300,7 +323,10 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
         return;
       }
       mark_started(host, op_index, t);
-      const std::uint64_t extra = op.size == 0 ? 0 : op.size - 1;
+      // With the handshake a rendezvous send first sends only a request-to-send, which costs like
+      // a one-byte message; the data follows the clear-to-send (process_cts_arrive).
+      const bool request_only = handshake_ && op.size > p_.eager_threshold_bytes;
+      const std::uint64_t extra = op.size == 0 || request_only ? 0 : op.size - 1;
       // Noise: the send starts after a detour in progress, o_s is noisy CPU work, the message
       // leaves when o_s ends, and the per-byte CPU part O follows it (also noisy).
       const std::uint64_t start = noise_ == nullptr ? t : noisy_work(host, t, 0);
@@ -310,7 +336,7 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
       const std::uint32_t to = peer_of(host, op);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
       slice(host, 1, kMessageKind, to, op.size, t, nic);
-      queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(host, op_index | kMsgBit));
+      queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(host, event_low(kEventMessage, op_index)));
       ++messages_;
       if (op.size <= p_.eager_threshold_bytes) {
         mark_done(host, op_index, cpu);
@@ -332,6 +358,10 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
         const std::uint64_t done = multi_ ? std::max(t, handled_at_[node]) : t;
         unlink(hosts_[host].uq_head, hosts_[host].uq_tail, prev, node);
         if (bytes > p_.eager_threshold_bytes) {
+          if (handshake_) {
+            handshake_matched(host, op_index, sender, send_op, done);
+            return;
+          }
           rendezvous_matched(sender, send_op, t);
         }
         mark_done(host, op_index, done);
@@ -351,10 +381,12 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   std::uint64_t& nic = nic_recv_free(host, sop.nic);
   const std::uint64_t free = std::max(cpu, nic);
   if (free > t) {
-    park(host, kGroupMessage, free, ts, payload_of(sender, send_op | kMsgBit));
+    park(host, kGroupMessage, free, ts, payload_of(sender, event_low(kEventMessage, send_op)));
     return;
   }
-  const std::uint64_t extra = sop.size == 0 ? 0 : sop.size - 1;
+  // With the handshake a rendezvous message is first only its request-to-send (one byte).
+  const bool request_only = handshake_ && sop.size > p_.eager_threshold_bytes;
+  const std::uint64_t extra = sop.size == 0 || request_only ? 0 : sop.size - 1;
   const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
   const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
   cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
@@ -368,6 +400,10 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
       continue;
     }
     unlink(hosts_[host].rq_head, hosts_[host].rq_tail, prev, node);
+    if (request_only) {
+      handshake_matched(host, recv_op, sender, send_op, cpu);
+      return;
+    }
     if (sop.size > p_.eager_threshold_bytes) {
       rendezvous_matched(sender, send_op, t);
     }
@@ -382,6 +418,89 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
     }
     handled_at_[node] = cpu;
   }
+}
+
+void Engine::handshake_matched(std::uint32_t host, std::uint32_t recv_op, std::uint32_t sender,
+                               std::uint32_t send_op, std::uint64_t t) {
+  matched_[hosts_[host].base + recv_op] = payload_of(sender, send_op);
+  matched_[hosts_[sender].base + send_op] = recv_op;
+  // The clear-to-send is an operation of its own: it waits for the receiver's CPU and NIC.
+  queue_.push_new(t, payload_of(host, event_low(kEventCtsSend, recv_op)));
+}
+
+void Engine::process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t, std::uint64_t ts) {
+  const Op& rop = hosts_[host].prog->ops[recv_op];
+  std::uint64_t& cpu = cpu_free(host, rop.cpu);
+  std::uint64_t& nic = nic_send_free(host, rop.nic);
+  const std::uint64_t free = std::max(cpu, nic);
+  if (free > t) {
+    park(host, kGroupSend, free, ts, payload_of(host, event_low(kEventCtsSend, recv_op)));
+    return;
+  }
+  const std::uint64_t matched = matched_[hosts_[host].base + recv_op];
+  const auto sender = static_cast<std::uint32_t>(matched >> 32U);
+  const auto send_op = static_cast<std::uint32_t>(matched);
+  const std::uint64_t start = noise_ == nullptr ? t : noisy_work(host, t, 0);
+  const std::uint64_t o_end = cpu_work(host, start, p_.overhead_send.ps);
+  cpu = o_end;
+  nic = add(start, p_.gap.ps, host);
+  slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), sender, 0, t, cpu);
+  slice(host, 1, kMessageKind, sender, 0, t, nic);
+  queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(sender, event_low(kEventCtsArrive, send_op)));
+}
+
+void Engine::process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                                std::uint64_t ts) {
+  const Op& sop = hosts_[sender].prog->ops[send_op];
+  std::uint64_t& cpu = cpu_free(sender, sop.cpu);
+  std::uint64_t& nic_recv = nic_recv_free(sender, sop.nic);
+  const std::uint64_t free = std::max(cpu, nic_recv);
+  if (free > t) {
+    park(sender, kGroupMessage, free, ts, payload_of(sender, event_low(kEventCtsArrive, send_op)));
+    return;
+  }
+  const std::uint32_t to = peer_of(sender, sop);
+  const std::uint64_t handled = cpu_work(sender, t, p_.overhead_recv.ps);
+  nic_recv = add(t, p_.gap.ps, sender);
+  slice(sender, 0, static_cast<std::uint8_t>(OpType::kRecv), to, 0, t, handled);
+  // The data leaves once the clear-to-send is handled and the NIC can send; the resources are
+  // claimed now, so later events of this host find them busy until then.
+  std::uint64_t& nic_send = nic_send_free(sender, sop.nic);
+  std::uint64_t start = std::max(handled, nic_send);
+  if (noise_ != nullptr) {
+    start = noisy_work(sender, start, 0);
+  }
+  const std::uint64_t extra = sop.size - 1;  // > S >= 0
+  const std::uint64_t o_end = cpu_work(sender, start, p_.overhead_send.ps);
+  cpu = cpu_work(sender, o_end, mul(extra, p_.overhead_per_byte.ps, sender));
+  nic_send = add(add(start, p_.gap.ps, sender), mul(extra, p_.gap_per_byte.ps, sender), sender);
+  slice(sender, 0, static_cast<std::uint8_t>(OpType::kSend), to, sop.size, start, cpu);
+  slice(sender, 1, kMessageKind, to, sop.size, start, nic_send);
+  queue_.push_new(add(o_end, p_.latency.ps, sender),
+                  payload_of(sender, event_low(kEventRendezvous, send_op)));
+  mark_done(sender, send_op, cpu);
+}
+
+void Engine::process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                                     std::uint64_t ts) {
+  const Op& sop = hosts_[sender].prog->ops[send_op];
+  const std::uint32_t host = peer_of(sender, sop);
+  std::uint64_t& cpu = cpu_free(host, sop.cpu);
+  std::uint64_t& nic = nic_recv_free(host, sop.nic);
+  const std::uint64_t free = std::max(cpu, nic);
+  if (free > t) {
+    park(host, kGroupMessage, free, ts, payload_of(sender, event_low(kEventRendezvous, send_op)));
+    return;
+  }
+  const std::uint64_t extra = sop.size - 1;
+  const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
+  const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
+  cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
+  nic = add(add(t, p_.gap.ps, host), nic_part, host);
+  slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
+  slice(host, 1, kMessageKind, sender, sop.size, t, nic);
+  const auto recv_op = static_cast<std::uint32_t>(matched_[hosts_[sender].base + send_op]);
+  mark_done(host, recv_op, cpu);
 }
 
 void Engine::park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts,
@@ -445,13 +564,7 @@ void Engine::process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t) {
     queue_.push_retry(free, head.ts, head.payload);
     return;
   }
-  const auto sender = static_cast<std::uint32_t>(head.payload >> 32U);
-  const auto low = static_cast<std::uint32_t>(head.payload);
-  if ((low & kMsgBit) != 0) {
-    process_message(sender, low & ~kMsgBit, t, head.ts);
-  } else {
-    process_op(sender, low, t, head.ts);
-  }
+  dispatch(head.payload, t, head.ts);
 }
 
 void Engine::flush_ready(std::uint64_t now) {
@@ -486,17 +599,36 @@ void Engine::flush_ready(std::uint64_t now) {
   ready_.clear();
 }
 
+void Engine::dispatch(std::uint64_t payload, std::uint64_t t, std::uint64_t ts) {
+  const auto host = static_cast<std::uint32_t>(payload >> 32U);
+  const auto low = static_cast<std::uint32_t>(payload);
+  const std::uint32_t index = low & kIndexMask;
+  switch (static_cast<EventKind>(low >> kKindShift)) {
+    case kEventOp:
+      process_op(host, index, t, ts);
+      return;
+    case kEventMessage:
+      process_message(host, index, t, ts);
+      return;
+    case kEventWake:
+      process_wake(host, static_cast<GroupKind>(index), t);
+      return;
+    case kEventCtsSend:
+      process_cts_send(host, index, t, ts);
+      return;
+    case kEventCtsArrive:
+      process_cts_arrive(host, index, t, ts);
+      return;
+    case kEventRendezvous:
+      process_rendezvous_data(host, index, t, ts);
+      return;
+  }
+  assert(false && "unknown event kind");
+}
+
 void Engine::process(const detail::Event& event) {
   ++events_;
-  const auto host = static_cast<std::uint32_t>(event.payload >> 32U);
-  const auto low = static_cast<std::uint32_t>(event.payload);
-  if ((low & kMsgBit) != 0) {
-    process_message(host, low & ~kMsgBit, event.time, event.ts);
-  } else if ((low & kWakeBit) != 0) {
-    process_wake(host, static_cast<GroupKind>(low & ~kWakeBit), event.time);
-  } else {
-    process_op(host, low, event.time, event.ts);
-  }
+  dispatch(event.payload, event.time, event.ts);
   flush_ready(event.time);
 }
 
@@ -573,6 +705,9 @@ SimResult Engine::run() {
   counter_.resize(total);
   if (multi_) {
     ready_at_.assign(total, 0);
+  }
+  if (handshake_) {
+    matched_.assign(total, 0);
   }
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     std::copy(hosts_[r].prog->dep_count.begin(), hosts_[r].prog->dep_count.end(),

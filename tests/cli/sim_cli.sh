@@ -27,6 +27,14 @@ case "$CASE" in
   params)
     # o=1us L=1us G=0.5ns: ping arrives after 2o + L + 7G = 3.0035 us, rank 1 then sends (o)
     expect 0 "^rank 1: 4003500 ps$" -- "$G" sim "$SRC/examples/sim/pingpong.goal" --per-rank -o 1us -L 1us -G 0.5ns ;;
+  handshake)
+    # -S 4 makes both 8-byte messages rendezvous; the handshake adds a round trip of one-byte
+    # control messages (4o + 2L) to each: 2 x (6o + 3L + 7G) = 33.084 us.
+    expect 0 "max finish: 33.084 us \(33084000 ps\) at rank 0" -- \
+      "$G" sim "$SRC/examples/sim/pingpong.goal" -S 4 --rendezvous-handshake
+    expect 0 "S=4 B \(rendezvous handshake\)" -- "$G" sim "$SRC/examples/sim/pingpong.goal" -S 4 --rendezvous-handshake
+    # Without the handshake the same schedule takes 2 x (2o + L + 7G) = 11.084 us.
+    expect 0 "max finish: 11.084 us" -- "$G" sim "$SRC/examples/sim/pingpong.goal" -S 4 ;;
   generated)
     # 100 ranks: 7 dissemination rounds of 2o + L + 7G = 5.542 us
     expect 0 "max finish: 38.794 us" -- "$G" sim --program "dissemination(size=8B)" --ranks 100 ;;

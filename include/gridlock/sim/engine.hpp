@@ -19,6 +19,10 @@ struct LogGOPSParams {
   SimTime gap_per_byte{6'000};                  ///< G: NIC time per byte after the first.
   SimTime overhead_per_byte{0};                 ///< O: CPU time per byte after the first.
   std::uint64_t eager_threshold_bytes = 65535;  ///< S: larger messages use rendezvous.
+  /// Extension (off: LogGOPSim): a rendezvous message first sends a request-to-send and waits
+  /// for a clear-to-send from the receiver once a receive matches it; each control message costs
+  /// like a one-byte message (o and g at both ends, L on the wire). See docs/sim-model.md.
+  bool rendezvous_handshake = false;
 };
 
 struct NoiseInjection;  // gridlock/sim/noise.hpp

@@ -116,6 +116,51 @@ recv 8b from 0
   EXPECT_EQ(r.finish[1].ps, 2 * o + L + 7 * G);
 }
 
+LogGOPSParams handshake_params() {
+  LogGOPSParams p;
+  p.eager_threshold_bytes = 4;
+  p.rendezvous_handshake = true;
+  return p;
+}
+
+TEST(Engine, RendezvousHandshakeCostsASmallMessageRoundTrip) {
+  const SimResult r =
+      run("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n", handshake_params());
+  ASSERT_TRUE(r.complete);
+  // Request-to-send (o+L+o), clear-to-send (o+L+o), then the data (o+L+o+7G): one eager message
+  // plus the round trip of two one-byte control messages, 4o + 2L.
+  EXPECT_EQ(r.finish[1].ps, 6 * o + 3 * L + 7 * G);
+  // The send completes when the data's CPU part ends.
+  EXPECT_EQ(r.finish[0].ps, 5 * o + 2 * L);
+  EXPECT_EQ(r.messages, 1U);
+}
+
+TEST(Engine, RendezvousHandshakeStartsWhenALateReceiveIsPosted) {
+  const SimResult r = run(kRendezvous, handshake_params());
+  ASSERT_TRUE(r.complete);
+  constexpr std::uint64_t kPosted = 10000 * kNs;
+  // The request-to-send waits for the receiver's CPU (10us) and is handled by T + o; the receive
+  // posted at T matches it, and the clear-to-send leaves when the CPU is free again.
+  EXPECT_EQ(r.finish[1].ps, kPosted + 5 * o + 2 * L + 7 * G);
+  EXPECT_EQ(r.finish[0].ps, kPosted + 4 * o + L + 100 * kNs);
+}
+
+TEST(Engine, RendezvousHandshakeLeavesEagerMessagesAlone) {
+  const SimResult r =
+      run("num_ranks 2\nrank 0 {\nsend 4b to 1\n}\nrank 1 {\nrecv 4b from 0\n}\n", handshake_params());
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.finish[1].ps, 2 * o + L + 3 * G);
+}
+
+TEST(Engine, RendezvousHandshakeWithoutAReceiveIsReported) {
+  const SimResult r =
+      run("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0 tag 5\n}\n", handshake_params());
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.unexpected_left, 1U);
+  ASSERT_FALSE(r.stuck.empty());
+  EXPECT_NE(r.stuck[0].state.find("rendezvous send"), std::string::npos) << r.stuck[0].state;
+}
+
 TEST(Engine, GapThrottlesBackToBackSendsAndReceives) {
   LogGOPSParams p;
   p.gap = SimTime{5000 * kNs};

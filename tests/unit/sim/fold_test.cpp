@@ -52,6 +52,11 @@ LogGOPSParams params(std::uint64_t l, std::uint64_t os, std::uint64_t orecv, std
                        s};
 }
 
+LogGOPSParams with_handshake(LogGOPSParams p) {
+  p.rendezvous_handshake = true;
+  return p;
+}
+
 // Parameter sets where the CPU, the send NIC or the receive NIC is the bottleneck, with and
 // without rendezvous, so every branch of the folding decision is taken.
 std::vector<std::pair<std::string, LogGOPSParams>> parameter_sets() {
@@ -65,6 +70,7 @@ std::vector<std::pair<std::string, LogGOPSParams>> parameter_sets() {
       {"nic-only", params(2'500'000, 0, 0, 3'000'000, 10'000, 0, 65535)},
       // Whole microseconds everywhere, so events of different kinds often meet at the same time.
       {"lattice", params(0, 0, 0, 2'000'000, 1'000'000, 0, 1'000'000)},
+      {"handshake", with_handshake(params(2'500'000, 1'500'000, 1'500'000, 1'000'000, 6'000, 2'000, 64))},
   };
 }
 
