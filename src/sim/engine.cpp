@@ -16,6 +16,10 @@ namespace gridlock::sim {
 namespace {
 
 constexpr std::uint32_t kDone = 0xFFFFFFFFU;
+// An op counter with this bit set belongs to a completed op. A root receive taken off the posted
+// queue keeps the position of the next possibly unmatched root receive in the other bits (see
+// Engine::next_live_root); kDone is this bit with all others set.
+constexpr std::uint32_t kDoneBit = 0x80000000U;
 constexpr std::uint32_t kNil = 0xFFFFFFFFU;
 // The low 32 bits of an event's payload: an event kind in the top three bits, an index below.
 constexpr std::uint32_t kKindShift = 29;
@@ -72,6 +76,10 @@ class Engine {
     std::uint32_t next;
   };
   // Per-host bookkeeping in one cache line; CPU and NIC free times live in times_.
+  // The posted-receive queue of a host is, in posting order, the receives posted at time 0 (its
+  // program's root receives, positions [root_next, root_end) of Program::roots that are still
+  // unmatched) followed by the linked list rq. Root receives need no node: a 1,024-rank chain
+  // broadcast posts 10 M of them at once.
   struct Host {
     const Program* prog;
     std::uint32_t base;
@@ -79,6 +87,8 @@ class Engine {
     std::uint32_t rq_tail;
     std::uint32_t uq_head;
     std::uint32_t uq_tail;
+    std::uint32_t root_next;
+    std::uint32_t root_end;
   };
   // Events that found their host busy and wait for the same free time, in stamp order. LogGOPSim
   // re-queues each of them every time the host frees up (quadratic when messages pile up at a
@@ -151,12 +161,37 @@ class Engine {
   }
   void mark_done(std::uint32_t host, std::uint32_t op, std::uint64_t when) {
     const Program& pr = *hosts_[host].prog;
-    counter_[hosts_[host].base + op] = kDone;
+    std::uint32_t& counter = counter_[hosts_[host].base + op];
+    // A root receive matched earlier keeps its skip link.
+    if ((counter & kDoneBit) == 0) {
+      counter = kDone;
+    }
     ++completed_;
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op)];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
       decrement(host, pr.succ[k], when);
     }
+  }
+
+  // The first position >= p of an unmatched root receive of `h` (or root_end). Matched ones link
+  // to a later position; the links passed over are pointed at the result, so runs of matched
+  // receives are skipped in amortised constant time whatever order they were matched in.
+  std::uint32_t next_live_root(const Host& h, std::uint32_t p) {
+    const std::uint32_t* roots = h.prog->roots.data();
+    std::uint32_t q = p;
+    while (q < h.root_end) {
+      const std::uint32_t c = counter_[h.base + roots[q]];
+      if ((c & kDoneBit) == 0) {
+        break;
+      }
+      q = c & ~kDoneBit;
+    }
+    while (p != q) {
+      std::uint32_t& c = counter_[h.base + roots[p]];
+      p = c & ~kDoneBit;
+      c = kDoneBit | q;
+    }
+    return q;
   }
 
   std::uint32_t new_node(std::uint32_t a, std::uint32_t b) {
@@ -393,13 +428,27 @@ void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::u
   nic = add(add(t, p_.gap.ps, host), nic_part, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
   slice(host, 1, kMessageKind, sender, sop.size, t, nic);
-  std::uint32_t prev = kNil;
-  for (std::uint32_t node = hosts_[host].rq_head; node != kNil; prev = node, node = pool_[node].next) {
-    const std::uint32_t recv_op = pool_[node].a;
-    if (!matches(host, hosts_[host].prog->ops[recv_op], sender, sop.tag)) {
-      continue;
+  Host& h = hosts_[host];
+  std::uint32_t recv_op = kNil;
+  h.root_next = next_live_root(h, h.root_next);
+  for (std::uint32_t p = h.root_next; p < h.root_end; p = next_live_root(h, p + 1)) {
+    const std::uint32_t op = h.prog->roots[p];
+    if (matches(host, h.prog->ops[op], sender, sop.tag)) {
+      recv_op = op;
+      counter_[h.base + op] = kDoneBit | (p + 1);  // Off the posted queue.
+      break;
     }
-    unlink(hosts_[host].rq_head, hosts_[host].rq_tail, prev, node);
+  }
+  std::uint32_t prev = kNil;
+  for (std::uint32_t node = recv_op == kNil ? h.rq_head : kNil; node != kNil;
+       prev = node, node = pool_[node].next) {
+    if (matches(host, h.prog->ops[pool_[node].a], sender, sop.tag)) {
+      recv_op = pool_[node].a;
+      unlink(h.rq_head, h.rq_tail, prev, node);
+      break;
+    }
+  }
+  if (recv_op != kNil) {
     if (request_only) {
       handshake_matched(host, recv_op, sender, send_op, cpu);
       return;
@@ -638,7 +687,7 @@ void Engine::report_stuck(SimResult& result) const {
     bool rank_stuck = false;
     for (std::uint32_t i = 0; i < pr.ops.size(); ++i) {
       const std::uint32_t c = counter_[hosts_[r].base + i];
-      if (c == kDone) {
+      if ((c & kDoneBit) != 0) {
         continue;
       }
       if (!rank_stuck) {
@@ -684,19 +733,29 @@ SimResult Engine::run() {
   }
   std::uint64_t total = 0;
   std::uint64_t roots = 0;
-  std::uint64_t root_recvs = 0;
+  std::uint32_t root_begin = 0;
+  std::uint32_t root_end = 0;
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     const Program* prog = &s_.program_of(r);
-    hosts_[r] = Host{prog, static_cast<std::uint32_t>(total), kNil, kNil, kNil, kNil};
+    if (r == 0 || prog != hosts_[r - 1].prog) {
+      // Roots are ordered by type (sends, receives, calcs), so the root receives are one run.
+      const auto type_below = [prog](OpType type) {
+        return [prog, type](std::uint32_t op) { return prog->ops[op].type < type; };
+      };
+      root_begin = static_cast<std::uint32_t>(
+          std::partition_point(prog->roots.begin(), prog->roots.end(), type_below(OpType::kRecv)) -
+          prog->roots.begin());
+      root_end = static_cast<std::uint32_t>(
+          std::partition_point(prog->roots.begin(), prog->roots.end(), type_below(OpType::kCalc)) -
+          prog->roots.begin());
+    }
+    hosts_[r] = Host{prog, static_cast<std::uint32_t>(total), kNil, kNil, kNil, kNil, root_begin, root_end};
     if (prog->ops.size() >= kMaxOpsPerRank) {
       throw InputError(fmt::format("rank {} has {} operations; the simulator handles at most {} per rank", r,
                                    prog->ops.size(), kMaxOpsPerRank - 1));
     }
     total += prog->ops.size();
     roots += prog->roots.size();
-    for (const std::uint32_t op : prog->roots) {
-      root_recvs += prog->ops[op].type == OpType::kRecv ? 1 : 0;
-    }
     if (total >= kDone) {
       throw InputError(
           fmt::format("the schedule has more than {} operations, the simulator's limit", kDone - 1));
@@ -718,8 +777,7 @@ SimResult Engine::run() {
   if (fold_) {
     groups_.assign(static_cast<std::size_t>(ranks_) * kGroupKinds, Group{});
   }
-  // Receives posted at the start all wait in receive queues: allocate their nodes once.
-  pool_.reserve(root_recvs + ranks_);
+  pool_.reserve(ranks_);
 
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
@@ -727,8 +785,18 @@ SimResult Engine::run() {
   queue_.set_next_ts(roots);
   std::uint64_t ts = 0;
   for (std::uint32_t r = 0; r < ranks_; ++r) {
-    for (const std::uint32_t op : hosts_[r].prog->roots) {
-      process(detail::Event{0, ts++, payload_of(r, op)});
+    const Program& pr = *hosts_[r].prog;
+    for (const std::uint32_t op : pr.roots) {
+      if (pr.ops[op].type == OpType::kRecv) {
+        // No message has been handled yet (none arrives before every root has run), so a root
+        // receive only starts and joins the posted queue, where it already is (Host).
+        ++events_;
+        mark_started(r, op, 0);
+        flush_ready(0);
+        ++ts;
+      } else {
+        process(detail::Event{0, ts++, payload_of(r, op)});
+      }
     }
   }
   while (!queue_.empty()) {
