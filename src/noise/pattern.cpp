@@ -108,57 +108,61 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> DetourPattern::detours() co
   return out;
 }
 
-std::size_t DetourPattern::first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept {
-  const std::size_t n = spans_.size();
-  std::size_t lo = 0;
-  if (hint < n && (hint == 0 || spans_[hint - 1].end <= pos)) {
-    // The answer is at or after the hint: look at a few detours, then search the rest.
-    constexpr std::size_t kScan = 8;
-    const std::size_t stop = std::min(n, static_cast<std::size_t>(hint) + kScan);
-    for (std::size_t i = hint; i < stop; ++i) {
-      if (spans_[i].end > pos) {
-        return i;
-      }
-    }
-    lo = stop;
-  }
-  const auto it = std::upper_bound(spans_.begin() + static_cast<std::ptrdiff_t>(lo), spans_.end(), pos,
+std::size_t DetourPattern::first_ending_after(std::uint64_t pos) const noexcept {
+  const auto it = std::upper_bound(spans_.begin(), spans_.end(), pos,
                                    [](std::uint64_t p, const Span& sp) { return p < sp.end; });
   return static_cast<std::size_t>(it - spans_.begin());
 }
 
-std::uint64_t DetourPattern::finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
-                                    std::uint32_t& hint) const noexcept {
-  const std::size_t n = spans_.size();
-  if (n == 0) {
-    return t + d;
-  }
-  // Work in pattern time a = t + offset; `base` is the start of the period holding detour i.
-  const std::uint64_t a = t + offset;
+void DetourPattern::seek(std::uint64_t a, Cursor& cursor) const noexcept {
   std::uint64_t base = a - a % period_ps_;
-  std::size_t i = first_ending_after(a - base, hint);
-  if (i == n) {
+  std::size_t i = first_ending_after(a - base);
+  if (i == spans_.size()) {
     i = 0;
     base += period_ps_;
   }
-  hint = static_cast<std::uint32_t>(i);
-  std::uint64_t cur = a;
-  if (base + spans_[i].start <= cur) {
-    cur = base + spans_[i].end;  // A detour in progress delays the start.
-    if (++i == n) {
-      i = 0;
-      base += period_ps_;
+  cursor.index = static_cast<std::uint32_t>(i);
+  cursor.start = base + spans_[i].start;
+  cursor.end = base + spans_[i].end;
+  cursor.valid_from = a;
+}
+
+void DetourPattern::advance(Cursor& cursor) const noexcept {
+  std::uint64_t base = cursor.start - spans_[cursor.index].start;
+  std::size_t i = cursor.index + std::size_t{1};
+  if (i == spans_.size()) {
+    i = 0;
+    base += period_ps_;
+  }
+  // Ends increase, so the next detour is the first to end after this one's end.
+  cursor.valid_from = cursor.end;
+  cursor.index = static_cast<std::uint32_t>(i);
+  cursor.start = base + spans_[i].start;
+  cursor.end = base + spans_[i].end;
+}
+
+std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept {
+  // Catch up with a few steps; after a long idle stretch a binary search is cheaper.
+  constexpr int kSteps = 8;
+  int steps = 0;
+  while (cursor.end <= a) {
+    if (++steps > kSteps) {
+      seek(a, cursor);
+      break;
     }
+    advance(cursor);
+  }
+  std::uint64_t cur = a;
+  if (cursor.start <= cur) {
+    cur = cursor.end;  // A detour in progress delays the start.
+    advance(cursor);
   }
   std::uint64_t end = cur + d;
-  while (base + spans_[i].start < end) {
-    end += spans_[i].end - spans_[i].start;
-    if (++i == n) {
-      i = 0;
-      base += period_ps_;
-    }
+  while (cursor.start < end) {
+    end += cursor.end - cursor.start;
+    advance(cursor);
   }
-  return end - offset;
+  return end;
 }
 
 namespace {

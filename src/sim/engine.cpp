@@ -134,7 +134,8 @@ class Engine {
     return noisy_work(host, t, d);
   }
   [[nodiscard]] std::uint64_t noisy_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
-    const std::uint64_t end = noise_->pattern->finish(t, d, noise_->offset_of(host), noise_hint_[host]);
+    NoiseState& state = noise_state_[host];
+    const std::uint64_t end = noise_->pattern->finish(t, d, state.offset, state.cursor);
     if (end < t || end - t < d) {
       overflow(host);
     }
@@ -291,7 +292,12 @@ class Engine {
   LogGOPSParams p_;
   bool record_;
   const NoiseInjection* noise_;
-  std::vector<std::uint32_t> noise_hint_;  // per host: cursor into the noise pattern
+  // Per host: its phase and where it is in the pattern, side by side (one cache line).
+  struct NoiseState {
+    noise::DetourPattern::Cursor cursor;
+    std::uint64_t offset = 0;
+  };
+  std::vector<NoiseState> noise_state_;
   std::uint64_t max_slices_;
   std::uint32_t ranks_;
   std::uint32_t ncpu_;
@@ -729,7 +735,10 @@ SimResult Engine::run() {
       throw InputError(fmt::format("noise injection has {} phases for {} ranks (give one or one per rank)",
                                    noise_->offset_ps.size(), ranks_));
     }
-    noise_hint_.assign(ranks_, 0);
+    noise_state_.resize(ranks_);
+    for (std::uint32_t r = 0; r < ranks_; ++r) {
+      noise_state_[r].offset = noise_->offset_of(r);
+    }
   }
   std::uint64_t total = 0;
   std::uint64_t roots = 0;

@@ -51,24 +51,53 @@ class DetourPattern {
   /// Detours as (start, length) in ps, for tests and output.
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> detours() const;
 
+  /// Where one caller (one rank) is in the pattern: the next detour that can touch its work, in
+  /// pattern time with the period included. Value-initialise it; finish() keeps it up to date.
+  struct Cursor {
+    std::uint64_t start = 0;  ///< Pattern time at which detour `index` starts.
+    std::uint64_t end = 0;    ///< Pattern time at which detour `index` ends.
+    /// Detour `index` is the first to end after any pattern time >= this (max: not set yet).
+    std::uint64_t valid_from = ~std::uint64_t{0};
+    std::uint32_t index = 0;  ///< Detour within the period.
+  };
+
   /// End time of CPU work of length `d` ready at `t` for a rank at phase `offset` (< period).
   [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept {
-    std::uint32_t hint = 0;
-    return finish(t, d, offset, hint);
+    Cursor cursor;
+    return finish(t, d, offset, cursor);
   }
 
-  /// The same with a per-caller cursor: `hint` (start with 0) remembers where the last query
-  /// ended, so the nearly monotone queries of one rank need no binary search over a long trace.
+  /// The same with a per-caller cursor. One rank's queries are nearly monotone in time, so most
+  /// are answered from the cursor alone, without touching the (possibly long) detour list;
+  /// a query earlier than the cursor's position starts over with a binary search.
   [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
-                                     std::uint32_t& hint) const noexcept;
+                                     Cursor& cursor) const noexcept {
+    const std::uint64_t a = t + offset;
+    if (a < cursor.valid_from || cursor.valid_from == ~std::uint64_t{0}) {
+      if (spans_.empty()) {
+        return t + d;
+      }
+      seek(a, cursor);
+    }
+    if (cursor.end <= a || cursor.start < a + d || cursor.start <= a) {
+      return finish_slow(a, d, cursor) - offset;
+    }
+    return t + d;  // The next detour starts at or after the end of the work.
+  }
 
  private:
   struct Span {
     std::uint64_t start;
     std::uint64_t end;
   };
+  // Points `cursor` at the first detour ending after pattern time `a`.
+  void seek(std::uint64_t a, Cursor& cursor) const noexcept;
+  // Moves `cursor` to the next detour (wrapping into the next period).
+  void advance(Cursor& cursor) const noexcept;
+  // finish() when a detour is in progress at `a` or starts before a + d (pattern time result).
+  [[nodiscard]] std::uint64_t finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept;
   // Index of the first detour that ends after pattern position `pos` (< period), or size().
-  [[nodiscard]] std::size_t first_ending_after(std::uint64_t pos, std::uint32_t hint) const noexcept;
+  [[nodiscard]] std::size_t first_ending_after(std::uint64_t pos) const noexcept;
 
   std::vector<Span> spans_;  // start and end side by side: one cache line per lookup
   std::uint64_t period_ps_ = 1;
