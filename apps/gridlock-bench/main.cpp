@@ -209,6 +209,7 @@ struct SimReplicasText {
   std::string gap_per_byte = "6ns";
   std::string overhead_per_byte = "0";
   std::uint64_t eager_threshold = 65535;
+  bool rendezvous_handshake = false;
   std::string noise_trace;
   std::string noise_format = "auto";
   std::string noise_periodic;
@@ -227,6 +228,8 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
   cmd.add_option("-G", t.gap_per_byte, "Gap per byte G")->capture_default_str();
   cmd.add_option("-O", t.overhead_per_byte, "CPU overhead per byte O")->capture_default_str();
   cmd.add_option("-S", t.eager_threshold, "Eager threshold S in bytes")->capture_default_str();
+  cmd.add_flag("--rendezvous-handshake", t.rendezvous_handshake,
+               "Extension: rendezvous messages wait for a request-to-send / clear-to-send round trip");
   cmd.add_option("--network-scale", o.network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();
   cmd.add_option("--noise", t.noise_trace, "Noise trace (gridlock, Netgauge, LogGOPSim)");
@@ -249,6 +252,7 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   o.params.gap_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.gap_per_byte, "-G")};
   o.params.overhead_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.overhead_per_byte, "-O")};
   o.params.eager_threshold_bytes = t.eager_threshold;
+  o.params.rendezvous_handshake = t.rendezvous_handshake;
   o.params = gridlock::sim::scale_network(o.params, o.network_scale);
   const int given =
       (t.noise_trace.empty() ? 0 : 1) + (t.noise_periodic.empty() ? 0 : 1) + (t.noise_random.empty() ? 0 : 1);

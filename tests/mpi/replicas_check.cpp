@@ -27,4 +27,7 @@ TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   ASSERT_EQ(serial["scales"].size(), 2U);
   EXPECT_EQ(serial["scales"], spread["scales"]);
   EXPECT_EQ(spread["context"]["mpi_ranks"], 3);
+  // Both record the LogGOPS parameters they used (L halved by --network-scale 0.5).
+  EXPECT_EQ(spread["context"]["loggops"]["L_ps"], 1'250'000);
+  EXPECT_EQ(serial["context"]["loggops"], spread["context"]["loggops"]);
 }
