@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "detail/lean_http.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/version.hpp"
@@ -76,7 +77,7 @@ struct Server::Impl {
   const Oracle& oracle;
   ServerOptions options;
   std::function<Json()> status;
-  httplib::Server http;
+  detail::LeanHttpServer http;
   std::array<std::atomic<std::uint64_t>, kEndpointCount> requests{};
   std::mutex errors_mutex;
   std::map<std::string, std::uint64_t> errors;
