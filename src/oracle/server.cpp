@@ -262,6 +262,26 @@ struct Server::Impl {
         reply(res, error_body("http_error", fmt::format("HTTP status {}", res.status)), res.status);
       }
     });
+    // First: cpp-httplib tries the patterns (std::regex) in order, and this is the latency-critical
+    // one-pair query (the patterns are anchored and disjoint, so the order changes no answer).
+    http.Get(
+        "/v1/route-metrics", wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
+          Json params = Json::object();
+          for (const char* key : {"metric", "reducer"}) {
+            if (req.has_param(key)) {
+              params[key] = req.get_param_value(key);
+            }
+          }
+          params["window_s"] = query_double(req, "window_s", 0);
+          params["endpoints"] = req.has_param("endpoints") && req.get_param_value("endpoints") == "true";
+          params["undirected"] = req.has_param("undirected") && req.get_param_value("undirected") == "true";
+          const auto q = query_from_json(params);
+          const auto src = resolve(Json(query_required(req, "src")));
+          const auto dst = resolve(Json(query_required(req, "dst")));
+          const auto values = oracle.route_metrics({{src, dst}}, q);
+          reply(res,
+                {{"metric", to_string(q.metric)}, {"reducer", to_string(q.reducer)}, {"value", values[0]}});
+        }));
     http.Get("/v1/health", wrap(kHealth, [this](const httplib::Request&, httplib::Response& res) {
                reply(res, health());
              }));
@@ -300,24 +320,6 @@ struct Server::Impl {
                reply(res, {{"links", oracle.top_links(static_cast<std::size_t>(top),
                                                       query_double(req, "window_s", 0))}});
              }));
-    http.Get(
-        "/v1/route-metrics", wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
-          Json params = Json::object();
-          for (const char* key : {"metric", "reducer"}) {
-            if (req.has_param(key)) {
-              params[key] = req.get_param_value(key);
-            }
-          }
-          params["window_s"] = query_double(req, "window_s", 0);
-          params["endpoints"] = req.has_param("endpoints") && req.get_param_value("endpoints") == "true";
-          params["undirected"] = req.has_param("undirected") && req.get_param_value("undirected") == "true";
-          const auto q = query_from_json(params);
-          const auto src = resolve(Json(query_required(req, "src")));
-          const auto dst = resolve(Json(query_required(req, "dst")));
-          const auto values = oracle.route_metrics({{src, dst}}, q);
-          reply(res,
-                {{"metric", to_string(q.metric)}, {"reducer", to_string(q.reducer)}, {"value", values[0]}});
-        }));
     http.Post("/v1/route-metrics",
               wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
                 const Json body = parse_body(req);
