@@ -167,6 +167,10 @@ TEST_F(ServerTest, RouteMetricsMatchTheOracle) {
   EXPECT_EQ(client.route_metrics({{"nid00012", "nid00038"}}, q), std::vector<double>{5});
   const Json single = client.get("/v1/route-metrics?src=nid00012&dst=nid00038&metric=stalls&reducer=sum");
   EXPECT_EQ(single["metric"], "stalls");
+  const auto text = raw().Get("/v1/route-metrics?src=nid00012&dst=38&metric=hops");
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->body, R"({"metric":"hops","reducer":"max","value":5.0})");
+  EXPECT_EQ(text->get_header_value("Content-Type"), "application/json");
   const auto matrix = client.metric_matrix({"nid00012", "nid00038", "0"}, q);
   ASSERT_EQ(matrix.size(), 9U);
   EXPECT_EQ(matrix[1], 5);
