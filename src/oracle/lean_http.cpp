@@ -25,7 +25,7 @@ using Micros = std::chrono::microseconds;
 // itself never looks while a keep-alive connection is idle, so stop() waited for its timeout).
 constexpr Micros kWakeInterval{100'000};
 // Answers up to this size are assembled and sent at once; a larger body is sent from its own memory.
-constexpr std::size_t kWriteBufferBytes = 64 * 1024;
+constexpr std::size_t kWriteBufferBytes = std::size_t{64} * 1024;
 // As cpp-httplib's CPPHTTPLIB_RECV_BUFSIZ: a request line and headers usually arrive in one read.
 constexpr std::size_t kReadBufferBytes = 4096;
 
