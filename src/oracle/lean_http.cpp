@@ -212,7 +212,8 @@ class BufferedSocketStream final : public httplib::Stream {
 bool LeanHttpServer::process_and_close_socket(socket_t sock) {
   const auto read_timeout = duration_of(read_timeout_sec_, read_timeout_usec_);
   const auto write_timeout = duration_of(write_timeout_sec_, write_timeout_usec_);
-  const auto idle = duration_of(keep_alive_timeout_sec_, 0);
+  // At least 10 ms, as cpp-httplib's own wait (one 10 ms poll) when the keep-alive timeout is 0.
+  const auto idle = std::max(duration_of(keep_alive_timeout_sec_, 0), Micros(10'000));
   set_socket_timeout(sock, SO_RCVTIMEO, std::min({kWakeInterval, read_timeout, idle}));
   set_socket_timeout(sock, SO_SNDTIMEO, std::min(kWakeInterval, write_timeout));
   bool ok = false;
