@@ -1,9 +1,17 @@
 // The oracle service over loopback: right answers, bad requests, concurrency.
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -17,6 +25,74 @@
 namespace gridlock::oracle {
 namespace {
 
+// A plain TCP connection to the server, for what an HTTP client library would hide: pipelining,
+// requests split across writes, "Expect: 100-continue", a client that stops sending.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{};
+    tv.tv_sec = 20;  // a safety net against a hanging test, not a measurement
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~RawConnection() { ::close(fd_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  RawConnection(RawConnection&&) = delete;
+  RawConnection& operator=(RawConnection&&) = delete;
+
+  [[nodiscard]] bool connected() const { return connected_; }
+  // After read_until_closed(): whether the server closed the connection (not a timeout).
+  [[nodiscard]] bool closed_by_server() const { return closed_by_server_; }
+  bool send(const std::string& text) const {
+    return ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+  }
+  // Everything received until the server closes the connection (or the safety timeout).
+  [[nodiscard]] std::string read_until_closed() {
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (true) {
+      const auto n = ::recv(fd_, buf.data(), buf.size(), 0);
+      if (n <= 0) {
+        closed_by_server_ = n == 0;
+        return out;
+      }
+      out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+  }
+  // Receives until `text` has arrived (or the connection ends); returns what was received.
+  [[nodiscard]] std::string read_until(const std::string& text) const {
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (out.find(text) == std::string::npos) {
+      const auto n = ::recv(fd_, buf.data(), buf.size(), 0);
+      if (n <= 0) {
+        break;
+      }
+      out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  bool closed_by_server_ = false;
+};
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -25,7 +101,7 @@ class ServerTest : public ::testing::Test {
     ServerOptions options;
     options.port = 0;
     options.threads = 4;
-    options.max_body_bytes = 64 * 1024;
+    options.max_body_bytes = std::size_t{64} * 1024;
     options.max_pairs = 1000;
     server_ = std::make_unique<Server>(oracle_, options, [] { return Json::array({{{"kind", "test"}}}); });
     port_ = server_->start();
@@ -83,6 +159,7 @@ TEST_F(ServerTest, RouteMetricsMatchTheOracle) {
       {"nid00012", "nid00038"}, {"nid00012", "nid00013"}, {"nid00017", "nid00049"}};
   const auto values = client.route_metrics(pairs, q);
   std::vector<std::pair<topo::NodeId, topo::NodeId>> ids;
+  ids.reserve(pairs.size());
   for (const auto& [a, b] : pairs) {
     ids.emplace_back(topo_.node_id(a), topo_.node_id(b));
   }
@@ -91,6 +168,10 @@ TEST_F(ServerTest, RouteMetricsMatchTheOracle) {
   EXPECT_EQ(client.route_metrics({{"nid00012", "nid00038"}}, q), std::vector<double>{5});
   const Json single = client.get("/v1/route-metrics?src=nid00012&dst=nid00038&metric=stalls&reducer=sum");
   EXPECT_EQ(single["metric"], "stalls");
+  const auto text = raw().Get("/v1/route-metrics?src=nid00012&dst=38&metric=hops");
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->body, R"({"metric":"hops","reducer":"max","value":5.0})");
+  EXPECT_EQ(text->get_header_value("Content-Type"), "application/json");
   const auto matrix = client.metric_matrix({"nid00012", "nid00038", "0"}, q);
   ASSERT_EQ(matrix.size(), 9U);
   EXPECT_EQ(matrix[1], 5);
@@ -130,7 +211,7 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
   EXPECT_EQ(r->status, 413);
   EXPECT_EQ(error_code(r), "too_large");
   auto c2 = raw();
-  r = c2.Post("/v1/route-metrics", std::string(100 * 1024, ' '), "application/json");
+  r = c2.Post("/v1/route-metrics", std::string(std::size_t{100} * 1024, ' '), "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
   // Still healthy.
@@ -152,6 +233,7 @@ TEST_F(ServerTest, ThousandConcurrentRequestsAllAnswered) {
   std::atomic<int> expected_errors{0};
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       httplib::Client c("127.0.0.1", port_);
@@ -174,9 +256,7 @@ TEST_F(ServerTest, ThousandConcurrentRequestsAllAnswered) {
               return c.Get("/v1/health");
           }
         }();
-        if (!r) {
-          ++wrong;
-        } else if (kind == 2 ? r->status == 400 : r->status == 200) {
+        if (r && r->status == (kind == 2 ? 400 : 200)) {
           ++(kind == 2 ? expected_errors : ok);
         } else {
           ++wrong;
@@ -191,6 +271,95 @@ TEST_F(ServerTest, ThousandConcurrentRequestsAllAnswered) {
   EXPECT_EQ(ok.load() + expected_errors.load(), kThreads * kPerThread);
   EXPECT_EQ(expected_errors.load(), kThreads * kPerThread / 4);
   EXPECT_GE(server_->requests(), static_cast<std::uint64_t>(kThreads * kPerThread));
+}
+
+TEST_F(ServerTest, PipelinedRequestsAreAllAnswered) {
+  // Regression: cpp-httplib's own connection loop dropped a request that arrived in the same
+  // read as the previous one (it made a new buffered stream per request).
+  RawConnection conn(port_);
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(
+      conn.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+                "GET /v1/route-metrics?src=nid00012&dst=nid00038&metric=hops HTTP/1.1\r\nHost: x\r\n\r\n"
+                "GET /v1/topology HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const auto answer = conn.read_until_closed();
+  EXPECT_TRUE(conn.closed_by_server());
+  EXPECT_EQ(count_of(answer, "HTTP/1.1 200 OK\r\n"), 3U) << answer;
+  EXPECT_NE(answer.find(R"("value":5.0)"), std::string::npos) << answer;
+  EXPECT_NE(answer.find(R"("nodes":64)"), std::string::npos) << answer;
+}
+
+TEST_F(ServerTest, RequestSplitAcrossWritesIsAnswered) {
+  RawConnection conn(port_);
+  ASSERT_TRUE(conn.connected());
+  const std::string body = R"({"metric":"hops","pairs":[["nid00012","nid00038"]]})";
+  const std::vector<std::string> parts{
+      "PO", "ST /v1/route-metrics HTTP/1.1\r\nHo",
+      "st: x\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n",
+      "\r\n" + body.substr(0, 10), body.substr(10)};
+  for (const auto& part : parts) {
+    ASSERT_TRUE(conn.send(part));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto answer = conn.read_until_closed();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << answer;
+  EXPECT_NE(answer.find(R"("values":[5.0])"), std::string::npos) << answer;
+}
+
+TEST_F(ServerTest, ExpectContinueGetsTheInterimAnswerBeforeTheBody) {
+  // The server collects an answer before sending it; "100 Continue" must go out while it waits.
+  RawConnection conn(port_);
+  ASSERT_TRUE(conn.connected());
+  const std::string body = R"({"metric":"hops","pairs":[[12,38]]})";
+  ASSERT_TRUE(
+      conn.send("POST /v1/route-metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                "Expect: 100-continue\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n"));
+  const auto interim = conn.read_until("\r\n\r\n");
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(conn.send(body));
+  const auto answer = conn.read_until_closed();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << answer;
+}
+
+TEST_F(ServerTest, LargeAnswerArrivesWhole) {
+  // Answers over the server's 64 KiB write buffer are sent from the body itself.
+  Json nodes = Json::array();
+  for (int i = 0; i < 320; ++i) {
+    nodes.push_back(i % 64);
+  }
+  auto c = raw();
+  const auto r =
+      c.Post("/v1/metric-matrix", Json{{"metric", "hops"}, {"nodes", nodes}}.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200);
+  EXPECT_GT(r->body.size(), 64U * 1024U);
+  const Json answer = Json::parse(r->body);
+  ASSERT_EQ(answer["matrix"].size(), 320U);
+  EXPECT_EQ(answer["matrix"][12][38], 5);
+  EXPECT_EQ(answer["matrix"][319][319], 0);
+}
+
+TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const MetricStore store(t);
+  const Oracle oracle(t, store);
+  ServerOptions options;
+  options.port = 0;
+  options.timeout_s = 1;
+  Server server(oracle, options);
+  const int port = server.start();
+  ASSERT_GT(port, 0);
+  RawConnection conn(port);
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send("GET /v1/health HTTP/1.1\r\nHo"));
+  // The server gives up on the request after its read timeout and closes the connection; the
+  // 20 s receive timeout of RawConnection would leave the test with nothing at all.
+  const auto answer = conn.read_until_closed();
+  EXPECT_TRUE(conn.closed_by_server());
+  EXPECT_EQ(answer.find("200 OK"), std::string::npos) << answer;
+  Client client("127.0.0.1:" + std::to_string(port), 5);
+  EXPECT_EQ(client.health()["status"], "ok");
 }
 
 TEST(ServerStart, UnbindableAddressIsAnIoError) {
