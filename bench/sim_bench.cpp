@@ -72,27 +72,41 @@ void BM_ParseText(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseText)->Unit(benchmark::kMillisecond);
 
+// File shape counters for the binary load benchmarks: bytes per stored op say how compact the
+// encoding is, and ops per second compare runs whose encodings differ in size.
+void report_program_shape(benchmark::State& state, const Schedule& schedule, std::size_t file_bytes) {
+  std::uint64_t stored_ops = 0;
+  for (const auto& program : schedule.programs()) {
+    stored_ops += program.ops.size();
+  }
+  state.counters["bytes_per_op"] = static_cast<double>(file_bytes) / static_cast<double>(stored_ops);
+  state.counters["ops_per_s"] = benchmark::Counter(
+      static_cast<double>(stored_ops) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void BM_LoadBinary(benchmark::State& state) {
   // Random rings: every rank has its own program, so the file is not dominated by sharing.
-  const std::string bytes =
-      gridlock::sim::write_binary(gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1));
+  const Schedule schedule = gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1);
+  const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
     benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes.size()));
+  report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinary)->Unit(benchmark::kMillisecond);
 
 void BM_LoadBinaryLargePrograms(benchmark::State& state) {
   // 256 distinct programs of 4,000 ops each (like a traced application): per-op decoding dominates.
-  const std::string bytes =
-      gridlock::sim::write_binary(gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1));
+  const Schedule schedule = gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1);
+  const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
     benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes.size()));
+  report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinaryLargePrograms)->Unit(benchmark::kMillisecond);
 

@@ -114,13 +114,6 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-// One decoded program: ops, then its dependants in one flat array (no allocation per op).
-struct RawProgram {
-  std::vector<Op> ops;
-  std::vector<std::uint32_t> edge_begin;  // 2n+1 offsets into edges: done, start per op
-  std::vector<std::uint32_t> edges;
-};
-
 }  // namespace
 
 std::string write_binary(const Schedule& schedule) {
@@ -206,18 +199,25 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (num_programs == 0 || num_programs > num_ranks || num_programs > bytes.size()) {
     in.fail(fmt::format("number of programs {} out of range (1 .. {})", num_programs, num_ranks));
   }
-  std::vector<RawProgram> programs(num_programs);
-  for (auto& program : programs) {
+  // All programs go into one flat store (a few allocations however many programs there are).
+  ProgramStore store;
+  store.extents.resize(num_programs);
+  for (ProgramExtent& extent : store.extents) {
     const auto n =
         static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
     // Every op takes at least 4 bytes, which bounds allocations on corrupt input.
     if (n > bytes.size()) {
       in.fail("operation count larger than the file");
     }
-    program.ops.resize(n);
-    program.edge_begin.assign(2 * static_cast<std::size_t>(n) + 1, 0);
+    extent.num_ops = n;
+    const std::size_t op_base = store.ops.size();
+    const std::size_t begin_base = store.succ_begin.size();
+    const std::size_t succ_base = store.succ.size();
+    store.ops.resize(op_base + n);
+    store.succ_begin.resize(begin_base + 2 * static_cast<std::size_t>(n) + 1);
+    store.succ_begin[begin_base] = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-      Op& op = program.ops[i];
+      Op& op = store.ops[op_base + i];
       const std::uint8_t flags = in.byte();
       const std::uint8_t type = flags & kTypeMask;
       if ((flags & ~kKnownBits) != 0 || type == 0 ||
@@ -261,16 +261,17 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
         if (target < 0 || target >= static_cast<std::int64_t>(n)) {
           in.fail(fmt::format("dependency of operation {} on an operation out of range", i));
         }
-        program.edges.push_back(static_cast<std::uint32_t>(target));
+        store.succ.push_back(static_cast<std::uint32_t>(target));
       }
-      if (program.edges.size() >= kMaxOpsPerRank) {
+      const std::size_t num_succ = store.succ.size() - succ_base;
+      if (num_succ >= kMaxOpsPerRank) {
         in.fail("too many dependencies in one program");
       }
-      program.edge_begin[2 * static_cast<std::size_t>(i) + 1] =
-          program.edge_begin[2 * static_cast<std::size_t>(i)] + static_cast<std::uint32_t>(n_done);
-      program.edge_begin[2 * static_cast<std::size_t>(i) + 2] =
-          static_cast<std::uint32_t>(program.edges.size());
+      std::uint32_t* offsets = store.succ_begin.data() + begin_base + 2 * static_cast<std::size_t>(i);
+      offsets[1] = offsets[0] + static_cast<std::uint32_t>(n_done);
+      offsets[2] = static_cast<std::uint32_t>(num_succ);
     }
+    extent.num_succ = static_cast<std::uint32_t>(store.succ.size() - succ_base);
   }
   std::vector<std::uint32_t> table;
   while (table.size() < num_ranks) {
@@ -289,14 +290,8 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   }
   // The programs are taken as they are (the writer shared them already); from_programs checks
   // the dependency lists for cycles and computes dependency counts and roots.
-  std::vector<Program> finished(num_programs);
-  for (std::uint32_t p = 0; p < num_programs; ++p) {
-    finished[p].ops = std::move(programs[p].ops);
-    finished[p].succ_begin = std::move(programs[p].edge_begin);
-    finished[p].succ = std::move(programs[p].edges);
-  }
   try {
-    return ScheduleBuilder::from_programs(num_ranks, std::move(finished), std::move(table));
+    return ScheduleBuilder::from_programs(num_ranks, std::move(store), std::move(table));
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: invalid binary schedule: {}", source_name, e.what()));
   }

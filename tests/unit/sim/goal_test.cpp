@@ -40,7 +40,7 @@ TEST(Goal, ParsesLogGOPSimSyntax) {
   EXPECT_EQ(r0.ops[2].type, OpType::kCalc);
   EXPECT_EQ(r0.ops[2].size, 2500U * 1000U);
   EXPECT_EQ(r0.dep_count[2], 2U);
-  EXPECT_EQ(r0.roots, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(std::vector<std::uint32_t>(r0.roots.begin(), r0.roots.end()), (std::vector<std::uint32_t>{0, 1}));
   const Program& r2 = s.program_of(2);
   EXPECT_EQ(r2.ops[0].peer_offset, kAnySource);
   EXPECT_EQ(r2.ops[0].tag, kAnyTag);
