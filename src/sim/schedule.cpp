@@ -242,13 +242,19 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore pr
       }
     }
     const std::uint32_t* succ = store.succ.data() + e.succ_offset;
-    for (std::size_t k = 0; k < e.num_succ; ++k) {
-      if (succ[k] >= n) {
-        throw InputError(fmt::format("program {}: dependency on undefined operation {}", p, succ[k]));
+    bool forward = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::uint32_t k = begin[2 * i]; k < begin[2 * i + 2]; ++k) {
+        if (succ[k] >= n) {
+          throw InputError(fmt::format("program {}: dependency on undefined operation {}", p, succ[k]));
+        }
+        forward = forward && succ[k] > i;
       }
     }
     complete_program(store, p, schedule.num_cpus_, schedule.num_nics_);
-    if (!acyclic(store.view(p), remaining, ready)) {
+    // Dependants that all come later cannot form a cycle (the usual case, checked in one pass);
+    // Kahn's algorithm only for the rest.
+    if (!forward && !acyclic(store.view(p), remaining, ready)) {
       throw InputError(fmt::format("program {} has a dependency cycle", p));
     }
   }
@@ -259,6 +265,18 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore pr
     }
   }
   adopt_store(schedule.store_, schedule.programs_, std::move(store));
+  schedule.rank_program_ = std::move(rank_program);
+  return schedule;
+}
+
+Schedule ScheduleBuilder::adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
+                                        std::uint32_t num_nics, ProgramStore programs,
+                                        std::vector<std::uint32_t> rank_program) {
+  Schedule schedule;
+  schedule.num_ranks_ = num_ranks;
+  schedule.num_cpus_ = num_cpus;
+  schedule.num_nics_ = num_nics;
+  adopt_store(schedule.store_, schedule.programs_, std::move(programs));
   schedule.rank_program_ = std::move(rank_program);
   return schedule;
 }

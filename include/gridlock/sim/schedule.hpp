@@ -177,6 +177,10 @@ class CycleError : public InputError {
   std::vector<std::uint32_t> ops_;
 };
 
+namespace detail {
+struct BinaryLoader;
+}  // namespace detail
+
 /// Builds a Schedule rank by rank; identical programs are shared.
 class ScheduleBuilder {
  public:
@@ -222,6 +226,12 @@ class ScheduleBuilder {
                                               std::vector<std::uint32_t> rank_program);
 
  private:
+  // The binary reader validates and completes programs while decoding them (one pass, in cache)
+  // and hands them over through adopt_checked without a second check.
+  friend struct detail::BinaryLoader;
+  [[nodiscard]] static Schedule adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
+                                              std::uint32_t num_nics, ProgramStore programs,
+                                              std::vector<std::uint32_t> rank_program);
   std::uint32_t add_op(const Op& op);
   [[nodiscard]] std::uint32_t offset_of(std::uint32_t peer) const;
   void append_program(const Program& program);
