@@ -316,7 +316,8 @@ unsigned size_class(std::uint64_t size) {
 }
 
 // Dependant counts (requires, irequires) of one op in a count column of the given width.
-std::pair<std::uint64_t, std::uint64_t> read_counts(const std::uint8_t* p, unsigned width) {
+[[gnu::always_inline]] inline std::pair<std::uint64_t, std::uint64_t> read_counts(const std::uint8_t* p,
+                                                                                  unsigned width) {
   switch (width) {
     case 0:
       return {*p & 0xFU, *p >> 4U};
@@ -402,11 +403,11 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   (void)sizes_pos;
 
   const std::size_t num_programs = store.extents.size();
-  // Ops are appended, not resized and overwritten: zero-filling them first cost a tenth of the load.
-  store.ops.reserve(total_ops);
+  store.ops.resize(total_ops);
   store.succ_begin.resize(2 * total_ops + num_programs);
   store.succ.resize(total_succ);
   store.dep_count.assign(total_ops, 0);
+  store.roots.reserve(std::min<std::uint64_t>(total_ops, 1U << 16U));
   Hosts hosts;
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
@@ -416,7 +417,6 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   const std::uint8_t* cpu_nic_p = cpu_nic;
   const std::uint8_t* count_p = counts;
   const std::uint8_t* dep_p = deps;
-  std::array<std::vector<std::uint32_t>, 3> root_buckets;  // send, recv, calc
   const auto decode = [&](auto peer_w, auto dep_w) {
     for (std::size_t prog = 0; prog < num_programs; ++prog) {
       ProgramExtent& e = store.extents[prog];
@@ -425,6 +425,7 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
       std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + prog;
       std::uint32_t* succ = store.succ.data() + e.succ_offset;
       std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
+      Op* ops = store.ops.data() + e.op_begin;
       std::uint64_t run = 0;
       bool backward = false;
       offsets[0] = 0;
@@ -481,7 +482,7 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
           max_nic = std::max<std::uint32_t>(max_nic, op.nic);
           cpu_nic_p += 2;
         }
-        store.ops.push_back(op);
+        ops[i] = op;
         const auto [done, start] = read_counts(count_p, count_width);
         const std::uint64_t first = run;
         run += done;
@@ -513,21 +514,23 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
                    fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
                                prog, run, e.num_succ));
       }
-      // Roots by type then index (LogGOPSim's start order): one pass into a bucket per type.
-      const Op* ops = store.ops.data() + e.op_begin;
-      for (auto& bucket : root_buckets) {
-        bucket.clear();
-      }
-      for (std::uint32_t i = 0; i < n; ++i) {
-        if (dep_count[i] == 0) {
-          root_buckets[static_cast<unsigned>(ops[i].type) - 1].push_back(i);
-        }
+      // Roots by type then index (LogGOPSim's start order): count them per type, then place
+      // each root in its type's range.
+      std::array<std::uint32_t, 4> per_type{};
+      for (std::size_t i = 0; i < n; ++i) {
+        per_type[static_cast<unsigned>(ops[i].type)] += dep_count[i] == 0 ? 1 : 0;
       }
       e.root_begin = store.roots.size();
-      for (const auto& bucket : root_buckets) {
-        store.roots.insert(store.roots.end(), bucket.begin(), bucket.end());
+      e.num_roots = per_type[1] + per_type[2] + per_type[3];
+      store.roots.resize(e.root_begin + e.num_roots);
+      std::array<std::uint32_t*, 4> place{nullptr, store.roots.data() + e.root_begin,
+                                          store.roots.data() + e.root_begin + per_type[1],
+                                          store.roots.data() + e.root_begin + per_type[1] + per_type[2]};
+      for (std::uint32_t i = 0; i < n; ++i) {
+        if (dep_count[i] == 0) {
+          *place[static_cast<unsigned>(ops[i].type)]++ = i;
+        }
       }
-      e.num_roots = static_cast<std::uint32_t>(store.roots.size() - e.root_begin);
       // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
       if (backward && !kahn_orders_all(store.view(prog), remaining, ready)) {
         in.fail_program(fmt::format("program {} has a dependency cycle", prog));
