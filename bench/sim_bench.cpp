@@ -2,6 +2,7 @@
 // Run: build/release/bench/sim_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -109,6 +110,20 @@ void BM_LoadBinaryLargePrograms(benchmark::State& state) {
   report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinaryLargePrograms)->Unit(benchmark::kMillisecond);
+
+// load_schedule end to end (file read from the page cache, then decode) of BM_LoadBinary's
+// schedule: compare with reading the same file cold from disk (docs/performance.md).
+void BM_LoadScheduleFile(benchmark::State& state) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "gridlock_sim_bench.gsched";
+  gridlock::sim::save_schedule(gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1), path);
+  const auto size = static_cast<std::int64_t>(std::filesystem::file_size(path));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::load_schedule(path));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * size);
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_LoadScheduleFile)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

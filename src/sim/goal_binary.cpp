@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -811,9 +812,25 @@ Schedule load_schedule(const std::filesystem::path& path) {
   if (file == nullptr) {
     throw IoError(fmt::format("cannot open schedule '{}': check the path and permissions", path.string()));
   }
+  // One read into a buffer of the file's size (when known) instead of 64 KiB chunks appended to a
+  // growing string; the loop still handles files that change size or report none.
   std::string bytes;
+  std::error_code size_error;
+  const std::uintmax_t expected = std::filesystem::file_size(path, size_error);
+  if (!size_error && expected < (std::uintmax_t{1} << 40U)) {
+    bytes.reserve(static_cast<std::size_t>(expected) + 1);
+  }
   std::array<char, 1U << 16U> chunk{};
   std::size_t got = 0;
+  if (bytes.capacity() > 0) {
+    bytes.resize(bytes.capacity());
+    std::size_t filled = 0;
+    while (filled < bytes.size() &&
+           (got = std::fread(bytes.data() + filled, 1, bytes.size() - filled, file)) > 0) {
+      filled += got;
+    }
+    bytes.resize(filled);
+  }
   while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
     bytes.append(chunk.data(), got);
   }
