@@ -391,17 +391,21 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   }
   const unsigned pw = peer_width(num_ranks);
   const unsigned count_bytes = count_width == 0 ? 1 : 2U * count_width;
+  // Each column is taken (bounds-checked) whole; `*_pos` are file offsets for error messages.
   const auto column = [&in](std::uint64_t length) {
-    const std::size_t at = in.pos();
-    return std::pair{reinterpret_cast<const std::uint8_t*>(in.take(length).data()), at};
+    return reinterpret_cast<const std::uint8_t*>(in.take(length).data());
   };
-  const auto [sizes, sizes_pos] = column(size_bytes);
-  const auto [peers, peers_pos] = column(num_peers * pw);
-  const auto [tags, tags_pos] = column(num_tags * 4);
-  const auto [cpu_nic, cpu_nic_pos] = column(num_cpu_nic * 2);
-  const auto [counts, counts_pos] = column(total_ops * count_bytes);
-  const auto [deps, deps_pos] = column(total_succ * dep_width);
-  (void)sizes_pos;
+  const std::uint8_t* sizes = column(size_bytes);
+  const std::size_t peers_pos = in.pos();
+  const std::uint8_t* peers = column(num_peers * pw);
+  const std::size_t tags_pos = in.pos();
+  const std::uint8_t* tags = column(num_tags * 4);
+  const std::size_t cpu_nic_pos = in.pos();
+  const std::uint8_t* cpu_nic = column(num_cpu_nic * 2);
+  const std::size_t counts_pos = in.pos();
+  const std::uint8_t* counts = column(total_ops * count_bytes);
+  const std::size_t deps_pos = in.pos();
+  const std::uint8_t* deps = column(total_succ * dep_width);
 
   const std::size_t num_programs = store.extents.size();
   store.ops.resize(total_ops);
