@@ -99,7 +99,7 @@ void BM_LoadBinary(benchmark::State& state) {
 BENCHMARK(BM_LoadBinary)->Unit(benchmark::kMillisecond);
 
 void BM_LoadBinaryLargePrograms(benchmark::State& state) {
-  // 256 distinct programs of 4,000 ops each (like a traced application): per-op decoding dominates.
+  // 256 distinct programs of about 5,000 ops each (like a traced application): per-op decoding dominates.
   const Schedule schedule = gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1);
   const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
