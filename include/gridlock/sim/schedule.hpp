@@ -178,6 +178,7 @@ class CycleError : public InputError {
 };
 
 namespace detail {
+/// The binary schedule reader's access to ScheduleBuilder (defined in goal_binary.cpp).
 struct BinaryLoader;
 }  // namespace detail
 

@@ -390,6 +390,30 @@ TEST(Goal, BinaryVersion2ErrorsNameTheProblemAndTheByte) {
   }
 }
 
+TEST(Goal, BinaryVersion2DependencyCountOutOfRangeIsRejected) {
+  // Program table: one op with 2^31 - 1 dependants, one more than a program may have.
+  const std::string bin = v2_file(
+      1, 1, std::string{'\x00', '\x01', '\x01', '\xff', '\xff', '\xff', '\xff', '\x07', '\x00', '\x01'});
+  EXPECT_NE(binary_error(bin).find("dependency count 2147483647 out of range"), std::string::npos)
+      << binary_error(bin);
+}
+
+TEST(Goal, FromProgramsRejectsAStoreWhoseArraysDoNotMatchItsExtents) {
+  ProgramStore store;
+  store.ops.push_back(Op{1, 0, 0, OpType::kCalc, 0, 0});
+  store.succ_begin = {0, 0, 0};
+  store.extents.push_back(ProgramExtent{});
+  store.extents[0].num_ops = 2;  // but only one op is stored
+  try {
+    (void)ScheduleBuilder::from_programs(1, store, {0});
+    FAIL() << "a malformed store was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed program store"), std::string::npos) << e.what();
+  }
+  store.extents[0].num_ops = 1;
+  EXPECT_EQ(ScheduleBuilder::from_programs(1, store, {0}).total_ops(), 1U);
+}
+
 TEST(Goal, BinaryVersion2TruncatedAnywhereIsRejected) {
   const std::string bin = write_binary(parse_goal(kExample));
   std::size_t truncated = 0;
