@@ -2,6 +2,7 @@
 // Run: build/release/bench/sim_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -72,29 +73,57 @@ void BM_ParseText(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseText)->Unit(benchmark::kMillisecond);
 
+// File shape counters for the binary load benchmarks: bytes per stored op say how compact the
+// encoding is, and ops per second compare runs whose encodings differ in size.
+void report_program_shape(benchmark::State& state, const Schedule& schedule, std::size_t file_bytes) {
+  std::uint64_t stored_ops = 0;
+  for (const auto& program : schedule.programs()) {
+    stored_ops += program.ops.size();
+  }
+  state.counters["bytes_per_op"] = static_cast<double>(file_bytes) / static_cast<double>(stored_ops);
+  state.counters["ops_per_s"] = benchmark::Counter(
+      static_cast<double>(stored_ops) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void BM_LoadBinary(benchmark::State& state) {
   // Random rings: every rank has its own program, so the file is not dominated by sharing.
-  const std::string bytes =
-      gridlock::sim::write_binary(gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1));
+  const Schedule schedule = gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1);
+  const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
     benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes.size()));
+  report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinary)->Unit(benchmark::kMillisecond);
 
 void BM_LoadBinaryLargePrograms(benchmark::State& state) {
-  // 256 distinct programs of 4,000 ops each (like a traced application): per-op decoding dominates.
-  const std::string bytes =
-      gridlock::sim::write_binary(gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1));
+  // 256 distinct programs of about 5,000 ops each (like a traced application): per-op decoding dominates.
+  const Schedule schedule = gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1);
+  const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
     benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes.size()));
+  report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinaryLargePrograms)->Unit(benchmark::kMillisecond);
+
+// load_schedule end to end (file read from the page cache, then decode) of BM_LoadBinary's
+// schedule: compare with reading the same file cold from disk (docs/performance.md).
+void BM_LoadScheduleFile(benchmark::State& state) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "gridlock_sim_bench.gsched";
+  gridlock::sim::save_schedule(gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1), path);
+  const auto size = static_cast<std::int64_t>(std::filesystem::file_size(path));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::load_schedule(path));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * size);
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_LoadScheduleFile)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -3,6 +3,9 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <system_error>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,6 +53,14 @@ class Reader {
   [[noreturn, gnu::cold, gnu::noinline]] void out_of_range(std::string_view what, std::uint64_t v,
                                                            std::uint64_t limit) const {
     fail(fmt::format("{} {} out of range (must be below {})", what, v, limit));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_at(std::size_t pos, std::string_view what) {
+    pos_ = pos;
+    fail(what);
+  }
+  [[nodiscard]] std::size_t pos() const { return pos_; }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_program(std::string_view what) const {
+    throw InputError(fmt::format("{}: invalid binary schedule: {}", name_, what));
   }
   std::uint8_t byte() {
     if (pos_ >= bytes_.size()) {
@@ -114,19 +125,464 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-// One decoded program: ops, then its dependants in one flat array (no allocation per op).
-struct RawProgram {
-  std::vector<Op> ops;
-  std::vector<std::uint32_t> edge_begin;  // 2n+1 offsets into edges: done, start per op
-  std::vector<std::uint32_t> edges;
+// Version 1: programs one after the other, each op a flags byte and varints (docs/formats/goal.md).
+void decode_programs_v1(Reader& in, std::size_t file_size, std::uint32_t num_ranks, ProgramStore& store) {
+  for (ProgramExtent& extent : store.extents) {
+    const auto n =
+        static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
+    // Every op takes at least 4 bytes, which bounds allocations on corrupt input.
+    if (n > file_size) {
+      in.fail("operation count larger than the file");
+    }
+    extent.num_ops = n;
+    const std::size_t op_base = store.ops.size();
+    const std::size_t begin_base = store.succ_begin.size();
+    const std::size_t succ_base = store.succ.size();
+    store.ops.resize(op_base + n);
+    store.succ_begin.resize(begin_base + 2 * static_cast<std::size_t>(n) + 1);
+    store.succ_begin[begin_base] = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      Op& op = store.ops[op_base + i];
+      const std::uint8_t flags = in.byte();
+      const std::uint8_t type = flags & kTypeMask;
+      if ((flags & ~kKnownBits) != 0 || type == 0 ||
+          ((flags & kHasTagBit) != 0 && (flags & kAnyTagBit) != 0)) {
+        in.fail(fmt::format("invalid operation flags 0x{:02x}", flags));
+      }
+      op.type = static_cast<OpType>(type);
+      op.size = in.varint();
+      if (op.type == OpType::kCalc) {
+        if ((flags & (kAnyPeerBit | kAnyTagBit | kHasTagBit)) != 0) {
+          in.fail("a calc with a peer or tag");
+        }
+        op.peer_offset = 0;
+      } else if ((flags & kAnyPeerBit) != 0) {
+        if (op.type == OpType::kSend) {
+          in.fail("a send to any source");
+        }
+        op.peer_offset = kAnySource;
+      } else {
+        op.peer_offset = static_cast<std::uint32_t>(in.varint_below(num_ranks, "peer offset"));
+      }
+      if ((flags & kAnyTagBit) != 0) {
+        if (op.type == OpType::kSend) {
+          in.fail("a send with the any-tag value");
+        }
+        op.tag = kAnyTag;
+      } else if ((flags & kHasTagBit) != 0) {
+        op.tag = static_cast<std::uint32_t>(in.varint_below(kAnyTag, "tag"));
+      }
+      if ((flags & kHasCpuNicBit) != 0) {
+        op.cpu = in.byte();
+        op.nic = in.byte();
+        if (op.type == OpType::kCalc && op.nic != 0) {
+          in.fail("a calc with a NIC index (calcs use only a CPU)");
+        }
+      }
+      const std::uint64_t n_done = in.varint_below(file_size + 1, "dependant count");
+      const std::uint64_t n_start = in.varint_below(file_size + 1, "dependant count");
+      for (std::uint64_t k = 0; k < n_done + n_start; ++k) {
+        const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(in.varint());
+        if (target < 0 || target >= static_cast<std::int64_t>(n)) {
+          in.fail(fmt::format("dependency of operation {} on an operation out of range", i));
+        }
+        store.succ.push_back(static_cast<std::uint32_t>(target));
+      }
+      const std::size_t num_succ = store.succ.size() - succ_base;
+      if (num_succ >= kMaxOpsPerRank) {
+        in.fail("too many dependencies in one program");
+      }
+      std::uint32_t* offsets = store.succ_begin.data() + begin_base + 2 * static_cast<std::size_t>(i);
+      offsets[1] = offsets[0] + static_cast<std::uint32_t>(n_done);
+      offsets[2] = static_cast<std::uint32_t>(num_succ);
+    }
+    extent.num_succ = static_cast<std::uint32_t>(store.succ.size() - succ_base);
+  }
+}
+
+// Kahn's algorithm: true if every op of `program` can be ordered (no dependency cycle).
+// `remaining` and `ready` are scratch space reused across programs.
+bool kahn_orders_all(const Program& program, std::vector<std::uint32_t>& remaining,
+                     std::vector<std::uint32_t>& ready) {
+  remaining.assign(program.dep_count.begin(), program.dep_count.end());
+  ready.assign(program.roots.begin(), program.roots.end());
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const std::uint32_t v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
+         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
+      if (--remaining[program.succ[k]] == 0) {
+        ready.push_back(program.succ[k]);
+      }
+    }
+  }
+  return done == program.ops.size();
+}
+
+// Version 2: a program table, then one column per op field over all ops (docs/formats/goal.md).
+// Fixed-width fields decode in tight loops, and each column is bounds-checked once.
+constexpr unsigned kSizeClassShift = 6;
+constexpr std::array<std::uint8_t, 4> kSizeBytes{1, 2, 4, 8};
+
+// What a version 2 kind byte implies; looked up once per op.
+struct KindInfo {
+  std::uint8_t valid = 0;  // 1 for a well-formed kind byte
+  std::uint8_t size_bytes = 0;
+  std::uint8_t has_peer = 0;
+  std::uint8_t has_tag = 0;
+  std::uint8_t has_cpu_nic = 0;
 };
+
+// Why a kind byte (v1 flags plus a size class) is malformed, or "" if it is not.
+constexpr std::string_view kind_problem(std::uint8_t flags) {
+  const unsigned type = flags & kTypeMask;
+  if (type == 0 || ((flags & kHasTagBit) != 0 && (flags & kAnyTagBit) != 0)) {
+    return "invalid operation flags";
+  }
+  if (type == static_cast<unsigned>(OpType::kCalc) &&
+      (flags & (kAnyPeerBit | kAnyTagBit | kHasTagBit)) != 0) {
+    return "a calc with a peer or tag";
+  }
+  if (type == static_cast<unsigned>(OpType::kSend) && (flags & kAnyPeerBit) != 0) {
+    return "a send to any source";
+  }
+  if (type == static_cast<unsigned>(OpType::kSend) && (flags & kAnyTagBit) != 0) {
+    return "a send with the any-tag value";
+  }
+  return "";
+}
+
+constexpr std::array<KindInfo, 256> make_kind_table() {
+  std::array<KindInfo, 256> table{};
+  for (unsigned f = 0; f < 256; ++f) {
+    const auto flags = static_cast<std::uint8_t>(f);
+    KindInfo& k = table[f];
+    k.valid = kind_problem(flags).empty() ? 1 : 0;
+    k.size_bytes = kSizeBytes[f >> kSizeClassShift];
+    k.has_peer =
+        (flags & kTypeMask) != static_cast<unsigned>(OpType::kCalc) && (flags & kAnyPeerBit) == 0 ? 1 : 0;
+    k.has_tag = (flags & kHasTagBit) != 0 ? 1 : 0;
+    k.has_cpu_nic = (flags & kHasCpuNicBit) != 0 ? 1 : 0;
+  }
+  return table;
+}
+constexpr std::array<KindInfo, 256> kKinds = make_kind_table();
+
+template <unsigned W>
+std::uint64_t load_le(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < W; ++i) {
+    v |= static_cast<std::uint64_t>(p[i]) << (8U * i);
+  }
+  return v;
+}
+
+// Calls f(std::integral_constant<unsigned, w>) so that loops over fixed-width fields are compiled
+// once per width.
+template <class F>
+void with_width(unsigned width, F&& f) {
+  switch (width) {
+    case 1:
+      f(std::integral_constant<unsigned, 1>{});
+      break;
+    case 2:
+      f(std::integral_constant<unsigned, 2>{});
+      break;
+    case 3:
+      f(std::integral_constant<unsigned, 3>{});
+      break;
+    default:
+      f(std::integral_constant<unsigned, 4>{});
+      break;
+  }
+}
+
+void put_le(std::string& out, std::uint64_t v, unsigned width) {
+  for (unsigned i = 0; i < width; ++i) {
+    out.push_back(static_cast<char>(v & 0xFFU));
+    v >>= 8U;
+  }
+}
+
+// Bytes needed for the peer offsets of a schedule of `num_ranks` ranks (every offset is below).
+unsigned peer_width(std::uint32_t num_ranks) {
+  const std::uint32_t largest = num_ranks - 1;
+  return largest <= 0xFFU ? 1 : largest <= 0xFFFFU ? 2 : largest <= 0xFFFFFFU ? 3 : 4;
+}
+
+unsigned size_class(std::uint64_t size) {
+  return size <= 0xFFU ? 0 : size <= 0xFFFFU ? 1 : size <= 0xFFFFFFFFU ? 2 : 3;
+}
+
+// Dependant counts (requires, irequires) of one op in a count column of the given width.
+[[gnu::always_inline]] inline std::pair<std::uint64_t, std::uint64_t> read_counts(const std::uint8_t* p,
+                                                                                  unsigned width) {
+  switch (width) {
+    case 0:
+      return {*p & 0xFU, *p >> 4U};
+    case 1:
+      return {load_le<1>(p), load_le<1>(p + 1)};
+    case 2:
+      return {load_le<2>(p), load_le<2>(p + 2)};
+    default:
+      return {load_le<4>(p), load_le<4>(p + 4)};
+  }
+}
+
+// The CPU and NIC counts a decoded schedule needs.
+struct Hosts {
+  std::uint32_t num_cpus = 1;
+  std::uint32_t num_nics = 1;
+};
+
+// Version 2. The columns are bounds-checked as wholes, then decoded program by program in one
+// fused pass that also validates every field and completes the program (dependency counts, roots,
+// cycle check) while it is in cache: separate passes over all ops were memory-bound.
+Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks, ProgramStore& store,
+                         std::vector<std::uint32_t>& remaining, std::vector<std::uint32_t>& ready) {
+  const std::uint8_t count_width = in.byte();
+  if (count_width != 0 && count_width != 1 && count_width != 2 && count_width != 4) {
+    in.fail_at(in.pos() - 1, fmt::format("dependant count width {} is not 0, 1, 2 or 4", count_width));
+  }
+  const std::uint8_t dep_width = in.byte();
+  if (dep_width != 1 && dep_width != 2 && dep_width != 4) {
+    in.fail_at(in.pos() - 1, fmt::format("dependant width {} is not 1, 2 or 4", dep_width));
+  }
+  std::uint64_t total_ops = 0;
+  std::uint64_t total_succ = 0;
+  for (ProgramExtent& e : store.extents) {
+    e.num_ops =
+        static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
+    e.num_succ = static_cast<std::uint32_t>(in.varint_below(kMaxOpsPerRank, "dependency count"));
+    e.op_begin = total_ops;
+    e.succ_offset = total_succ;
+    total_ops += e.num_ops;
+    total_succ += e.num_succ;
+    // Every op and every dependency takes at least one byte: bounds allocations on corrupt input.
+    if (total_ops > file_size || total_succ > file_size) {
+      in.fail("operation or dependency counts larger than the file");
+    }
+  }
+
+  // Kinds first, alone: they say how long the later columns are.
+  const std::size_t kinds_pos = in.pos();
+  const auto* kinds = reinterpret_cast<const std::uint8_t*>(in.take(total_ops).data());
+  std::uint64_t size_bytes = 0;
+  std::uint64_t num_peers = 0;
+  std::uint64_t num_tags = 0;
+  std::uint64_t num_cpu_nic = 0;
+  unsigned invalid = 0;
+  for (std::size_t i = 0; i < total_ops; ++i) {
+    const KindInfo& k = kKinds[kinds[i]];
+    invalid |= k.valid ^ 1U;
+    size_bytes += k.size_bytes;
+    num_peers += k.has_peer;
+    num_tags += k.has_tag;
+    num_cpu_nic += k.has_cpu_nic;
+  }
+  if (invalid != 0) {
+    for (std::size_t i = 0; i < total_ops; ++i) {
+      if (kKinds[kinds[i]].valid == 0) {
+        in.fail_at(kinds_pos + i, fmt::format("{} (kind byte 0x{:02x})", kind_problem(kinds[i]), kinds[i]));
+      }
+    }
+  }
+  const unsigned pw = peer_width(num_ranks);
+  const unsigned count_bytes = count_width == 0 ? 1 : 2U * count_width;
+  // Each column is taken (bounds-checked) whole; `*_pos` are file offsets for error messages.
+  const auto column = [&in](std::uint64_t length) {
+    return reinterpret_cast<const std::uint8_t*>(in.take(length).data());
+  };
+  const std::uint8_t* sizes = column(size_bytes);
+  const std::size_t peers_pos = in.pos();
+  const std::uint8_t* peers = column(num_peers * pw);
+  const std::size_t tags_pos = in.pos();
+  const std::uint8_t* tags = column(num_tags * 4);
+  const std::size_t cpu_nic_pos = in.pos();
+  const std::uint8_t* cpu_nic = column(num_cpu_nic * 2);
+  const std::size_t counts_pos = in.pos();
+  const std::uint8_t* counts = column(total_ops * count_bytes);
+  const std::size_t deps_pos = in.pos();
+  const std::uint8_t* deps = column(total_succ * dep_width);
+
+  const std::size_t num_programs = store.extents.size();
+  store.ops.resize(total_ops);
+  store.succ_begin.resize(2 * total_ops + num_programs);
+  store.succ.resize(total_succ);
+  store.dep_count.assign(total_ops, 0);
+  store.roots.reserve(std::min<std::uint64_t>(total_ops, 1U << 16U));
+  Hosts hosts;
+  std::uint32_t max_cpu = 0;
+  std::uint32_t max_nic = 0;
+  const std::uint8_t* size_p = sizes;
+  const std::uint8_t* peer_p = peers;
+  const std::uint8_t* tag_p = tags;
+  const std::uint8_t* cpu_nic_p = cpu_nic;
+  const std::uint8_t* count_p = counts;
+  const std::uint8_t* dep_p = deps;
+  const auto decode = [&](auto peer_w, auto dep_w) {
+    for (std::size_t prog = 0; prog < num_programs; ++prog) {
+      ProgramExtent& e = store.extents[prog];
+      const std::size_t n = e.num_ops;
+      const std::uint8_t* kind = kinds + e.op_begin;
+      std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + prog;
+      std::uint32_t* succ = store.succ.data() + e.succ_offset;
+      std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
+      Op* ops = store.ops.data() + e.op_begin;
+      std::uint64_t run = 0;
+      bool backward = false;
+      offsets[0] = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint8_t f = kind[i];
+        Op op;
+        op.type = static_cast<OpType>(f & kTypeMask);
+        switch (f >> kSizeClassShift) {
+          case 0:
+            op.size = load_le<1>(size_p);
+            size_p += 1;
+            break;
+          case 1:
+            op.size = load_le<2>(size_p);
+            size_p += 2;
+            break;
+          case 2:
+            op.size = load_le<4>(size_p);
+            size_p += 4;
+            break;
+          default:
+            op.size = load_le<8>(size_p);
+            size_p += 8;
+            break;
+        }
+        if (kKinds[f].has_peer != 0) {
+          const std::uint64_t peer = load_le<peer_w()>(peer_p);
+          if (peer >= num_ranks) [[unlikely]] {
+            in.fail_at(peers_pos + static_cast<std::size_t>(peer_p - peers),
+                       fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
+          }
+          op.peer_offset = static_cast<std::uint32_t>(peer);
+          peer_p += peer_w();
+        } else {
+          op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
+        }
+        op.tag = (f & kAnyTagBit) != 0 ? kAnyTag : 0;
+        if ((f & kHasTagBit) != 0) [[unlikely]] {
+          op.tag = static_cast<std::uint32_t>(load_le<4>(tag_p));
+          if (op.tag == kAnyTag) {
+            in.fail_at(tags_pos + static_cast<std::size_t>(tag_p - tags),
+                       fmt::format("tag {} out of range (must be below {})", op.tag, kAnyTag));
+          }
+          tag_p += 4;
+        }
+        if ((f & kHasCpuNicBit) != 0) [[unlikely]] {
+          op.cpu = cpu_nic_p[0];
+          op.nic = cpu_nic_p[1];
+          if (op.type == OpType::kCalc && op.nic != 0) {
+            in.fail_at(cpu_nic_pos + static_cast<std::size_t>(cpu_nic_p - cpu_nic),
+                       "a calc with a NIC index (calcs use only a CPU)");
+          }
+          max_cpu = std::max<std::uint32_t>(max_cpu, op.cpu);
+          max_nic = std::max<std::uint32_t>(max_nic, op.nic);
+          cpu_nic_p += 2;
+        }
+        ops[i] = op;
+        const auto [done, start] = read_counts(count_p, count_width);
+        const std::uint64_t first = run;
+        run += done;
+        offsets[2 * i + 1] = static_cast<std::uint32_t>(run);
+        run += start;
+        offsets[2 * i + 2] = static_cast<std::uint32_t>(run);
+        // Checked before the dependants are read: they must stay inside this program's share.
+        if (run > e.num_succ) [[unlikely]] {
+          in.fail_at(
+              counts_pos + static_cast<std::size_t>(count_p - counts),
+              fmt::format("the dependant counts of program {} add up to more than the program table's {}",
+                          prog, e.num_succ));
+        }
+        count_p += count_bytes;
+        for (std::uint64_t k = first; k < run; ++k) {
+          const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(load_le<dep_w()>(dep_p));
+          if (static_cast<std::uint64_t>(target) >= n) [[unlikely]] {
+            in.fail_at(deps_pos + static_cast<std::size_t>(dep_p - deps),
+                       fmt::format("dependency of operation {} on an operation out of range", i));
+          }
+          dep_p += dep_w();
+          succ[k] = static_cast<std::uint32_t>(target);
+          ++dep_count[target];
+          backward |= static_cast<std::size_t>(target) <= i;
+        }
+      }
+      if (run != e.num_succ) [[unlikely]] {
+        in.fail_at(counts_pos + e.op_begin * count_bytes,
+                   fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
+                               prog, run, e.num_succ));
+      }
+      // Roots by type then index (LogGOPSim's start order): count them per type, then place
+      // each root in its type's range.
+      std::array<std::uint32_t, 4> per_type{};
+      for (std::size_t i = 0; i < n; ++i) {
+        per_type[static_cast<unsigned>(ops[i].type)] += dep_count[i] == 0 ? 1 : 0;
+      }
+      e.root_begin = store.roots.size();
+      e.num_roots = per_type[1] + per_type[2] + per_type[3];
+      store.roots.resize(e.root_begin + e.num_roots);
+      std::array<std::uint32_t*, 4> place{nullptr, store.roots.data() + e.root_begin,
+                                          store.roots.data() + e.root_begin + per_type[1],
+                                          store.roots.data() + e.root_begin + per_type[1] + per_type[2]};
+      for (std::uint32_t i = 0; i < n; ++i) {
+        if (dep_count[i] == 0) {
+          *place[static_cast<unsigned>(ops[i].type)]++ = i;
+        }
+      }
+      // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
+      if (backward && !kahn_orders_all(store.view(prog), remaining, ready)) {
+        in.fail_program(fmt::format("program {} has a dependency cycle", prog));
+      }
+    }
+  };
+  with_width(pw, [&](auto peer_w) {
+    switch (dep_width) {
+      case 1:
+        decode(peer_w, std::integral_constant<unsigned, 1>{});
+        break;
+      case 2:
+        decode(peer_w, std::integral_constant<unsigned, 2>{});
+        break;
+      default:
+        decode(peer_w, std::integral_constant<unsigned, 4>{});
+        break;
+    }
+  });
+  hosts.num_cpus = max_cpu + 1;
+  hosts.num_nics = max_nic + 1;
+  return hosts;
+}
 
 }  // namespace
 
-std::string write_binary(const Schedule& schedule) {
+namespace {
+
+// Rank table, run-length coded: (program, run length) pairs; then the end marker.
+void put_rank_table(std::string& out, const Schedule& schedule) {
+  const auto& table = schedule.rank_program();
+  for (std::size_t r = 0; r < table.size();) {
+    std::size_t run = 1;
+    while (r + run < table.size() && table[r + run] == table[r]) {
+      ++run;
+    }
+    put_varint(out, table[r]);
+    put_varint(out, run);
+    r += run;
+  }
+  out.append(kEndMagic);
+}
+
+std::string write_binary_v1(const Schedule& schedule) {
   std::string out;
   out.append(kBinaryMagic);
-  put_u32(out, kBinaryVersion);
+  put_u32(out, 1);
   put_u32(out, 0);  // flags, reserved
   put_u32(out, schedule.num_ranks());
   put_u32(out, static_cast<std::uint32_t>(schedule.programs().size()));
@@ -169,20 +625,129 @@ std::string write_binary(const Schedule& schedule) {
       }
     }
   }
-  // Rank table, run-length coded: (program, run length) pairs.
-  const auto& table = schedule.rank_program();
-  for (std::size_t r = 0; r < table.size();) {
-    std::size_t run = 1;
-    while (r + run < table.size() && table[r + run] == table[r]) {
-      ++run;
-    }
-    put_varint(out, table[r]);
-    put_varint(out, run);
-    r += run;
-  }
-  out.append(kEndMagic);
+  put_rank_table(out, schedule);
   return out;
 }
+
+std::string write_binary_v2(const Schedule& schedule) {
+  const auto& programs = schedule.programs();
+  std::uint64_t most_dependants = 0;
+  std::uint64_t largest_delta = 0;
+  for (const Program& program : programs) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      most_dependants = std::max<std::uint64_t>(
+          most_dependants, std::max(program.succ_begin[2 * i + 1] - program.succ_begin[2 * i],
+                                    program.succ_begin[2 * i + 2] - program.succ_begin[2 * i + 1]));
+      for (std::uint32_t k = program.succ_begin[2 * i]; k < program.succ_begin[2 * i + 2]; ++k) {
+        largest_delta = std::max(
+            largest_delta, zigzag(static_cast<std::int64_t>(program.succ[k]) - static_cast<std::int64_t>(i)));
+      }
+    }
+  }
+  const unsigned count_width = most_dependants < 16         ? 0
+                               : most_dependants <= 0xFFU   ? 1
+                               : most_dependants <= 0xFFFFU ? 2
+                                                            : 4;
+  const unsigned dep_width = largest_delta <= 0xFFU ? 1 : largest_delta <= 0xFFFFU ? 2 : 4;
+  std::string out;
+  out.append(kBinaryMagic);
+  put_u32(out, 2);
+  put_u32(out, 0);  // flags, reserved
+  put_u32(out, schedule.num_ranks());
+  put_u32(out, static_cast<std::uint32_t>(programs.size()));
+  out.push_back(static_cast<char>(count_width));
+  out.push_back(static_cast<char>(dep_width));
+  for (const Program& program : programs) {
+    put_varint(out, program.ops.size());
+    put_varint(out, program.succ.size());
+  }
+  const auto each_op = [&](auto&& f) {
+    for (const Program& program : programs) {
+      for (const Op& op : program.ops) {
+        f(op);
+      }
+    }
+  };
+  each_op([&](const Op& op) {
+    std::uint8_t flags = static_cast<std::uint8_t>(op.type);
+    if (op.type != OpType::kCalc && op.peer_offset == kAnySource) {
+      flags |= kAnyPeerBit;
+    }
+    if (op.tag == kAnyTag) {
+      flags |= kAnyTagBit;
+    } else if (op.tag != 0) {
+      flags |= kHasTagBit;
+    }
+    if (op.cpu != 0 || op.nic != 0) {
+      flags |= kHasCpuNicBit;
+    }
+    out.push_back(static_cast<char>(flags | (size_class(op.size) << kSizeClassShift)));
+  });
+  each_op([&](const Op& op) { put_le(out, op.size, kSizeBytes[size_class(op.size)]); });
+  const unsigned pw = peer_width(schedule.num_ranks());
+  each_op([&](const Op& op) {
+    if (op.type != OpType::kCalc && op.peer_offset != kAnySource) {
+      put_le(out, op.peer_offset, pw);
+    }
+  });
+  each_op([&](const Op& op) {
+    if (op.tag != 0 && op.tag != kAnyTag) {
+      put_le(out, op.tag, 4);
+    }
+  });
+  each_op([&](const Op& op) {
+    if (op.cpu != 0 || op.nic != 0) {
+      out.push_back(static_cast<char>(op.cpu));
+      out.push_back(static_cast<char>(op.nic));
+    }
+  });
+  for (const Program& program : programs) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      const std::uint32_t done = program.succ_begin[2 * i + 1] - program.succ_begin[2 * i];
+      const std::uint32_t start = program.succ_begin[2 * i + 2] - program.succ_begin[2 * i + 1];
+      if (count_width == 0) {
+        out.push_back(static_cast<char>(done | (start << 4U)));
+      } else {
+        put_le(out, done, count_width);
+        put_le(out, start, count_width);
+      }
+    }
+  }
+  for (const Program& program : programs) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      for (std::uint32_t k = program.succ_begin[2 * i]; k < program.succ_begin[2 * i + 2]; ++k) {
+        put_le(out, zigzag(static_cast<std::int64_t>(program.succ[k]) - static_cast<std::int64_t>(i)),
+               dep_width);
+      }
+    }
+  }
+  put_rank_table(out, schedule);
+  return out;
+}
+
+}  // namespace
+
+std::string write_binary(const Schedule& schedule, std::uint32_t version) {
+  if (version == 1) {
+    return write_binary_v1(schedule);
+  }
+  if (version == 2) {
+    return write_binary_v2(schedule);
+  }
+  throw InputError(
+      fmt::format("binary schedule format version {} cannot be written (versions 1 and 2 can)", version));
+}
+
+namespace detail {
+// Hands programs that read_binary validated and completed to the schedule (ScheduleBuilder's friend).
+struct BinaryLoader {
+  static Schedule adopt(std::uint32_t num_ranks, std::uint32_t num_cpus, std::uint32_t num_nics,
+                        ProgramStore programs, std::vector<std::uint32_t> rank_program) {
+    return ScheduleBuilder::adopt_checked(num_ranks, num_cpus, num_nics, std::move(programs),
+                                          std::move(rank_program));
+  }
+};
+}  // namespace detail
 
 Schedule read_binary(std::string_view bytes, std::string_view source_name, std::uint32_t max_ranks) {
   Reader in(bytes, source_name);
@@ -190,8 +755,8 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
     in.fail("the file does not start with the gridlock schedule magic bytes");
   }
   const std::uint32_t version = in.u32();
-  if (version != kBinaryVersion) {
-    in.fail(fmt::format("format version {} is not supported (this gridlock reads version {})", version,
+  if (version != 1 && version != kBinaryVersion) {
+    in.fail(fmt::format("format version {} is not supported (this gridlock reads versions 1 and {})", version,
                         kBinaryVersion));
   }
   if (in.u32() != 0) {
@@ -206,71 +771,16 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (num_programs == 0 || num_programs > num_ranks || num_programs > bytes.size()) {
     in.fail(fmt::format("number of programs {} out of range (1 .. {})", num_programs, num_ranks));
   }
-  std::vector<RawProgram> programs(num_programs);
-  for (auto& program : programs) {
-    const auto n =
-        static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
-    // Every op takes at least 4 bytes, which bounds allocations on corrupt input.
-    if (n > bytes.size()) {
-      in.fail("operation count larger than the file");
-    }
-    program.ops.resize(n);
-    program.edge_begin.assign(2 * static_cast<std::size_t>(n) + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      Op& op = program.ops[i];
-      const std::uint8_t flags = in.byte();
-      const std::uint8_t type = flags & kTypeMask;
-      if ((flags & ~kKnownBits) != 0 || type == 0 ||
-          ((flags & kHasTagBit) != 0 && (flags & kAnyTagBit) != 0)) {
-        in.fail(fmt::format("invalid operation flags 0x{:02x}", flags));
-      }
-      op.type = static_cast<OpType>(type);
-      op.size = in.varint();
-      if (op.type == OpType::kCalc) {
-        if ((flags & (kAnyPeerBit | kAnyTagBit | kHasTagBit)) != 0) {
-          in.fail("a calc with a peer or tag");
-        }
-        op.peer_offset = 0;
-      } else if ((flags & kAnyPeerBit) != 0) {
-        if (op.type == OpType::kSend) {
-          in.fail("a send to any source");
-        }
-        op.peer_offset = kAnySource;
-      } else {
-        op.peer_offset = static_cast<std::uint32_t>(in.varint_below(num_ranks, "peer offset"));
-      }
-      if ((flags & kAnyTagBit) != 0) {
-        if (op.type == OpType::kSend) {
-          in.fail("a send with the any-tag value");
-        }
-        op.tag = kAnyTag;
-      } else if ((flags & kHasTagBit) != 0) {
-        op.tag = static_cast<std::uint32_t>(in.varint_below(kAnyTag, "tag"));
-      }
-      if ((flags & kHasCpuNicBit) != 0) {
-        op.cpu = in.byte();
-        op.nic = in.byte();
-        if (op.type == OpType::kCalc && op.nic != 0) {
-          in.fail("a calc with a NIC index (calcs use only a CPU)");
-        }
-      }
-      const std::uint64_t n_done = in.varint_below(bytes.size() + 1, "dependant count");
-      const std::uint64_t n_start = in.varint_below(bytes.size() + 1, "dependant count");
-      for (std::uint64_t k = 0; k < n_done + n_start; ++k) {
-        const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(in.varint());
-        if (target < 0 || target >= static_cast<std::int64_t>(n)) {
-          in.fail(fmt::format("dependency of operation {} on an operation out of range", i));
-        }
-        program.edges.push_back(static_cast<std::uint32_t>(target));
-      }
-      if (program.edges.size() >= kMaxOpsPerRank) {
-        in.fail("too many dependencies in one program");
-      }
-      program.edge_begin[2 * static_cast<std::size_t>(i) + 1] =
-          program.edge_begin[2 * static_cast<std::size_t>(i)] + static_cast<std::uint32_t>(n_done);
-      program.edge_begin[2 * static_cast<std::size_t>(i) + 2] =
-          static_cast<std::uint32_t>(program.edges.size());
-    }
+  // All programs go into one flat store (a few allocations however many programs there are).
+  ProgramStore store;
+  store.extents.resize(num_programs);
+  Hosts hosts;
+  if (version == 1) {
+    decode_programs_v1(in, bytes.size(), num_ranks, store);
+  } else {
+    std::vector<std::uint32_t> remaining;
+    std::vector<std::uint32_t> ready;
+    hosts = decode_programs_v2(in, bytes.size(), num_ranks, store, remaining, ready);
   }
   std::vector<std::uint32_t> table;
   while (table.size() < num_ranks) {
@@ -287,16 +797,15 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (!in.at_end()) {
     in.fail("trailing bytes after the end marker");
   }
-  // The programs are taken as they are (the writer shared them already); from_programs checks
-  // the dependency lists for cycles and computes dependency counts and roots.
-  std::vector<Program> finished(num_programs);
-  for (std::uint32_t p = 0; p < num_programs; ++p) {
-    finished[p].ops = std::move(programs[p].ops);
-    finished[p].succ_begin = std::move(programs[p].edge_begin);
-    finished[p].succ = std::move(programs[p].edges);
+  // The programs are taken as they are (the writer shared them already). Version 2 decoding
+  // checked and completed them already; for version 1, from_programs checks the dependency lists
+  // for cycles and computes dependency counts and roots.
+  if (version != 1) {
+    return detail::BinaryLoader::adopt(num_ranks, hosts.num_cpus, hosts.num_nics, std::move(store),
+                                       std::move(table));
   }
   try {
-    return ScheduleBuilder::from_programs(num_ranks, std::move(finished), std::move(table));
+    return ScheduleBuilder::from_programs(num_ranks, std::move(store), std::move(table));
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: invalid binary schedule: {}", source_name, e.what()));
   }
@@ -307,9 +816,25 @@ Schedule load_schedule(const std::filesystem::path& path) {
   if (file == nullptr) {
     throw IoError(fmt::format("cannot open schedule '{}': check the path and permissions", path.string()));
   }
+  // One read into a buffer of the file's size (when known) instead of 64 KiB chunks appended to a
+  // growing string; the loop still handles files that change size or report none.
   std::string bytes;
+  std::error_code size_error;
+  const std::uintmax_t expected = std::filesystem::file_size(path, size_error);
+  if (!size_error && expected < (std::uintmax_t{1} << 40U)) {
+    bytes.reserve(static_cast<std::size_t>(expected) + 1);
+  }
   std::array<char, 1U << 16U> chunk{};
   std::size_t got = 0;
+  if (bytes.capacity() > 0) {
+    bytes.resize(bytes.capacity());
+    std::size_t filled = 0;
+    while (filled < bytes.size() &&
+           (got = std::fread(bytes.data() + filled, 1, bytes.size() - filled, file)) > 0) {
+      filled += got;
+    }
+    bytes.resize(filled);
+  }
   while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
     bytes.append(chunk.data(), got);
   }

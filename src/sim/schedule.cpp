@@ -110,22 +110,51 @@ bool Schedule::same_as(const Schedule& other) const {
   return true;
 }
 
+Program ProgramStore::view(std::size_t p) const {
+  const ProgramExtent& e = extents[p];
+  const std::size_t n = e.num_ops;
+  return Program{
+      std::span<const Op>(ops).subspan(e.op_begin, n),
+      std::span<const std::uint32_t>(succ_begin).subspan(2 * e.op_begin + p, 2 * n + 1),
+      std::span<const std::uint32_t>(succ).subspan(e.succ_offset, e.num_succ),
+      std::span<const std::uint32_t>(dep_count).subspan(e.op_begin, n),
+      std::span<const std::uint32_t>(roots).subspan(e.root_begin, e.num_roots),
+  };
+}
+
 namespace {
 
-// Roots (ops without dependencies) sorted by type then index, LogGOPSim's start order; widens
-// the CPU and NIC counts to cover the program.
-void find_roots(Program& program, std::uint32_t& num_cpus, std::uint32_t& num_nics) {
-  program.roots.clear();
-  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
-    if (program.dep_count[i] == 0) {
-      program.roots.push_back(i);
-    }
-    num_cpus = std::max<std::uint32_t>(num_cpus, program.ops[i].cpu + 1U);
-    num_nics = std::max<std::uint32_t>(num_nics, program.ops[i].nic + 1U);
+// Appends the dependency counts and roots of program `p`, the last one in `store` whose ops,
+// succ_begin and succ are in place (all targets below num_ops); roots go by type then index,
+// LogGOPSim's start order. Widens the CPU and NIC counts to cover the program.
+void complete_program(ProgramStore& store, std::size_t p, std::uint32_t& num_cpus, std::uint32_t& num_nics) {
+  ProgramExtent& e = store.extents[p];
+  const std::size_t n = e.num_ops;
+  store.dep_count.resize(e.op_begin + n, 0);
+  std::uint32_t* count = store.dep_count.data() + e.op_begin;
+  const std::uint32_t* succ = store.succ.data() + e.succ_offset;
+  for (std::size_t k = 0; k < e.num_succ; ++k) {
+    ++count[succ[k]];
   }
-  std::stable_sort(program.roots.begin(), program.roots.end(), [&](std::uint32_t x, std::uint32_t y) {
-    return program.ops[x].type < program.ops[y].type;
-  });
+  const Op* ops = store.ops.data() + e.op_begin;
+  std::uint32_t max_cpu = 0;
+  std::uint32_t max_nic = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    max_cpu = std::max<std::uint32_t>(max_cpu, ops[i].cpu);
+    max_nic = std::max<std::uint32_t>(max_nic, ops[i].nic);
+  }
+  num_cpus = std::max(num_cpus, max_cpu + 1);
+  num_nics = std::max(num_nics, max_nic + 1);
+  // One pass per type instead of a stable sort: the same order, in linear time.
+  e.root_begin = store.roots.size();
+  for (const OpType type : {OpType::kSend, OpType::kRecv, OpType::kCalc}) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (count[i] == 0 && ops[i].type == type) {
+        store.roots.push_back(i);
+      }
+    }
+  }
+  e.num_roots = static_cast<std::uint32_t>(store.roots.size() - e.root_begin);
 }
 
 // Kahn's algorithm: true if the dependencies are acyclic; otherwise `remaining` holds the
@@ -150,9 +179,20 @@ bool acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
   return done == program.ops.size();
 }
 
+// The views of every program in `store`, which then becomes immutable and shared.
+void adopt_store(std::shared_ptr<const ProgramStore>& slot, std::vector<Program>& views, ProgramStore store) {
+  auto shared = std::make_shared<const ProgramStore>(std::move(store));
+  views.clear();
+  views.reserve(shared->extents.size());
+  for (std::size_t p = 0; p < shared->extents.size(); ++p) {
+    views.push_back(shared->view(p));
+  }
+  slot = std::move(shared);
+}
+
 }  // namespace
 
-Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, std::vector<Program> programs,
+Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore programs,
                                         std::vector<std::uint32_t> rank_program) {
   if (num_ranks == 0 || num_ranks > kMaxRanks) {
     throw InputError(fmt::format("number of ranks must be between 1 and {}, got {}", kMaxRanks, num_ranks));
@@ -162,41 +202,81 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, std::vector<Pro
   }
   Schedule schedule;
   schedule.num_ranks_ = num_ranks;
+  ProgramStore& store = programs;
+  const std::size_t num_programs = store.extents.size();
+  // The layout first: every later pass indexes the flat arrays through the extents.
+  std::uint64_t total_ops = 0;
+  std::uint64_t total_succ = 0;
+  for (ProgramExtent& e : store.extents) {
+    if (e.num_ops > kMaxOpsPerRank) {
+      throw InputError(
+          fmt::format("program {}: more than {} operations", &e - store.extents.data(), kMaxOpsPerRank));
+    }
+    e.op_begin = total_ops;
+    e.succ_offset = total_succ;
+    total_ops += e.num_ops;
+    total_succ += e.num_succ;
+  }
+  if (store.ops.size() != total_ops || store.succ.size() != total_succ ||
+      store.succ_begin.size() != 2 * total_ops + num_programs) {
+    throw InputError("malformed program store (array sizes do not match the program extents)");
+  }
+  store.dep_count.clear();
+  store.dep_count.reserve(total_ops);
+  store.roots.clear();
   std::vector<std::uint32_t> remaining;
   std::vector<std::uint32_t> ready;
-  for (std::size_t p = 0; p < programs.size(); ++p) {
-    Program& program = programs[p];
-    const std::size_t n = program.ops.size();
-    if (n > kMaxOpsPerRank || program.succ_begin.size() != 2 * n + 1 || program.succ_begin.front() != 0 ||
-        program.succ_begin.back() != program.succ.size() ||
-        !std::is_sorted(program.succ_begin.begin(), program.succ_begin.end())) {
+  for (std::size_t p = 0; p < num_programs; ++p) {
+    const ProgramExtent& e = store.extents[p];
+    const std::size_t n = e.num_ops;
+    const std::uint32_t* begin = store.succ_begin.data() + 2 * e.op_begin + p;
+    if (begin[0] != 0 || begin[2 * n] != e.num_succ || !std::is_sorted(begin, begin + 2 * n + 1)) {
       throw InputError(fmt::format("program {}: malformed dependency lists", p));
     }
-    for (const Op& op : program.ops) {
+    const Op* ops = store.ops.data() + e.op_begin;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Op& op = ops[i];
       if (op.type != OpType::kCalc && op.peer_offset != kAnySource && op.peer_offset >= num_ranks) {
         throw InputError(fmt::format("program {}: peer offset {} out of range (num_ranks {})", p,
                                      op.peer_offset, num_ranks));
       }
     }
-    program.dep_count.assign(n, 0);
-    for (const std::uint32_t target : program.succ) {
-      if (target >= n) {
-        throw InputError(fmt::format("program {}: dependency on undefined operation {}", p, target));
+    const std::uint32_t* succ = store.succ.data() + e.succ_offset;
+    bool forward = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::uint32_t k = begin[2 * i]; k < begin[2 * i + 2]; ++k) {
+        if (succ[k] >= n) {
+          throw InputError(fmt::format("program {}: dependency on undefined operation {}", p, succ[k]));
+        }
+        forward = forward && succ[k] > i;
       }
-      ++program.dep_count[target];
     }
-    find_roots(program, schedule.num_cpus_, schedule.num_nics_);
-    if (!acyclic(program, remaining, ready)) {
+    complete_program(store, p, schedule.num_cpus_, schedule.num_nics_);
+    // Dependants that all come later cannot form a cycle (the usual case, checked in one pass);
+    // Kahn's algorithm only for the rest.
+    if (!forward && !acyclic(store.view(p), remaining, ready)) {
       throw InputError(fmt::format("program {} has a dependency cycle", p));
     }
   }
   for (std::uint32_t r = 0; r < num_ranks; ++r) {
-    if (rank_program[r] >= programs.size()) {
+    if (rank_program[r] >= num_programs) {
       throw InputError(fmt::format("rank {}: program index {} out of range ({} programs)", r, rank_program[r],
-                                   programs.size()));
+                                   num_programs));
     }
   }
-  schedule.programs_ = std::move(programs);
+  adopt_store(schedule.store_, schedule.programs_, std::move(store));
+  schedule.rank_program_ = std::move(rank_program);
+  return schedule;
+}
+
+Schedule ScheduleBuilder::adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
+                                        std::uint32_t num_nics, ProgramStore programs,
+                                        std::vector<std::uint32_t> rank_program) {
+  Schedule schedule;
+  schedule.num_ranks_ = num_ranks;
+  schedule.num_cpus_ = num_cpus;
+  schedule.num_nics_ = num_nics;
+  adopt_store(schedule.store_, schedule.programs_, std::move(programs));
   schedule.rank_program_ = std::move(rank_program);
   return schedule;
 }
@@ -298,19 +378,18 @@ void ScheduleBuilder::end_rank() {
   }
   in_rank_ = false;
   const std::size_t n = ops_.size();
-  Program& program = scratch_;
+  ProgramStore& program = scratch_;
   program.ops.assign(ops_.begin(), ops_.end());
   program.succ_begin.assign(2 * n + 1, 0);
-  program.dep_count.assign(n, 0);
+  program.dep_count.clear();
   program.roots.clear();
+  program.extents.assign(1, ProgramExtent{});
   // Count successors per (op, kind) slot, then prefix-sum into CSR offsets.
-  for (const auto& [b, a] : done_edges_) {
-    ++program.succ_begin[2 * static_cast<std::size_t>(b) + 1];
-    ++program.dep_count[a];
+  for (const auto& edge : done_edges_) {
+    ++program.succ_begin[2 * static_cast<std::size_t>(edge.first) + 1];
   }
-  for (const auto& [b, a] : start_edges_) {
-    ++program.succ_begin[2 * static_cast<std::size_t>(b) + 2];
-    ++program.dep_count[a];
+  for (const auto& edge : start_edges_) {
+    ++program.succ_begin[2 * static_cast<std::size_t>(edge.first) + 2];
   }
   for (std::size_t i = 1; i < program.succ_begin.size(); ++i) {
     program.succ_begin[i] += program.succ_begin[i - 1];
@@ -323,12 +402,15 @@ void ScheduleBuilder::end_rank() {
   for (const auto& [b, a] : start_edges_) {
     program.succ[fill_[2 * static_cast<std::size_t>(b) + 1]++] = a;
   }
-  find_roots(program, schedule_.num_cpus_, schedule_.num_nics_);
+  program.extents[0].num_ops = static_cast<std::uint32_t>(n);
+  program.extents[0].num_succ = static_cast<std::uint32_t>(program.succ.size());
+  complete_program(program, 0, schedule_.num_cpus_, schedule_.num_nics_);
+  const Program view = program.view(0);
 
-  const std::uint64_t h = hash_program(program);
+  const std::uint64_t h = hash_program(view);
   const auto [first, last] = by_hash_.equal_range(h);
   for (auto it = first; it != last; ++it) {
-    if (schedule_.programs_[it->second] == program) {
+    if (store_.view(it->second) == view) {
       schedule_.rank_program_[rank_] = it->second;
       built_[rank_] = 1;
       return;
@@ -336,14 +418,30 @@ void ScheduleBuilder::end_rank() {
   }
   // A new shape: check it for cycles before keeping it.
   std::vector<std::uint32_t> remaining;
-  if (!acyclic(program, remaining, fill_)) {
-    throw CycleError(rank_, find_cycle(program, remaining));
+  if (!acyclic(view, remaining, fill_)) {
+    throw CycleError(rank_, find_cycle(view, remaining));
   }
-  const auto id = static_cast<std::uint32_t>(schedule_.programs_.size());
-  schedule_.programs_.push_back(program);
+  const auto id = static_cast<std::uint32_t>(store_.extents.size());
+  append_program(view);
   by_hash_.emplace(h, id);
   schedule_.rank_program_[rank_] = id;
   built_[rank_] = 1;
+}
+
+void ScheduleBuilder::append_program(const Program& program) {
+  ProgramExtent e;
+  e.op_begin = store_.ops.size();
+  e.succ_offset = store_.succ.size();
+  e.root_begin = store_.roots.size();
+  e.num_ops = static_cast<std::uint32_t>(program.ops.size());
+  e.num_succ = static_cast<std::uint32_t>(program.succ.size());
+  e.num_roots = static_cast<std::uint32_t>(program.roots.size());
+  store_.ops.insert(store_.ops.end(), program.ops.begin(), program.ops.end());
+  store_.succ_begin.insert(store_.succ_begin.end(), program.succ_begin.begin(), program.succ_begin.end());
+  store_.succ.insert(store_.succ.end(), program.succ.begin(), program.succ.end());
+  store_.dep_count.insert(store_.dep_count.end(), program.dep_count.begin(), program.dep_count.end());
+  store_.roots.insert(store_.roots.end(), program.roots.begin(), program.roots.end());
+  store_.extents.push_back(e);
 }
 
 void ScheduleBuilder::set_rank_like(std::uint32_t rank, std::uint32_t like_rank) {
@@ -369,17 +467,16 @@ Schedule ScheduleBuilder::finish() {
   if (need_empty) {
     std::uint32_t empty_id = 0;
     bool found = false;
-    for (std::uint32_t p = 0; p < schedule_.programs_.size(); ++p) {
-      if (schedule_.programs_[p].ops.empty()) {
+    for (std::uint32_t p = 0; p < store_.extents.size(); ++p) {
+      if (store_.extents[p].num_ops == 0) {
         empty_id = p;
         found = true;
       }
     }
     if (!found) {
-      Program empty;
-      empty.succ_begin.assign(1, 0);
-      empty_id = static_cast<std::uint32_t>(schedule_.programs_.size());
-      schedule_.programs_.push_back(std::move(empty));
+      empty_id = static_cast<std::uint32_t>(store_.extents.size());
+      const std::uint32_t offsets[] = {0};
+      append_program(Program{{}, offsets, {}, {}, {}});
     }
     for (std::uint32_t r = 0; r < schedule_.num_ranks_; ++r) {
       if (built_[r] == 0) {
@@ -387,6 +484,8 @@ Schedule ScheduleBuilder::finish() {
       }
     }
   }
+  adopt_store(schedule_.store_, schedule_.programs_, std::move(store_));
+  store_ = ProgramStore{};
   by_hash_.clear();
   return std::move(schedule_);
 }

@@ -24,11 +24,13 @@ namespace gridlock::sim {
 
 /// Magic bytes at the start of a binary schedule.
 inline constexpr std::string_view kBinaryMagic{"GLSCHED\x1a", 8};
-/// Current binary format version.
-inline constexpr std::uint32_t kBinaryVersion = 1;
+/// Binary format version written by default (read_binary also reads version 1).
+inline constexpr std::uint32_t kBinaryVersion = 2;
 
-/// Encodes a schedule in the binary format (varint-coded, programs shared between ranks).
-[[nodiscard]] std::string write_binary(const Schedule& schedule);
+/// Encodes a schedule in the binary format, programs shared between ranks: version 2 (columns of
+/// fixed-width fields, fast to load) or 1 (varints, for older readers). Throws InputError for
+/// other versions.
+[[nodiscard]] std::string write_binary(const Schedule& schedule, std::uint32_t version = kBinaryVersion);
 
 /// Decodes a binary schedule; every inconsistency throws InputError naming `source_name` and the
 /// byte offset. `max_ranks` bounds the number of ranks for untrusted input.

@@ -6,8 +6,11 @@
 /// Ranks whose programs are identical up to a rank-relative peer share one `Program`, so a
 /// million-rank collective built from a few distinct shapes costs almost no memory.
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,17 +58,47 @@ struct Op {
   friend bool operator==(const Op&, const Op&) = default;
 };
 
-/// The operations of one rank (possibly shared by many ranks) and their dependencies.
+/// The operations of one rank (possibly shared by many ranks) and their dependencies: a read-only
+/// view into the schedule's flat program store (see ProgramStore), valid while the Schedule or
+/// any copy of it lives.
 struct Program {
-  std::vector<Op> ops;  ///< Operations in definition order.
+  std::span<const Op> ops;  ///< Operations in definition order.
   /// CSR offsets, size 2n+1: ops that require op i are succ[succ_begin[2i] .. succ_begin[2i+1]),
   /// ops that irequire op i are succ[succ_begin[2i+1] .. succ_begin[2i+2]).
+  std::span<const std::uint32_t> succ_begin;
+  std::span<const std::uint32_t> succ;       ///< Successor op indices (see succ_begin).
+  std::span<const std::uint32_t> dep_count;  ///< Number of dependencies of each op.
+  std::span<const std::uint32_t> roots;      ///< Ops without dependencies, by type then index.
+  /// Structural equality (ops and dependency lists), element by element.
+  friend bool operator==(const Program& a, const Program& b) {
+    return std::ranges::equal(a.ops, b.ops) && std::ranges::equal(a.succ_begin, b.succ_begin) &&
+           std::ranges::equal(a.succ, b.succ) && std::ranges::equal(a.dep_count, b.dep_count) &&
+           std::ranges::equal(a.roots, b.roots);
+  }
+};
+
+/// Where one program's arrays lie in a ProgramStore (element offsets and counts).
+struct ProgramExtent {
+  std::uint64_t op_begin = 0;     ///< First op in ProgramStore::ops (and dep_count).
+  std::uint64_t succ_offset = 0;  ///< First successor in ProgramStore::succ.
+  std::uint64_t root_begin = 0;   ///< First root in ProgramStore::roots.
+  std::uint32_t num_ops = 0;      ///< Operations (succ_begin holds 2 * num_ops + 1 offsets).
+  std::uint32_t num_succ = 0;     ///< Successor entries.
+  std::uint32_t num_roots = 0;    ///< Roots.
+};
+
+/// All programs of a schedule in five flat arrays, program after program, so loading a schedule
+/// with many distinct programs costs a handful of allocations instead of five per program.
+struct ProgramStore {
+  std::vector<Op> ops;  ///< Every program's ops.
+  /// Every program's CSR offsets (2n+1 each, relative to the program's own successors).
   std::vector<std::uint32_t> succ_begin;
-  std::vector<std::uint32_t> succ;       ///< Successor op indices (see succ_begin).
-  std::vector<std::uint32_t> dep_count;  ///< Number of dependencies of each op.
-  std::vector<std::uint32_t> roots;      ///< Ops without dependencies, by type then index.
-  /// Structural equality (ops and dependency lists).
-  friend bool operator==(const Program&, const Program&) = default;
+  std::vector<std::uint32_t> succ;       ///< Every program's successor op indices.
+  std::vector<std::uint32_t> dep_count;  ///< Every program's dependency counts (indexed like ops).
+  std::vector<std::uint32_t> roots;      ///< Every program's roots.
+  std::vector<ProgramExtent> extents;    ///< One per program, in program order.
+  /// Program `p` as a view; succ_begin of program p starts at 2 * op_begin + p.
+  [[nodiscard]] Program view(std::size_t p) const;
 };
 
 /// Where an operation was defined in a text schedule.
@@ -122,6 +155,8 @@ class Schedule {
   std::uint32_t num_ranks_ = 0;
   std::uint32_t num_cpus_ = 1;
   std::uint32_t num_nics_ = 1;
+  // Immutable once built and shared between copies, so the views in programs_ stay valid.
+  std::shared_ptr<const ProgramStore> store_;
   std::vector<Program> programs_;
   std::vector<std::uint32_t> rank_program_;
   std::vector<RankSource> sources_;
@@ -141,6 +176,11 @@ class CycleError : public InputError {
   std::uint32_t rank_;
   std::vector<std::uint32_t> ops_;
 };
+
+namespace detail {
+/// The binary schedule reader's access to ScheduleBuilder (defined in goal_binary.cpp).
+struct BinaryLoader;
+}  // namespace detail
 
 /// Builds a Schedule rank by rank; identical programs are shared.
 class ScheduleBuilder {
@@ -178,16 +218,24 @@ class ScheduleBuilder {
   /// The schedule; ranks never begun get empty programs. The builder is left empty.
   [[nodiscard]] Schedule finish();
 
-  /// A schedule from finished programs (ops, succ_begin and succ filled in; dep_count and roots
-  /// are computed here) and each rank's program index, without re-deduplicating: the fast path
-  /// for loading binary schedules. Validates peer offsets, dependency targets and program
-  /// indices, and checks every program for cycles. Throws InputError naming the program.
-  [[nodiscard]] static Schedule from_programs(std::uint32_t num_ranks, std::vector<Program> programs,
+  /// A schedule from finished programs (ops, succ_begin, succ and extents filled in with
+  /// num_ops and num_succ; dep_count, roots and the other extent fields are computed here) and
+  /// each rank's program index, without re-deduplicating: the fast path for loading binary
+  /// schedules. Validates the layout, peer offsets, dependency targets and program indices, and
+  /// checks every program for cycles. Throws InputError naming the program.
+  [[nodiscard]] static Schedule from_programs(std::uint32_t num_ranks, ProgramStore programs,
                                               std::vector<std::uint32_t> rank_program);
 
  private:
+  // The binary reader validates and completes programs while decoding them (one pass, in cache)
+  // and hands them over through adopt_checked without a second check.
+  friend struct detail::BinaryLoader;
+  [[nodiscard]] static Schedule adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
+                                              std::uint32_t num_nics, ProgramStore programs,
+                                              std::vector<std::uint32_t> rank_program);
   std::uint32_t add_op(const Op& op);
   [[nodiscard]] std::uint32_t offset_of(std::uint32_t peer) const;
+  void append_program(const Program& program);
 
   Schedule schedule_;
   std::vector<std::uint8_t> built_;
@@ -199,7 +247,9 @@ class ScheduleBuilder {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> done_edges_;   // (b, a): a requires b
   std::vector<std::pair<std::uint32_t, std::uint32_t>> start_edges_;  // (b, a): a irequires b
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash_;
-  Program scratch_;
+  ProgramStore store_;
+  // The rank being finished, before it is compared with the stored programs.
+  ProgramStore scratch_;
   std::vector<std::uint32_t> fill_;
 };
 

@@ -40,7 +40,7 @@ TEST(Goal, ParsesLogGOPSimSyntax) {
   EXPECT_EQ(r0.ops[2].type, OpType::kCalc);
   EXPECT_EQ(r0.ops[2].size, 2500U * 1000U);
   EXPECT_EQ(r0.dep_count[2], 2U);
-  EXPECT_EQ(r0.roots, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(std::vector<std::uint32_t>(r0.roots.begin(), r0.roots.end()), (std::vector<std::uint32_t>{0, 1}));
   const Program& r2 = s.program_of(2);
   EXPECT_EQ(r2.ops[0].peer_offset, kAnySource);
   EXPECT_EQ(r2.ops[0].tag, kAnyTag);
@@ -208,10 +208,10 @@ TEST(Goal, CorruptBinaryIsRejectedNeverCrashes) {
   }
 }
 
-TEST(Goal, BinaryWithADependencyCycleIsRejected) {
+TEST(Goal, BinaryVersion1WithADependencyCycleIsRejected) {
   // One rank, one calc of 1 ps that requires itself: the loader checks cycles without the builder.
   std::string bin(kBinaryMagic);
-  for (const std::uint32_t word : {kBinaryVersion, 0U, 1U, 1U}) {
+  for (const std::uint32_t word : {1U, 0U, 1U, 1U}) {
     for (int i = 0; i < 4; ++i) {
       bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
     }
@@ -240,7 +240,7 @@ TEST(Goal, BinaryCalcWithANicIsRejected) {
   // Found by the fuzzer: a calc with a NIC index loaded fine but could not round-trip through
   // text (GOAL calcs have no NIC), so binary and text disagreed about the schedule.
   std::string bin(kBinaryMagic);
-  for (const std::uint32_t word : {kBinaryVersion, 0U, 1U, 1U}) {
+  for (const std::uint32_t word : {1U, 0U, 1U, 1U}) {
     for (int i = 0; i < 4; ++i) {
       bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
     }
@@ -255,6 +255,176 @@ TEST(Goal, BinaryCalcWithANicIsRejected) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("a calc with a NIC index"), std::string::npos) << e.what();
   }
+}
+
+// A version 2 file: the common header for `ranks` ranks and `programs` programs, then `body`
+// (widths, program table, columns, rank table) and the end marker.
+std::string v2_file(std::uint32_t ranks, std::uint32_t programs, const std::string& body) {
+  std::string bin(kBinaryMagic);
+  for (const std::uint32_t word : {2U, 0U, ranks, programs}) {
+    for (int i = 0; i < 4; ++i) {
+      bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
+    }
+  }
+  return bin + body + "GLSCHEND";
+}
+
+// The message of the InputError read_binary throws for `bin`, or "" if it loads.
+std::string binary_error(const std::string& bin) {
+  try {
+    (void)read_binary(bin, "v2.gsched");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Goal, BinaryVersion1IsStillReadAndWritten) {
+  const Schedule s = generate("2x[allreduce(algo=recdoub, size=1KiB); randomring(size=70000B)]", 24, 3);
+  const std::string v1 = write_binary(s, 1);
+  const std::string v2 = write_binary(s);
+  EXPECT_EQ(v1.substr(8, 4), std::string("\x01\x00\x00\x00", 4));
+  EXPECT_EQ(v2.substr(8, 4), std::string("\x02\x00\x00\x00", 4));
+  EXPECT_TRUE(s.same_as(read_binary(v1)));
+  EXPECT_TRUE(s.same_as(read_binary(v2)));
+  EXPECT_EQ(write_binary(read_binary(v1), 1), v1);
+  EXPECT_THROW((void)write_binary(s, 3), InputError);
+  std::string v3 = v2;
+  v3[8] = 3;
+  EXPECT_NE(binary_error(v3).find("format version 3 is not supported"), std::string::npos)
+      << binary_error(v3);
+}
+
+TEST(Goal, BinaryVersion2RoundTripsEveryFieldWidth) {
+  // Sizes of 1, 2, 4 and 8 bytes, tags, CPU/NIC pairs, any-source and any-tag receives, an op
+  // with 20 dependants (count width 1) and a dependency 300 ops back (dependant width 2).
+  std::string text = "num_ranks 300\nrank 0 {\n";
+  text += "l0: send 8b to 299 tag 7 cpu 1 nic 1\nl1: recv 70000b from -1 tag -1\n";
+  text += "l2: calc 10s cpu 1\nl3: send 5000000000b to 1\n";
+  for (int i = 4; i < 304; ++i) {
+    text += "l" + std::to_string(i) + ": calc 1\n";
+  }
+  for (int i = 4; i < 24; ++i) {
+    text += "l" + std::to_string(i) + " requires l0\n";
+  }
+  text += "l303 irequires l1\nl303 requires l2\n}\nrank 299 {\nrecv 8b from 0 tag 7 nic 1\n}\n";
+  text += "rank 1 {\nrecv 5000000000b from 0\n}\n";
+  const Schedule s = parse_goal(text);
+  const std::string bin = write_binary(s);
+  EXPECT_EQ(bin[24], '\x01');  // dependant counts: one byte each
+  EXPECT_EQ(bin[25], '\x02');  // dependants: two bytes each
+  const Schedule back = read_binary(bin);
+  EXPECT_TRUE(s.same_as(back));
+  EXPECT_EQ(write_goal(back), write_goal(s));
+  EXPECT_LT(bin.size(), write_goal(s).size());
+  // Peer offsets of 3 bytes (more than 65,536 ranks).
+  const Schedule wide = generate("randomring(size=8B)", 70000, 1);
+  EXPECT_TRUE(wide.same_as(read_binary(write_binary(wide))));
+}
+
+TEST(Goal, BinaryBackwardDependenciesAreCheckedForCycles) {
+  // Dependants before their op skip the one-pass forward check: acyclic ones load, cycles do not.
+  const Schedule ok = parse_goal("num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 2\nl1 requires l2\n}\n");
+  const Schedule back = read_binary(write_binary(ok));
+  EXPECT_TRUE(ok.same_as(back));
+  EXPECT_EQ(std::vector<std::uint32_t>(back.program_of(0).roots.begin(), back.program_of(0).roots.end()),
+            (std::vector<std::uint32_t>{1}));
+  // Two calcs that require each other: counts 0x01 each, dependants +1 and -1 (zigzag 2 and 1).
+  const std::string cycle = v2_file(1, 1,
+                                    std::string{'\x00', '\x01', '\x02', '\x02', '\x03', '\x03', '\x01',
+                                                '\x01', '\x01', '\x01', '\x02', '\x01', '\x00', '\x01'});
+  EXPECT_NE(binary_error(cycle).find("v2.gsched: invalid binary schedule: program 0 has a dependency cycle"),
+            std::string::npos)
+      << binary_error(cycle);
+  // The same calc requiring itself.
+  const std::string self = v2_file(
+      1, 1, std::string{'\x00', '\x01', '\x01', '\x01', '\x03', '\x01', '\x01', '\x00', '\x00', '\x01'});
+  EXPECT_NE(binary_error(self).find("program 0 has a dependency cycle"), std::string::npos)
+      << binary_error(self);
+}
+
+TEST(Goal, BinaryVersion2ErrorsNameTheProblemAndTheByte) {
+  struct Case {
+    std::uint32_t ranks;
+    std::string body;
+    std::string_view message;
+  };
+  // Body: count width, dependant width, program table (ops, dependencies), kinds, sizes, peers,
+  // tags, CPU/NIC pairs, dependant counts, dependants, rank table (program 0 for all ranks).
+  const std::vector<Case> cases{
+      {1, std::string{'\x03', '\x01', '\x00', '\x00', '\x00', '\x01'},
+       "byte 24: invalid binary schedule: dependant count width 3"},
+      {1, std::string{'\x00', '\x03', '\x00', '\x00', '\x00', '\x01'},
+       "byte 25: invalid binary schedule: dependant width 3"},
+      {2, std::string{'\x00', '\x01', '\x01', '\x00', '\x05', '\x08', '\x00', '\x00', '\x02'},
+       "byte 28: invalid binary schedule: a send to any source"},
+      {2, std::string{'\x00', '\x01', '\x01', '\x00', '\x00', '\x08', '\x00', '\x00', '\x02'},
+       "byte 28: invalid binary schedule: invalid operation flags"},
+      {2, std::string{'\x00', '\x01', '\x01', '\x00', '\x13', '\x08', '\x00', '\x00', '\x02'},
+       "a calc with a peer or tag"},
+      {2, std::string{'\x00', '\x01', '\x01', '\x00', '\x11', '\x08', '\x00', '\x00', '\x02'},
+       "a send with the any-tag value"},
+      {2, std::string{'\x00', '\x01', '\x01', '\x00', '\x01', '\x08', '\x02', '\x00', '\x00', '\x02'},
+       "byte 30: invalid binary schedule: peer offset 2 out of range (must be below 2)"},
+      {2,
+       std::string{'\x00', '\x01', '\x01', '\x00', '\x0a', '\x08', '\x01', '\xff', '\xff', '\xff', '\xff',
+                   '\x00', '\x00', '\x02'},
+       "byte 31: invalid binary schedule: tag 4294967295 out of range"},
+      {1, std::string{'\x00', '\x01', '\x01', '\x00', '\x23', '\x01', '\x00', '\x01', '\x00', '\x00', '\x01'},
+       "byte 30: invalid binary schedule: a calc with a NIC index"},
+      {1, std::string{'\x00', '\x01', '\x01', '\x00', '\x03', '\x01', '\x01', '\x00', '\x01'},
+       "byte 30: invalid binary schedule: the dependant counts of program 0 add up to more than the program "
+       "table's 0"},
+      {1, std::string{'\x00', '\x01', '\x01', '\x01', '\x03', '\x01', '\x00', '\x00', '\x00', '\x01'},
+       "byte 30: invalid binary schedule: the dependant counts of program 0 add up to 0, the program table "
+       "says 1"},
+      {1, std::string{'\x00', '\x01', '\x01', '\x01', '\x03', '\x01', '\x01', '\x02', '\x00', '\x01'},
+       "byte 31: invalid binary schedule: dependency of operation 0 on an operation out of range"},
+      {1, std::string{'\x00', '\x01', '\x7f', '\x00', '\x03', '\x00', '\x01'},
+       "operation or dependency counts larger than the file"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = binary_error(v2_file(c.ranks, 1, c.body));
+    EXPECT_NE(message.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << message << "'";
+  }
+}
+
+TEST(Goal, BinaryVersion2DependencyCountOutOfRangeIsRejected) {
+  // Program table: one op with 2^31 - 1 dependants, one more than a program may have.
+  const std::string bin = v2_file(
+      1, 1, std::string{'\x00', '\x01', '\x01', '\xff', '\xff', '\xff', '\xff', '\x07', '\x00', '\x01'});
+  EXPECT_NE(binary_error(bin).find("dependency count 2147483647 out of range"), std::string::npos)
+      << binary_error(bin);
+}
+
+TEST(Goal, FromProgramsRejectsAStoreWhoseArraysDoNotMatchItsExtents) {
+  ProgramStore store;
+  store.ops.push_back(Op{1, 0, 0, OpType::kCalc, 0, 0});
+  store.succ_begin = {0, 0, 0};
+  store.extents.push_back(ProgramExtent{});
+  store.extents[0].num_ops = 2;  // but only one op is stored
+  try {
+    (void)ScheduleBuilder::from_programs(1, store, {0});
+    FAIL() << "a malformed store was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed program store"), std::string::npos) << e.what();
+  }
+  store.extents[0].num_ops = 1;
+  EXPECT_EQ(ScheduleBuilder::from_programs(1, store, {0}).total_ops(), 1U);
+}
+
+TEST(Goal, BinaryVersion2TruncatedAnywhereIsRejected) {
+  const std::string bin = write_binary(parse_goal(kExample));
+  std::size_t truncated = 0;
+  for (std::size_t n = 0; n < bin.size(); ++n) {
+    const std::string message = binary_error(bin.substr(0, n));
+    EXPECT_NE(message.find("invalid binary schedule"), std::string::npos)
+        << "prefix of " << n << " bytes loaded";
+    truncated += message.find("unexpected end of file (truncated?)") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(truncated, bin.size() / 2);
+  EXPECT_EQ(binary_error(bin), "");
 }
 
 TEST(Goal, ParseTimeUnits) {
