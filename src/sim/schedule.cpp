@@ -377,6 +377,18 @@ void ScheduleBuilder::end_rank() {
     throw InputError("end_rank without begin_rank");
   }
   in_rank_ = false;
+  // Peers are stored relative to the rank, so most ranks of a collective repeat the previous
+  // rank's ops and edges exactly: then they have its program, and nothing needs building.
+  if (last_program_ != 0xFFFFFFFFU && ops_ == last_ops_ && done_edges_ == last_done_edges_ &&
+      start_edges_ == last_start_edges_) {
+    schedule_.rank_program_[rank_] = last_program_;
+    built_[rank_] = 1;
+    return;
+  }
+  last_ops_ = ops_;
+  last_done_edges_ = done_edges_;
+  last_start_edges_ = start_edges_;
+  last_program_ = 0xFFFFFFFFU;  // Until this rank's program is known to be valid.
   const std::size_t n = ops_.size();
   ProgramStore& program = scratch_;
   program.ops.assign(ops_.begin(), ops_.end());
@@ -413,6 +425,7 @@ void ScheduleBuilder::end_rank() {
     if (store_.view(it->second) == view) {
       schedule_.rank_program_[rank_] = it->second;
       built_[rank_] = 1;
+      last_program_ = it->second;
       return;
     }
   }
@@ -426,6 +439,7 @@ void ScheduleBuilder::end_rank() {
   by_hash_.emplace(h, id);
   schedule_.rank_program_[rank_] = id;
   built_[rank_] = 1;
+  last_program_ = id;
 }
 
 void ScheduleBuilder::append_program(const Program& program) {

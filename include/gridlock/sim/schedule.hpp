@@ -251,6 +251,12 @@ class ScheduleBuilder {
   // The rank being finished, before it is compared with the stored programs.
   ProgramStore scratch_;
   std::vector<std::uint32_t> fill_;
+  // The raw ops and edges of the last rank finished and its program: consecutive ranks of a
+  // collective usually build exactly these again.
+  std::vector<Op> last_ops_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> last_done_edges_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> last_start_edges_;
+  std::uint32_t last_program_ = 0xFFFFFFFFU;
 };
 
 }  // namespace gridlock::sim

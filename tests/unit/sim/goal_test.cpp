@@ -61,6 +61,39 @@ TEST(Goal, IdenticalRelativeProgramsAreShared) {
   EXPECT_EQ(s.total_ops(), 128U);
 }
 
+// Consecutive equal ranks reuse the previous program without building it again; the shortcut
+// must never hand a rank a program that differs from its own, in ops or in edges.
+TEST(ScheduleBuilderTest, ConsecutiveRanksShareOnlyEqualPrograms) {
+  ScheduleBuilder b(6);
+  const auto build = [&b](std::uint32_t rank, std::uint64_t bytes, bool irequires) {
+    b.begin_rank(rank);
+    const std::uint32_t r = b.recv(bytes, (rank + 5) % 6);
+    const std::uint32_t s = b.send(bytes, (rank + 1) % 6);
+    if (irequires) {
+      b.add_irequires(s, r);
+    } else {
+      b.add_requires(s, r);
+    }
+    b.end_rank();
+  };
+  build(0, 8, false);
+  build(1, 8, false);   // same as rank 0
+  build(2, 16, false);  // other size
+  build(3, 16, false);  // same as rank 2
+  build(4, 16, true);   // other edge kind
+  build(5, 8, false);   // same as rank 0, not as the previous rank
+  const Schedule s = b.finish();
+  ASSERT_EQ(s.programs().size(), 3U);
+  const std::vector<std::uint32_t>& id = s.rank_program();
+  EXPECT_EQ(id[0], id[1]);
+  EXPECT_EQ(id[2], id[3]);
+  EXPECT_EQ(id[0], id[5]);
+  EXPECT_NE(id[0], id[2]);
+  EXPECT_NE(id[2], id[4]);
+  EXPECT_EQ(s.program_of(3).ops[0].size, 16U);
+  EXPECT_EQ(s.program_of(4).succ_begin[2 * 0 + 2] - s.program_of(4).succ_begin[2 * 0 + 1], 1U);
+}
+
 struct BadInput {
   const char* text;
   const char* message;
