@@ -137,7 +137,8 @@ TEST(Measure, ShortRunIsConsistent) {
 }
 
 // The rule of docs/sim-model.md, "Noise", computed naively over every detour of every period.
-std::uint64_t reference_finish(const gn::DetourPattern& p, std::uint64_t t, std::uint64_t d, std::uint64_t offset) {
+std::uint64_t reference_finish(const gn::DetourPattern& p, std::uint64_t t, std::uint64_t d,
+                               std::uint64_t offset) {
   const std::uint64_t a = t + offset;
   const std::uint64_t period = p.period_ps();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> all;
@@ -175,7 +176,8 @@ TEST(DetourPattern, CursorGivesTheSameAnswers) {
     t = jump == 0   ? gridlock::uniform_below(rng, 3 * p.period_ps())
         : jump == 1 ? t + gridlock::uniform_below(rng, p.period_ps() / 4)
                     : t + gridlock::uniform_below(rng, 2'000'000);
-    const std::uint64_t d = gridlock::uniform_below(rng, 4) == 0 ? 0 : gridlock::uniform_below(rng, 3'000'000);
+    const std::uint64_t d =
+        gridlock::uniform_below(rng, 4) == 0 ? 0 : gridlock::uniform_below(rng, 3'000'000);
     const std::uint64_t offset = 12'345'678;
     const std::uint64_t want = reference_finish(p, t, d, offset);
     ASSERT_EQ(p.finish(t, d, offset, cursor), want) << i;
