@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include <netdb.h>
@@ -24,6 +26,8 @@ using Micros = std::chrono::microseconds;
 // A blocked read or write wakes up this often to see whether the server is stopping (cpp-httplib
 // itself never looks while a keep-alive connection is idle, so stop() waited for its timeout).
 constexpr Micros kWakeInterval{100'000};
+// An idle keep-alive connection looks this often whether another connection needs its worker.
+constexpr Micros kIdleCheckInterval{10'000};
 // Answers up to this size are assembled and sent at once; a larger body is sent from its own memory.
 constexpr std::size_t kWriteBufferBytes = std::size_t{64} * 1024;
 // As cpp-httplib's CPPHTTPLIB_RECV_BUFSIZ: a request line and headers usually arrive in one read.
@@ -122,8 +126,20 @@ class BufferedSocketStream final : public httplib::Stream {
   }
   [[nodiscard]] socket_t socket() const override { return sock_; }
 
-  /// Waits up to `idle` for the next request; true when some of it has arrived.
-  bool wait_for_request(Micros idle) { return read_pos_ < read_end_ || fill(Clock::now() + idle); }
+  /// Waits up to `idle` for the next request; true when some of it has arrived. Gives up early
+  /// (false) when `others_waiting` becomes positive: another connection needs this worker.
+  bool wait_for_request(Micros idle, const std::atomic<int>& others_waiting) {
+    if (read_pos_ < read_end_) {
+      return true;
+    }
+    const auto n = receive(buffer_.data(), buffer_.size(), Clock::now() + idle, &others_waiting);
+    if (n <= 0) {
+      return false;
+    }
+    read_pos_ = 0;
+    read_end_ = static_cast<std::size_t>(n);
+    return true;
+  }
 
   /// Sends what write() collected; false when the client is gone or too slow.
   bool flush() {
@@ -143,17 +159,19 @@ class BufferedSocketStream final : public httplib::Stream {
     return ::poll(&fd, 1, static_cast<int>(timeout.count() / 1000)) > 0;
   }
 
-  // recv() until something arrives (> 0), the client closes (0), or an error, the deadline or a
-  // stopping server (-1). The socket's timeout is the wake-up interval, so EAGAIN means "not yet".
-  ssize_t receive(char* ptr, size_t size, Clock::time_point deadline) {
+  // recv() until something arrives (> 0), the client closes (0), or an error, the deadline, a
+  // stopping server or, if given, a positive `yield_to` (-1). The socket's timeout is the wake-up
+  // interval, so EAGAIN means "not yet".
+  ssize_t receive(char* ptr, size_t size, Clock::time_point deadline,
+                  const std::atomic<int>* yield_to = nullptr) {
     while (true) {
       const auto n = ::recv(sock_, ptr, size, 0);
       if (n >= 0) {
         closed_ = n == 0;
         return n;
       }
-      if (errno == EINTR ||
-          ((errno == EAGAIN || errno == EWOULDBLOCK) && !stopping() && Clock::now() < deadline)) {
+      if (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && !stopping() &&
+                             Clock::now() < deadline && (yield_to == nullptr || *yield_to <= 0))) {
         continue;
       }
       return -1;
@@ -204,7 +222,36 @@ class BufferedSocketStream final : public httplib::Stream {
   int local_port_ = 0;
 };
 
+// cpp-httplib's thread pool, counting the jobs (connections) that no worker has taken yet.
+class CountingThreadPool final : public httplib::TaskQueue {
+ public:
+  CountingThreadPool(std::size_t threads, std::shared_ptr<std::atomic<int>> waiting)
+      : pool_(threads), waiting_(std::move(waiting)) {}
+
+  void enqueue(std::function<void()> fn) override {
+    ++*waiting_;
+    pool_.enqueue([waiting = waiting_, job = std::move(fn)] {
+      --*waiting;
+      job();
+    });
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  std::shared_ptr<std::atomic<int>> waiting_;
+};
+
 }  // namespace
+
+bool LeanHttpServer::widen_listen_backlog() {
+  // listen() on a listening socket only changes its backlog.
+  return svr_sock_ != INVALID_SOCKET && ::listen(svr_sock_, SOMAXCONN) == 0;
+}
+
+void LeanHttpServer::use_thread_pool(std::size_t threads) {
+  new_task_queue = [threads, waiting = waiting_] { return new CountingThreadPool(threads, waiting); };
+}
 
 // As cpp-httplib's own loop (detail::process_server_socket), but one stream for the whole
 // connection, so bytes of a pipelined next request read with the current one are kept (cpp-httplib
@@ -214,13 +261,16 @@ bool LeanHttpServer::process_and_close_socket(socket_t sock) {
   const auto write_timeout = duration_of(write_timeout_sec_, write_timeout_usec_);
   // At least 10 ms, as cpp-httplib's own wait (one 10 ms poll) when the keep-alive timeout is 0.
   const auto idle = std::max(duration_of(keep_alive_timeout_sec_, 0), Micros(10'000));
-  set_socket_timeout(sock, SO_RCVTIMEO, std::min({kWakeInterval, read_timeout, idle}));
+  set_socket_timeout(sock, SO_RCVTIMEO, std::min({kIdleCheckInterval, read_timeout, idle}));
   set_socket_timeout(sock, SO_SNDTIMEO, std::min(kWakeInterval, write_timeout));
   bool ok = false;
   {
     BufferedSocketStream stream(sock, svr_sock_, read_timeout, write_timeout);
+    const std::atomic<int> no_pressure{0};
     for (auto left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
-      if (!stream.wait_for_request(idle)) {
+      // Under pressure a connection idle after an answer gives its worker up (see the header);
+      // a new one is always given the time to send its first request.
+      if (!stream.wait_for_request(idle, left == keep_alive_max_count_ ? no_pressure : *waiting_)) {
         break;
       }
       bool connection_closed = false;

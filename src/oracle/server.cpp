@@ -240,7 +240,7 @@ struct Server::Impl {
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
     const int threads = std::max(1, options.threads);
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+    http.use_thread_pool(static_cast<std::size_t>(threads));
     http.set_exception_handler(
         [this](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
           count_error("internal");
@@ -405,6 +405,10 @@ int Server::start() {
     port_ = http.bind_to_any_port(o.host);
   } else {
     port_ = http.bind_to_port(o.host, o.port) ? o.port : -1;
+  }
+  if (port_ > 0 && !http.widen_listen_backlog()) {
+    http.stop();
+    port_ = -1;
   }
   if (port_ <= 0) {
     port_ = 0;

@@ -362,6 +362,71 @@ TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
   EXPECT_EQ(client.health()["status"], "ok");
 }
 
+// Idle keep-alive clients must not keep new clients waiting: with every worker serving an idle
+// connection (keep-alive timeout 60 s), a new connection is answered because the idle ones give
+// their workers up. Before, it waited for the keep-alive timeout (RawConnection gives up at 20 s).
+TEST(ServerKeepAlive, IdleConnectionsYieldTheirWorkersToNewOnes) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const MetricStore store(t);
+  const Oracle oracle(t, store);
+  ServerOptions options;
+  options.port = 0;
+  options.threads = 2;
+  options.keep_alive_s = 60;
+  Server server(oracle, options);
+  const int port = server.start();
+  ASSERT_GT(port, 0);
+  const std::string keep_alive = "GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n";
+  RawConnection idle1(port);
+  RawConnection idle2(port);
+  for (RawConnection* idle : {&idle1, &idle2}) {
+    ASSERT_TRUE(idle->connected());
+    ASSERT_TRUE(idle->send(keep_alive));
+    ASSERT_NE(idle->read_until("\"ok\""), "");
+  }
+  RawConnection late(port);
+  ASSERT_TRUE(late.connected());
+  ASSERT_TRUE(late.send("GET /v1/health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"));
+  const std::string answer = late.read_until_closed();
+  EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+  EXPECT_TRUE(late.closed_by_server());
+  // At least one idle connection was closed by the server to make room (a live one answers).
+  const std::string last = "GET /v1/health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+  idle1.send(last);
+  const std::string again = idle1.read_until_closed();
+  idle2.send(last);
+  const std::string again2 = idle2.read_until_closed();
+  EXPECT_TRUE(again.empty() || again2.empty()) << again << again2;
+  server.stop();
+}
+
+// Yielding applies to connections idle after an answer, never to a new connection that has not
+// sent its first request yet, even while others wait for the only worker.
+TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const MetricStore store(t);
+  const Oracle oracle(t, store);
+  ServerOptions options;
+  options.port = 0;
+  options.threads = 1;
+  options.keep_alive_s = 60;
+  Server server(oracle, options);
+  const int port = server.start();
+  ASSERT_GT(port, 0);
+  RawConnection slow(port);
+  ASSERT_TRUE(slow.connected());
+  RawConnection queued(port);
+  ASSERT_TRUE(queued.connected());
+  const std::string request = "GET /v1/health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+  ASSERT_TRUE(queued.send(request));
+  // Not a measurement: long enough for the worker to have looked at the queue several times.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(slow.send(request));
+  EXPECT_NE(slow.read_until_closed().find("200 OK"), std::string::npos);
+  EXPECT_NE(queued.read_until_closed().find("200 OK"), std::string::npos);
+  server.stop();
+}
+
 TEST(ServerStart, UnbindableAddressIsAnIoError) {
   const topo::Torus3D t(topo::TorusOptions{});
   const MetricStore store(t);
