@@ -23,6 +23,7 @@
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/noise.hpp"
+#include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::cli {
@@ -125,17 +126,6 @@ Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& patter
               {"noise_fraction", pattern.noise_fraction()}};
 }
 
-Json params_json(const sim::LogGOPSParams& p) {
-  return Json{{"L_ps", p.latency.ps},
-              {"o_send_ps", p.overhead_send.ps},
-              {"o_recv_ps", p.overhead_recv.ps},
-              {"g_ps", p.gap.ps},
-              {"G_ps", p.gap_per_byte.ps},
-              {"O_ps", p.overhead_per_byte.ps},
-              {"S_bytes", p.eager_threshold_bytes},
-              {"rendezvous_handshake", p.rendezvous_handshake}};
-}
-
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
                                std::uint64_t seed) {
   if (schedule.empty() == program.empty()) {
@@ -224,7 +214,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   context["seed"] = a.seed;
   context["replicas"] = a.replicas;
   context["network_scale"] = a.network_scale;
-  context["loggops"] = params_json(options.params);
+  context["loggops"] = sim::params_json(options.params);
   context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
 
   fmt::print("noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads\n",
@@ -324,7 +314,7 @@ void run_sim(const SimArgs& a) {
   context["program"] = a.program.empty() ? Json(nullptr) : Json(a.program);
   context["seed"] = a.seed;
   context["ranks"] = schedule.num_ranks();
-  context["loggops"] = params_json(options.params);
+  context["loggops"] = sim::params_json(options.params);
   context["network_scale"] = a.network_scale;
   if (options.noise != nullptr) {
     context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);

@@ -14,6 +14,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::bench {
@@ -100,15 +101,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     context["replicas"] = k;
     context["mpi_ranks"] = size;
     context["network_scale"] = options.network_scale;
-    const sim::LogGOPSParams& p = options.params;
-    context["loggops"] = Json{{"L_ps", p.latency.ps},
-                              {"o_send_ps", p.overhead_send.ps},
-                              {"o_recv_ps", p.overhead_recv.ps},
-                              {"g_ps", p.gap.ps},
-                              {"G_ps", p.gap_per_byte.ps},
-                              {"O_ps", p.overhead_per_byte.ps},
-                              {"S_bytes", p.eager_threshold_bytes},
-                              {"rendezvous_handshake", p.rendezvous_handshake}};
+    context["loggops"] = sim::params_json(options.params);
     context["noise"] =
         Json{{"model", options.noise.describe()}, {"seed", options.seed},
              {"noise_seed", config.seed},         {"cosched", options.cosched},

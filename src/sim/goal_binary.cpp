@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/acyclic.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/sim/goal.hpp"
 
@@ -22,6 +23,23 @@ constexpr std::uint8_t kHasTagBit = 0x08U;
 constexpr std::uint8_t kAnyTagBit = 0x10U;
 constexpr std::uint8_t kHasCpuNicBit = 0x20U;
 constexpr std::uint8_t kKnownBits = 0x3FU;
+
+// The kind byte of an op without its size class (the same in format versions 1 and 2).
+std::uint8_t op_flags(const Op& op) {
+  auto flags = static_cast<std::uint8_t>(op.type);
+  if (op.type != OpType::kCalc && op.peer_offset == kAnySource) {
+    flags |= kAnyPeerBit;
+  }
+  if (op.tag == kAnyTag) {
+    flags |= kAnyTagBit;
+  } else if (op.tag != 0) {
+    flags |= kHasTagBit;
+  }
+  if (op.cpu != 0 || op.nic != 0) {
+    flags |= kHasCpuNicBit;
+  }
+  return flags;
+}
 
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80U) {
@@ -198,27 +216,6 @@ void decode_programs_v1(Reader& in, std::size_t file_size, std::uint32_t num_ran
     }
     extent.num_succ = static_cast<std::uint32_t>(store.succ.size() - succ_base);
   }
-}
-
-// Kahn's algorithm: true if every op of `program` can be ordered (no dependency cycle).
-// `remaining` and `ready` are scratch space reused across programs.
-bool kahn_orders_all(const Program& program, std::vector<std::uint32_t>& remaining,
-                     std::vector<std::uint32_t>& ready) {
-  remaining.assign(program.dep_count.begin(), program.dep_count.end());
-  ready.assign(program.roots.begin(), program.roots.end());
-  std::size_t done = 0;
-  while (!ready.empty()) {
-    const std::uint32_t v = ready.back();
-    ready.pop_back();
-    ++done;
-    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
-         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
-      if (--remaining[program.succ[k]] == 0) {
-        ready.push_back(program.succ[k]);
-      }
-    }
-  }
-  return done == program.ops.size();
 }
 
 // Version 2: a program table, then one column per op field over all ops (docs/formats/goal.md).
@@ -537,7 +534,7 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
         }
       }
       // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
-      if (backward && !kahn_orders_all(store.view(prog), remaining, ready)) {
+      if (backward && !detail::acyclic(store.view(prog), remaining, ready)) {
         in.fail_program(fmt::format("program {} has a dependency cycle", prog));
       }
     }
@@ -591,18 +588,7 @@ std::string write_binary_v1(const Schedule& schedule) {
     put_varint(out, n);
     for (std::uint32_t i = 0; i < n; ++i) {
       const Op& op = program.ops[i];
-      std::uint8_t flags = static_cast<std::uint8_t>(op.type);
-      if (op.type != OpType::kCalc && op.peer_offset == kAnySource) {
-        flags |= kAnyPeerBit;
-      }
-      if (op.tag == kAnyTag) {
-        flags |= kAnyTagBit;
-      } else if (op.tag != 0) {
-        flags |= kHasTagBit;
-      }
-      if (op.cpu != 0 || op.nic != 0) {
-        flags |= kHasCpuNicBit;
-      }
+      const std::uint8_t flags = op_flags(op);
       out.push_back(static_cast<char>(flags));
       put_varint(out, op.size);
       if (op.type != OpType::kCalc && op.peer_offset != kAnySource) {
@@ -669,19 +655,7 @@ std::string write_binary_v2(const Schedule& schedule) {
     }
   };
   each_op([&](const Op& op) {
-    std::uint8_t flags = static_cast<std::uint8_t>(op.type);
-    if (op.type != OpType::kCalc && op.peer_offset == kAnySource) {
-      flags |= kAnyPeerBit;
-    }
-    if (op.tag == kAnyTag) {
-      flags |= kAnyTagBit;
-    } else if (op.tag != 0) {
-      flags |= kHasTagBit;
-    }
-    if (op.cpu != 0 || op.nic != 0) {
-      flags |= kHasCpuNicBit;
-    }
-    out.push_back(static_cast<char>(flags | (size_class(op.size) << kSizeClassShift)));
+    out.push_back(static_cast<char>(op_flags(op) | (size_class(op.size) << kSizeClassShift)));
   });
   each_op([&](const Op& op) { put_le(out, op.size, kSizeBytes[size_class(op.size)]); });
   const unsigned pw = peer_width(schedule.num_ranks());

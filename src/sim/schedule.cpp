@@ -5,9 +5,30 @@
 
 #include <fmt/format.h>
 
+#include "detail/acyclic.hpp"
 #include "gridlock/core/rng.hpp"
 
 namespace gridlock::sim {
+
+bool detail::acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
+                     std::vector<std::uint32_t>& ready) {
+  remaining.assign(program.dep_count.begin(), program.dep_count.end());
+  ready.assign(program.roots.begin(), program.roots.end());
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const std::uint32_t v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
+         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
+      if (--remaining[program.succ[k]] == 0) {
+        ready.push_back(program.succ[k]);
+      }
+    }
+  }
+  return done == program.ops.size();
+}
+
 namespace {
 
 // Fast multiplicative hash; equality is always checked in full afterwards.
@@ -157,28 +178,6 @@ void complete_program(ProgramStore& store, std::size_t p, std::uint32_t& num_cpu
   e.num_roots = static_cast<std::uint32_t>(store.roots.size() - e.root_begin);
 }
 
-// Kahn's algorithm: true if the dependencies are acyclic; otherwise `remaining` holds the
-// remaining dependency counts (non-zero on and behind every cycle).
-// `remaining` and `ready` are scratch space, reused across programs to save allocations.
-bool acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
-             std::vector<std::uint32_t>& ready) {
-  remaining.assign(program.dep_count.begin(), program.dep_count.end());
-  ready.assign(program.roots.begin(), program.roots.end());
-  std::size_t done = 0;
-  while (!ready.empty()) {
-    const std::uint32_t v = ready.back();
-    ready.pop_back();
-    ++done;
-    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
-         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
-      if (--remaining[program.succ[k]] == 0) {
-        ready.push_back(program.succ[k]);
-      }
-    }
-  }
-  return done == program.ops.size();
-}
-
 // The views of every program in `store`, which then becomes immutable and shared.
 void adopt_store(std::shared_ptr<const ProgramStore>& slot, std::vector<Program>& views, ProgramStore store) {
   auto shared = std::make_shared<const ProgramStore>(std::move(store));
@@ -254,7 +253,7 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore pr
     complete_program(store, p, schedule.num_cpus_, schedule.num_nics_);
     // Dependants that all come later cannot form a cycle (the usual case, checked in one pass);
     // Kahn's algorithm only for the rest.
-    if (!forward && !acyclic(store.view(p), remaining, ready)) {
+    if (!forward && !detail::acyclic(store.view(p), remaining, ready)) {
       throw InputError(fmt::format("program {} has a dependency cycle", p));
     }
   }
@@ -431,7 +430,7 @@ void ScheduleBuilder::end_rank() {
   }
   // A new shape: check it for cycles before keeping it.
   std::vector<std::uint32_t> remaining;
-  if (!acyclic(view, remaining, fill_)) {
+  if (!detail::acyclic(view, remaining, fill_)) {
     throw CycleError(rank_, find_cycle(view, remaining));
   }
   const auto id = static_cast<std::uint32_t>(store_.extents.size());
