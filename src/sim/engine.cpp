@@ -284,6 +284,11 @@ class Engine {
   void handshake_matched(std::uint32_t host, std::uint32_t recv_op, std::uint32_t sender,
                          std::uint32_t send_op, std::uint64_t t);
   void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
+  // The message of `send_op` (event `kind`) arriving at its receiver at t: parks it while the
+  // receiver's CPU or receive NIC is busy (false), else charges o_r, the per-byte parts (none if
+  // `one_byte`) and g, and sets `cpu_end` to the end of the CPU part (true).
+  bool handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts,
+                      EventKind kind, bool one_byte, std::uint64_t& cpu_end);
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
   void flush_ready(std::uint64_t now);
   void report_stuck(SimResult& result) const;
@@ -415,25 +420,37 @@ void Engine::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_
   }
 }
 
-void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts) {
+bool Engine::handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts,
+                            EventKind kind, bool one_byte, std::uint64_t& cpu_end) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
   const std::uint32_t host = peer_of(sender, sop);
   std::uint64_t& cpu = cpu_free(host, sop.cpu);
   std::uint64_t& nic = nic_recv_free(host, sop.nic);
   const std::uint64_t free = std::max(cpu, nic);
   if (free > t) {
-    park(host, kGroupMessage, free, ts, payload_of(sender, event_low(kEventMessage, send_op)));
-    return;
+    park(host, kGroupMessage, free, ts, payload_of(sender, event_low(kind, send_op)));
+    return false;
   }
-  // With the handshake a rendezvous message is first only its request-to-send (one byte).
-  const bool request_only = handshake_ && sop.size > p_.eager_threshold_bytes;
-  const std::uint64_t extra = sop.size == 0 || request_only ? 0 : sop.size - 1;
+  const std::uint64_t extra = sop.size == 0 || one_byte ? 0 : sop.size - 1;
   const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
   const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
   cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
   nic = add(add(t, p_.gap.ps, host), nic_part, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
   slice(host, 1, kMessageKind, sender, sop.size, t, nic);
+  cpu_end = cpu;
+  return true;
+}
+
+void Engine::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts) {
+  const Op& sop = hosts_[sender].prog->ops[send_op];
+  const std::uint32_t host = peer_of(sender, sop);
+  // With the handshake a rendezvous message is first only its request-to-send (one byte).
+  const bool request_only = handshake_ && sop.size > p_.eager_threshold_bytes;
+  std::uint64_t cpu = 0;
+  if (!handle_arrival(sender, send_op, t, ts, kEventMessage, request_only, cpu)) {
+    return;
+  }
   Host& h = hosts_[host];
   std::uint32_t recv_op = kNil;
   h.root_next = next_live_root(h, h.root_next);
@@ -538,24 +555,12 @@ void Engine::process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std
 
 void Engine::process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
                                      std::uint64_t ts) {
-  const Op& sop = hosts_[sender].prog->ops[send_op];
-  const std::uint32_t host = peer_of(sender, sop);
-  std::uint64_t& cpu = cpu_free(host, sop.cpu);
-  std::uint64_t& nic = nic_recv_free(host, sop.nic);
-  const std::uint64_t free = std::max(cpu, nic);
-  if (free > t) {
-    park(host, kGroupMessage, free, ts, payload_of(sender, event_low(kEventRendezvous, send_op)));
+  std::uint64_t cpu = 0;
+  if (!handle_arrival(sender, send_op, t, ts, kEventRendezvous, false, cpu)) {
     return;
   }
-  const std::uint64_t extra = sop.size - 1;
-  const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
-  const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
-  cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
-  nic = add(add(t, p_.gap.ps, host), nic_part, host);
-  slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
-  slice(host, 1, kMessageKind, sender, sop.size, t, nic);
   const auto recv_op = static_cast<std::uint32_t>(matched_[hosts_[sender].base + send_op]);
-  mark_done(host, recv_op, cpu);
+  mark_done(peer_of(sender, hosts_[sender].prog->ops[send_op]), recv_op, cpu);
 }
 
 void Engine::park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts,

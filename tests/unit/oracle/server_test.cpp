@@ -340,10 +340,16 @@ TEST_F(ServerTest, LargeAnswerArrivesWhole) {
   EXPECT_EQ(answer["matrix"][319][319], 0);
 }
 
+// An oracle over an unloaded default torus, for the tests that start servers of their own.
+struct IdleOracle {
+  topo::Torus3D topo{topo::TorusOptions{}};
+  MetricStore store{topo};
+  Oracle oracle{topo, store};
+};
+
 TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
-  const topo::Torus3D t(topo::TorusOptions{});
-  const MetricStore store(t);
-  const Oracle oracle(t, store);
+  const IdleOracle idle_oracle;
+  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
   options.port = 0;
   options.timeout_s = 1;
@@ -366,9 +372,8 @@ TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
 // connection (keep-alive timeout 60 s), a new connection is answered because the idle ones give
 // their workers up. Before, it waited for the keep-alive timeout (RawConnection gives up at 20 s).
 TEST(ServerKeepAlive, IdleConnectionsYieldTheirWorkersToNewOnes) {
-  const topo::Torus3D t(topo::TorusOptions{});
-  const MetricStore store(t);
-  const Oracle oracle(t, store);
+  const IdleOracle idle_oracle;
+  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
   options.port = 0;
   options.threads = 2;
@@ -403,9 +408,8 @@ TEST(ServerKeepAlive, IdleConnectionsYieldTheirWorkersToNewOnes) {
 // Yielding applies to connections idle after an answer, never to a new connection that has not
 // sent its first request yet, even while others wait for the only worker.
 TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
-  const topo::Torus3D t(topo::TorusOptions{});
-  const MetricStore store(t);
-  const Oracle oracle(t, store);
+  const IdleOracle idle_oracle;
+  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
   options.port = 0;
   options.threads = 1;
@@ -428,9 +432,8 @@ TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
 }
 
 TEST(ServerStart, UnbindableAddressIsAnIoError) {
-  const topo::Torus3D t(topo::TorusOptions{});
-  const MetricStore store(t);
-  const Oracle oracle(t, store);
+  const IdleOracle idle_oracle;
+  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
   options.host = "192.0.2.1";  // TEST-NET-1: never a local address
   options.port = 0;
@@ -440,9 +443,8 @@ TEST(ServerStart, UnbindableAddressIsAnIoError) {
 
 TEST(ServerStart, PortInUseIsAnIoError) {
   // Regression: with cpp-httplib's default SO_REUSEPORT both servers bound the same port.
-  const topo::Torus3D t(topo::TorusOptions{});
-  const MetricStore store(t);
-  const Oracle oracle(t, store);
+  const IdleOracle idle_oracle;
+  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
   options.port = 0;
   Server first(oracle, options);
