@@ -1,9 +1,13 @@
 // The binary schedule format (docs/formats/goal.md) and file loading/saving.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
+#include <cstring>
+#include <exception>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -267,13 +271,24 @@ constexpr std::array<KindInfo, 256> make_kind_table() {
 }
 constexpr std::array<KindInfo, 256> kKinds = make_kind_table();
 
+// A little-endian unsigned integer of W bytes. Widths 1, 2, 4 and 8 are one load on a
+// little-endian host (GCC does not merge the byte loop into one load at -O2).
 template <unsigned W>
 std::uint64_t load_le(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < W; ++i) {
-    v |= static_cast<std::uint64_t>(p[i]) << (8U * i);
+  if constexpr (std::endian::native == std::endian::little && (W == 1 || W == 2 || W == 4 || W == 8)) {
+    using Word = std::conditional_t<
+        W == 1, std::uint8_t,
+        std::conditional_t<W == 2, std::uint16_t, std::conditional_t<W == 4, std::uint32_t, std::uint64_t>>>;
+    Word v = 0;
+    std::memcpy(&v, p, W);
+    return v;
+  } else {
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < W; ++i) {
+      v |= static_cast<std::uint64_t>(p[i]) << (8U * i);
+    }
+    return v;
   }
-  return v;
 }
 
 // Calls f(std::integral_constant<unsigned, w>) so that loops over fixed-width fields are compiled
@@ -334,14 +349,206 @@ struct Hosts {
   std::uint32_t num_nics = 1;
 };
 
-// Version 2. The columns are bounds-checked as wholes, then decoded program by program in one
-// fused pass that also validates every field and completes the program (dependency counts, roots,
-// cycle check) while it is in cache: separate passes over all ops were memory-bound.
+// Where one thread starts decoding version 2 columns: its first program and, in each column, the
+// position of that program's first field.
+struct ColumnCursor {
+  std::size_t first_program = 0;
+  std::uint64_t size = 0;
+  std::uint64_t peer = 0;
+  std::uint64_t tag = 0;
+  std::uint64_t cpu_nic = 0;
+};
+
+// The bounds-checked columns of a version 2 file and their file offsets (for error messages).
+struct Columns {
+  const std::uint8_t* kinds = nullptr;
+  const std::uint8_t* sizes = nullptr;
+  const std::uint8_t* peers = nullptr;
+  const std::uint8_t* tags = nullptr;
+  const std::uint8_t* cpu_nic = nullptr;
+  const std::uint8_t* counts = nullptr;
+  const std::uint8_t* deps = nullptr;
+  std::size_t peers_pos = 0;
+  std::size_t tags_pos = 0;
+  std::size_t cpu_nic_pos = 0;
+  std::size_t counts_pos = 0;
+  std::size_t deps_pos = 0;
+  unsigned count_width = 0;
+  unsigned count_bytes = 0;
+};
+
+// What one thread's share of the programs gives besides the arrays it fills in place.
+struct ShareResult {
+  std::vector<std::uint32_t> roots;  // the share's roots, program after program
+  std::uint32_t max_cpu = 0;
+  std::uint32_t max_nic = 0;
+};
+
+// Decodes, validates and completes programs [from.first_program, last_program) into the store's
+// pre-sized ops, succ_begin, succ and dep_count arrays (disjoint between shares, so shares can run
+// on different threads); roots go to the result with share-relative root_begin. Each program is
+// finished while it is in cache: separate passes over all ops were memory-bound.
+template <unsigned PeerWidth, unsigned DepWidth>
+ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks, ProgramStore& store,
+                            const ColumnCursor& from, std::size_t last_program) {
+  ShareResult result;
+  std::vector<std::uint32_t> remaining;
+  std::vector<std::uint32_t> ready;
+  std::vector<std::uint32_t> scratch;
+  const std::uint8_t* size_p = c.sizes + from.size;
+  const std::uint8_t* peer_p = c.peers + from.peer;
+  const std::uint8_t* tag_p = c.tags + from.tag;
+  const std::uint8_t* cpu_nic_p = c.cpu_nic + from.cpu_nic;
+  for (std::size_t prog = from.first_program; prog < last_program; ++prog) {
+    ProgramExtent& e = store.extents[prog];
+    const std::size_t n = e.num_ops;
+    const std::uint8_t* kind = c.kinds + e.op_begin;
+    const std::uint8_t* count_p = c.counts + e.op_begin * c.count_bytes;
+    const std::uint8_t* dep_p = c.deps + e.succ_offset * DepWidth;
+    std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + prog;
+    std::uint32_t* succ = store.succ.data() + e.succ_offset;
+    std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
+    Op* ops = store.ops.data() + e.op_begin;
+    std::uint64_t run = 0;
+    bool backward = false;
+    offsets[0] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint8_t f = kind[i];
+      Op op;
+      op.type = static_cast<OpType>(f & kTypeMask);
+      switch (f >> kSizeClassShift) {
+        case 0:
+          op.size = load_le<1>(size_p);
+          size_p += 1;
+          break;
+        case 1:
+          op.size = load_le<2>(size_p);
+          size_p += 2;
+          break;
+        case 2:
+          op.size = load_le<4>(size_p);
+          size_p += 4;
+          break;
+        default:
+          op.size = load_le<8>(size_p);
+          size_p += 8;
+          break;
+      }
+      if (kKinds[f].has_peer != 0) {
+        const std::uint64_t peer = load_le<PeerWidth>(peer_p);
+        if (peer >= num_ranks) [[unlikely]] {
+          in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
+                     fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
+        }
+        op.peer_offset = static_cast<std::uint32_t>(peer);
+        peer_p += PeerWidth;
+      } else {
+        op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
+      }
+      op.tag = (f & kAnyTagBit) != 0 ? kAnyTag : 0;
+      if ((f & kHasTagBit) != 0) [[unlikely]] {
+        op.tag = static_cast<std::uint32_t>(load_le<4>(tag_p));
+        if (op.tag == kAnyTag) {
+          in.fail_at(c.tags_pos + static_cast<std::size_t>(tag_p - c.tags),
+                     fmt::format("tag {} out of range (must be below {})", op.tag, kAnyTag));
+        }
+        tag_p += 4;
+      }
+      if ((f & kHasCpuNicBit) != 0) [[unlikely]] {
+        op.cpu = cpu_nic_p[0];
+        op.nic = cpu_nic_p[1];
+        if (op.type == OpType::kCalc && op.nic != 0) {
+          in.fail_at(c.cpu_nic_pos + static_cast<std::size_t>(cpu_nic_p - c.cpu_nic),
+                     "a calc with a NIC index (calcs use only a CPU)");
+        }
+        result.max_cpu = std::max<std::uint32_t>(result.max_cpu, op.cpu);
+        result.max_nic = std::max<std::uint32_t>(result.max_nic, op.nic);
+        cpu_nic_p += 2;
+      }
+      ops[i] = op;
+      const auto [done, start] = read_counts(count_p, c.count_width);
+      const std::uint64_t first = run;
+      run += done;
+      offsets[2 * i + 1] = static_cast<std::uint32_t>(run);
+      run += start;
+      offsets[2 * i + 2] = static_cast<std::uint32_t>(run);
+      // Checked before the dependants are read: they must stay inside this program's share.
+      if (run > e.num_succ) [[unlikely]] {
+        in.fail_at(
+            c.counts_pos + static_cast<std::size_t>(count_p - c.counts),
+            fmt::format("the dependant counts of program {} add up to more than the program table's {}", prog,
+                        e.num_succ));
+      }
+      count_p += c.count_bytes;
+      for (std::uint64_t k = first; k < run; ++k) {
+        const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(load_le<DepWidth>(dep_p));
+        if (static_cast<std::uint64_t>(target) >= n) [[unlikely]] {
+          in.fail_at(c.deps_pos + static_cast<std::size_t>(dep_p - c.deps),
+                     fmt::format("dependency of operation {} on an operation out of range", i));
+        }
+        dep_p += DepWidth;
+        succ[k] = static_cast<std::uint32_t>(target);
+        ++dep_count[target];
+        backward |= static_cast<std::size_t>(target) <= i;
+      }
+    }
+    if (run != e.num_succ) [[unlikely]] {
+      in.fail_at(c.counts_pos + e.op_begin * c.count_bytes,
+                 fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
+                             prog, run, e.num_succ));
+    }
+    // Roots by type then index (LogGOPSim's start order): gathered without branches (whether an
+    // op is a root is unpredictable), then ordered by type; programs have few roots.
+    scratch.resize(n + 1);
+    std::size_t found = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      scratch[found] = i;
+      found += dep_count[i] == 0 ? 1 : 0;
+    }
+    e.root_begin = result.roots.size();
+    e.num_roots = static_cast<std::uint32_t>(found);
+    for (const OpType type : {OpType::kSend, OpType::kRecv, OpType::kCalc}) {
+      for (std::size_t k = 0; k < found; ++k) {
+        if (ops[scratch[k]].type == type) {
+          result.roots.push_back(scratch[k]);
+        }
+      }
+    }
+    // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
+    if (backward) {
+      const Program program{std::span<const Op>(ops, n),
+                            std::span<const std::uint32_t>(offsets, 2 * n + 1),
+                            std::span<const std::uint32_t>(succ, e.num_succ),
+                            std::span<const std::uint32_t>(dep_count, n),
+                            {}};
+      if (!detail::acyclic(program, remaining, ready)) {
+        in.fail_program(fmt::format("program {} has a dependency cycle", prog));
+      }
+    }
+  }
+  return result;
+}
+
+// Threads for decoding `total_ops` operations when `requested` is 0: one for small schedules
+// (starting threads would cost more than it saves), else up to the cores available.
+unsigned decode_threads(std::uint64_t total_ops, unsigned requested) {
+  if (requested != 0) {
+    return std::min(requested, kMaxLoadThreads);
+  }
+  constexpr std::uint64_t kOpsPerThread = std::uint64_t{1} << 18U;
+  const unsigned cores = std::max(1U, std::min(kMaxLoadThreads, std::thread::hardware_concurrency()));
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(total_ops / kOpsPerThread, 1, cores));
+}
+
+// Version 2. The columns are bounds-checked as wholes, then the programs are decoded in shares of
+// about equal size on several threads (each share starts at known positions in every column,
+// found while the kinds are counted).
 Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks, ProgramStore& store,
-                         std::vector<std::uint32_t>& remaining, std::vector<std::uint32_t>& ready) {
-  const std::uint8_t count_width = in.byte();
-  if (count_width != 0 && count_width != 1 && count_width != 2 && count_width != 4) {
-    in.fail_at(in.pos() - 1, fmt::format("dependant count width {} is not 0, 1, 2 or 4", count_width));
+                         unsigned requested_threads) {
+  Columns c;
+  c.count_width = in.byte();
+  if (c.count_width != 0 && c.count_width != 1 && c.count_width != 2 && c.count_width != 4) {
+    in.fail_at(in.pos() - 1, fmt::format("dependant count width {} is not 0, 1, 2 or 4", c.count_width));
   }
   const std::uint8_t dep_width = in.byte();
   if (dep_width != 1 && dep_width != 2 && dep_width != 4) {
@@ -363,195 +570,136 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
     }
   }
 
-  // Kinds first, alone: they say how long the later columns are.
+  // Shares of programs with about equal numbers of ops and dependencies.
+  const std::size_t num_programs = store.extents.size();
+  const unsigned threads = decode_threads(total_ops, requested_threads);
+  std::vector<ColumnCursor> shares(threads);
+  for (unsigned t = 1; t < threads; ++t) {
+    const std::uint64_t goal = (total_ops + total_succ) * t / threads;
+    std::size_t p = shares[t - 1].first_program;
+    while (p < num_programs && store.extents[p].op_begin + store.extents[p].succ_offset < goal) {
+      ++p;
+    }
+    shares[t].first_program = p;
+  }
+
+  // Kinds first, alone: they say how long the later columns are and where each share starts.
   const std::size_t kinds_pos = in.pos();
-  const auto* kinds = reinterpret_cast<const std::uint8_t*>(in.take(total_ops).data());
-  std::uint64_t size_bytes = 0;
-  std::uint64_t num_peers = 0;
-  std::uint64_t num_tags = 0;
-  std::uint64_t num_cpu_nic = 0;
+  c.kinds = reinterpret_cast<const std::uint8_t*>(in.take(total_ops).data());
+  ColumnCursor sums;
   unsigned invalid = 0;
+  std::size_t next_share = 1;
   for (std::size_t i = 0; i < total_ops; ++i) {
-    const KindInfo& k = kKinds[kinds[i]];
+    while (next_share < threads && (shares[next_share].first_program >= num_programs ||
+                                    store.extents[shares[next_share].first_program].op_begin == i)) {
+      shares[next_share].size = sums.size;
+      shares[next_share].peer = sums.peer;
+      shares[next_share].tag = sums.tag;
+      shares[next_share].cpu_nic = sums.cpu_nic;
+      ++next_share;
+    }
+    const KindInfo& k = kKinds[c.kinds[i]];
     invalid |= k.valid ^ 1U;
-    size_bytes += k.size_bytes;
-    num_peers += k.has_peer;
-    num_tags += k.has_tag;
-    num_cpu_nic += k.has_cpu_nic;
+    sums.size += k.size_bytes;
+    sums.peer += k.has_peer;
+    sums.tag += k.has_tag;
+    sums.cpu_nic += k.has_cpu_nic;
+  }
+  for (; next_share < threads; ++next_share) {
+    // Shares that start after the last op (programs without ops at the end, or no ops at all).
+    shares[next_share].size = sums.size;
+    shares[next_share].peer = sums.peer;
+    shares[next_share].tag = sums.tag;
+    shares[next_share].cpu_nic = sums.cpu_nic;
   }
   if (invalid != 0) {
     for (std::size_t i = 0; i < total_ops; ++i) {
-      if (kKinds[kinds[i]].valid == 0) {
-        in.fail_at(kinds_pos + i, fmt::format("{} (kind byte 0x{:02x})", kind_problem(kinds[i]), kinds[i]));
+      if (kKinds[c.kinds[i]].valid == 0) {
+        in.fail_at(kinds_pos + i,
+                   fmt::format("{} (kind byte 0x{:02x})", kind_problem(c.kinds[i]), c.kinds[i]));
       }
     }
   }
   const unsigned pw = peer_width(num_ranks);
-  const unsigned count_bytes = count_width == 0 ? 1 : 2U * count_width;
+  c.count_bytes = c.count_width == 0 ? 1 : 2U * c.count_width;
   // Each column is taken (bounds-checked) whole; `*_pos` are file offsets for error messages.
   const auto column = [&in](std::uint64_t length) {
     return reinterpret_cast<const std::uint8_t*>(in.take(length).data());
   };
-  const std::uint8_t* sizes = column(size_bytes);
-  const std::size_t peers_pos = in.pos();
-  const std::uint8_t* peers = column(num_peers * pw);
-  const std::size_t tags_pos = in.pos();
-  const std::uint8_t* tags = column(num_tags * 4);
-  const std::size_t cpu_nic_pos = in.pos();
-  const std::uint8_t* cpu_nic = column(num_cpu_nic * 2);
-  const std::size_t counts_pos = in.pos();
-  const std::uint8_t* counts = column(total_ops * count_bytes);
-  const std::size_t deps_pos = in.pos();
-  const std::uint8_t* deps = column(total_succ * dep_width);
+  c.sizes = column(sums.size);
+  c.peers_pos = in.pos();
+  c.peers = column(sums.peer * pw);
+  c.tags_pos = in.pos();
+  c.tags = column(sums.tag * 4);
+  c.cpu_nic_pos = in.pos();
+  c.cpu_nic = column(sums.cpu_nic * 2);
+  c.counts_pos = in.pos();
+  c.counts = column(total_ops * c.count_bytes);
+  c.deps_pos = in.pos();
+  c.deps = column(total_succ * dep_width);
+  for (ColumnCursor& share : shares) {
+    share.peer *= pw;
+    share.tag *= 4;
+    share.cpu_nic *= 2;
+  }
 
-  const std::size_t num_programs = store.extents.size();
   store.ops.resize(total_ops);
   store.succ_begin.resize(2 * total_ops + num_programs);
   store.succ.resize(total_succ);
   store.dep_count.assign(total_ops, 0);
-  store.roots.reserve(std::min<std::uint64_t>(total_ops, 1U << 16U));
+  std::vector<ShareResult> results(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  const auto run_share = [&](unsigned t) {
+    const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
+    try {
+      with_width(pw, [&](auto peer_w) {
+        switch (dep_width) {
+          case 1:
+            results[t] = decode_share_v2<peer_w(), 1>(in, c, num_ranks, store, shares[t], last);
+            break;
+          case 2:
+            results[t] = decode_share_v2<peer_w(), 2>(in, c, num_ranks, store, shares[t], last);
+            break;
+          default:
+            results[t] = decode_share_v2<peer_w(), 4>(in, c, num_ranks, store, shares[t], last);
+            break;
+        }
+      });
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned t = 1; t < threads; ++t) {
+      workers.emplace_back(run_share, t);
+    }
+    run_share(0);
+  }
+  // The first share's error is the one a single-threaded decoder would have met first.
+  for (const std::exception_ptr& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
   Hosts hosts;
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
-  const std::uint8_t* size_p = sizes;
-  const std::uint8_t* peer_p = peers;
-  const std::uint8_t* tag_p = tags;
-  const std::uint8_t* cpu_nic_p = cpu_nic;
-  const std::uint8_t* count_p = counts;
-  const std::uint8_t* dep_p = deps;
-  const auto decode = [&](auto peer_w, auto dep_w) {
-    for (std::size_t prog = 0; prog < num_programs; ++prog) {
-      ProgramExtent& e = store.extents[prog];
-      const std::size_t n = e.num_ops;
-      const std::uint8_t* kind = kinds + e.op_begin;
-      std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + prog;
-      std::uint32_t* succ = store.succ.data() + e.succ_offset;
-      std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
-      Op* ops = store.ops.data() + e.op_begin;
-      std::uint64_t run = 0;
-      bool backward = false;
-      offsets[0] = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint8_t f = kind[i];
-        Op op;
-        op.type = static_cast<OpType>(f & kTypeMask);
-        switch (f >> kSizeClassShift) {
-          case 0:
-            op.size = load_le<1>(size_p);
-            size_p += 1;
-            break;
-          case 1:
-            op.size = load_le<2>(size_p);
-            size_p += 2;
-            break;
-          case 2:
-            op.size = load_le<4>(size_p);
-            size_p += 4;
-            break;
-          default:
-            op.size = load_le<8>(size_p);
-            size_p += 8;
-            break;
-        }
-        if (kKinds[f].has_peer != 0) {
-          const std::uint64_t peer = load_le<peer_w()>(peer_p);
-          if (peer >= num_ranks) [[unlikely]] {
-            in.fail_at(peers_pos + static_cast<std::size_t>(peer_p - peers),
-                       fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
-          }
-          op.peer_offset = static_cast<std::uint32_t>(peer);
-          peer_p += peer_w();
-        } else {
-          op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
-        }
-        op.tag = (f & kAnyTagBit) != 0 ? kAnyTag : 0;
-        if ((f & kHasTagBit) != 0) [[unlikely]] {
-          op.tag = static_cast<std::uint32_t>(load_le<4>(tag_p));
-          if (op.tag == kAnyTag) {
-            in.fail_at(tags_pos + static_cast<std::size_t>(tag_p - tags),
-                       fmt::format("tag {} out of range (must be below {})", op.tag, kAnyTag));
-          }
-          tag_p += 4;
-        }
-        if ((f & kHasCpuNicBit) != 0) [[unlikely]] {
-          op.cpu = cpu_nic_p[0];
-          op.nic = cpu_nic_p[1];
-          if (op.type == OpType::kCalc && op.nic != 0) {
-            in.fail_at(cpu_nic_pos + static_cast<std::size_t>(cpu_nic_p - cpu_nic),
-                       "a calc with a NIC index (calcs use only a CPU)");
-          }
-          max_cpu = std::max<std::uint32_t>(max_cpu, op.cpu);
-          max_nic = std::max<std::uint32_t>(max_nic, op.nic);
-          cpu_nic_p += 2;
-        }
-        ops[i] = op;
-        const auto [done, start] = read_counts(count_p, count_width);
-        const std::uint64_t first = run;
-        run += done;
-        offsets[2 * i + 1] = static_cast<std::uint32_t>(run);
-        run += start;
-        offsets[2 * i + 2] = static_cast<std::uint32_t>(run);
-        // Checked before the dependants are read: they must stay inside this program's share.
-        if (run > e.num_succ) [[unlikely]] {
-          in.fail_at(
-              counts_pos + static_cast<std::size_t>(count_p - counts),
-              fmt::format("the dependant counts of program {} add up to more than the program table's {}",
-                          prog, e.num_succ));
-        }
-        count_p += count_bytes;
-        for (std::uint64_t k = first; k < run; ++k) {
-          const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(load_le<dep_w()>(dep_p));
-          if (static_cast<std::uint64_t>(target) >= n) [[unlikely]] {
-            in.fail_at(deps_pos + static_cast<std::size_t>(dep_p - deps),
-                       fmt::format("dependency of operation {} on an operation out of range", i));
-          }
-          dep_p += dep_w();
-          succ[k] = static_cast<std::uint32_t>(target);
-          ++dep_count[target];
-          backward |= static_cast<std::size_t>(target) <= i;
-        }
-      }
-      if (run != e.num_succ) [[unlikely]] {
-        in.fail_at(counts_pos + e.op_begin * count_bytes,
-                   fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
-                               prog, run, e.num_succ));
-      }
-      // Roots by type then index (LogGOPSim's start order): count them per type, then place
-      // each root in its type's range.
-      std::array<std::uint32_t, 4> per_type{};
-      for (std::size_t i = 0; i < n; ++i) {
-        per_type[static_cast<unsigned>(ops[i].type)] += dep_count[i] == 0 ? 1 : 0;
-      }
-      e.root_begin = store.roots.size();
-      e.num_roots = per_type[1] + per_type[2] + per_type[3];
-      store.roots.resize(e.root_begin + e.num_roots);
-      std::array<std::uint32_t*, 4> place{nullptr, store.roots.data() + e.root_begin,
-                                          store.roots.data() + e.root_begin + per_type[1],
-                                          store.roots.data() + e.root_begin + per_type[1] + per_type[2]};
-      for (std::uint32_t i = 0; i < n; ++i) {
-        if (dep_count[i] == 0) {
-          *place[static_cast<unsigned>(ops[i].type)]++ = i;
-        }
-      }
-      // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
-      if (backward && !detail::acyclic(store.view(prog), remaining, ready)) {
-        in.fail_program(fmt::format("program {} has a dependency cycle", prog));
-      }
+  std::size_t roots = 0;
+  for (const ShareResult& r : results) {
+    roots += r.roots.size();
+  }
+  store.roots.reserve(roots);
+  for (unsigned t = 0; t < threads; ++t) {
+    const std::size_t base = store.roots.size();
+    const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
+    for (std::size_t prog = shares[t].first_program; prog < last; ++prog) {
+      store.extents[prog].root_begin += base;
     }
-  };
-  with_width(pw, [&](auto peer_w) {
-    switch (dep_width) {
-      case 1:
-        decode(peer_w, std::integral_constant<unsigned, 1>{});
-        break;
-      case 2:
-        decode(peer_w, std::integral_constant<unsigned, 2>{});
-        break;
-      default:
-        decode(peer_w, std::integral_constant<unsigned, 4>{});
-        break;
-    }
-  });
+    store.roots.insert(store.roots.end(), results[t].roots.begin(), results[t].roots.end());
+    max_cpu = std::max(max_cpu, results[t].max_cpu);
+    max_nic = std::max(max_nic, results[t].max_nic);
+  }
   hosts.num_cpus = max_cpu + 1;
   hosts.num_nics = max_nic + 1;
   return hosts;
@@ -723,7 +871,8 @@ struct BinaryLoader {
 };
 }  // namespace detail
 
-Schedule read_binary(std::string_view bytes, std::string_view source_name, std::uint32_t max_ranks) {
+Schedule read_binary(std::string_view bytes, std::string_view source_name, std::uint32_t max_ranks,
+                     unsigned threads) {
   Reader in(bytes, source_name);
   if (in.take(kBinaryMagic.size()) != kBinaryMagic) {
     in.fail("the file does not start with the gridlock schedule magic bytes");
@@ -752,9 +901,7 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (version == 1) {
     decode_programs_v1(in, bytes.size(), num_ranks, store);
   } else {
-    std::vector<std::uint32_t> remaining;
-    std::vector<std::uint32_t> ready;
-    hosts = decode_programs_v2(in, bytes.size(), num_ranks, store, remaining, ready);
+    hosts = decode_programs_v2(in, bytes.size(), num_ranks, store, threads);
   }
   std::vector<std::uint32_t> table;
   while (table.size() < num_ranks) {

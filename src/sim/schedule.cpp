@@ -12,21 +12,38 @@ namespace gridlock::sim {
 
 bool detail::acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
                      std::vector<std::uint32_t>& ready) {
+  const std::size_t n = program.ops.size();
   remaining.assign(program.dep_count.begin(), program.dep_count.end());
-  ready.assign(program.roots.begin(), program.roots.end());
+  ready.clear();
+  const std::uint32_t* succ = program.succ.data();
+  const std::uint32_t* succ_begin = program.succ_begin.data();
+  std::uint32_t* left = remaining.data();
   std::size_t done = 0;
-  while (!ready.empty()) {
-    const std::uint32_t v = ready.back();
-    ready.pop_back();
+  // Kahn's algorithm in definition order: a sweep takes each op whose dependencies are all done
+  // when it reaches it; only an op that becomes ready behind the sweep (through a dependency
+  // defined after it) goes on the stack. Most dependencies point forward, so the work is mostly
+  // a sequential pass instead of a chain of dependent stack pops.
+  const auto finish = [&](std::uint32_t v, std::size_t sweep) {
     ++done;
-    for (std::uint32_t k = program.succ_begin[2 * static_cast<std::size_t>(v)];
-         k < program.succ_begin[2 * static_cast<std::size_t>(v) + 2]; ++k) {
-      if (--remaining[program.succ[k]] == 0) {
-        ready.push_back(program.succ[k]);
+    const std::uint32_t* end = succ + succ_begin[2 * static_cast<std::size_t>(v) + 2];
+    for (const std::uint32_t* s = succ + succ_begin[2 * static_cast<std::size_t>(v)]; s < end; ++s) {
+      if (--left[*s] == 0 && *s < sweep) {
+        ready.push_back(*s);
       }
     }
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (left[i] != 0) {
+      continue;
+    }
+    finish(static_cast<std::uint32_t>(i), i);
+    while (!ready.empty()) {
+      const std::uint32_t v = ready.back();
+      ready.pop_back();
+      finish(v, i);
+    }
   }
-  return done == program.ops.size();
+  return done == n;
 }
 
 namespace {

@@ -32,10 +32,15 @@ inline constexpr std::uint32_t kBinaryVersion = 2;
 /// other versions.
 [[nodiscard]] std::string write_binary(const Schedule& schedule, std::uint32_t version = kBinaryVersion);
 
+/// Most threads read_binary uses.
+inline constexpr unsigned kMaxLoadThreads = 8;
+
 /// Decodes a binary schedule; every inconsistency throws InputError naming `source_name` and the
-/// byte offset. `max_ranks` bounds the number of ranks for untrusted input.
+/// byte offset. `max_ranks` bounds the number of ranks for untrusted input. Version 2 files are
+/// decoded on `threads` threads (at most kMaxLoadThreads; 0: one per core for schedules of more
+/// than 2^18 operations per thread); the result and any error message do not depend on it.
 [[nodiscard]] Schedule read_binary(std::string_view bytes, std::string_view source_name = "<input>",
-                                   std::uint32_t max_ranks = kMaxRanks);
+                                   std::uint32_t max_ranks = kMaxRanks, unsigned threads = 0);
 
 /// Reads a schedule file, binary if it starts with kBinaryMagic, else GOAL text. Throws IoError
 /// if the file cannot be read and InputError if it is malformed.

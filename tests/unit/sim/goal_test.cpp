@@ -1,6 +1,9 @@
 // GOAL text parser (strict errors), writer, binary format round trips.
 #include "gridlock/sim/goal.hpp"
 
+#include <array>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "gridlock/core/units.hpp"
@@ -353,6 +356,80 @@ TEST(Goal, BinaryVersion2RoundTripsEveryFieldWidth) {
   // Peer offsets of 3 bytes (more than 65,536 ranks).
   const Schedule wide = generate("randomring(size=8B)", 70000, 1);
   EXPECT_TRUE(wide.same_as(read_binary(write_binary(wide))));
+}
+
+// A schedule whose ranks all have different programs using every version 2 column: sizes of 1 to
+// 8 bytes, tags, CPU/NIC pairs, any-source receives, forward and backward dependencies.
+Schedule varied_schedule(int ranks) {
+  std::string text = "num_ranks " + std::to_string(ranks) + "\n";
+  const std::array<std::string_view, 4> sizes{"8b", "700b", "70000b", "5000000000b"};
+  for (int r = 0; r < ranks; ++r) {
+    const int next = (r + 1) % ranks;
+    const int prev = (r + ranks - 1) % ranks;
+    text += "rank " + std::to_string(r) + " {\n";
+    text += "l0: send " + std::string(sizes[static_cast<std::size_t>(r % 4)]) + " to " +
+            std::to_string(next) + (r % 3 == 0 ? " tag " + std::to_string(r + 1) : "") +
+            (r % 5 == 0 ? " cpu 1 nic 1" : "") + "\n";
+    text += "l1: recv " + std::string(sizes[static_cast<std::size_t>(prev % 4)]) + " from " +
+            (r % 7 == 0 ? std::string("-1") : std::to_string(prev)) +
+            (prev % 3 == 0 ? " tag " + std::to_string(prev + 1) : "") + (r % 5 == 0 ? " nic 1" : "") + "\n";
+    for (int i = 0; i < r % 6; ++i) {
+      text += "c" + std::to_string(i) + ": calc " + std::to_string(100 * i + r) + "\n";
+      text += "c" + std::to_string(i) + " requires l1\n";
+    }
+    text += "l2: calc 1\nl2 requires l0\n";
+    if (r % 2 == 0) {
+      text += "l1 irequires l2\n";  // a dependency on an op defined later
+    }
+    text += "}\n";
+  }
+  return parse_goal(text, "varied.goal");
+}
+
+TEST(Goal, BinaryVersion2DecodesTheSameOnAnyNumberOfThreads) {
+  const Schedule s = varied_schedule(97);
+  const std::string bin = write_binary(s);
+  for (const unsigned threads : {1U, 2U, 3U, 8U, 200U}) {
+    SCOPED_TRACE(threads);
+    const Schedule back = read_binary(bin, "varied.gsched", kMaxRanks, threads);
+    EXPECT_TRUE(s.same_as(back));
+    EXPECT_EQ(write_binary(back), bin);
+  }
+}
+
+TEST(Goal, BinaryVersion2ThreadedDecodeReportsTheFirstErrorLikeOneThread) {
+  // Corrupt bytes all over the file: whatever one thread says (an error or a schedule), several
+  // threads must say exactly the same, so the message never depends on the machine.
+  const std::string bin = write_binary(varied_schedule(97));
+  std::uint64_t state = 12345;
+  int errors = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::string corrupt = bin;
+    const std::size_t at = 26 + static_cast<std::size_t>(state >> 33U) % (bin.size() - 26);
+    corrupt[at] = static_cast<char>(corrupt[at] ^ static_cast<char>(1U << ((state >> 20U) % 8)));
+    std::string single;
+    std::string threaded;
+    Schedule one;
+    Schedule three;
+    try {
+      one = read_binary(corrupt, "c.gsched", kMaxRanks, 1);
+    } catch (const InputError& e) {
+      single = e.what();
+    }
+    try {
+      three = read_binary(corrupt, "c.gsched", kMaxRanks, 3);
+    } catch (const InputError& e) {
+      threaded = e.what();
+    }
+    EXPECT_EQ(single, threaded) << "byte " << at;
+    if (single.empty()) {
+      EXPECT_TRUE(one.same_as(three)) << "byte " << at;
+    } else {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 100);  // the corruption reached the decoder's checks
 }
 
 TEST(Goal, BinaryBackwardDependenciesAreCheckedForCycles) {
