@@ -1,4 +1,5 @@
 // The oracle service over loopback: right answers, bad requests, concurrency.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -9,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -64,6 +66,26 @@ class RawConnection {
       }
       out.append(buf.data(), static_cast<std::size_t>(n));
     }
+  }
+  // One whole HTTP response (headers and a Content-Length body), or what arrived before the
+  // connection ended or the safety timeout.
+  [[nodiscard]] std::string read_response() const {
+    std::string out = read_until("\r\n\r\n");
+    const auto header_end = out.find("\r\n\r\n");
+    const auto length_at = out.find("Content-Length: ");
+    if (header_end == std::string::npos || length_at == std::string::npos || length_at > header_end) {
+      return out;
+    }
+    const std::size_t total = header_end + 4 + std::stoul(out.substr(length_at + 16));
+    std::array<char, 4096> buf{};
+    while (out.size() < total) {
+      const auto n = ::recv(fd_, buf.data(), std::min(buf.size(), total - out.size()), 0);
+      if (n <= 0) {
+        break;
+      }
+      out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    return out;
   }
   // Receives until `text` has arrived (or the connection ends); returns what was received.
   [[nodiscard]] std::string read_until(const std::string& text) const {
@@ -224,6 +246,76 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
       << metrics->body;
   EXPECT_NE(metrics->body.find("gridlock_oracle_link_used_bw_percent{link=\"(1,1,6) Z- -> (1,1,5)\"}"),
             std::string::npos);
+}
+
+// 1,000 requests in flight at once, each on its own connection and all sent before any answer
+// is read; half of the connections are keep-alive ones that stay open and idle after their
+// answer. Every request is answered, with the right status and a whole body.
+TEST_F(ServerTest, ThousandRequestsInFlightAtOnceAllAnswered) {
+  constexpr int kConnections = 1000;
+  // Both ends of every connection are open in this process.
+  constexpr rlim_t kFilesNeeded = 2 * kConnections + 100;
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_cur < kFilesNeeded) {
+    if (files.rlim_max < kFilesNeeded) {
+      GTEST_SKIP() << "needs " << kFilesNeeded << " open files; the hard limit is " << files.rlim_max;
+    }
+    files.rlim_cur = kFilesNeeded;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+  }
+  std::vector<std::unique_ptr<RawConnection>> connections;
+  connections.reserve(kConnections);
+  for (int i = 0; i < kConnections; ++i) {
+    connections.push_back(std::make_unique<RawConnection>(port_));
+    ASSERT_TRUE(connections.back()->connected()) << "connection " << i;
+  }
+  const std::string batch = R"({"metric":"stalls","pairs":[[0,63],[5,9]]})";
+  for (int i = 0; i < kConnections; ++i) {
+    std::string request;
+    switch (i % 4) {
+      case 0:
+        request = "GET /v1/route-metrics?src=nid00012&dst=nid00038&metric=bw HTTP/1.1\r\n";
+        break;
+      case 1:
+      case 2:
+        request = "POST /v1/route-metrics HTTP/1.1\r\nContent-Type: application/json\r\n";
+        break;
+      default:
+        request = "GET /v1/health HTTP/1.1\r\n";
+        break;
+    }
+    request += "Host: t\r\n";
+    if (i % 2 == 1) {
+      request += "Connection: close\r\n";
+    }
+    const std::string body = i % 4 == 1 ? batch : i % 4 == 2 ? "[[[" : "";
+    if (!body.empty()) {
+      request += "Content-Length: ";
+      request += std::to_string(body.size());
+      request += "\r\n";
+    }
+    request += "\r\n";
+    request += body;
+    ASSERT_TRUE(connections[static_cast<std::size_t>(i)]->send(request)) << "connection " << i;
+  }
+  int answered = 0;
+  for (int i = 0; i < kConnections; ++i) {
+    const std::string response = connections[static_cast<std::size_t>(i)]->read_response();
+    const std::string status = i % 4 == 2 ? "HTTP/1.1 400" : "HTTP/1.1 200";
+    const std::string body_mark = i % 4 == 0   ? R"("value":64.0)"
+                                  : i % 4 == 1 ? R"("metric":"stalls")"
+                                  : i % 4 == 2 ? R"("code":"invalid_json")"
+                                               : R"("ok")";
+    if (response.rfind(status, 0) == 0 && response.find(body_mark) != std::string::npos &&
+        response.back() == '}') {
+      ++answered;
+    } else {
+      ADD_FAILURE() << "connection " << i << ": " << response.substr(0, 300);
+    }
+  }
+  EXPECT_EQ(answered, kConnections);
+  EXPECT_GE(server_->requests(), static_cast<std::uint64_t>(kConnections));
 }
 
 TEST_F(ServerTest, ThousandConcurrentRequestsAllAnswered) {
