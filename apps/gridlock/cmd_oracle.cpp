@@ -38,7 +38,8 @@ struct ServeArgs {
   std::size_t max_pairs = 100000;
   std::string max_body = "4MiB";
   unsigned counter_bits = 64;
-  double ib_tick_ns = 1;
+  std::string xmit_wait_unit = "8B";
+  double ib_tick_ns = 0;
   double retention_s = 600;
 };
 
@@ -81,6 +82,17 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
   return {text.substr(0, colon), port};
 }
 
+// The port_xmit_wait unit of the command line (--ib-tick-ns, if given, is a unit in ns).
+oracle::XmitWaitUnit xmit_wait_unit(const ServeArgs& args) {
+  if (args.ib_tick_ns > 0) {
+    oracle::XmitWaitUnit unit;
+    unit.bytes = 0;
+    unit.ns = args.ib_tick_ns;
+    return unit;
+  }
+  return oracle::XmitWaitUnit::parse(args.xmit_wait_unit);
+}
+
 std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo::Topology& topology,
                                             const ServeArgs& args) {
   const auto colon = text.find(':');
@@ -103,7 +115,7 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
     }
     oracle::LdmsCsvOptions options;
     options.counter_bits = args.counter_bits;
-    options.ib_wait_tick_ns = args.ib_tick_ns;
+    options.ib_xmit_wait = xmit_wait_unit(args);
     return std::make_unique<oracle::LdmsCsvSource>(topology, std::vector<std::filesystem::path>{rest},
                                                    options);
   }
@@ -113,7 +125,7 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
       options.sys_root = rest;
     }
     options.counter_bits = args.counter_bits;
-    options.wait_tick_ns = args.ib_tick_ns;
+    options.xmit_wait = xmit_wait_unit(args);
     const std::string node = args.node.empty() ? host_name() : args.node;
     const auto id = topology.find_node(node);
     if (!id) {
@@ -134,6 +146,8 @@ void run_serve(const ServeArgs& args) {
   if (!(poll_s > 0)) {
     throw InputError("--poll must be positive, e.g. --poll 1s");
   }
+  // A malformed unit is an error even when no source reads InfiniBand counters.
+  (void)xmit_wait_unit(args);
   oracle::MetricStore store(*topology, args.retention_s);
   std::vector<std::unique_ptr<oracle::Source>> sources;
   // Default: the paper's congestion pairs when the topology has the paper's node names, else no load.
@@ -315,10 +329,17 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("--counter-bits", serve_args->counter_bits, "Width of raw counters (wrap detection)")
       ->capture_default_str()
       ->check(CLI::Range(8U, 64U));
+  auto* unit_option =
+      serve
+          ->add_option("--ib-xmit-wait-unit", serve_args->xmit_wait_unit,
+                       "What one InfiniBand port_xmit_wait increment stands for: bytes the port could have "
+                       "sent (8B on NVIDIA Quantum switches; Tick+1 from perfquery -c) or a time (4ns)")
+          ->capture_default_str();
   serve
       ->add_option("--ib-tick-ns", serve_args->ib_tick_ns,
-                   "Length of one InfiniBand port_xmit_wait tick in ns")
-      ->capture_default_str();
+                   "Same as --ib-xmit-wait-unit <value>ns: nanoseconds per port_xmit_wait increment")
+      ->check(CLI::PositiveNumber)
+      ->excludes(unit_option);
   serve->add_option("--retention", serve_args->retention_s, "Seconds of history kept per link")
       ->capture_default_str();
   serve->callback([serve_args] { run_serve(*serve_args); });

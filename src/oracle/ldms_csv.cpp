@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -281,7 +282,14 @@ struct LdmsCsvSource::Impl {
           } else if (c.quantity == Quantity::kIbXmitData || c.quantity == Quantity::kIbRcvData) {
             store.add_bytes(*link, *time, delta.interval_s, d * 4);
           } else if (c.quantity == Quantity::kIbXmitWait) {
-            store.add_stall(*link, *time, delta.interval_s, d * options.ib_wait_tick_ns * 1e-9);
+            const double seconds = options.ib_xmit_wait.seconds(d, store.capacity(*link));
+            if (std::isnan(seconds)) {
+              problem(
+                  fmt::format("{}: '{}' of {} counts {} per increment, but the link's capacity is unknown",
+                              where, c.name, producer, options.ib_xmit_wait.to_string()));
+            } else {
+              store.add_stall(*link, *time, delta.interval_s, seconds);
+            }
           }
           break;
         }
@@ -410,7 +418,8 @@ Json LdmsCsvSource::status() const {
           {"counter_resets", impl_->counter_resets},
           {"unknown_producers", impl_->unknown_producers},
           {"ignored_columns", impl_->ignored_columns},
-          {"recent_problems", impl_->problems}};
+          {"recent_problems", impl_->problems},
+          {"xmit_wait_unit", impl_->options.ib_xmit_wait.to_string()}};
 }
 
 }  // namespace gridlock::oracle

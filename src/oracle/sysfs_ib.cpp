@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -6,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "detail/text.hpp"
+#include "gridlock/core/error.hpp"
 #include "gridlock/oracle/sources.hpp"
 
 namespace gridlock::oracle {
@@ -41,6 +43,39 @@ double parse_ib_rate_bytes_per_s(std::string_view text) noexcept {
   return 0;
 }
 
+XmitWaitUnit XmitWaitUnit::parse(std::string_view text) {
+  const auto fail = [&text]() -> XmitWaitUnit {
+    throw InputError(
+        fmt::format("InfiniBand port_xmit_wait unit '{}': expected bytes or nanoseconds per "
+                    "increment, e.g. 8B (NVIDIA Quantum switches) or 4ns",
+                    text));
+  };
+  const bool in_ns = text.ends_with("ns");
+  const bool in_bytes = !in_ns && text.ends_with("B");
+  if (!in_ns && !in_bytes) {
+    return fail();
+  }
+  const auto value = detail::to_double(text.substr(0, text.size() - (in_ns ? 2 : 1)));
+  if (!value || !std::isfinite(*value) || *value <= 0) {
+    return fail();
+  }
+  XmitWaitUnit unit;
+  unit.bytes = in_bytes ? *value : 0;
+  unit.ns = in_ns ? *value : 0;
+  return unit;
+}
+
+std::string XmitWaitUnit::to_string() const {
+  return bytes > 0 ? fmt::format("{}B", bytes) : fmt::format("{}ns", ns);
+}
+
+double XmitWaitUnit::seconds(double increments, double rate_bytes_per_s) const noexcept {
+  if (bytes > 0) {
+    return rate_bytes_per_s > 0 ? increments * bytes / rate_bytes_per_s : std::nan("");
+  }
+  return increments * ns * 1e-9;
+}
+
 SysfsIbSource::SysfsIbSource(const topo::Topology& topology, topo::NodeId node, SysfsIbOptions options)
     : topology_(topology), node_(node), options_(std::move(options)) {
   (void)topology_.nodes().at(node_);
@@ -74,27 +109,45 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
                                                             CounterTracker(options_.counter_bits),
                                                             CounterTracker(options_.counter_bits)})
                       .first->second;
+    double port_rate = 0;
     if (const auto text = read_text(port / "rate")) {
-      rate += parse_ib_rate_bytes_per_s(*text);
+      port_rate = parse_ib_rate_bytes_per_s(*text);
+      rate += port_rate;
     }
-    const auto read_counter = [&](const char* name, CounterTracker& tracker, double scale, double& sum) {
+    // The counter's increase over the last interval, if there is one.
+    const auto read_counter = [&](const char* name, CounterTracker& tracker) -> std::optional<double> {
       const auto text = read_text(port / "counters" / name);
       const auto value = text ? detail::to_u64(*text) : std::nullopt;
       if (!value) {
         ++read_errors_;
         last_error_ = fmt::format("{}: missing or not an integer", (port / "counters" / name).string());
-        return;
+        return std::nullopt;
       }
       const auto delta = tracker.update(now_s, *value);
       store.note_counter_event(delta.event);
-      if (delta.event == CounterTracker::Event::kDelta || delta.event == CounterTracker::Event::kWrap) {
-        sum += delta.delta * scale;
-        interval = delta.interval_s;
+      if (delta.event != CounterTracker::Event::kDelta && delta.event != CounterTracker::Event::kWrap) {
+        return std::nullopt;
       }
+      interval = delta.interval_s;
+      return delta.delta;
     };
-    read_counter("port_xmit_data", state.xmit, 4.0, xmit_bytes);
-    read_counter("port_rcv_data", state.rcv, 4.0, rcv_bytes);
-    read_counter("port_xmit_wait", state.wait, options_.wait_tick_ns * 1e-9, wait_s);
+    if (const auto d = read_counter("port_xmit_data", state.xmit)) {
+      xmit_bytes += *d * 4;
+    }
+    if (const auto d = read_counter("port_rcv_data", state.rcv)) {
+      rcv_bytes += *d * 4;
+    }
+    if (const auto d = read_counter("port_xmit_wait", state.wait)) {
+      const double seconds = options_.xmit_wait.seconds(*d, port_rate);
+      if (std::isnan(seconds)) {
+        ++read_errors_;
+        last_error_ =
+            fmt::format("{}: port_xmit_wait counts {} per increment, but the port's rate is unknown",
+                        port.string(), options_.xmit_wait.to_string());
+      } else {
+        wait_s += seconds;
+      }
+    }
   }
   const auto inject = topology_.injection_link(node_);
   const auto eject = topology_.ejection_link(node_);
@@ -117,7 +170,8 @@ Json SysfsIbSource::status() const {
           {"polls", polls_},
           {"read_errors", read_errors_},
           {"last_error", last_error_},
-          {"rate_bytes_per_s", rate_bytes_per_s_}};
+          {"rate_bytes_per_s", rate_bytes_per_s_},
+          {"xmit_wait_unit", options_.xmit_wait.to_string()}};
 }
 
 }  // namespace gridlock::oracle

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gridlock/oracle/metric_store.hpp"
@@ -72,11 +73,30 @@ class SimulatedLoad final : public Source {
   bool polled_ = false;
 };
 
+/// What one InfiniBand `port_xmit_wait` increment stands for. The InfiniBand specification counts
+/// "ticks" of data waiting without being sent, of an implementation-specific length. NVIDIA
+/// documents its switches in bytes the port could have sent instead: Quantum, Quantum-2 and
+/// Quantum-3 count one increment per 8 bytes whatever the port width, Switch-IB, Switch-IB 2 and
+/// SwitchX one per 32 bytes per lane (`perfquery -c` shows a port's Tick field; bytes per
+/// increment = Tick + 1, times the lanes on the older switches). A unit in bytes becomes time at
+/// the link's rate; a unit in time is used as it is. The default is 8 bytes.
+struct XmitWaitUnit {
+  double bytes = 8;  ///< Bytes per increment; 0 when the unit is a time.
+  double ns = 0;     ///< Nanoseconds per increment, when `bytes` is 0.
+  /// Parses `8B`, `128B` (bytes) or `4ns`, `0.5ns` (time); throws InputError otherwise.
+  [[nodiscard]] static XmitWaitUnit parse(std::string_view text);
+  /// The unit as parse() reads it, e.g. `8B` or `4ns`.
+  [[nodiscard]] std::string to_string() const;
+  /// Seconds of waiting that `increments` stand for on a link of `rate_bytes_per_s`; NaN when the
+  /// unit is in bytes and the rate is not known (not positive).
+  [[nodiscard]] double seconds(double increments, double rate_bytes_per_s) const noexcept;
+};
+
 /// Options of LdmsCsvSource.
 struct LdmsCsvOptions {
   double default_interval_s = 1;  ///< Interval of a producer's first row of percentages.
   unsigned counter_bits = 64;     ///< Width of raw counters (wrap detection).
-  double ib_wait_tick_ns = 1;     ///< Length of one `port_xmit_wait` tick (hardware-specific).
+  XmitWaitUnit ib_xmit_wait{};    ///< Meaning of one `port_xmit_wait` increment (hardware-specific).
 };
 
 /// LDMS `store_csv` files. The header line starts with `#` (`#Time,Time_usec,ProducerName,...`);
@@ -86,8 +106,8 @@ struct LdmsCsvOptions {
 ///   link D), `<D>_SAMPLE_GEMINI_LINK_BW (B/s)`; units `(%)` and `(% x1e6)` are both understood.
 /// - Gemini raw counters: `<D>_traffic (B)` (incoming), `<D>_credit_stall (ns)` (outgoing).
 /// - InfiniBand (sysclassib): `ib.port_xmit_data#<dev>.<port>` (4-byte units, the node's
-///   injection link), `ib.port_rcv_data#...` (ejection link), `ib.port_xmit_wait#...` (ticks,
-///   stall on the injection link).
+///   injection link), `ib.port_rcv_data#...` (ejection link), `ib.port_xmit_wait#...` (stall on
+///   the injection link; see XmitWaitUnit, converted at the link's capacity).
 /// D is a torus port (`X+` ... `Z-`) or any port name of the topology. When several columns give
 /// the same quantity of the same link, percentages win over rates over raw counters.
 /// Rows of several producers may be interleaved; inputs may be files or directories (every file
@@ -119,13 +139,14 @@ class LdmsCsvSource final : public Source {
 struct SysfsIbOptions {
   std::filesystem::path sys_root = "/sys";  ///< Root of sysfs (a fake tree in tests).
   unsigned counter_bits = 64;               ///< Width of the counters.
-  double wait_tick_ns = 1;                  ///< Length of one `port_xmit_wait` tick (hardware-specific).
+  XmitWaitUnit xmit_wait{};  ///< Meaning of one `port_xmit_wait` increment (hardware-specific).
 };
 
 /// The local node's InfiniBand counters: `<root>/class/infiniband/<dev>/ports/<n>/counters/`
-/// `port_xmit_data` and `port_rcv_data` (4-byte units) and `port_xmit_wait` (ticks), and
-/// `ports/<n>/rate` (e.g. `100 Gb/sec (4X EDR)`), mapped to the node's injection (transmit) and
-/// ejection (receive) links. Several ports are summed.
+/// `port_xmit_data` and `port_rcv_data` (4-byte units) and `port_xmit_wait` (see XmitWaitUnit;
+/// a unit in bytes is converted at each port's rate), and `ports/<n>/rate` (e.g.
+/// `100 Gb/sec (4X EDR)`), mapped to the node's injection (transmit) and ejection (receive)
+/// links. Several ports are summed.
 class SysfsIbSource final : public Source {
  public:
   /// Reads the counters of `node`.

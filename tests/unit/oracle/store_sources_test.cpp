@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
@@ -228,7 +230,9 @@ TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
                                            "ib.port_xmit_wait#mlx5_0.1\n";
   std::ofstream(dir / "ib.1000") << "1000.0,0,n00003,3,0,0,0,0\n1001.0,0,n00003,3,0,250000000,500000000,0\n";
   MetricStore store(*t);
-  LdmsCsvSource source(*t, {dir});
+  LdmsCsvOptions options;
+  options.ib_xmit_wait = XmitWaitUnit::parse("1ns");
+  LdmsCsvSource source(*t, {dir}, options);
   source.poll(store, 0);
   std::ofstream(dir / "ib.1002")
       << "#Time,Time_usec,ProducerName,component_id,job_id,ib.port_xmit_data#mlx5_0.1,"
@@ -268,7 +272,9 @@ TEST(SysfsIb, FakeTree) {
   const auto snap = store.snapshot(0);
   EXPECT_DOUBLE_EQ(store.capacity(t->injection_link(5)), 12.5e9);
   EXPECT_NEAR(snap.links[t->injection_link(5)].used_bw_pct, 50, 1e-9);
-  EXPECT_NEAR(snap.links[t->injection_link(5)].stall_pct, 20, 1e-9);
+  // Default unit: 8 bytes per increment at the port's 12.5 GB/s, 2e8 increments = 0.128 s.
+  EXPECT_NEAR(snap.links[t->injection_link(5)].stall_pct, 12.8, 1e-9);
+  EXPECT_EQ(source.status()["xmit_wait_unit"], "8B");
   EXPECT_NEAR(snap.links[t->ejection_link(5)].bytes_per_s, 2.5e9, 1e-3);
   write_port(root, "mlx5_0", 1, 10, 10, 10);  // reset: skipped, not fatal
   source.poll(store, 12);
@@ -281,6 +287,68 @@ TEST(SysfsIb, FakeTree) {
   EXPECT_EQ(absent.status()["read_errors"], 1);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("56 Gb/sec (4X FDR)"), 7e9);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("garbage"), 0);
+}
+
+TEST(XmitWaitUnit, ParsesBytesOrNanosecondsAndConvertsAtTheRate) {
+  const XmitWaitUnit bytes = XmitWaitUnit::parse("32B");
+  EXPECT_EQ(bytes.bytes, 32);
+  EXPECT_EQ(bytes.to_string(), "32B");
+  EXPECT_DOUBLE_EQ(bytes.seconds(1e6, 12.5e9), 1e6 * 32 / 12.5e9);
+  EXPECT_TRUE(std::isnan(bytes.seconds(1e6, 0)));  // bytes need a rate
+  const XmitWaitUnit time = XmitWaitUnit::parse("0.5ns");
+  EXPECT_EQ(time.bytes, 0);
+  EXPECT_EQ(time.to_string(), "0.5ns");
+  EXPECT_DOUBLE_EQ(time.seconds(4e6, 0), 2e-3);
+  EXPECT_EQ(XmitWaitUnit{}.to_string(), "8B");
+  for (const char* bad : {"", "8", "B", "ns", "-8B", "0B", "0ns", "8 kB", "4us", "nanB", "infns"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW((void)XmitWaitUnit::parse(bad), InputError);
+  }
+}
+
+TEST(SysfsIb, XmitWaitInNanosecondsAndAPortWithoutRate) {
+  const auto t = topo::make_topology("fattree:4x4");
+  const auto root = temp_dir("sysfs_units");
+  write_port(root, "mlx5_0", 1, 0, 0, 0);
+  MetricStore store(*t);
+  SysfsIbOptions options;
+  options.sys_root = root;
+  options.xmit_wait = XmitWaitUnit::parse("1ns");
+  SysfsIbSource source(*t, 5, options);
+  source.poll(store, 10);
+  write_port(root, "mlx5_0", 1, 0, 0, 200000000);  // 2e8 ns = 0.2 s of 1 s
+  source.poll(store, 11);
+  EXPECT_NEAR(store.snapshot(0).links[t->injection_link(5)].stall_pct, 20, 1e-9);
+
+  // In bytes, a port whose rate cannot be read gives no stall figure and says why.
+  const auto bare = temp_dir("sysfs_norate");
+  write_port(bare, "mlx5_0", 1, 0, 0, 0);
+  std::filesystem::remove(bare / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
+  MetricStore other(*t);
+  SysfsIbOptions bytes_options;
+  bytes_options.sys_root = bare;
+  SysfsIbSource no_rate(*t, 5, bytes_options);
+  no_rate.poll(other, 10);
+  write_port(bare, "mlx5_0", 1, 0, 0, 1000);
+  std::filesystem::remove(bare / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
+  no_rate.poll(other, 11);
+  EXPECT_EQ(no_rate.status()["read_errors"], 1);
+  EXPECT_NE(no_rate.status()["last_error"].get<std::string>().find("rate is unknown"), std::string::npos);
+}
+
+TEST(LdmsCsv, InfiniBandXmitWaitInBytesUsesTheLinkCapacity) {
+  const auto t = topo::make_topology("fattree:4x4");
+  const auto dir = temp_dir("ib_bytes");
+  std::ofstream(dir / "ib.csv") << "#Time,ProducerName,ib.port_xmit_wait#mlx5_0.1\n"
+                                   "1000.0,n00003,0\n1001.0,n00003,100000000\n";
+  MetricStore store(*t);
+  LdmsCsvSource source(*t, {dir});  // default: 8 bytes per increment
+  source.poll(store, 0);
+  const auto inject = t->injection_link(3);
+  const double capacity = store.capacity(inject);
+  ASSERT_GT(capacity, 0);
+  EXPECT_NEAR(store.snapshot(0).links[inject].stall_pct, std::min(100.0, 100 * 1e8 * 8 / capacity), 1e-9);
+  EXPECT_EQ(source.status()["xmit_wait_unit"], "8B");
 }
 
 }  // namespace
