@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -258,15 +259,26 @@ void write_port(const std::filesystem::path& root, const std::string& dev, int p
   std::ofstream(dir / "counters" / "port_xmit_wait") << wait << "\n";
 }
 
+// Node 5 of a fat tree reading a fake sysfs tree with one port, polled once at 10 s.
+struct FakeIbNode {
+  explicit FakeIbNode(const std::string& name, SysfsIbOptions options = {}) : root(temp_dir(name)) {
+    write_port(root, "mlx5_0", 1, 0, 0, 0);
+    options.sys_root = root;
+    source = std::make_unique<SysfsIbSource>(*t, 5, options);
+    source->poll(store, 10);
+  }
+  std::unique_ptr<topo::Topology> t = topo::make_topology("fattree:4x4");
+  std::filesystem::path root;
+  MetricStore store{*t};
+  std::unique_ptr<SysfsIbSource> source;
+};
+
 TEST(SysfsIb, FakeTree) {
-  const auto t = topo::make_topology("fattree:4x4");
-  const auto root = temp_dir("sysfs");
-  write_port(root, "mlx5_0", 1, 0, 0, 0);
-  MetricStore store(*t);
-  SysfsIbOptions options;
-  options.sys_root = root;
-  SysfsIbSource source(*t, 5, options);
-  source.poll(store, 10);
+  FakeIbNode node("sysfs");
+  const auto& t = node.t;
+  const auto& root = node.root;
+  auto& store = node.store;
+  auto& source = *node.source;
   write_port(root, "mlx5_0", 1, 1562500000, 625000000, 200000000);  // 6.25 GB out, 2.5 GB in, 0.2 s
   source.poll(store, 11);
   const auto snap = store.snapshot(0);
@@ -307,33 +319,22 @@ TEST(XmitWaitUnit, ParsesBytesOrNanosecondsAndConvertsAtTheRate) {
 }
 
 TEST(SysfsIb, XmitWaitInNanosecondsAndAPortWithoutRate) {
-  const auto t = topo::make_topology("fattree:4x4");
-  const auto root = temp_dir("sysfs_units");
-  write_port(root, "mlx5_0", 1, 0, 0, 0);
-  MetricStore store(*t);
   SysfsIbOptions options;
-  options.sys_root = root;
   options.xmit_wait = XmitWaitUnit::parse("1ns");
-  SysfsIbSource source(*t, 5, options);
-  source.poll(store, 10);
-  write_port(root, "mlx5_0", 1, 0, 0, 200000000);  // 2e8 ns = 0.2 s of 1 s
-  source.poll(store, 11);
-  EXPECT_NEAR(store.snapshot(0).links[t->injection_link(5)].stall_pct, 20, 1e-9);
+  FakeIbNode node("sysfs_units", options);
+  write_port(node.root, "mlx5_0", 1, 0, 0, 200000000);  // 2e8 ns = 0.2 s of 1 s
+  node.source->poll(node.store, 11);
+  EXPECT_NEAR(node.store.snapshot(0).links[node.t->injection_link(5)].stall_pct, 20, 1e-9);
 
-  // In bytes, a port whose rate cannot be read gives no stall figure and says why.
-  const auto bare = temp_dir("sysfs_norate");
-  write_port(bare, "mlx5_0", 1, 0, 0, 0);
-  std::filesystem::remove(bare / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
-  MetricStore other(*t);
-  SysfsIbOptions bytes_options;
-  bytes_options.sys_root = bare;
-  SysfsIbSource no_rate(*t, 5, bytes_options);
-  no_rate.poll(other, 10);
-  write_port(bare, "mlx5_0", 1, 0, 0, 1000);
-  std::filesystem::remove(bare / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
-  no_rate.poll(other, 11);
-  EXPECT_EQ(no_rate.status()["read_errors"], 1);
-  EXPECT_NE(no_rate.status()["last_error"].get<std::string>().find("rate is unknown"), std::string::npos);
+  // In bytes (the default), a port whose rate cannot be read gives no stall figure and says why.
+  FakeIbNode bare("sysfs_norate");
+  write_port(bare.root, "mlx5_0", 1, 0, 0, 1000);
+  std::filesystem::remove(bare.root / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
+  bare.source->poll(bare.store, 11);
+  EXPECT_EQ(bare.source->status()["read_errors"], 1);
+  EXPECT_NE(bare.source->status()["last_error"].get<std::string>().find("rate is unknown"),
+            std::string::npos);
+  EXPECT_NEAR(bare.store.snapshot(0).links[bare.t->injection_link(5)].stall_pct, 0, 1e-12);
 }
 
 TEST(LdmsCsv, InfiniBandXmitWaitInBytesUsesTheLinkCapacity) {
