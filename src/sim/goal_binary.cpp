@@ -672,7 +672,12 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   {
     std::vector<std::jthread> workers;
     for (unsigned t = 1; t < threads; ++t) {
-      workers.emplace_back(run_share, t);
+      try {
+        workers.emplace_back(run_share, t);
+      } catch (const std::system_error&) {
+        // No thread to be had (process or system limit): decode this share here instead.
+        run_share(t);
+      }
     }
     run_share(0);
   }
