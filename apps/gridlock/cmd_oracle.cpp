@@ -94,7 +94,7 @@ oracle::XmitWaitUnit xmit_wait_unit(const ServeArgs& args) {
 }
 
 std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo::Topology& topology,
-                                            const ServeArgs& args) {
+                                            const ServeArgs& args, const oracle::XmitWaitUnit& xmit_wait) {
   const auto colon = text.find(':');
   const std::string kind = text.substr(0, colon);
   const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
@@ -115,7 +115,7 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
     }
     oracle::LdmsCsvOptions options;
     options.counter_bits = args.counter_bits;
-    options.ib_xmit_wait = xmit_wait_unit(args);
+    options.ib_xmit_wait = xmit_wait;
     return std::make_unique<oracle::LdmsCsvSource>(topology, std::vector<std::filesystem::path>{rest},
                                                    options);
   }
@@ -125,7 +125,7 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
       options.sys_root = rest;
     }
     options.counter_bits = args.counter_bits;
-    options.xmit_wait = xmit_wait_unit(args);
+    options.xmit_wait = xmit_wait;
     const std::string node = args.node.empty() ? host_name() : args.node;
     const auto id = topology.find_node(node);
     if (!id) {
@@ -146,8 +146,9 @@ void run_serve(const ServeArgs& args) {
   if (!(poll_s > 0)) {
     throw InputError("--poll must be positive, e.g. --poll 1s");
   }
-  // A malformed unit is an error even when no source reads InfiniBand counters.
-  (void)xmit_wait_unit(args);
+  // Parsed before the sources: a malformed unit is an error even when no source reads
+  // InfiniBand counters.
+  const oracle::XmitWaitUnit xmit_wait = xmit_wait_unit(args);
   oracle::MetricStore store(*topology, args.retention_s);
   std::vector<std::unique_ptr<oracle::Source>> sources;
   // Default: the paper's congestion pairs when the topology has the paper's node names, else no load.
@@ -155,7 +156,7 @@ void run_serve(const ServeArgs& args) {
                            topology->find_node("nid00042") && topology->find_node("nid00038");
   const std::string default_source = paper_nodes ? "sim:paper" : "sim:none";
   for (const auto& text : args.sources.empty() ? std::vector<std::string>{default_source} : args.sources) {
-    sources.push_back(make_source(text, *topology, args));
+    sources.push_back(make_source(text, *topology, args, xmit_wait));
   }
   std::mutex sources_mutex;
   const auto poll_all = [&] {

@@ -497,23 +497,9 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
                  fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
                              prog, run, e.num_succ));
     }
-    // Roots by type then index (LogGOPSim's start order): gathered without branches (whether an
-    // op is a root is unpredictable), then ordered by type; programs have few roots.
-    scratch.resize(n + 1);
-    std::size_t found = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      scratch[found] = i;
-      found += dep_count[i] == 0 ? 1 : 0;
-    }
     e.root_begin = result.roots.size();
-    e.num_roots = static_cast<std::uint32_t>(found);
-    for (const OpType type : {OpType::kSend, OpType::kRecv, OpType::kCalc}) {
-      for (std::size_t k = 0; k < found; ++k) {
-        if (ops[scratch[k]].type == type) {
-          result.roots.push_back(scratch[k]);
-        }
-      }
-    }
+    detail::append_roots(std::span<const Op>(ops, n), dep_count, result.roots, scratch);
+    e.num_roots = static_cast<std::uint32_t>(result.roots.size() - e.root_begin);
     // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
     if (backward) {
       const Program program{std::span<const Op>(ops, n),
@@ -589,14 +575,17 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   ColumnCursor sums;
   unsigned invalid = 0;
   std::size_t next_share = 1;
+  // The next share starts at the column positions reached so far.
+  const auto start_next_share = [&] {
+    ColumnCursor& share = shares[next_share++];
+    const std::size_t first_program = share.first_program;
+    share = sums;
+    share.first_program = first_program;
+  };
   for (std::size_t i = 0; i < total_ops; ++i) {
     while (next_share < threads && (shares[next_share].first_program >= num_programs ||
                                     store.extents[shares[next_share].first_program].op_begin == i)) {
-      shares[next_share].size = sums.size;
-      shares[next_share].peer = sums.peer;
-      shares[next_share].tag = sums.tag;
-      shares[next_share].cpu_nic = sums.cpu_nic;
-      ++next_share;
+      start_next_share();
     }
     const KindInfo& k = kKinds[c.kinds[i]];
     invalid |= k.valid ^ 1U;
@@ -605,12 +594,9 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
     sums.tag += k.has_tag;
     sums.cpu_nic += k.has_cpu_nic;
   }
-  for (; next_share < threads; ++next_share) {
-    // Shares that start after the last op (programs without ops at the end, or no ops at all).
-    shares[next_share].size = sums.size;
-    shares[next_share].peer = sums.peer;
-    shares[next_share].tag = sums.tag;
-    shares[next_share].cpu_nic = sums.cpu_nic;
+  // Shares that start after the last op (programs without ops at the end, or no ops at all).
+  while (next_share < threads) {
+    start_next_share();
   }
   if (invalid != 0) {
     for (std::size_t i = 0; i < total_ops; ++i) {

@@ -10,6 +10,26 @@
 
 namespace gridlock::sim {
 
+void detail::append_roots(std::span<const Op> ops, const std::uint32_t* dep_count,
+                          std::vector<std::uint32_t>& roots, std::vector<std::uint32_t>& scratch) {
+  // Gathered without branches (whether an op is a root is unpredictable), then ordered by type
+  // with one pass per type over the few roots: the order of a stable sort, in linear time.
+  const std::size_t n = ops.size();
+  scratch.resize(n + 1);
+  std::size_t found = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    scratch[found] = i;
+    found += dep_count[i] == 0 ? 1 : 0;
+  }
+  for (const OpType type : {OpType::kSend, OpType::kRecv, OpType::kCalc}) {
+    for (std::size_t k = 0; k < found; ++k) {
+      if (ops[scratch[k]].type == type) {
+        roots.push_back(scratch[k]);
+      }
+    }
+  }
+}
+
 bool detail::acyclic(const Program& program, std::vector<std::uint32_t>& remaining,
                      std::vector<std::uint32_t>& ready) {
   const std::size_t n = program.ops.size();
@@ -164,8 +184,10 @@ namespace {
 
 // Appends the dependency counts and roots of program `p`, the last one in `store` whose ops,
 // succ_begin and succ are in place (all targets below num_ops); roots go by type then index,
-// LogGOPSim's start order. Widens the CPU and NIC counts to cover the program.
-void complete_program(ProgramStore& store, std::size_t p, std::uint32_t& num_cpus, std::uint32_t& num_nics) {
+// LogGOPSim's start order. Widens the CPU and NIC counts to cover the program. `scratch` is
+// reused space.
+void complete_program(ProgramStore& store, std::size_t p, std::uint32_t& num_cpus, std::uint32_t& num_nics,
+                      std::vector<std::uint32_t>& scratch) {
   ProgramExtent& e = store.extents[p];
   const std::size_t n = e.num_ops;
   store.dep_count.resize(e.op_begin + n, 0);
@@ -183,15 +205,8 @@ void complete_program(ProgramStore& store, std::size_t p, std::uint32_t& num_cpu
   }
   num_cpus = std::max(num_cpus, max_cpu + 1);
   num_nics = std::max(num_nics, max_nic + 1);
-  // One pass per type instead of a stable sort: the same order, in linear time.
   e.root_begin = store.roots.size();
-  for (const OpType type : {OpType::kSend, OpType::kRecv, OpType::kCalc}) {
-    for (std::uint32_t i = 0; i < n; ++i) {
-      if (count[i] == 0 && ops[i].type == type) {
-        store.roots.push_back(i);
-      }
-    }
-  }
+  detail::append_roots(std::span<const Op>(ops, n), count, store.roots, scratch);
   e.num_roots = static_cast<std::uint32_t>(store.roots.size() - e.root_begin);
 }
 
@@ -267,7 +282,7 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore pr
         forward = forward && succ[k] > i;
       }
     }
-    complete_program(store, p, schedule.num_cpus_, schedule.num_nics_);
+    complete_program(store, p, schedule.num_cpus_, schedule.num_nics_, ready);
     // Dependants that all come later cannot form a cycle (the usual case, checked in one pass);
     // Kahn's algorithm only for the rest.
     if (!forward && !detail::acyclic(store.view(p), remaining, ready)) {
@@ -432,7 +447,7 @@ void ScheduleBuilder::end_rank() {
   }
   program.extents[0].num_ops = static_cast<std::uint32_t>(n);
   program.extents[0].num_succ = static_cast<std::uint32_t>(program.succ.size());
-  complete_program(program, 0, schedule_.num_cpus_, schedule_.num_nics_);
+  complete_program(program, 0, schedule_.num_cpus_, schedule_.num_nics_, fill_);
   const Program view = program.view(0);
 
   const std::uint64_t h = hash_program(view);

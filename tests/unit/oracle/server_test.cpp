@@ -439,14 +439,25 @@ struct IdleOracle {
   Oracle oracle{topo, store};
 };
 
+// A server of its own over an idle oracle, started on an ephemeral loopback port, for the tests
+// that need particular server options.
+struct IdleServer : IdleOracle {
+  explicit IdleServer(ServerOptions options) : server(oracle, on_ephemeral_port(std::move(options))) {}
+  Server server;
+  int port = server.start();
+
+ private:
+  static ServerOptions on_ephemeral_port(ServerOptions options) {
+    options.port = 0;
+    return options;
+  }
+};
+
 TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
-  const IdleOracle idle_oracle;
-  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
-  options.port = 0;
   options.timeout_s = 1;
-  Server server(oracle, options);
-  const int port = server.start();
+  const IdleServer idle_server(options);
+  const int port = idle_server.port;
   ASSERT_GT(port, 0);
   RawConnection conn(port);
   ASSERT_TRUE(conn.connected());
@@ -464,14 +475,11 @@ TEST(ServerTimeouts, ClientThatStopsSendingIsDisconnected) {
 // connection (keep-alive timeout 60 s), a new connection is answered because the idle ones give
 // their workers up. Before, it waited for the keep-alive timeout (RawConnection gives up at 20 s).
 TEST(ServerKeepAlive, IdleConnectionsYieldTheirWorkersToNewOnes) {
-  const IdleOracle idle_oracle;
-  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
-  options.port = 0;
   options.threads = 2;
   options.keep_alive_s = 60;
-  Server server(oracle, options);
-  const int port = server.start();
+  IdleServer idle_server(options);
+  const int port = idle_server.port;
   ASSERT_GT(port, 0);
   const std::string keep_alive = "GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n";
   RawConnection idle1(port);
@@ -494,20 +502,17 @@ TEST(ServerKeepAlive, IdleConnectionsYieldTheirWorkersToNewOnes) {
   idle2.send(last);
   const std::string again2 = idle2.read_until_closed();
   EXPECT_TRUE(again.empty() || again2.empty()) << again << again2;
-  server.stop();
+  idle_server.server.stop();
 }
 
 // Yielding applies to connections idle after an answer, never to a new connection that has not
 // sent its first request yet, even while others wait for the only worker.
 TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
-  const IdleOracle idle_oracle;
-  const Oracle& oracle = idle_oracle.oracle;
   ServerOptions options;
-  options.port = 0;
   options.threads = 1;
   options.keep_alive_s = 60;
-  Server server(oracle, options);
-  const int port = server.start();
+  IdleServer idle_server(options);
+  const int port = idle_server.port;
   ASSERT_GT(port, 0);
   RawConnection slow(port);
   ASSERT_TRUE(slow.connected());
@@ -520,7 +525,7 @@ TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
   ASSERT_TRUE(slow.send(request));
   EXPECT_NE(slow.read_until_closed().find("200 OK"), std::string::npos);
   EXPECT_NE(queued.read_until_closed().find("200 OK"), std::string::npos);
-  server.stop();
+  idle_server.server.stop();
 }
 
 TEST(ServerStart, UnbindableAddressIsAnIoError) {
