@@ -40,6 +40,7 @@ struct SimArgs {
   std::string noise_format = "auto";
   std::string noise_periodic;
   std::string noise_random;
+  std::string event_order = "auto";
   bool noise_cosched = false;
   std::uint64_t replicas = 0;
   unsigned threads = 0;
@@ -274,6 +275,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
 void run_sim(const SimArgs& a) {
   sim::SimOptions options;
   options.params = parse_params(a);
+  options.event_order = a.event_order == "global"     ? sim::EventOrder::kGlobal
+                        : a.event_order == "windowed" ? sim::EventOrder::kWindowed
+                                                      : sim::EventOrder::kAuto;
   if (!a.json.empty()) {
     check_writable(a.json);
   }
@@ -334,6 +338,7 @@ void run_sim(const SimArgs& a) {
     body["wall_seconds"] = result.wall_seconds;
     body["cpu_seconds"] = result.cpu_seconds;
     body["events_per_second"] = events_per_s;
+    body["event_order"] = result.windowed ? "windowed" : "global";
     if (a.per_rank) {
       Json finish = Json::array();
       for (const sim::SimTime t : result.finish) {
@@ -376,9 +381,9 @@ void run_sim(const SimArgs& a) {
              result.max_finish.ps, result.max_finish_rank);
   const double events_per_cpu_s =
       result.cpu_seconds > 0 ? static_cast<double>(result.events) / result.cpu_seconds : 0;
-  fmt::print("events: {} in {:.3f} s wall, {:.3f} s CPU ({:.1f} M events/s wall, {:.1f} M/s CPU)\n",
+  fmt::print("events: {} in {:.3f} s wall, {:.3f} s CPU ({:.1f} M events/s wall, {:.1f} M/s CPU), {} order\n",
              result.events, result.wall_seconds, result.cpu_seconds, events_per_s / 1e6,
-             events_per_cpu_s / 1e6);
+             events_per_cpu_s / 1e6, result.windowed ? "windowed" : "global");
   if (a.per_rank) {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       fmt::print("rank {}: {} ps\n", r, result.finish[r].ps);
@@ -446,6 +451,11 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");
   sim_cmd->add_flag("-q,--quiet", sim_args->quiet, "No progress on stderr");
   add_param_options(*sim_cmd, *sim_args);
+  sim_cmd
+      ->add_option("--event-order", sim_args->event_order,
+                   "auto, global (LogGOPSim's, one event at a time) or windowed (host by host); same results")
+      ->check(CLI::IsMember({"auto", "global", "windowed"}))
+      ->capture_default_str();
   sim_cmd->add_flag("--per-rank", sim_args->per_rank, "Print (and write to --json) every rank's finish time");
   sim_cmd->add_option("--json", sim_args->json, "Write the result as JSON with a context block");
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");

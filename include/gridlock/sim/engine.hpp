@@ -27,6 +27,16 @@ struct LogGOPSParams {
 
 struct NoiseInjection;  // gridlock/sim/noise.hpp
 
+/// How the engine orders events (results are the same either way; docs/sim-model.md).
+enum class EventOrder : std::uint8_t {
+  /// Windowed where it pays: noise with a phase per rank and no timeline; global otherwise.
+  kAuto,
+  /// One event at a time in (time, stamp) order, as LogGOPSim.
+  kGlobal,
+  /// Host by host within windows shorter than o_s + L whenever possible (for verification).
+  kWindowed,
+};
+
 /// Engine options.
 struct SimOptions {
   LogGOPSParams params;                           ///< Network and host parameters.
@@ -38,6 +48,9 @@ struct SimOptions {
   bool fold_retries = true;
   /// Noise to inject (not owned; null: none). See docs/sim-model.md, "Noise".
   const NoiseInjection* noise = nullptr;
+  /// Event order; every choice gives the same results (a windowed run that cannot prove its order
+  /// equal to LogGOPSim's is rerun in global order).
+  EventOrder event_order = EventOrder::kAuto;
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.
@@ -75,6 +88,7 @@ struct SimResult {
   std::uint64_t stuck_ranks = 0;        ///< Ranks with stuck ops.
   std::uint64_t unexpected_left = 0;    ///< Messages never received.
   std::vector<TimelineSlice> timeline;  ///< Slices, if requested.
+  bool windowed = false;                ///< The events were processed host by host in windows.
 };
 
 /// Simulates `schedule` and returns finish times and counters. Never throws for a deadlocked or

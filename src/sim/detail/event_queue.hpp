@@ -31,17 +31,36 @@ struct Event {
   std::uint64_t payload;
 };
 
+// The engine is written against this interface and WindowQueue's (window_queue.hpp); the host
+// arguments and the checks only matter there.
 class EventQueue {
  public:
+  using Stamp = std::uint64_t;
+  using Item = Event;
+  static constexpr bool kWindowed = false;
+
+  [[nodiscard]] static Stamp stamp_of(const Item& e) noexcept { return e.ts; }
+  [[nodiscard]] static Stamp root_stamp(std::uint64_t index, std::uint32_t /*host*/) noexcept {
+    return index;
+  }
+  [[nodiscard]] static bool earlier(Stamp a, Stamp b) noexcept { return a < b; }
+
   void set_next_ts(std::uint64_t ts) noexcept { next_ts_ = ts; }
+  void enter_root(std::uint32_t /*host*/) noexcept {}
+  void end_roots() noexcept {}
 
   // A new event: it gets the next stamp, larger than every stamp so far.
-  void push_new(std::uint64_t time, std::uint64_t payload) { push(Event{time, next_ts_++, payload}); }
+  void push_new(std::uint64_t time, std::uint64_t payload, std::uint32_t /*at*/ = 0) {
+    push(Event{time, next_ts_++, payload});
+  }
 
   // An event that keeps its old stamp (a retry, or a wake-up carrying a waiting event's stamp).
-  void push_retry(std::uint64_t time, std::uint64_t ts, std::uint64_t payload) {
+  void push_retry(std::uint64_t time, std::uint64_t ts, std::uint64_t payload, std::uint32_t /*at*/ = 0) {
     push(Event{time, ts, payload});
   }
+
+  void require_local(std::uint32_t /*host*/) noexcept {}
+  [[nodiscard]] static bool failed() noexcept { return false; }
 
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
