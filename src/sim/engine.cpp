@@ -887,17 +887,22 @@ SimResult Engine<Queue>::run() {
   return result;
 }
 
+// Below this many ranks the hosts' state fits in the caches, so visiting them at random costs
+// little and the windows' bookkeeping can cost more (docs/performance.md, "Noise").
+constexpr std::uint32_t kWindowedMinRanks = 2048;
+
 // Windowed processing (detail/window_queue.hpp) applies when every event that one host causes on
 // another is at least o_s + L later; returns that lookahead, or 0 where the global order is used:
 // no timeline (its slices would come out host by host), and, under EventOrder::kAuto, only with
-// noise at a phase per rank, the stream in which nearly every event has its own time.
+// noise at a phase per rank, the stream in which nearly every event has its own time, on at
+// least kWindowedMinRanks ranks.
 std::uint64_t window_lookahead(const Schedule& schedule, const SimOptions& options) {
   if (options.event_order == EventOrder::kGlobal || options.record_timeline || schedule.num_ranks() < 2) {
     return 0;
   }
   if (options.event_order == EventOrder::kAuto &&
-      (options.noise == nullptr || options.noise->pattern == nullptr ||
-       options.noise->offset_ps.size() < 2)) {
+      (options.noise == nullptr || options.noise->pattern == nullptr || options.noise->offset_ps.size() < 2 ||
+       schedule.num_ranks() < kWindowedMinRanks)) {
     return 0;
   }
   std::uint64_t lookahead = 0;

@@ -37,15 +37,19 @@ case "$CASE" in
     expect 0 "max finish: 11.084 us" -- "$G" sim "$SRC/examples/sim/pingpong.goal" -S 4 ;;
   event_order)
     # Unsynchronised noise runs host by host by default; every order gives the same finish times.
-    expect 0 "global order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 512 --per-rank \
+    expect 0 "global order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 2048 --per-rank \
       --noise-random 100kHz:1us:exp --event-order global
     grep '^rank ' "$TMP/out" >"$TMP/global"
-    expect 0 "windowed order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 512 --per-rank \
+    expect 0 "windowed order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 2048 --per-rank \
       --noise-random 100kHz:1us:exp
     grep '^rank ' "$TMP/out" >"$TMP/auto"
-    [ "$(wc -l <"$TMP/global")" -eq 512 ] || fail "expected 512 per-rank lines"
+    [ "$(wc -l <"$TMP/global")" -eq 2048 ] || fail "expected 2048 per-rank lines"
     cmp "$TMP/global" "$TMP/auto" || fail "windowed and global order differ"
-    expect 0 "global order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 512 ;;
+    expect 0 "global order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 2048
+    expect 0 "global order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 512 \
+      --noise-random 100kHz:1us:exp
+    expect 0 "windowed order$" -- "$G" sim --program "dissemination(size=8B)" --ranks 512 \
+      --noise-random 100kHz:1us:exp --event-order windowed ;;
   bad_event_order)
     expect 2 "--event-order: serial not in" -- "$G" sim --program "dissemination(size=8B)" --ranks 8 \
       --event-order serial ;;

@@ -29,7 +29,8 @@ struct NoiseInjection;  // gridlock/sim/noise.hpp
 
 /// How the engine orders events (results are the same either way; docs/sim-model.md).
 enum class EventOrder : std::uint8_t {
-  /// Windowed where it pays: noise with a phase per rank and no timeline; global otherwise.
+  /// Windowed where it pays: noise with a phase per rank, at least 2,048 ranks and no timeline;
+  /// global otherwise.
   kAuto,
   /// One event at a time in (time, stamp) order, as LogGOPSim.
   kGlobal,
