@@ -265,27 +265,38 @@ class WindowQueue {
                        [](const Record& x, const Record& y) { return x.time < y.time; });
       return;
     }
-    const unsigned passes = (shift_ + 10) / 11;
-    const unsigned digit = (shift_ + passes - 1) / passes;
+    // Times in one window differ only in their low shift_ bits.
+    radix_sort(records_, record_scratch_, count_, shift_, [](const Record& r) { return r.time; });
+  }
+
+  // Stable LSD radix sort of `v` on the low `bits` bits of key(element), at most 11 bits a pass.
+  template <class T, class Key>
+  static void radix_sort(std::vector<T>& v, std::vector<T>& scratch, std::vector<std::size_t>& count,
+                         unsigned bits, Key key) {
+    const unsigned passes = (bits + 10) / 11;
+    if (passes == 0) {
+      return;
+    }
+    const unsigned digit = (bits + passes - 1) / passes;
     const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
-    record_scratch_.resize(n);
-    count_.resize(std::size_t{1} << digit);
+    scratch.resize(v.size());
+    count.resize(std::size_t{1} << digit);
     for (unsigned p = 0; p < passes; ++p) {
       const unsigned shift = p * digit;
-      std::fill(count_.begin(), count_.end(), 0);
-      for (const Record& r : records_) {
-        ++count_[(r.time >> shift) & mask];
+      std::fill(count.begin(), count.end(), 0);
+      for (const T& x : v) {
+        ++count[(key(x) >> shift) & mask];
       }
       std::size_t sum = 0;
-      for (std::size_t& c : count_) {
+      for (std::size_t& c : count) {
         const std::size_t here = c;
         c = sum;
         sum += here;
       }
-      for (const Record& r : records_) {
-        record_scratch_[count_[(r.time >> shift) & mask]++] = r;
+      for (const T& x : v) {
+        scratch[count[(key(x) >> shift) & mask]++] = x;
       }
-      std::swap(records_, record_scratch_);
+      std::swap(v, scratch);
     }
   }
 
@@ -347,29 +358,7 @@ class WindowQueue {
                 [](const Item& a, const Item& b) { return a.at != b.at ? a.at < b.at : before(a, b); });
       return;
     }
-    // LSD radix sort on the host (stable), at most 11 bits per pass.
-    const unsigned passes = (host_bits_ + 10) / 11;
-    const unsigned digit = (host_bits_ + passes - 1) / passes;
-    const std::uint32_t mask = (1U << digit) - 1;
-    scratch_.resize(n);
-    count_.resize(std::size_t{1} << digit);
-    for (unsigned p = 0; p < passes; ++p) {
-      const unsigned shift = p * digit;
-      std::fill(count_.begin(), count_.end(), 0);
-      for (const Item& e : current_) {
-        ++count_[(e.at >> shift) & mask];
-      }
-      std::size_t sum = 0;
-      for (std::size_t& c : count_) {
-        const std::size_t here = c;
-        c = sum;
-        sum += here;
-      }
-      for (const Item& e : current_) {
-        scratch_[count_[(e.at >> shift) & mask]++] = e;
-      }
-      std::swap(current_, scratch_);
-    }
+    radix_sort(current_, scratch_, count_, host_bits_, [](const Item& e) { return std::uint64_t{e.at}; });
     // Each host has a handful of events in a window: insertion sort its run.
     for (std::size_t i = 1; i < n; ++i) {
       if (current_[i].at != current_[i - 1].at || !before(current_[i], current_[i - 1])) {
