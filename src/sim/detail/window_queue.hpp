@@ -27,11 +27,12 @@
 // schedule in global order.
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cassert>
 #include <cstdint>
 #include <vector>
+
+#include "radix_buckets.hpp"
 
 namespace gridlock::sim::detail {
 
@@ -52,6 +53,7 @@ class WindowQueue {
   // `lookahead_ps` >= 1: the least delay between an event and an event it causes on another host.
   WindowQueue(std::uint64_t lookahead_ps, std::uint32_t hosts)
       : shift_(static_cast<unsigned>(63 - std::countl_zero(lookahead_ps))),
+        buckets_(WindowOf{shift_}),
         host_bits_(hosts <= 1 ? 1U : static_cast<unsigned>(32 - std::countl_zero(hosts - 1))) {
     assert(lookahead_ps >= 1);
   }
@@ -134,8 +136,8 @@ class WindowQueue {
       replay_instant(a, b);
       a = b;
     }
-    for (const Slot& slot : patch_) {
-      Stamp& ts = buckets_[slot.bucket][slot.index].ts;
+    for (const Slot slot : patch_) {
+      Stamp& ts = buckets_.at(slot).ts;
       ts = final_stamp(ts);
     }
     patch_.clear();
@@ -152,7 +154,6 @@ class WindowQueue {
   }
 
  private:
-  static constexpr std::size_t kBuckets = 65;
   static constexpr Stamp kUnset = ~Stamp{0};
 
   // An event served in the current window and the provisional stamps its processing handed out.
@@ -162,10 +163,12 @@ class WindowQueue {
     std::uint32_t prov_begin;
     std::uint32_t prov_end;
   };
-  struct Slot {
-    std::uint32_t bucket;
-    std::uint32_t index;
+  struct WindowOf {
+    unsigned shift;
+    std::uint64_t operator()(const Item& e) const noexcept { return e.time >> shift; }
   };
+  using Buckets = RadixBuckets<Item, WindowOf>;
+  using Slot = Buckets::Slot;
 
   // The last event served is done: keep its record only if it created events (only creators'
   // order decides stamps).
@@ -187,15 +190,12 @@ class WindowQueue {
   [[nodiscard]] static bool after(const Item& a, const Item& b) noexcept { return before(b, a); }
 
   [[nodiscard]] std::uint64_t window_of(std::uint64_t time) const noexcept { return time >> shift_; }
-  [[nodiscard]] std::size_t bucket_of(std::uint64_t w) const noexcept {
-    return w == window_ ? 0 : static_cast<std::size_t>(64 - std::countl_zero(w ^ window_));
-  }
 
   void push(const Item& e) {
     ++size_;
     const std::uint64_t w = window_of(e.time);
-    assert(w >= window_);
-    if (w == window_) {
+    assert(w >= buckets_.last());
+    if (w == buckets_.last()) {
       if (rooting_) {
         current_.push_back(e);
         return;
@@ -208,12 +208,11 @@ class WindowQueue {
       std::push_heap(local_.begin(), local_.end(), after);
       return;
     }
-    const std::size_t b = bucket_of(w);
     if (provisional(e.ts)) {
-      patch_.push_back(Slot{static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(buckets_[b].size())});
+      patch_.push_back(buckets_.push_slot(e));
+    } else {
+      buckets_.push(e);
     }
-    buckets_[b].push_back(e);
-    lowest_ = std::min(lowest_, b);
   }
 
   // Replays records [a, b), all at one time, in LogGOPSim's order: by stamp, where the stamps of
@@ -305,49 +304,8 @@ class WindowQueue {
     assert(records_.empty() && "close_window() before opening the next window");
     current_.clear();
     head_ = 0;
-    std::size_t b = lowest_;
-    while (buckets_[b].empty()) {
-      ++b;
-      assert(b < kBuckets);
-    }
-    std::vector<Item>& from = buckets_[b];
-    std::uint64_t smallest = window_of(from.front().time);
-    std::uint64_t largest = smallest;
-    for (const Item& e : from) {
-      const std::uint64_t w = window_of(e.time);
-      smallest = std::min(smallest, w);
-      largest = std::max(largest, w);
-    }
-    window_ = smallest;
-    if (smallest == largest) {
-      std::swap(current_, from);
-      set_lowest_from(b + 1);
-    } else {
-      std::size_t new_lowest = kBuckets;
-      for (const Item& e : from) {
-        const std::size_t to = bucket_of(window_of(e.time));
-        if (to == 0) {
-          current_.push_back(e);
-        } else {
-          buckets_[to].push_back(e);
-          new_lowest = std::min(new_lowest, to);
-        }
-      }
-      from.clear();
-      if (new_lowest < kBuckets) {
-        lowest_ = new_lowest;
-      } else {
-        set_lowest_from(b + 1);
-      }
-    }
+    buckets_.take_lowest(current_);
     sort_window();
-  }
-
-  void set_lowest_from(std::size_t b) {
-    while (b < kBuckets - 1 && buckets_[b].empty()) {
-      ++b;
-    }
-    lowest_ = b;
   }
 
   // Sorts the current window by host, then by (time, stamp) within each host.
@@ -375,15 +333,14 @@ class WindowQueue {
   }
 
   unsigned shift_;
+  Buckets buckets_;  // Windows after the current one (buckets_.last()).
   unsigned host_bits_;
   bool rooting_ = true;
   bool failed_ = false;
   std::uint64_t next_final_ = 0;  // The next final stamp (LogGOPSim's counter).
   std::uint64_t next_prov_ = 0;   // The next provisional stamp of the current window.
   std::uint32_t host_ = 0;        // Host of the event being processed.
-  std::uint64_t window_ = 0;      // Index of the current window.
   std::uint64_t size_ = 0;
-  std::size_t lowest_ = 1;
   std::vector<Item> current_;  // The current window, sorted by host then (time, stamp); from head_.
   std::size_t head_ = 0;
   std::vector<Item> local_;  // Events the current host added to the current window (min-heap).
@@ -395,7 +352,6 @@ class WindowQueue {
   std::vector<Slot> patch_;   // Queued events of later windows holding a provisional stamp.
   std::vector<std::uint32_t> pending_;
   std::vector<std::uint32_t> ready_;
-  std::array<std::vector<Item>, kBuckets> buckets_;  // buckets_[0] unused: the current window.
 };
 
 }  // namespace gridlock::sim::detail
