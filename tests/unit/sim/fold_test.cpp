@@ -14,6 +14,7 @@
 namespace gridlock::sim {
 namespace {
 
+using testing::collective_specs;
 using testing::parameter_sets;
 using testing::random_goal;
 
@@ -49,19 +50,8 @@ void expect_same(const Schedule& schedule, const LogGOPSParams& params, const st
 }
 
 TEST(FoldRetries, GeneratedCollectivesMatchOneByOneRetries) {
-  const char* specs[] = {
-      "bcast(algo=chain, size=600B, segment=1B)",
-      "bcast(algo=chain, size=64KiB, segment=1KiB)",
-      "alltoall(algo=linear, size=100B)",
-      "alltoall(algo=pairwise, size=2KiB)",
-      "gather(size=300B)",
-      "scatter(size=300B)",
-      "2x[allreduce(algo=ring, size=10KiB, compute=1ns); randomring(size=8B)]",
-      "dissemination(size=8B); allgather(algo=bruck, size=100B)",
-      "allreduce(algo=recdoub, size=70KiB); reduce(size=100B)",
-  };
   for (const auto& [name, params] : parameter_sets()) {
-    for (const char* spec : specs) {
+    for (const char* spec : collective_specs()) {
       for (const std::uint32_t ranks : {7U, 16U}) {
         expect_same(generate(spec, ranks, 3), params, fmt::format("{} on {} ranks, {}", spec, ranks, name));
       }

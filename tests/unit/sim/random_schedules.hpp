@@ -42,6 +42,23 @@ inline std::vector<std::pair<std::string, LogGOPSParams>> parameter_sets() {
   };
 }
 
+// Generated collectives: pipelines that pile up, many-to-one and all-to-all traffic, rendezvous
+// sizes, compositions and neighbour exchanges.
+inline std::vector<const char*> collective_specs() {
+  return {
+      "bcast(algo=chain, size=600B, segment=1B)",
+      "bcast(algo=chain, size=64KiB, segment=1KiB)",
+      "alltoall(algo=linear, size=100B)",
+      "alltoall(algo=pairwise, size=2KiB)",
+      "gather(size=300B)",
+      "scatter(size=300B)",
+      "2x[allreduce(algo=ring, size=10KiB, compute=1ns); randomring(size=8B)]",
+      "dissemination(size=8B); allgather(algo=bruck, size=100B)",
+      "allreduce(algo=recdoub, size=70KiB); reduce(size=100B)",
+      "halo3d(size=1KiB)",
+  };
+}
+
 // Random schedules: point-to-point messages in random order per rank, calcs, any-source and
 // any-tag receives, requires and irequires edges; some deadlock, and then the reports must agree.
 // Calcs last 0..8 `calc_ps`; in whole microseconds they meet the "lattice" parameters' events.

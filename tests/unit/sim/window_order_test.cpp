@@ -18,6 +18,7 @@
 namespace gridlock::sim {
 namespace {
 
+using testing::collective_specs;
 using testing::parameter_sets;
 using testing::random_goal;
 
@@ -85,18 +86,8 @@ TEST(WindowedOrder, RandomSchedulesMatchGlobalOrder) {
 }
 
 TEST(WindowedOrder, GeneratedCollectivesMatchGlobalOrder) {
-  const char* specs[] = {
-      "bcast(algo=chain, size=600B, segment=1B)",
-      "alltoall(algo=linear, size=100B)",
-      "alltoall(algo=pairwise, size=2KiB)",
-      "gather(size=300B)",
-      "2x[allreduce(algo=ring, size=10KiB, compute=1ns); randomring(size=8B)]",
-      "dissemination(size=8B); allgather(algo=bruck, size=100B)",
-      "allreduce(algo=recdoub, size=70KiB); reduce(size=100B)",
-      "halo3d(size=1KiB)",
-  };
   for (const auto& [name, params] : parameter_sets()) {
-    for (const char* spec : specs) {
+    for (const char* spec : collective_specs()) {
       for (const std::uint32_t ranks : {7U, 64U}) {
         const Schedule schedule = generate(spec, ranks, 3);
         const NoiseInjection noise = make_noise_injection(dense_noise(), ranks, 5, 0, false);
