@@ -70,7 +70,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();  // round trip changed the schedule
     }
     if (schedule.total_ops() <= 200) {
-      (void)gridlock::sim::simulate(schedule, gridlock::sim::SimOptions{});
+      gridlock::sim::SimOptions options;
+      options.event_order = gridlock::sim::EventOrder::kGlobal;
+      const gridlock::sim::SimResult global = gridlock::sim::simulate(schedule, options);
+      options.event_order = gridlock::sim::EventOrder::kWindowed;
+      const gridlock::sim::SimResult windowed = gridlock::sim::simulate(schedule, options);
+      if (windowed.finish != global.finish || windowed.events != global.events ||
+          windowed.ops_completed != global.ops_completed ||
+          windowed.unexpected_left != global.unexpected_left) {
+        std::abort();  // the windowed order changed a result
+      }
     }
   } catch (const gridlock::InputError&) {
     // Rejected with a message: the expected outcome for bad input.
