@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
@@ -83,6 +84,36 @@ TEST(WindowedOrder, RandomSchedulesMatchGlobalOrder) {
   // Only zero-lookahead parameters and rendezvous without the handshake fall back; if most runs
   // did, this test would compare the global order with itself.
   EXPECT_GT(stayed_windowed, runs / 2) << stayed_windowed << " of " << runs << " runs stayed windowed";
+}
+
+// The same random schedules with every operation on one of two CPUs and NICs (the extension):
+// ops then wait for the CPU or NIC they name, and readiness is tracked per op.
+TEST(WindowedOrder, RandomSchedulesOnTwoCpusAndNicsMatchGlobalOrder) {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::string text = random_goal(seed, seed % 2 == 0 ? 500 : 1'000'000);
+    Rng rng(seed);
+    std::string placed;
+    for (std::size_t pos = 0; pos < text.size();) {
+      const std::size_t end = text.find('\n', pos);
+      std::string line = text.substr(pos, end - pos);
+      pos = end + 1;
+      if (line.starts_with('l') && line.find(':') != std::string::npos) {
+        line += fmt::format(" cpu {}", uniform_below(rng, 2));
+        if (line.find("calc") == std::string::npos) {
+          line += fmt::format(" nic {}", uniform_below(rng, 2));
+        }
+      }
+      placed += line + "\n";
+    }
+    const Schedule schedule = parse_goal(placed, "placed.goal");
+    ASSERT_EQ(schedule.num_cpus(), 2U);
+    const NoiseInjection noise = make_noise_injection(dense_noise(), schedule.num_ranks(), seed, 0, false);
+    for (const auto& [name, params] : parameter_sets()) {
+      expect_same(schedule, params, nullptr, fmt::format("placed schedule {} with {}", seed, name));
+      expect_same(schedule, params, &noise,
+                  fmt::format("placed schedule {} with {}, dense noise", seed, name));
+    }
+  }
 }
 
 TEST(WindowedOrder, GeneratedCollectivesMatchGlobalOrder) {
