@@ -56,8 +56,6 @@ enum GroupKind : std::uint32_t { kGroupCalc = 0, kGroupSend = 1, kGroupMessage =
 template <class Queue>
 class Engine {
  public:
-  using Stamp = typename Queue::Stamp;
-
   Engine(const Schedule& schedule, const SimOptions& options, Queue queue)
       : queue_(std::move(queue)),
         s_(schedule),
@@ -108,7 +106,7 @@ class Engine {
     std::uint32_t tail = kNil;
   };
   struct Parked {
-    Stamp ts;
+    std::uint64_t ts;
     std::uint64_t payload;
     std::uint32_t next;
   };
@@ -282,23 +280,24 @@ class Engine {
   [[nodiscard]] static std::uint64_t wake_payload(std::uint32_t host, GroupKind kind) {
     return payload_of(host, event_low(kEventWake, kind));
   }
-  void park(std::uint32_t host, GroupKind kind, std::uint64_t free, Stamp ts, std::uint64_t payload);
+  void park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts, std::uint64_t payload);
   void process_wake(std::uint32_t host, GroupKind kind, std::uint64_t t);
   void process(const typename Queue::Item& event);
-  void dispatch(std::uint64_t payload, std::uint64_t t, Stamp ts);
-  void process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t, Stamp ts);
-  void process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts);
-  void process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts);
+  void dispatch(std::uint64_t payload, std::uint64_t t, std::uint64_t ts);
+  void process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t, std::uint64_t ts);
+  void process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
+  void process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                               std::uint64_t ts);
   // With the handshake: a rendezvous message matched by receive `recv_op` on `host` at `t`.
   void handshake_matched(std::uint32_t host, std::uint32_t recv_op, std::uint32_t sender,
                          std::uint32_t send_op, std::uint64_t t);
-  void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, Stamp ts);
+  void process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, std::uint64_t ts);
   // The message of `send_op` (event `kind`) arriving at its receiver at t: parks it while the
   // receiver's CPU or receive NIC is busy (false), else charges o_r, the per-byte parts (none if
   // `one_byte`) and g, and sets `cpu_end` to the end of the CPU part (true).
-  bool handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts, EventKind kind,
-                      bool one_byte, std::uint64_t& cpu_end);
-  void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts);
+  bool handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts,
+                      EventKind kind, bool one_byte, std::uint64_t& cpu_end);
+  void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
   void flush_ready(std::uint64_t now);
   void report_stuck(SimResult& result) const;
 
@@ -357,7 +356,8 @@ class Engine {
 };
 
 template <class Queue>
-void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t, Stamp ts) {
+void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::uint64_t t,
+                               std::uint64_t ts) {
   const Op& op = hosts_[host].prog->ops[op_index];
   std::uint64_t& cpu = cpu_free(host, op.cpu);
   switch (op.type) {
@@ -433,8 +433,8 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
 }
 
 template <class Queue>
-bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts,
-                                   EventKind kind, bool one_byte, std::uint64_t& cpu_end) {
+bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                                   std::uint64_t ts, EventKind kind, bool one_byte, std::uint64_t& cpu_end) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
   const std::uint32_t host = peer_of(sender, sop);
   std::uint64_t& cpu = cpu_free(host, sop.cpu);
@@ -456,7 +456,8 @@ bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, 
 }
 
 template <class Queue>
-void Engine<Queue>::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, Stamp ts) {
+void Engine<Queue>::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
+                                    std::uint64_t ts) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
   const std::uint32_t host = peer_of(sender, sop);
   // With the handshake a rendezvous message is first only its request-to-send (one byte).
@@ -516,7 +517,8 @@ void Engine<Queue>::handshake_matched(std::uint32_t host, std::uint32_t recv_op,
 }
 
 template <class Queue>
-void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t, Stamp ts) {
+void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, std::uint64_t t,
+                                     std::uint64_t ts) {
   const Op& rop = hosts_[host].prog->ops[recv_op];
   std::uint64_t& cpu = cpu_free(host, rop.cpu);
   std::uint64_t& nic = nic_send_free(host, rop.nic);
@@ -540,7 +542,7 @@ void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, 
 
 template <class Queue>
 void Engine<Queue>::process_cts_arrive(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
-                                       Stamp ts) {
+                                       std::uint64_t ts) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
   std::uint64_t& cpu = cpu_free(sender, sop.cpu);
   std::uint64_t& nic_recv = nic_recv_free(sender, sop.nic);
@@ -573,7 +575,7 @@ void Engine<Queue>::process_cts_arrive(std::uint32_t sender, std::uint32_t send_
 
 template <class Queue>
 void Engine<Queue>::process_rendezvous_data(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
-                                            Stamp ts) {
+                                            std::uint64_t ts) {
   std::uint64_t cpu = 0;
   if (!handle_arrival(sender, send_op, t, ts, kEventRendezvous, false, cpu)) {
     return;
@@ -583,7 +585,7 @@ void Engine<Queue>::process_rendezvous_data(std::uint32_t sender, std::uint32_t 
 }
 
 template <class Queue>
-void Engine<Queue>::park(std::uint32_t host, GroupKind kind, std::uint64_t free, Stamp ts,
+void Engine<Queue>::park(std::uint32_t host, GroupKind kind, std::uint64_t free, std::uint64_t ts,
                          std::uint64_t payload) {
   if (!fold_) {
     queue_.push_retry(free, ts, payload, host);
@@ -591,7 +593,7 @@ void Engine<Queue>::park(std::uint32_t host, GroupKind kind, std::uint64_t free,
   }
   Group& group = groups_[static_cast<std::size_t>(host) * kGroupKinds + kind];
   // Only an event that LogGOPSim would retry at the group's time, after all its members, may join.
-  if (group.head != kNil && (group.due != free || Queue::earlier(ts, parked_[group.tail].ts))) {
+  if (group.head != kNil && (group.due != free || ts < parked_[group.tail].ts)) {
     queue_.push_retry(free, ts, payload, host);
     return;
   }
@@ -687,7 +689,7 @@ void Engine<Queue>::flush_ready(std::uint64_t now) {
 }
 
 template <class Queue>
-void Engine<Queue>::dispatch(std::uint64_t payload, std::uint64_t t, Stamp ts) {
+void Engine<Queue>::dispatch(std::uint64_t payload, std::uint64_t t, std::uint64_t ts) {
   const auto host = static_cast<std::uint32_t>(payload >> 32U);
   const auto low = static_cast<std::uint32_t>(payload);
   const std::uint32_t index = low & kIndexMask;
@@ -717,7 +719,7 @@ void Engine<Queue>::dispatch(std::uint64_t payload, std::uint64_t t, Stamp ts) {
 template <class Queue>
 void Engine<Queue>::process(const typename Queue::Item& event) {
   ++events_;
-  dispatch(event.payload, event.time, Queue::stamp_of(event));
+  dispatch(event.payload, event.time, event.ts);
   flush_ready(event.time);
 }
 
@@ -839,7 +841,7 @@ SimResult Engine<Queue>::run() {
         // receive only starts and joins the posted queue, where it already is (Host).
         mark_started(r, op, 0);
       } else {
-        dispatch(payload_of(r, op), 0, Queue::root_stamp(index, r));
+        dispatch(payload_of(r, op), 0, index);
       }
       ++index;
       flush_ready(0);

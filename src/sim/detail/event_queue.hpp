@@ -31,15 +31,8 @@ struct Event {
 // arguments and the checks only matter there.
 class EventQueue {
  public:
-  using Stamp = std::uint64_t;
   using Item = Event;
   static constexpr bool kWindowed = false;
-
-  [[nodiscard]] static Stamp stamp_of(const Item& e) noexcept { return e.ts; }
-  [[nodiscard]] static Stamp root_stamp(std::uint64_t index, std::uint32_t /*host*/) noexcept {
-    return index;
-  }
-  [[nodiscard]] static bool earlier(Stamp a, Stamp b) noexcept { return a < b; }
 
   void set_next_ts(std::uint64_t ts) noexcept { next_ts_ = ts; }
   void enter_root(std::uint32_t /*host*/) noexcept {}

@@ -28,7 +28,6 @@ class RadixBuckets {
 
   explicit RadixBuckets(KeyOf key_of = KeyOf{}) : key_of_(key_of) {}
 
-  [[nodiscard]] const KeyOf& key_of() const noexcept { return key_of_; }
   // The key of the items last handed over (0 at the start).
   [[nodiscard]] std::uint64_t last() const noexcept { return last_; }
 

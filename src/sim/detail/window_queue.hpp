@@ -58,11 +58,6 @@ class WindowQueue {
     assert(lookahead_ps >= 1);
   }
 
-  [[nodiscard]] static Stamp stamp_of(const Item& e) noexcept { return e.ts; }
-  [[nodiscard]] static Stamp root_stamp(std::uint64_t index, std::uint32_t /*host*/) noexcept {
-    return index;
-  }
-  [[nodiscard]] static bool earlier(Stamp a, Stamp b) noexcept { return a < b; }
   [[nodiscard]] static bool provisional(Stamp s) noexcept { return (s & kProvisional) != 0; }
 
   void set_next_ts(std::uint64_t ts) noexcept { next_final_ = ts; }
