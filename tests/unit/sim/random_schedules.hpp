@@ -1,6 +1,9 @@
 #pragma once
 // Schedules and parameter sets shared by the engine's equivalence tests (folded retries,
-// windowed event order): every branch of the engine's decisions is taken on them.
+// windowed event order): every branch of the engine's decisions is taken on them. And the
+// comparison of two runs' outcomes.
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
@@ -12,6 +15,23 @@
 #include "gridlock/sim/engine.hpp"
 
 namespace gridlock::sim::testing {
+
+// `a` and `b`, two runs of one schedule, end the same way: finish times, counts and stuck reports.
+inline void expect_same_outcome(const SimResult& a, const SimResult& b, const std::string& what) {
+  ASSERT_EQ(a.complete, b.complete) << what;
+  EXPECT_EQ(a.max_finish, b.max_finish) << what;
+  EXPECT_EQ(a.max_finish_rank, b.max_finish_rank) << what;
+  EXPECT_EQ(a.finish, b.finish) << what;
+  EXPECT_EQ(a.messages, b.messages) << what;
+  EXPECT_EQ(a.ops_completed, b.ops_completed) << what;
+  EXPECT_EQ(a.unexpected_left, b.unexpected_left) << what;
+  EXPECT_EQ(a.stuck_ranks, b.stuck_ranks) << what;
+  ASSERT_EQ(a.stuck.size(), b.stuck.size()) << what;
+  for (std::size_t i = 0; i < a.stuck.size(); ++i) {
+    EXPECT_EQ(a.stuck[i].description, b.stuck[i].description) << what;
+    EXPECT_EQ(a.stuck[i].state, b.stuck[i].state) << what;
+  }
+}
 
 // LogGOPS parameters from picosecond values (L, o_send, o_recv, g, G, O, S).
 inline LogGOPSParams params(std::uint64_t l, std::uint64_t os, std::uint64_t orecv, std::uint64_t g,

@@ -20,6 +20,7 @@ namespace gridlock::sim {
 namespace {
 
 using testing::collective_specs;
+using testing::expect_same_outcome;
 using testing::parameter_sets;
 using testing::random_goal;
 
@@ -46,20 +47,8 @@ bool expect_same(const Schedule& schedule, const LogGOPSParams& params, const No
   const SimResult global = run(schedule, params, EventOrder::kGlobal, noise);
   const SimResult windowed = run(schedule, params, EventOrder::kWindowed, noise);
   EXPECT_FALSE(global.windowed) << what;
-  EXPECT_EQ(windowed.complete, global.complete) << what;
-  EXPECT_EQ(windowed.max_finish, global.max_finish) << what;
-  EXPECT_EQ(windowed.max_finish_rank, global.max_finish_rank) << what;
-  EXPECT_EQ(windowed.finish, global.finish) << what;
+  expect_same_outcome(windowed, global, what);
   EXPECT_EQ(windowed.events, global.events) << what;
-  EXPECT_EQ(windowed.messages, global.messages) << what;
-  EXPECT_EQ(windowed.ops_completed, global.ops_completed) << what;
-  EXPECT_EQ(windowed.unexpected_left, global.unexpected_left) << what;
-  EXPECT_EQ(windowed.stuck_ranks, global.stuck_ranks) << what;
-  EXPECT_EQ(windowed.stuck.size(), global.stuck.size()) << what;
-  for (std::size_t i = 0; i < windowed.stuck.size() && i < global.stuck.size(); ++i) {
-    EXPECT_EQ(windowed.stuck[i].description, global.stuck[i].description) << what;
-    EXPECT_EQ(windowed.stuck[i].state, global.stuck[i].state) << what;
-  }
   return windowed.windowed;
 }
 
