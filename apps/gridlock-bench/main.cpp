@@ -214,6 +214,7 @@ struct SimReplicasText {
   std::string noise_format = "auto";
   std::string noise_periodic;
   std::string noise_random;
+  double bottleneck_slowdown_pct = 100;
 };
 
 void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimReplicasText& t) {
@@ -238,6 +239,9 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
   cmd.add_option("--noise-periodic", t.noise_periodic, "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
   cmd.add_option("--noise-random", t.noise_random, "Random noise RATE:LENGTH[:exp|fixed]");
   cmd.add_flag("--noise-cosched", o.cosched, "Co-scheduled noise: every rank the same phase");
+  cmd.add_option("--bottleneck-slowdown", t.bottleneck_slowdown_pct,
+                 "Median slowdown (percent) from which on noise counts as the bottleneck")
+      ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write the study as JSON (rank 0)");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
@@ -254,6 +258,8 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   o.params.eager_threshold_bytes = t.eager_threshold;
   o.params.rendezvous_handshake = t.rendezvous_handshake;
   o.params = gridlock::sim::scale_network(o.params, o.network_scale);
+  o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
+  gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
   const int given =
       (t.noise_trace.empty() ? 0 : 1) + (t.noise_periodic.empty() ? 0 : 1) + (t.noise_random.empty() ? 0 : 1);
   if (given != 1) {

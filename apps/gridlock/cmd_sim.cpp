@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +44,7 @@ struct SimArgs {
   std::string event_order = "auto";
   bool noise_cosched = false;
   std::uint64_t replicas = 0;
+  std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
   unsigned threads = 0;
   double network_scale = 1.0;
   std::string csv;
@@ -204,12 +206,14 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   if (!a.csv.empty()) {
     check_writable(a.csv);
   }
+  const double threshold = a.bottleneck_slowdown_pct.value_or(100.0) / 100.0;
+  sim::check_bottleneck_threshold(threshold);
   const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
   const unsigned threads = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   const bool progress = !a.quiet && isatty(STDERR_FILENO) != 0;
   const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
 
-  Json context = base_context("gridlock sim", "gridlock.sim.replicas", 1);
+  Json context = base_context("gridlock sim", "gridlock.sim.replicas", 2);
   context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);
   context["program"] = a.program.empty() ? Json(nullptr) : Json(a.program);
   context["seed"] = a.seed;
@@ -227,6 +231,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   CsvWriter csv(context, {"ranks", "replicas", "noiseless_ps", "min_ps", "q1_ps", "median_ps", "q3_ps",
                           "max_ps", "mean_ps", "outliers", "median_slowdown"});
   Json results = Json::array();
+  std::vector<sim::ScaleResult> studied;
   const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
   for (const std::uint32_t ranks : scales) {
     const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
@@ -262,10 +267,15 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
                  fmt::format("{}", b.median), fmt::format("{}", b.q3), fmt::format("{}", b.max),
                  fmt::format("{}", b.mean), std::to_string(b.outliers.size()),
                  fmt::format("{}", slowdown(b.median, noiseless))});
-    results.push_back(sim::scale_json(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times}));
+    studied.push_back(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times});
+    results.push_back(sim::scale_json(studied.back()));
   }
+  const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, threshold);
+  fmt::print("{}\n", sim::describe(bottleneck));
   if (!a.json.empty()) {
-    write_json_file(a.json, context, Json{{"scales", std::move(results)}});
+    write_json_file(
+        a.json, context,
+        Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
   }
   if (!a.csv.empty()) {
     csv.write(a.csv);
@@ -288,6 +298,10 @@ void run_sim(const SimArgs& a) {
   if (a.replicas > 0) {
     run_replica_study(a, options, spec);
     return;
+  }
+  if (a.bottleneck_slowdown_pct.has_value()) {
+    throw InputError(
+        "--bottleneck-slowdown is for Monte-Carlo studies: add --replicas K and a list of --ranks");
   }
   const std::vector<std::uint32_t> rank_list = sim::parse_scales(a.ranks);
   if (rank_list.size() > 1) {
@@ -445,6 +459,10 @@ void add_sim_commands(CLI::App& app) {
                     "Co-scheduled noise: every rank the same phase");
   sim_cmd->add_option("--replicas", sim_args->replicas,
                       "Monte-Carlo study: K replicas with different noise phases per scale (--ranks list)");
+  sim_cmd->add_option(
+      "--bottleneck-slowdown", sim_args->bottleneck_slowdown_pct,
+      "With --replicas: median slowdown (percent) from which on noise counts as the bottleneck "
+      "(default 100)");
   sim_cmd->add_option("--threads", sim_args->threads, "Threads for --replicas (default: all cores)");
   sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();

@@ -64,6 +64,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   }
   const bool progress = rank == 0 && !options.quiet && isatty(STDERR_FILENO) != 0;
   Json results = Json::array();
+  std::vector<sim::ScaleResult> studied;
   if (rank == 0) {
     fmt::print("noise: {}, {}; seed {}; {} replicas per scale over {} ranks\n", options.noise.describe(),
                options.cosched ? "co-scheduled" : "unsynchronised", options.seed, k, size);
@@ -92,10 +93,16 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     const auto noiseless = static_cast<double>(clean.max_finish.ps);
     fmt::print("| {} | {:.3f} us | {:.3f} us | {:.3f} us | {:.3f} us | {:.2f}% |\n", ranks, noiseless / 1e6,
                b.median / 1e6, b.q3 / 1e6, b.max / 1e6, 100.0 * (b.median / noiseless - 1.0));
-    results.push_back(sim::scale_json(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)}));
+    studied.push_back(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)});
+    results.push_back(sim::scale_json(studied.back()));
   }
-  if (rank == 0 && !options.json_path.empty()) {
-    Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 1);
+  if (rank != 0) {
+    return;
+  }
+  const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, options.bottleneck_threshold);
+  fmt::print("{}\n", sim::describe(bottleneck));
+  if (!options.json_path.empty()) {
+    Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);
     context["program"] = options.program;
     context["seed"] = options.seed;
     context["replicas"] = k;
@@ -106,7 +113,9 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
         Json{{"model", options.noise.describe()}, {"seed", options.seed},
              {"noise_seed", config.seed},         {"cosched", options.cosched},
              {"period_ps", pattern.period_ps()},  {"noise_fraction", pattern.noise_fraction()}};
-    write_json_file(options.json_path, context, Json{{"scales", std::move(results)}});
+    write_json_file(
+        options.json_path, context,
+        Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
   }
 }
 

@@ -160,6 +160,99 @@ BoxStats box_stats(std::vector<std::uint64_t> values) {
   return b;
 }
 
+double median_slowdown(const ScaleResult& scale) {
+  const auto noiseless = static_cast<double>(scale.noiseless_ps);
+  return noiseless > 0 ? box_stats(scale.completion_ps).median / noiseless - 1.0 : 0.0;
+}
+
+void check_bottleneck_threshold(double threshold) {
+  if (!(threshold > 0) || !std::isfinite(threshold)) {
+    throw InputError(fmt::format(
+        "--bottleneck-slowdown must be a positive percentage (a median slowdown, e.g. 100), not {}",
+        100 * threshold));
+  }
+}
+
+NoiseBottleneck find_noise_bottleneck(const std::vector<ScaleResult>& scales, double threshold) {
+  check_bottleneck_threshold(threshold);
+  if (scales.empty()) {
+    throw InputError("the noise bottleneck needs at least one scale");
+  }
+  struct Point {
+    std::uint32_t ranks;
+    double slowdown;
+  };
+  std::vector<Point> points;
+  points.reserve(scales.size());
+  for (const ScaleResult& scale : scales) {
+    points.push_back(Point{scale.ranks, median_slowdown(scale)});
+  }
+  std::stable_sort(points.begin(), points.end(),
+                   [](const Point& a, const Point& b) { return a.ranks < b.ranks; });
+  NoiseBottleneck result;
+  result.threshold = threshold;
+  for (const Point& p : points) {
+    if (p.slowdown > result.max_slowdown || result.max_ranks == 0) {
+      result.max_ranks = p.ranks;
+      result.max_slowdown = p.slowdown;
+    }
+  }
+  // The first scale of the run of scales at the top that all reach the threshold: one noisy scale
+  // above it, followed by smaller slowdowns again, does not count.
+  std::size_t first = points.size();
+  while (first > 0 && points[first - 1].slowdown >= threshold) {
+    --first;
+  }
+  if (first == points.size()) {
+    result.status = NoiseBottleneck::Status::kNotReached;
+    return result;
+  }
+  result.ranks = points[first].ranks;
+  result.slowdown = points[first].slowdown;
+  if (first == 0) {
+    result.status = NoiseBottleneck::Status::kAtOrBelowSmallest;
+    return result;
+  }
+  result.status = NoiseBottleneck::Status::kWithin;
+  result.below_ranks = points[first - 1].ranks;
+  result.below_slowdown = points[first - 1].slowdown;
+  return result;
+}
+
+std::string describe(const NoiseBottleneck& b) {
+  const std::string head = fmt::format("noise bottleneck (median slowdown >= {:.0f}%):", 100 * b.threshold);
+  switch (b.status) {
+    case NoiseBottleneck::Status::kWithin:
+      return fmt::format("{} at {} ranks ({} ranks: {:+.2f}%, {} ranks: {:+.2f}%)", head, b.ranks,
+                         b.below_ranks, 100 * b.below_slowdown, b.ranks, 100 * b.slowdown);
+    case NoiseBottleneck::Status::kAtOrBelowSmallest:
+      return fmt::format(
+          "{} at or below {} ranks, the smallest scale studied ({:+.2f}%); add smaller scales to "
+          "place it",
+          head, b.ranks, 100 * b.slowdown);
+    case NoiseBottleneck::Status::kNotReached:
+      break;
+  }
+  return fmt::format("{} not reached (largest median slowdown {:+.2f}% at {} ranks)", head,
+                     100 * b.max_slowdown, b.max_ranks);
+}
+
+Json bottleneck_json(const NoiseBottleneck& b) {
+  const char* status = b.status == NoiseBottleneck::Status::kWithin              ? "within"
+                       : b.status == NoiseBottleneck::Status::kAtOrBelowSmallest ? "at_or_below_smallest"
+                                                                                 : "not_reached";
+  const bool found = b.status != NoiseBottleneck::Status::kNotReached;
+  const bool within = b.status == NoiseBottleneck::Status::kWithin;
+  return Json{{"threshold", b.threshold},
+              {"status", status},
+              {"ranks", found ? Json(b.ranks) : Json(nullptr)},
+              {"median_slowdown", found ? Json(b.slowdown) : Json(nullptr)},
+              {"below_ranks", within ? Json(b.below_ranks) : Json(nullptr)},
+              {"below_median_slowdown", within ? Json(b.below_slowdown) : Json(nullptr)},
+              {"max_median_slowdown", b.max_slowdown},
+              {"max_median_slowdown_ranks", b.max_ranks}};
+}
+
 Json scale_json(const ScaleResult& scale) {
   const BoxStats b = box_stats(scale.completion_ps);
   const auto noiseless = static_cast<double>(scale.noiseless_ps);

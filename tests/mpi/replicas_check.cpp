@@ -26,6 +26,10 @@ TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   ASSERT_TRUE(spread.contains("scales"));
   ASSERT_EQ(serial["scales"].size(), 2U);
   EXPECT_EQ(serial["scales"], spread["scales"]);
+  // Both find the same noise bottleneck from the same scales.
+  ASSERT_TRUE(serial.contains("noise_bottleneck"));
+  EXPECT_EQ(serial["noise_bottleneck"], spread["noise_bottleneck"]);
+  EXPECT_EQ(spread["context"]["schema_version"], 2);
   EXPECT_EQ(spread["context"]["mpi_ranks"], 3);
   // Both record the LogGOPS parameters they used (L halved by --network-scale 0.5).
   EXPECT_EQ(spread["context"]["loggops"]["L_ps"], 1'250'000);

@@ -15,17 +15,18 @@ namespace gridlock::bench {
 
 /// Options (the same meaning as in `gridlock sim`).
 struct SimReplicasOptions {
-  std::string program;         ///< Schedule generator spec.
-  std::string ranks;           ///< Scales: N1,N2,...
-  std::uint64_t seed = 1;      ///< Seed of the generator and the noise phases.
-  sim::LogGOPSParams params;   ///< LogGOPS parameters (already scaled by --network-scale).
-  double network_scale = 1.0;  ///< Recorded in the context.
-  noise::NoiseSpec noise;      ///< The noise model.
-  bool cosched = false;        ///< Co-scheduled noise.
-  std::uint64_t replicas = 0;  ///< Replicas per scale.
-  unsigned threads = 1;        ///< Threads per rank.
-  std::string json_path;       ///< --json.
-  bool quiet = false;          ///< No progress on stderr.
+  std::string program;                ///< Schedule generator spec.
+  std::string ranks;                  ///< Scales: N1,N2,...
+  std::uint64_t seed = 1;             ///< Seed of the generator and the noise phases.
+  sim::LogGOPSParams params;          ///< LogGOPS parameters (already scaled by --network-scale).
+  double network_scale = 1.0;         ///< Recorded in the context.
+  noise::NoiseSpec noise;             ///< The noise model.
+  bool cosched = false;               ///< Co-scheduled noise.
+  std::uint64_t replicas = 0;         ///< Replicas per scale.
+  unsigned threads = 1;               ///< Threads per rank.
+  double bottleneck_threshold = 1.0;  ///< Median slowdown that makes noise the bottleneck (1.0 = +100%).
+  std::string json_path;              ///< --json.
+  bool quiet = false;                 ///< No progress on stderr.
 };
 
 /// Runs the study collectively over `world`: rank i simulates replicas [K·i/n, K·(i+1)/n) of every

@@ -70,4 +70,45 @@ struct ScaleResult {
 /// the noiseless time, and every replica's completion time.
 [[nodiscard]] Json scale_json(const ScaleResult& scale);
 
+/// Median slowdown of a scale: median completion time / noiseless time - 1 (0 for a schedule that
+/// takes no time).
+[[nodiscard]] double median_slowdown(const ScaleResult& scale);
+
+/// Where noise becomes the bottleneck in a study over several scales: the paper's "characteristic
+/// number of processes where the influence of noise rapidly raises to a very high level" (§IV-B),
+/// where the outliers of small runs become the median of large ones. Defined (docs/noise.md) as
+/// the smallest scale from which on the median slowdown of every larger scale studied is at least
+/// `threshold` (1.0: noise at least doubles the median run).
+struct NoiseBottleneck {
+  /// Whether and where the threshold is crossed.
+  enum class Status {
+    kNotReached,         ///< Below the threshold at the largest scale studied.
+    kWithin,             ///< Between two scales studied: `below_ranks` and `ranks`.
+    kAtOrBelowSmallest,  ///< Already at the smallest scale studied: somewhere at or below it.
+  };
+  Status status = Status::kNotReached;  ///< See Status.
+  double threshold = 1.0;               ///< Median slowdown that makes noise the bottleneck.
+  std::uint32_t ranks = 0;              ///< kWithin, kAtOrBelowSmallest: the bottleneck scale.
+  double slowdown = 0;                  ///< Median slowdown at `ranks`.
+  std::uint32_t below_ranks = 0;        ///< kWithin: the scale studied just below `ranks`.
+  double below_slowdown = 0;            ///< kWithin: median slowdown at `below_ranks` (< threshold).
+  std::uint32_t max_ranks = 0;  ///< The scale with the largest median slowdown (the smallest on ties).
+  double max_slowdown = 0;      ///< That largest median slowdown.
+};
+
+/// Throws InputError unless `threshold` (a median slowdown, 1.0 = +100%) is positive and finite.
+void check_bottleneck_threshold(double threshold);
+
+/// Finds the noise bottleneck of `scales` (any order). Throws InputError if `scales` is empty or
+/// `threshold` is not a positive finite number.
+[[nodiscard]] NoiseBottleneck find_noise_bottleneck(const std::vector<ScaleResult>& scales, double threshold);
+
+/// One line for people, e.g. "noise bottleneck (median slowdown >= 100%): at 64 ranks (32 ranks:
+/// +0.00%, 64 ranks: +319.85%)".
+[[nodiscard]] std::string describe(const NoiseBottleneck& bottleneck);
+
+/// The JSON object of a bottleneck (the same in `gridlock sim --replicas` and
+/// `gridlock-bench sim-replicas`).
+[[nodiscard]] Json bottleneck_json(const NoiseBottleneck& bottleneck);
+
 }  // namespace gridlock::sim

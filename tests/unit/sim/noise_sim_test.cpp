@@ -2,7 +2,10 @@
 // the paper's findings (Hoefler et al., SC10, §IV) on small deterministic simulations.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
@@ -138,6 +141,118 @@ TEST(NoisePaper, CoScheduledNoiseKeepsMedianNearNoiseless) {
   const double unsync = median_slowdown("dissemination(size=8B)", 128, 40, false);
   EXPECT_LT(cosched, 0.05);
   EXPECT_GT(unsync, 0.5);
+}
+
+// Paper §IV-B, Figs. 5-6: the outliers of small runs become the median of large ones at a
+// characteristic scale, the noise bottleneck; co-scheduling the same noise removes it (Fig. 7b).
+// Rare long detours (10 Hz x 1 ms) hit a small dissemination seldom and a large one almost always.
+TEST(NoisePaper, NoiseBottleneckAppearsAtACharacteristicScaleAndVanishesWhenCoScheduled) {
+  const noise::DetourPattern rare = noise::DetourPattern::periodic(100'000 * kUs, 1000 * kUs);
+  const auto study = [&](bool cosched) {
+    std::vector<ScaleResult> scales;
+    for (const std::uint32_t ranks : {8U, 16U, 32U, 64U, 128U, 256U, 512U}) {
+      const Schedule s = generate("dissemination(size=8B)", ranks, 1);
+      ReplicaConfig config;
+      config.pattern = &rare;
+      config.seed = 7;
+      config.cosched = cosched;
+      config.threads = 2;
+      scales.push_back(ScaleResult{ranks, run_with(s, nullptr).max_finish.ps,
+                                   run_replicas(s, SimOptions{}, config, 0, 61)});
+    }
+    return scales;
+  };
+  const std::vector<ScaleResult> unsync_scales = study(false);
+  const NoiseBottleneck unsync = find_noise_bottleneck(unsync_scales, 1.0);
+  ASSERT_EQ(unsync.status, NoiseBottleneck::Status::kWithin) << describe(unsync);
+  EXPECT_GE(unsync.ranks, 32U) << describe(unsync);
+  EXPECT_LE(unsync.ranks, 256U) << describe(unsync);
+  EXPECT_GE(unsync.slowdown, 1.0) << describe(unsync);
+  // At the smallest scale the median run is untouched (noise shows only in the outliers); at the
+  // largest, noise makes every run several times slower.
+  EXPECT_LT(median_slowdown(unsync_scales.front()), 0.01);
+  EXPECT_GT(box_stats(unsync_scales.front().completion_ps).max,
+            2.0 * static_cast<double>(unsync_scales.front().noiseless_ps));
+  EXPECT_GT(median_slowdown(unsync_scales.back()), 5.0);
+  const NoiseBottleneck cosched = find_noise_bottleneck(study(true), 1.0);
+  EXPECT_EQ(cosched.status, NoiseBottleneck::Status::kNotReached) << describe(cosched);
+  EXPECT_LT(cosched.max_slowdown, 0.1) << describe(cosched);
+}
+
+// A scale whose every replica took `slowdown` times longer than the noiseless 1 us (plus one).
+ScaleResult scale_with(std::uint32_t ranks, double slowdown) {
+  const std::uint64_t noiseless = kUs;
+  const auto noisy = static_cast<std::uint64_t>(static_cast<double>(noiseless) * (1.0 + slowdown));
+  return ScaleResult{ranks, noiseless, std::vector<std::uint64_t>(5, noisy)};
+}
+
+TEST(NoiseBottleneck, FirstScaleFromWhichOnTheThresholdHolds) {
+  const NoiseBottleneck b = find_noise_bottleneck(
+      {scale_with(16, 0), scale_with(32, 0.5), scale_with(64, 1.5), scale_with(128, 3)}, 1.0);
+  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin);
+  EXPECT_EQ(b.ranks, 64U);
+  EXPECT_DOUBLE_EQ(b.slowdown, 1.5);
+  EXPECT_EQ(b.below_ranks, 32U);
+  EXPECT_DOUBLE_EQ(b.below_slowdown, 0.5);
+  EXPECT_EQ(b.max_ranks, 128U);
+  EXPECT_DOUBLE_EQ(b.max_slowdown, 3.0);
+  EXPECT_EQ(describe(b),
+            "noise bottleneck (median slowdown >= 100%): at 64 ranks (32 ranks: +50.00%, 64 ranks: "
+            "+150.00%)");
+  const Json j = bottleneck_json(b);
+  EXPECT_EQ(j["status"], "within");
+  EXPECT_EQ(j["ranks"], 64);
+  EXPECT_EQ(j["below_ranks"], 32);
+  EXPECT_DOUBLE_EQ(j["threshold"].get<double>(), 1.0);
+  EXPECT_EQ(j["max_median_slowdown_ranks"], 128);
+}
+
+TEST(NoiseBottleneck, ScalesMayComeInAnyOrder) {
+  const NoiseBottleneck b = find_noise_bottleneck(
+      {scale_with(128, 3), scale_with(32, 0.5), scale_with(16, 0), scale_with(64, 1.5)}, 1.0);
+  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin);
+  EXPECT_EQ(b.ranks, 64U);
+  EXPECT_EQ(b.below_ranks, 32U);
+}
+
+TEST(NoiseBottleneck, ADipBelowTheThresholdMovesItToTheNextScale) {
+  // 32 ranks crossed the threshold, but 64 fell below it again: noise dominates only from 128 on.
+  const NoiseBottleneck b = find_noise_bottleneck(
+      {scale_with(16, 0), scale_with(32, 1.5), scale_with(64, 0.5), scale_with(128, 2)}, 1.0);
+  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin);
+  EXPECT_EQ(b.ranks, 128U);
+  EXPECT_EQ(b.below_ranks, 64U);
+}
+
+TEST(NoiseBottleneck, AtOrBelowTheSmallestScaleAndNotReached) {
+  const NoiseBottleneck low = find_noise_bottleneck({scale_with(64, 5.6), scale_with(256, 6.1)}, 1.0);
+  EXPECT_EQ(low.status, NoiseBottleneck::Status::kAtOrBelowSmallest);
+  EXPECT_EQ(low.ranks, 64U);
+  EXPECT_NE(describe(low).find("at or below 64 ranks"), std::string::npos) << describe(low);
+  EXPECT_EQ(bottleneck_json(low)["below_ranks"], nullptr);
+
+  const NoiseBottleneck none = find_noise_bottleneck({scale_with(64, 0.2), scale_with(256, 0.4)}, 1.0);
+  EXPECT_EQ(none.status, NoiseBottleneck::Status::kNotReached);
+  EXPECT_EQ(none.max_ranks, 256U);
+  EXPECT_DOUBLE_EQ(none.max_slowdown, 0.4);
+  EXPECT_EQ(bottleneck_json(none)["ranks"], nullptr);
+  EXPECT_NE(describe(none).find("not reached"), std::string::npos) << describe(none);
+
+  // The threshold is the user's: the same study has its bottleneck at 256 ranks for +30%.
+  const NoiseBottleneck lower = find_noise_bottleneck({scale_with(64, 0.2), scale_with(256, 0.4)}, 0.3);
+  EXPECT_EQ(lower.status, NoiseBottleneck::Status::kWithin);
+  EXPECT_EQ(lower.ranks, 256U);
+  // Reaching it exactly counts.
+  EXPECT_EQ(find_noise_bottleneck({scale_with(64, 0.5)}, 0.5).status,
+            NoiseBottleneck::Status::kAtOrBelowSmallest);
+}
+
+TEST(NoiseBottleneck, RejectsBadThresholdsAndEmptyStudies) {
+  const std::vector<ScaleResult> one{scale_with(64, 1)};
+  for (const double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_THROW((void)find_noise_bottleneck(one, bad), InputError) << bad;
+  }
+  EXPECT_THROW((void)find_noise_bottleneck({}, 1.0), InputError);
 }
 
 }  // namespace
