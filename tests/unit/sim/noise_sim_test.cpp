@@ -207,21 +207,21 @@ TEST(NoiseBottleneck, FirstScaleFromWhichOnTheThresholdHolds) {
   EXPECT_EQ(j["max_median_slowdown_ranks"], 128);
 }
 
+// Expects the noise bottleneck of `scales` (threshold +100%) between `below` and `ranks`.
+void expect_within(const std::vector<ScaleResult>& scales, std::uint32_t below, std::uint32_t ranks) {
+  const NoiseBottleneck b = find_noise_bottleneck(scales, 1.0);
+  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin) << describe(b);
+  EXPECT_EQ(b.ranks, ranks) << describe(b);
+  EXPECT_EQ(b.below_ranks, below) << describe(b);
+}
+
 TEST(NoiseBottleneck, ScalesMayComeInAnyOrder) {
-  const NoiseBottleneck b = find_noise_bottleneck(
-      {scale_with(128, 3), scale_with(32, 0.5), scale_with(16, 0), scale_with(64, 1.5)}, 1.0);
-  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin);
-  EXPECT_EQ(b.ranks, 64U);
-  EXPECT_EQ(b.below_ranks, 32U);
+  expect_within({scale_with(128, 3), scale_with(32, 0.5), scale_with(16, 0), scale_with(64, 1.5)}, 32, 64);
 }
 
 TEST(NoiseBottleneck, ADipBelowTheThresholdMovesItToTheNextScale) {
   // 32 ranks crossed the threshold, but 64 fell below it again: noise dominates only from 128 on.
-  const NoiseBottleneck b = find_noise_bottleneck(
-      {scale_with(16, 0), scale_with(32, 1.5), scale_with(64, 0.5), scale_with(128, 2)}, 1.0);
-  EXPECT_EQ(b.status, NoiseBottleneck::Status::kWithin);
-  EXPECT_EQ(b.ranks, 128U);
-  EXPECT_EQ(b.below_ranks, 64U);
+  expect_within({scale_with(16, 0), scale_with(32, 1.5), scale_with(64, 0.5), scale_with(128, 2)}, 64, 128);
 }
 
 TEST(NoiseBottleneck, AtOrBelowTheSmallestScaleAndNotReached) {
