@@ -196,6 +196,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
         "study. Run it without mpirun, or spread the replicas over the ranks with `mpirun gridlock-bench "
         "sim-replicas` (same options, same results)");
   }
+  sim::check_replica_count(a.replicas);
   std::vector<std::uint32_t> scales = sim::parse_scales(a.ranks);
   if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
     throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");

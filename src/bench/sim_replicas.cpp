@@ -30,6 +30,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     throw CollectiveError("sim-replicas needs --program SPEC, --ranks N1,N2,... and --replicas K (K >= 1)",
                           ExitCode::kUsage);
   }
+  sim::check_replica_count(options.replicas);
   std::array<char, 512> problem{};
   if (rank == 0 && !options.json_path.empty()) {
     try {

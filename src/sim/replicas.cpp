@@ -69,12 +69,24 @@ NoiseInjection make_noise_injection(const noise::DetourPattern& pattern, std::ui
   return n;
 }
 
+void check_replica_count(std::uint64_t replicas) {
+  if (replicas == 0 || replicas > kMaxReplicas) {
+    throw InputError(fmt::format(
+        "--replicas {}: give 1 to {} replicas per scale (each replica's completion time is kept and written "
+        "to --json); for more, run several studies with different --seed values",
+        replicas, kMaxReplicas));
+  }
+}
+
 std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
                                         const ReplicaConfig& config, std::uint64_t begin, std::uint64_t end) {
   if (config.pattern == nullptr) {
     throw InputError("run_replicas needs a noise pattern");
   }
-  std::vector<std::uint64_t> out(end > begin ? end - begin : 0);
+  if (end < begin || end - begin > kMaxReplicas) {
+    throw InputError(fmt::format("replicas [{}, {}): at most {} replicas at once", begin, end, kMaxReplicas));
+  }
+  std::vector<std::uint64_t> out(end - begin);
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> done{0};
   std::mutex error_mutex;

@@ -36,9 +36,18 @@ struct ReplicaConfig {
   std::function<void(std::uint64_t)> progress;
 };
 
+/// Most replicas per scale: every replica's completion time is kept (8 bytes each, several copies
+/// for the statistics) and written to --json, so a mistyped count must not become a run that
+/// fills the memory for hours.
+inline constexpr std::uint64_t kMaxReplicas = 10'000'000;
+
+/// Throws InputError unless 1 <= `replicas` <= kMaxReplicas (for --replicas).
+void check_replica_count(std::uint64_t replicas);
+
 /// Completion time (max finish, ps) of replicas [begin, end) of `schedule` with noise; entry i is
 /// replica begin + i. Deterministic: replica r's phases depend only on (seed, r, rank). Throws
-/// InputError if a replica does not complete (deadlock).
+/// InputError if a replica does not complete (deadlock), or if end < begin or the range holds more
+/// than kMaxReplicas replicas.
 [[nodiscard]] std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
                                                       const ReplicaConfig& config, std::uint64_t begin,
                                                       std::uint64_t end);

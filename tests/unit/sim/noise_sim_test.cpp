@@ -100,6 +100,19 @@ TEST(NoiseReplicas, AnySplitAndThreadCountGivesTheSameResults) {
   EXPECT_NE(run_replicas(s, SimOptions{}, config, 0, 12), all);
 }
 
+// A mistyped count fails at once instead of allocating (and zeroing) 8 bytes per replica.
+TEST(NoiseReplicas, RejectsMoreReplicasThanTheLimit) {
+  const Schedule s = generate("dissemination(size=8B)", 8, 1);
+  ReplicaConfig config;
+  config.pattern = &paper_noise();
+  EXPECT_THROW((void)run_replicas(s, SimOptions{}, config, 0, kMaxReplicas + 1), InputError);
+  EXPECT_THROW((void)run_replicas(s, SimOptions{}, config, 5, 4), InputError);
+  EXPECT_THROW(check_replica_count(100'000'000'000ULL), InputError);
+  EXPECT_THROW(check_replica_count(0), InputError);
+  EXPECT_NO_THROW(check_replica_count(kMaxReplicas));
+  EXPECT_EQ(run_replicas(s, SimOptions{}, config, 3, 5).size(), 2U);
+}
+
 TEST(NoiseReplicas, BoxStats) {
   const BoxStats b = box_stats({5, 1, 2, 3, 4, 100});
   EXPECT_EQ(b.count, 6U);
