@@ -235,6 +235,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   std::vector<sim::ScaleResult> studied;
   const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
   for (const std::uint32_t ranks : scales) {
+    if (progress) {
+      fmt::print(stderr, "\r{} ranks: schedule and noiseless run...\033[K", ranks);
+    }
     const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
     const sim::SimResult clean = sim::simulate(schedule, options);
     if (!clean.complete) {
@@ -308,8 +311,26 @@ void run_sim(const SimArgs& a) {
   if (rank_list.size() > 1) {
     throw InputError("a list of --ranks is for --replicas K; give one rank count for a single run");
   }
-  const sim::Schedule schedule =
-      load_or_generate(a.schedule, a.program, rank_list.empty() ? 0 : rank_list[0], a.seed);
+  // A million-rank run takes seconds to minutes: say what is happening, on a terminal only.
+  const bool progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  const std::uint32_t ranks = rank_list.empty() ? 0 : rank_list[0];
+  if (progress) {
+    fmt::print(stderr, "\r{}...\033[K",
+               a.program.empty() ? fmt::format("loading {}", a.schedule)
+                                 : fmt::format("generating {} on {} ranks", a.program, ranks));
+  }
+  const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
+  if (progress) {
+    fmt::print(stderr, "\rsimulating {} operations...\033[K", schedule.total_ops());
+    options.progress = [](const sim::SimProgress& p) {
+      fmt::print(stderr, "\rsimulating{}: {:.1f}% of {} operations done, {} events, simulated time {}\033[K",
+                 p.rerun ? " again in global order" : "",
+                 p.ops_total > 0
+                     ? 100.0 * static_cast<double>(p.ops_completed) / static_cast<double>(p.ops_total)
+                     : 100.0,
+                 p.ops_total, p.events, format_time_ps(p.now.ps));
+    };
+  }
   noise::DetourPattern pattern;
   sim::NoiseInjection injection;
   if (spec.kind != noise::NoiseSpec::Kind::kNone) {
@@ -327,6 +348,9 @@ void run_sim(const SimArgs& a) {
     options.record_timeline = true;
   }
   const sim::SimResult result = sim::simulate(schedule, options);
+  if (progress) {
+    fmt::print(stderr, "\r\033[K");
+  }
 
   Json context = base_context("gridlock sim", "gridlock.sim.result", 1);
   context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);

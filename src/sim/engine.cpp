@@ -56,7 +56,8 @@ enum GroupKind : std::uint32_t { kGroupCalc = 0, kGroupSend = 1, kGroupMessage =
 template <class Queue>
 class Engine {
  public:
-  Engine(const Schedule& schedule, const SimOptions& options, Queue queue)
+  // `rerun`: this run repeats a windowed run that failed, in global order (for progress reports).
+  Engine(const Schedule& schedule, const SimOptions& options, Queue queue, bool rerun = false)
       : queue_(std::move(queue)),
         s_(schedule),
         p_(options.params),
@@ -69,7 +70,10 @@ class Engine {
         // The folding argument (see park()) needs one CPU and one NIC per host.
         multi_(ncpu_ > 1 || nnic_ > 1),
         fold_(options.fold_retries && !multi_),
-        handshake_(options.params.rendezvous_handshake) {}
+        handshake_(options.params.rendezvous_handshake),
+        progress_(options.progress),
+        progress_every_(options.progress_every_events),
+        rerun_(rerun) {}
 
   // Runs the schedule. With WindowQueue, check order_failed() first: if true, the result is void.
   SimResult run();
@@ -353,6 +357,9 @@ class Engine {
   std::uint64_t messages_ = 0;
   std::uint64_t events_ = 0;
   std::vector<TimelineSlice> timeline_;
+  const std::function<void(const SimProgress&)>& progress_;
+  std::uint64_t progress_every_;
+  bool rerun_;  // This run repeats a windowed one in global order (reported to progress_).
 };
 
 template <class Queue>
@@ -848,6 +855,9 @@ SimResult Engine<Queue>::run() {
     }
   }
   queue_.end_roots();
+  // Progress is one compare per event; the call itself comes every few million events.
+  const std::uint64_t every = std::max<std::uint64_t>(1, progress_every_);
+  std::uint64_t next_report = progress_ ? events_ + every : std::numeric_limits<std::uint64_t>::max();
   while (!queue_.empty() && !queue_.failed()) {
     if constexpr (Queue::kWindowed) {
       if (queue_.window_done()) {
@@ -859,7 +869,12 @@ SimResult Engine<Queue>::run() {
         provisional_parked_.clear();
       }
     }
-    process(queue_.pop());
+    const typename Queue::Item event = queue_.pop();
+    process(event);
+    if (events_ >= next_report) [[unlikely]] {
+      progress_(SimProgress{events_, completed_, total, SimTime{event.time}, rerun_});
+      next_report = events_ + every;
+    }
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
@@ -989,7 +1004,7 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
       return result;
     }
     // The attempt's time is spent all the same: count it, so events per second stay honest.
-    SimResult global = Engine<detail::EventQueue>(schedule, options, detail::EventQueue{}).run();
+    SimResult global = Engine<detail::EventQueue>(schedule, options, detail::EventQueue{}, true).run();
     global.wall_seconds += result.wall_seconds;
     global.cpu_seconds += result.cpu_seconds;
     return global;

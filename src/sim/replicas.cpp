@@ -102,6 +102,7 @@ std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptio
                                                           begin + i, config.cosched);
         SimOptions o = options;
         o.record_timeline = false;
+        o.progress = nullptr;  // Replicas report through ReplicaConfig::progress, from several threads.
         o.noise = &noise;
         const SimResult r = simulate(schedule, o);
         if (!r.complete) {

@@ -3,6 +3,7 @@
 /// The LogGOPS discrete-event engine (LogGOPSim semantics; see docs/sim-model.md).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ enum class EventOrder : std::uint8_t {
   kWindowed,
 };
 
+/// Where a running simulation is, for progress displays (SimOptions::progress).
+struct SimProgress {
+  std::uint64_t events = 0;         ///< Events processed so far.
+  std::uint64_t ops_completed = 0;  ///< Operations completed so far.
+  std::uint64_t ops_total = 0;      ///< Operations in the schedule.
+  SimTime now;                      ///< Simulated time of the last event processed.
+  /// True when a windowed run could not prove its order equal to LogGOPSim's and the schedule is
+  /// simulated again in global order (the counts start over).
+  bool rerun = false;
+};
+
 /// Engine options.
 struct SimOptions {
   LogGOPSParams params;                           ///< Network and host parameters.
@@ -52,6 +64,11 @@ struct SimOptions {
   /// Event order; every choice gives the same results (a windowed run that cannot prove its order
   /// equal to LogGOPSim's is rerun in global order).
   EventOrder event_order = EventOrder::kAuto;
+  /// Called on the simulating thread every `progress_every_events` events (empty: never), for a
+  /// progress display of a long run. It sees the state; it cannot change the result.
+  std::function<void(const SimProgress&)> progress;
+  /// Events between two progress calls (at least 1).
+  std::uint64_t progress_every_events = std::uint64_t{1} << 22U;
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.

@@ -1,6 +1,8 @@
 // Engine timings checked against hand-computed LogGOPS (LogGOPSim) results.
 #include "gridlock/sim/engine.hpp"
 
+#include <vector>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -493,6 +495,37 @@ TEST(Engine, Deterministic) {
     EXPECT_EQ(a.finish[i], b.finish[i]);
   }
   EXPECT_EQ(a.events, b.events);
+}
+
+// Progress reports (SimOptions::progress, for long runs on a terminal) come every
+// progress_every_events events, count up, and leave the result alone.
+TEST(Engine, ProgressReportsCountUpAndDoNotChangeTheResult) {
+  const Schedule s = generate("dissemination(size=8B)", 256, 1);
+  const SimResult plain = simulate(s, SimOptions{});
+  std::vector<SimProgress> reports;
+  SimOptions options;
+  options.progress_every_events = 100;
+  options.progress = [&reports](const SimProgress& p) { reports.push_back(p); };
+  const SimResult reported = simulate(s, options);
+  EXPECT_EQ(reported.max_finish, plain.max_finish);
+  EXPECT_EQ(reported.finish, plain.finish);
+  EXPECT_EQ(reported.events, plain.events);
+  ASSERT_GE(reports.size(), 10U);
+  EXPECT_GT(reports.front().events, 0U);
+  EXPECT_LE(reports.back().events, plain.events);
+  EXPECT_GT(reports.back().events + 100, plain.events);  // none is skipped at the end either
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].ops_total, plain.ops_total);
+    EXPECT_LE(reports[i].ops_completed, plain.ops_total);
+    EXPECT_LE(reports[i].now, plain.max_finish);
+    EXPECT_FALSE(reports[i].rerun);
+    if (i > 0) {
+      EXPECT_EQ(reports[i].events, reports[i - 1].events + 100) << i;
+      EXPECT_GE(reports[i].ops_completed, reports[i - 1].ops_completed) << i;
+      EXPECT_GE(reports[i].now, reports[i - 1].now) << i;  // global order: time never goes back
+    }
+  }
+  EXPECT_GT(reports.back().ops_completed, reports.front().ops_completed);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -170,6 +171,22 @@ TEST(WindowedOrder, RendezvousFallsBackToGlobalOrder) {
   LogGOPSParams handshake;
   handshake.rendezvous_handshake = true;
   EXPECT_TRUE(expect_same(schedule, handshake, &noise, "rendezvous with handshake"));
+}
+
+TEST(WindowedOrder, ProgressSaysWhenARunIsRedoneInGlobalOrder) {
+  const Schedule schedule = generate("alltoall(algo=pairwise, size=100KiB)", 8, 1);
+  const NoiseInjection noise = make_noise_injection(dense_noise(), 8, 3, 0, false);
+  std::vector<SimProgress> reports;
+  SimOptions options;
+  options.event_order = EventOrder::kWindowed;
+  options.noise = &noise;
+  options.progress_every_events = 1;
+  options.progress = [&reports](const SimProgress& p) { reports.push_back(p); };
+  const SimResult result = simulate(schedule, options);
+  EXPECT_FALSE(result.windowed);
+  ASSERT_FALSE(reports.empty());
+  EXPECT_TRUE(reports.back().rerun);
+  EXPECT_EQ(reports.back().ops_total, result.ops_total);
 }
 
 TEST(WindowedOrder, OverflowIsReportedAsInGlobalOrder) {
