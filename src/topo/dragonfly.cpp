@@ -23,8 +23,8 @@ Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
                     "e.g. 'dragonfly:g=9,a=4,p=2,h=2'",
                     g, a, p, h));
   }
-  if (static_cast<long long>(g) * a * p > (1LL << 22)) {
-    throw InputError("dragonfly too large: g*a*p must be at most 4194304 nodes");
+  if (static_cast<long long>(g) * a * p > kMaxTopologyNodes) {
+    throw InputError(fmt::format("dragonfly too large: g*a*p must be at most {} nodes", kMaxTopologyNodes));
   }
   if (a * h < g - 1) {
     throw InputError(

@@ -24,8 +24,8 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
     }
     node_count *= m;
   }
-  if (node_count > (1LL << 22)) {
-    throw InputError("fat tree too large: at most 4194304 nodes");
+  if (node_count > kMaxTopologyNodes) {
+    throw InputError(fmt::format("fat tree too large: at most {} nodes", kMaxTopologyNodes));
   }
   if (!(options_.taper >= 1)) {
     throw InputError(
@@ -70,8 +70,8 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
   for (int l = 1; l <= h; ++l) {
     total += A(l) * W(l);
   }
-  if (total > (1LL << 22)) {
-    throw InputError("fat tree too large: at most 4194304 switches");
+  if (total > kMaxTopologyNodes) {
+    throw InputError(fmt::format("fat tree too large: at most {} switches", kMaxTopologyNodes));
   }
   for (int l = 1; l <= h; ++l) {
     level_first_.push_back(static_cast<RouterId>(routers().size()));

@@ -64,6 +64,13 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
   if (options_.nodes_per_router < 1) {
     throw InputError("torus nodes per router (npr) must be at least 1");
   }
+  // The sizes alone allow 4096^3 routers: bound the whole, as the other models do, before building.
+  const long long router_count = static_cast<long long>(dims[0]) * dims[1] * dims[2];
+  if (router_count * options_.nodes_per_router > kMaxTopologyNodes) {
+    throw InputError(fmt::format(
+        "torus too large: {}x{}x{} routers with {} nodes each is {} nodes, at most {}", dims[0], dims[1],
+        dims[2], options_.nodes_per_router, router_count * options_.nodes_per_router, kMaxTopologyNodes));
+  }
   for (int x = 0; x < dims[0]; ++x) {
     for (int y = 0; y < dims[1]; ++y) {
       for (int z = 0; z < dims[2]; ++z) {

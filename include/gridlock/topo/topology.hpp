@@ -28,6 +28,10 @@
 
 namespace gridlock::topo {
 
+/// Most nodes (and most routers or switches) a topology model may have: 2^22, the scale the
+/// oracle and the mapping tools are built for (a few hundred MB of routes tables at most).
+inline constexpr long long kMaxTopologyNodes = 1LL << 22;
+
 /// Index of a node (0-based, dense).
 using NodeId = std::uint32_t;
 /// Index of a router or switch (0-based, dense).

@@ -23,7 +23,7 @@
 /// (the `+` and the wrap-around `-` port), as cabled on Gemini; a size-1 dimension has no links.
 /// The model has no per-link irregularities (one capacity per dimension), no service nodes and no
 /// adaptive routing; the default capacities are model parameters (Gemini-like, Y half of X and Z),
-/// not measurements.
+/// not measurements. At most kMaxTopologyNodes nodes (routers times nodes per router).
 #include <array>
 #include <filesystem>
 #include <string>

@@ -265,6 +265,13 @@ TEST(Spec, ErrorsNameThePartAndTheForm) {
   EXPECT_NE(message("dragonfly:g=40,a=2,p=1,h=1").find("a*h >= g-1"), std::string::npos);
   EXPECT_NE(message("fattree:").find("needs a shape"), std::string::npos);
   EXPECT_NE(message("fattree:4x4,taper=0.5").find("taper"), std::string::npos);
+  // Every model refuses more than kMaxTopologyNodes nodes before building anything (a 4096^3 torus
+  // used to start building 68 G routers).
+  EXPECT_NE(message("torus:4096x4096x4096").find("torus too large"), std::string::npos);
+  EXPECT_NE(message("torus:4x4x4,npr=2000000000").find("torus too large"), std::string::npos);
+  EXPECT_NE(message("torus:128x128x129,npr=2").find("at most 4194304"), std::string::npos);
+  EXPECT_NE(message("dragonfly:g=4097,a=1024,p=1,h=4").find("dragonfly too large"), std::string::npos);
+  EXPECT_NE(message("fattree:4096x4096").find("fat tree too large"), std::string::npos);
 }
 
 TEST(Topology, UnknownNodeErrorSaysHowToFix) {
