@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <string>
 
 #include <fmt/format.h>
@@ -365,6 +366,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "gridlock-bench: rank {}: error: {}\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, to_int(e.exit_code()));
     return to_int(e.exit_code());
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "gridlock-bench: rank {}: error: {}\n", rank, gridlock::kOutOfMemoryMessage);
+    MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kRuntimeFailure));
+    return to_int(ExitCode::kRuntimeFailure);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gridlock-bench: rank {}: internal error: {}\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kInternal));

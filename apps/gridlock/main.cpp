@@ -1,6 +1,7 @@
 // `gridlock`: serial tools (simulation, schedules, topology, oracle, models). Parses the command
 // line, runs the chosen subcommand, and maps errors to documented exit codes.
 #include <exception>
+#include <new>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -25,6 +26,10 @@ int main(int argc, char** argv) {
   } catch (const gridlock::Error& e) {
     fmt::print(stderr, "gridlock: error: {}\n", e.what());
     return gridlock::to_int(e.exit_code());
+  } catch (const std::bad_alloc&) {
+    // Not a bug: the input asks for more than the machine (or the job's limit) gives.
+    fmt::print(stderr, "gridlock: error: {}\n", gridlock::kOutOfMemoryMessage);
+    return gridlock::to_int(gridlock::ExitCode::kRuntimeFailure);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gridlock: internal error: {}\n", e.what());
     return gridlock::to_int(gridlock::ExitCode::kInternal);

@@ -17,6 +17,12 @@ enum class ExitCode : int {
   kInternal = 70,       ///< A bug in gridlock (an invariant was violated).
 };
 
+/// What the command-line tools say when memory runs out (std::bad_alloc): not a bug, so exit code
+/// kRuntimeFailure rather than kInternal.
+inline constexpr const char* kOutOfMemoryMessage =
+    "out of memory: this run needs more memory than the process may use (RAM, `ulimit -v` or the job's "
+    "memory limit); try fewer ranks, operations or replicas";
+
 /// Base class of all gridlock errors; `what()` says what happened, where, and how to fix it.
 class Error : public std::runtime_error {
  public:
