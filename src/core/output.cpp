@@ -70,6 +70,30 @@ Json base_context(std::string_view tool, std::string_view schema, int schema_ver
   return context;
 }
 
+std::string read_input_file(const fs::path& path, std::string_view what, std::string_view hint) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw IoError(fmt::format("cannot read {} '{}': it is a directory, not a file", what, path.string()));
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    throw IoError(fmt::format("cannot open {} '{}': {}; {}", what, path.string(), errno_text(errno), hint));
+  }
+  std::string content;
+  std::array<char, std::size_t{1} << 16U> chunk{};
+  std::size_t got = 0;
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
+    content.append(chunk.data(), got);
+  }
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) {
+    throw IoError(fmt::format("cannot read {} '{}': {}", what, path.string(), errno_text(error)));
+  }
+  return content;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view content) {
   if (path.empty()) {
     throw IoError("cannot write output: the file name is empty");

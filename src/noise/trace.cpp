@@ -2,12 +2,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 #include "gridlock/core/text.hpp"
 
 namespace gridlock::noise {
@@ -271,13 +270,7 @@ NoiseTrace parse_trace(std::string_view text, TraceFormat format, std::string_vi
 }
 
 NoiseTrace read_trace(const std::filesystem::path& path, TraceFormat format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw IoError(fmt::format("cannot open noise trace '{}': check the path", path.string()));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_trace(buffer.str(), format, path.string());
+  return parse_trace(read_input_file(path, "noise trace", "check the path"), format, path.string());
 }
 
 std::string format_trace(const NoiseTrace& trace, TraceFormat format) {

@@ -1,23 +1,19 @@
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::oracle {
 
 std::vector<Flow> read_traffic_matrix(const topo::Topology& topology, const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw IoError(
-        fmt::format("cannot open traffic matrix '{}': check the path (format: one 'SRC DST RATE [bidir]' "
-                    "line per flow)",
-                    path.string()));
-  }
+  std::istringstream in(read_input_file(path, "traffic matrix",
+                                        "check the path (format: one 'SRC DST RATE [bidir]' line per flow)"));
   std::vector<Flow> flows;
   std::string line;
   int line_no = 0;

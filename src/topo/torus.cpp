@@ -1,13 +1,14 @@
 #include "gridlock/topo/torus.hpp"
 
 #include <charconv>
-#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 
 namespace gridlock::topo {
 namespace {
@@ -97,13 +98,8 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
     }
   }
   if (!options_.coords_file.empty()) {
-    std::ifstream in(options_.coords_file);
-    if (!in) {
-      throw IoError(
-          fmt::format("cannot open torus coordinates file '{}': check the path (format: one "
-                      "'name x y z' line per node)",
-                      options_.coords_file.string()));
-    }
+    std::istringstream in(read_input_file(options_.coords_file, "torus coordinates file",
+                                          "check the path (format: one 'name x y z' line per node)"));
     std::string line;
     int line_no = 0;
     while (std::getline(in, line)) {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Result files: a context block first, atomic writes, JSON and CSV.
+/// Result files: a context block first, atomic writes, JSON and CSV; reading input files whole.
 
 #include <cstdint>
 #include <filesystem>
@@ -25,6 +25,12 @@ using Json = nlohmann::ordered_json;
 
 /// This machine's host name, or "unknown".
 [[nodiscard]] std::string host_name();
+
+/// The whole content of the input file at `path`. Throws IoError naming `what` (e.g. "noise
+/// trace") and `hint` (how to fix it) when the path does not exist, is a directory, or cannot be
+/// read to the end; an empty file gives "".
+[[nodiscard]] std::string read_input_file(const std::filesystem::path& path, std::string_view what,
+                                          std::string_view hint = "check the path and permissions");
 
 /// Writes `content` to `path` atomically: a temporary file in the same directory is written,
 /// flushed and renamed over `path`, so readers never see a half-written file. Throws IoError.

@@ -60,6 +60,30 @@ TEST_F(OutputTest, AtomicWriteReplacesExistingFile) {
   EXPECT_EQ(read(dir_ / "a.txt"), "second");
 }
 
+// A directory given as an input file used to read as an empty file (a noise trace of 0 detours,
+// a coordinates file of no nodes); now every reader says what is wrong.
+TEST_F(OutputTest, InputFilesAreReadWholeAndDirectoriesAreRefused) {
+  std::string big(200'000, 'x');  // more than one read chunk
+  big[123'456] = '\n';
+  write_file_atomic(dir_ / "in.txt", big);
+  EXPECT_EQ(read_input_file(dir_ / "in.txt", "test input"), big);
+  write_file_atomic(dir_ / "empty.txt", "");
+  EXPECT_EQ(read_input_file(dir_ / "empty.txt", "test input"), "");
+  const auto message = [](const fs::path& path) {
+    try {
+      (void)read_input_file(path, "test input", "do this");
+    } catch (const IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(dir_).find("cannot read test input '" + dir_.string() + "': it is a directory"),
+            std::string::npos)
+      << message(dir_);
+  EXPECT_NE(message(dir_ / "missing.txt").find("cannot open test input"), std::string::npos);
+  EXPECT_NE(message(dir_ / "missing.txt").find("; do this"), std::string::npos);
+}
+
 TEST_F(OutputTest, UnwritablePathsGiveIoErrorsThatNameThePath) {
   const fs::path missing = dir_ / "no_such_dir" / "out.json";
   EXPECT_THROW(check_writable(missing), IoError);
