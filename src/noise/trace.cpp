@@ -31,12 +31,14 @@ std::string_view trim(std::string_view s) {
 std::uint64_t parse_u64(std::string_view field, std::string_view source, std::size_t line, const char* name) {
   field = trim(field);
   if (!field.empty() && field.front() == '-') {
-    fail(source, line, fmt::format("negative {} '{}': detour times are >= 0", name, field));
+    fail(source, line,
+         fmt::format("negative {} '{}': detour times are >= 0", name, printable_excerpt(field)));
   }
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
   if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
-    fail(source, line, fmt::format("{} '{}' is not a non-negative integer (ns)", name, field));
+    fail(source, line,
+         fmt::format("{} '{}' is not a non-negative integer (ns)", name, printable_excerpt(field)));
   }
   return v;
 }
@@ -46,10 +48,11 @@ std::uint64_t parse_us_as_ns(std::string_view field, std::string_view source, st
   double v = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
   if (field.empty() || ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
-    fail(source, line, fmt::format("{} '{}' is not a number (microseconds)", name, field));
+    fail(source, line, fmt::format("{} '{}' is not a number (microseconds)", name, printable_excerpt(field)));
   }
   if (v < 0) {
-    fail(source, line, fmt::format("negative {} '{}': detour times are >= 0", name, field));
+    fail(source, line,
+         fmt::format("negative {} '{}': detour times are >= 0", name, printable_excerpt(field)));
   }
   return static_cast<std::uint64_t>(std::llround(v * 1000.0));
 }
@@ -148,7 +151,9 @@ NoiseTrace parse_gridlock(std::string_view text, std::string_view source) {
     }
     if (!header) {
       if (line != "start_ns,length_ns") {
-        fail(source, no, fmt::format("expected the column header 'start_ns,length_ns', got '{}'", line));
+        fail(source, no,
+             fmt::format("expected the column header 'start_ns,length_ns', got '{}'",
+                         printable_excerpt(line)));
       }
       header = true;
       continue;
@@ -180,7 +185,7 @@ NoiseTrace parse_columns(std::string_view text, std::string_view source, bool lo
     if (f.size() != 2) {
       fail(source, no,
            fmt::format("expected two columns (start, length{}), got {}: '{}'",
-                       loggopsim ? " in ns, tab-separated" : " in us", f.size(), line));
+                       loggopsim ? " in ns, tab-separated" : " in us", f.size(), printable_excerpt(line)));
     }
     const Detour d =
         loggopsim

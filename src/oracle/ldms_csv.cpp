@@ -192,7 +192,7 @@ struct LdmsCsvSource::Impl {
     const auto time = detail::to_double(fields[state.time_col]);
     if (!time) {
       ++malformed_rows;
-      problem(fmt::format("{}: time '{}' is not a number", where, fields[state.time_col]));
+      problem(fmt::format("{}: time '{}' is not a number", where, printable_excerpt(fields[state.time_col])));
       return;
     }
     const std::string producer(detail::trim(fields[state.producer_col]));
@@ -200,7 +200,8 @@ struct LdmsCsvSource::Impl {
     if (!node) {
       ++malformed_rows;
       if (unknown_producers.size() < 100 && unknown_producers.insert(producer).second) {
-        problem(fmt::format("{}: producer '{}' is not a node of the topology", where, producer));
+        problem(fmt::format("{}: producer '{}' is not a node of the topology", where,
+                            printable_excerpt(producer)));
       }
       return;
     }
@@ -219,8 +220,8 @@ struct LdmsCsvSource::Impl {
       const auto value = detail::to_double(fields[i]);
       if (!value || *value < 0) {
         ++malformed_values;
-        problem(
-            fmt::format("{}: column '{}' value '{}' is not a non-negative number", where, c.name, fields[i]));
+        problem(fmt::format("{}: column '{}' value '{}' is not a non-negative number", where, c.name,
+                            printable_excerpt(fields[i])));
         continue;
       }
       std::optional<topo::LinkId> link;

@@ -6,6 +6,7 @@
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -36,7 +37,7 @@ std::vector<Flow> read_traffic_matrix(const topo::Topology& topology, const std:
     const auto dst = topology.find_node(fields[1]);
     if (!src || !dst) {
       throw InputError(fmt::format("{}: unknown node '{}' in topology '{}'", where,
-                                   !src ? fields[0] : fields[1], topology.spec()));
+                                   printable_excerpt(!src ? fields[0] : fields[1]), topology.spec()));
     }
     double rate = 0;
     try {

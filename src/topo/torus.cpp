@@ -9,6 +9,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::topo {
 namespace {
@@ -122,7 +123,7 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
         const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), c[d]);
         if (ec != std::errc{} || ptr != f.data() + f.size() || c[d] < 0 || c[d] >= dims[d]) {
           throw InputError(fmt::format("{}: {} coordinate '{}' must be an integer from 0 to {}", where,
-                                       kDimName[d], f, dims[d] - 1));
+                                       kDimName[d], printable_excerpt(f), dims[d] - 1));
         }
       }
       add_node(std::string(fields[0]), router_at(c[0], c[1], c[2]));

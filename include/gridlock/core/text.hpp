@@ -2,6 +2,7 @@
 /// @file
 /// Small text helpers shared by the parsers of every library.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,30 @@ namespace gridlock {
     }
     start = pos + 1;
   }
+}
+
+/// `text` as it may appear inside an error message: bytes outside printable ASCII become `\xHH`,
+/// and anything beyond `max_chars` input bytes is cut and marked with "...", so a corrupt or
+/// binary input line cannot flood or garble the terminal.
+[[nodiscard]] inline std::string printable_excerpt(std::string_view text, std::size_t max_chars = 60) {
+  static constexpr std::string_view kHex = "0123456789abcdef";
+  std::string out;
+  const std::size_t n = text.size() < max_chars ? text.size() : max_chars;
+  out.reserve(n + 8);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4U]);
+      out.push_back(kHex[c & 0xFU]);
+    }
+  }
+  if (text.size() > n) {
+    out += "...";
+  }
+  return out;
 }
 
 }  // namespace gridlock

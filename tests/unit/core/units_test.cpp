@@ -61,5 +61,14 @@ TEST(Text, SplitKeepsEmptyFields) {
   EXPECT_EQ(split("a,", ','), (std::vector<std::string_view>{"a", ""}));
 }
 
+// Fields quoted in error messages come from files that may be binary garbage.
+TEST(Text, PrintableExcerptEscapesAndCuts) {
+  EXPECT_EQ(printable_excerpt("nid00012"), "nid00012");
+  EXPECT_EQ(printable_excerpt(std::string_view("a\0b\x98\t", 5)), "a\\x00b\\x98\\x09");
+  EXPECT_EQ(printable_excerpt(std::string(100, 'z'), 10), "zzzzzzzzzz...");
+  EXPECT_EQ(printable_excerpt("exactly10!", 10), "exactly10!");
+  EXPECT_EQ(printable_excerpt(""), "");
+}
+
 }  // namespace
 }  // namespace gridlock

@@ -77,6 +77,13 @@ TEST(NoiseTrace, MalformedTracesGiveFileAndLine) {
   EXPECT_EQ(
       error_of("nonsense\n", gn::TraceFormat::kGridlock).rfind("bad.txt:1: not a gridlock noise trace", 0),
       0U);
+  // Binary garbage is quoted escaped and cut short, not written raw to the terminal.
+  EXPECT_EQ(error_of("1\t5\n\x98\x01" + std::string(500, 'A') + "\t5\n", gn::TraceFormat::kLoggopsim)
+                .rfind("bad.txt:2: start '\\x98\\x01AAAA", 0),
+            0U);
+  EXPECT_NE(error_of("1\t5\n\x98\x01" + std::string(500, 'A') + "\t5\n", gn::TraceFormat::kLoggopsim)
+                .find("AAA...' is not"),
+            std::string::npos);
 }
 
 TEST(DetourPattern, InjectionRule) {
