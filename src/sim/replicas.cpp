@@ -233,7 +233,7 @@ NoiseBottleneck find_noise_bottleneck(const std::vector<ScaleResult>& scales, do
 }
 
 std::string describe(const NoiseBottleneck& b) {
-  const std::string head = fmt::format("noise bottleneck (median slowdown >= {:.0f}%):", 100 * b.threshold);
+  const std::string head = fmt::format("noise bottleneck (median slowdown >= {:g}%):", 100 * b.threshold);
   switch (b.status) {
     case NoiseBottleneck::Status::kWithin:
       return fmt::format("{} at {} ranks ({} ranks: {:+.2f}%, {} ranks: {:+.2f}%)", head, b.ranks,

@@ -255,6 +255,9 @@ TEST(NoiseBottleneck, AtOrBelowTheSmallestScaleAndNotReached) {
   const NoiseBottleneck lower = find_noise_bottleneck({scale_with(64, 0.2), scale_with(256, 0.4)}, 0.3);
   EXPECT_EQ(lower.status, NoiseBottleneck::Status::kWithin);
   EXPECT_EQ(lower.ranks, 256U);
+  EXPECT_NE(describe(lower).find("(median slowdown >= 30%)"), std::string::npos) << describe(lower);
+  EXPECT_NE(describe(find_noise_bottleneck({scale_with(64, 0.2)}, 0.125)).find(">= 12.5%"),
+            std::string::npos);
   // Reaching it exactly counts.
   EXPECT_EQ(find_noise_bottleneck({scale_with(64, 0.5)}, 0.5).status,
             NoiseBottleneck::Status::kAtOrBelowSmallest);
