@@ -79,7 +79,20 @@ std::string read_input_file(const fs::path& path, std::string_view what, std::st
   if (file == nullptr) {
     throw IoError(fmt::format("cannot open {} '{}': {}; {}", what, path.string(), errno_text(errno), hint));
   }
+  // One read into a buffer of the file's size (when known) instead of 64 KiB chunks appended to a
+  // growing string; the loop after it still handles files that grow or report no size.
   std::string content;
+  const std::uintmax_t expected = fs::file_size(path, ec);
+  if (!ec && expected < (std::uintmax_t{1} << 40U)) {
+    content.resize(static_cast<std::size_t>(expected) + 1);
+    std::size_t filled = 0;
+    std::size_t got = 0;
+    while (filled < content.size() &&
+           (got = std::fread(content.data() + filled, 1, content.size() - filled, file)) > 0) {
+      filled += got;
+    }
+    content.resize(filled);
+  }
   std::array<char, std::size_t{1} << 16U> chunk{};
   std::size_t got = 0;
   while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {

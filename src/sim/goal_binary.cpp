@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -924,37 +923,7 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    throw IoError(fmt::format("cannot open schedule '{}': check the path and permissions", path.string()));
-  }
-  // One read into a buffer of the file's size (when known) instead of 64 KiB chunks appended to a
-  // growing string; the loop still handles files that change size or report none.
-  std::string bytes;
-  std::error_code size_error;
-  const std::uintmax_t expected = std::filesystem::file_size(path, size_error);
-  if (!size_error && expected < (std::uintmax_t{1} << 40U)) {
-    bytes.reserve(static_cast<std::size_t>(expected) + 1);
-  }
-  std::array<char, 1U << 16U> chunk{};
-  std::size_t got = 0;
-  if (bytes.capacity() > 0) {
-    bytes.resize(bytes.capacity());
-    std::size_t filled = 0;
-    while (filled < bytes.size() &&
-           (got = std::fread(bytes.data() + filled, 1, bytes.size() - filled, file)) > 0) {
-      filled += got;
-    }
-    bytes.resize(filled);
-  }
-  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
-    bytes.append(chunk.data(), got);
-  }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) {
-    throw IoError(fmt::format("cannot read schedule '{}'", path.string()));
-  }
+  const std::string bytes = read_input_file(path, "schedule");
   if (bytes.size() >= kBinaryMagic.size() &&
       std::string_view(bytes).substr(0, kBinaryMagic.size()) == kBinaryMagic) {
     return read_binary(bytes, path.string());
