@@ -175,7 +175,8 @@ void write_timeline(const std::string& path, const sim::SimResult& result, const
   write_file_atomic(path, trace.dump(1) + "\n");
 }
 
-double slowdown(double value, double noiseless) { return noiseless > 0 ? value / noiseless - 1.0 : 0.0; }
+// Progress on stderr only for people: on a terminal and without -q.
+bool show_progress(const SimArgs& a) { return !a.quiet && isatty(STDERR_FILENO) != 0; }
 
 // True when this process is one of several ranks of an MPI job (Open MPI, MPICH/PMI).
 bool under_mpi_job() {
@@ -211,7 +212,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   sim::check_bottleneck_threshold(threshold);
   const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
   const unsigned threads = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
-  const bool progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  const bool progress = show_progress(a);
   const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
 
   Json context = base_context("gridlock sim", "gridlock.sim.replicas", 2);
@@ -265,12 +266,12 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
     const auto noiseless = static_cast<double>(clean.max_finish.ps);
     fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", schedule.num_ranks(),
                us(noiseless), us(b.min), us(b.q1), us(b.median), us(b.q3), us(b.max), us(b.mean),
-               b.outliers.size(), 100.0 * slowdown(b.median, noiseless));
+               b.outliers.size(), 100.0 * sim::slowdown(b.median, noiseless));
     csv.add_row({std::to_string(schedule.num_ranks()), std::to_string(a.replicas),
                  std::to_string(clean.max_finish.ps), fmt::format("{}", b.min), fmt::format("{}", b.q1),
                  fmt::format("{}", b.median), fmt::format("{}", b.q3), fmt::format("{}", b.max),
                  fmt::format("{}", b.mean), std::to_string(b.outliers.size()),
-                 fmt::format("{}", slowdown(b.median, noiseless))});
+                 fmt::format("{}", sim::slowdown(b.median, noiseless))});
     studied.push_back(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times});
     results.push_back(sim::scale_json(studied.back()));
   }
@@ -312,7 +313,7 @@ void run_sim(const SimArgs& a) {
     throw InputError("a list of --ranks is for --replicas K; give one rank count for a single run");
   }
   // A million-rank run takes seconds to minutes: say what is happening, on a terminal only.
-  const bool progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  const bool progress = show_progress(a);
   const std::uint32_t ranks = rank_list.empty() ? 0 : rank_list[0];
   if (progress) {
     fmt::print(stderr, "\r{}...\033[K",

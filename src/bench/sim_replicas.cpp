@@ -93,7 +93,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     const sim::BoxStats b = sim::box_stats(all);
     const auto noiseless = static_cast<double>(clean.max_finish.ps);
     fmt::print("| {} | {:.3f} us | {:.3f} us | {:.3f} us | {:.3f} us | {:.2f}% |\n", ranks, noiseless / 1e6,
-               b.median / 1e6, b.q3 / 1e6, b.max / 1e6, 100.0 * (b.median / noiseless - 1.0));
+               b.median / 1e6, b.q3 / 1e6, b.max / 1e6, 100.0 * sim::slowdown(b.median, noiseless));
     studied.push_back(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)});
     results.push_back(sim::scale_json(studied.back()));
   }

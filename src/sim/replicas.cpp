@@ -173,9 +173,12 @@ BoxStats box_stats(std::vector<std::uint64_t> values) {
   return b;
 }
 
+double slowdown(double value_ps, double noiseless_ps) {
+  return noiseless_ps > 0 ? value_ps / noiseless_ps - 1.0 : 0.0;
+}
+
 double median_slowdown(const ScaleResult& scale) {
-  const auto noiseless = static_cast<double>(scale.noiseless_ps);
-  return noiseless > 0 ? box_stats(scale.completion_ps).median / noiseless - 1.0 : 0.0;
+  return slowdown(box_stats(scale.completion_ps).median, static_cast<double>(scale.noiseless_ps));
 }
 
 void check_bottleneck_threshold(double threshold) {
@@ -268,8 +271,7 @@ Json bottleneck_json(const NoiseBottleneck& b) {
 
 Json scale_json(const ScaleResult& scale) {
   const BoxStats b = box_stats(scale.completion_ps);
-  const auto noiseless = static_cast<double>(scale.noiseless_ps);
-  const auto slow = [&](double v) { return noiseless > 0 ? v / noiseless - 1.0 : 0.0; };
+  const auto slow = [&](double v) { return slowdown(v, static_cast<double>(scale.noiseless_ps)); };
   return Json{{"ranks", scale.ranks},
               {"replicas", b.count},
               {"noiseless_ps", scale.noiseless_ps},

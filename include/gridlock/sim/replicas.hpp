@@ -79,6 +79,10 @@ struct ScaleResult {
 /// the noiseless time, and every replica's completion time.
 [[nodiscard]] Json scale_json(const ScaleResult& scale);
 
+/// Slowdown of a completion time relative to the noiseless one: value / noiseless - 1 (0 when the
+/// noiseless run takes no time).
+[[nodiscard]] double slowdown(double value_ps, double noiseless_ps);
+
 /// Median slowdown of a scale: median completion time / noiseless time - 1 (0 for a schedule that
 /// takes no time).
 [[nodiscard]] double median_slowdown(const ScaleResult& scale);
