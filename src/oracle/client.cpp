@@ -21,6 +21,12 @@ struct Client::Impl {
     http.set_write_timeout(timeout_s, 0);
   }
 
+  // A string member of an error object, or `fallback` (the server is not trusted to send strings).
+  static std::string string_field(const Json& object, const char* key, const char* fallback) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+  }
+
   Json handle(const httplib::Result& result, std::string_view what) const {
     if (!result) {
       throw IoError(
@@ -29,20 +35,32 @@ struct Client::Impl {
                       host, port, what, httplib::to_string(result.error())));
     }
     Json body = Json::parse(result->body, nullptr, false);
+    // An oracle's errors are JSON {"error": {"code", "message"}}; anything else comes from some
+    // other server (a proxy, another service on the port), and saying "the oracle" would mislead.
+    const bool oracle_error =
+        !body.is_discarded() && body.is_object() && body.contains("error") && body["error"].is_object();
     if (result->status >= 400) {
-      std::string message = fmt::format("HTTP {}", result->status);
-      if (!body.is_discarded() && body.contains("error")) {
-        message = fmt::format("{}: {}", body["error"].value("code", std::string("error")),
-                              body["error"].value("message", std::string()));
+      std::string text;
+      if (oracle_error) {
+        text = fmt::format("the oracle at http://{}:{} answered {} with {}: {}", host, port, what,
+                           string_field(body["error"], "code", "error"),
+                           string_field(body["error"], "message", ""));
+      } else {
+        text = fmt::format(
+            "the server at http://{}:{} answered {} with HTTP {} and no oracle error; is it a "
+            "gridlock oracle ('gridlock oracle serve')?",
+            host, port, what, result->status);
       }
-      const auto text = fmt::format("the oracle answered {} with {}", what, message);
       if (result->status < 500) {
         throw InputError(text);
       }
       throw Error(text);
     }
     if (body.is_discarded()) {
-      throw Error(fmt::format("the oracle answered {} with a body that is not JSON", what));
+      throw Error(
+          fmt::format("the server at http://{}:{} answered {} with a body that is not JSON; is it a gridlock "
+                      "oracle ('gridlock oracle serve')?",
+                      host, port, what));
     }
     return body;
   }

@@ -562,5 +562,52 @@ TEST(ClientUrl, RejectsMalformedUrls) {
   EXPECT_EQ(url_encode("a b/c"), "a%20b%2Fc");
 }
 
+// A server that is not an oracle (a proxy, another service on the port) must not be reported as
+// "the oracle answered ...": the message names the server and asks whether it is an oracle.
+TEST(ClientErrors, AServerThatIsNotAnOracleIsNamedAsSuch) {
+  httplib::Server other;
+  other.Get("/v1/health", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("<html>hello</html>", "text/html");
+  });
+  other.Get("/v1/topology", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_content("<html>not found</html>", "text/html");
+  });
+  other.Get("/v1/nodes/x", [](const httplib::Request&, httplib::Response& res) {
+    // An error object whose fields are not strings must not make the client throw a JSON error.
+    res.status = 404;
+    res.set_content(R"({"error": {"code": 7, "message": ["x"]}})", "application/json");
+  });
+  const int port = other.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&other] { other.listen_after_bind(); });
+  // bind_to_any_port() already listens: connections made before the thread accepts wait in the backlog.
+  // The client's keep-alive connection would hold stop() for the server's keep-alive timeout.
+  other.set_keep_alive_max_count(1);
+  Client client("127.0.0.1:" + std::to_string(port), 5);
+  const auto message_of = [](const auto& call) -> std::string {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string not_json = message_of([&] { (void)client.health(); });
+  EXPECT_NE(not_json.find("the server at http://127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << not_json;
+  EXPECT_NE(not_json.find("not JSON"), std::string::npos) << not_json;
+  EXPECT_NE(not_json.find("is it a gridlock oracle"), std::string::npos) << not_json;
+  const std::string not_found = message_of([&] { (void)client.topology(); });
+  EXPECT_NE(not_found.find("answered GET /v1/topology with HTTP 404"), std::string::npos) << not_found;
+  EXPECT_EQ(not_found.find("the oracle"), std::string::npos) << not_found;
+  EXPECT_THROW((void)client.topology(), InputError);
+  const std::string odd = message_of([&] { (void)client.node("x"); });
+  EXPECT_NE(odd.find("the oracle at http://127.0.0.1:"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("with error: "), std::string::npos) << odd;
+  other.stop();
+  serving.join();
+}
+
 }  // namespace
 }  // namespace gridlock::oracle
