@@ -120,7 +120,7 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
 
 Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern, std::uint64_t seed,
                 bool cosched) {
-  return Json{{"model", spec.describe()},
+  return Json{{"model", noise::describe(spec, pattern)},
               {"seed", seed},
               {"noise_seed", derive_seed(seed, kNoiseSeedStream)},
               {"cosched", cosched},
@@ -225,7 +225,8 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
 
   fmt::print("noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads\n",
-             spec.describe(), format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
+             noise::describe(spec, pattern), format_time_ps(pattern.period_ps()),
+             100.0 * pattern.noise_fraction(),
              a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
              a.seed, a.replicas, threads);
   fmt::print("| ranks | noiseless | min | q1 | median | q3 | max | mean | outliers | median slowdown |\n");
@@ -413,7 +414,7 @@ void run_sim(const SimArgs& a) {
              format_time_ps(p.gap_per_byte.ps), format_time_ps(p.overhead_per_byte.ps),
              p.eager_threshold_bytes, p.rendezvous_handshake ? " (rendezvous handshake)" : "");
   if (options.noise != nullptr) {
-    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, seed {}\n", spec.describe(),
+    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, seed {}\n", noise::describe(spec, pattern),
                format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
                a.noise_cosched ? "co-scheduled" : "unsynchronised", a.seed);
   }

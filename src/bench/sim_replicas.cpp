@@ -67,8 +67,9 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   Json results = Json::array();
   std::vector<sim::ScaleResult> studied;
   if (rank == 0) {
-    fmt::print("noise: {}, {}; seed {}; {} replicas per scale over {} ranks\n", options.noise.describe(),
-               options.cosched ? "co-scheduled" : "unsynchronised", options.seed, k, size);
+    fmt::print("noise: {}, {}; seed {}; {} replicas per scale over {} ranks\n",
+               noise::describe(options.noise, pattern), options.cosched ? "co-scheduled" : "unsynchronised",
+               options.seed, k, size);
     fmt::print(
         "| ranks | noiseless | median | q3 | max | median slowdown |\n| --- | --- | --- | --- | --- | --- "
         "|\n");
@@ -110,10 +111,12 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     context["mpi_ranks"] = size;
     context["network_scale"] = options.network_scale;
     context["loggops"] = sim::params_json(options.params);
-    context["noise"] =
-        Json{{"model", options.noise.describe()}, {"seed", options.seed},
-             {"noise_seed", config.seed},         {"cosched", options.cosched},
-             {"period_ps", pattern.period_ps()},  {"noise_fraction", pattern.noise_fraction()}};
+    context["noise"] = Json{{"model", noise::describe(options.noise, pattern)},
+                            {"seed", options.seed},
+                            {"noise_seed", config.seed},
+                            {"cosched", options.cosched},
+                            {"period_ps", pattern.period_ps()},
+                            {"noise_fraction", pattern.noise_fraction()}};
     write_json_file(
         options.json_path, context,
         Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});

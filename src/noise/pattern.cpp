@@ -45,6 +45,15 @@ DetourPattern::DetourPattern(const std::vector<std::uint64_t>& start_ps,
 }
 
 DetourPattern DetourPattern::from_trace(const NoiseTrace& trace, std::string_view source) {
+  if (trace.detours_not_listed > 0) {
+    // The measurement's totals include detours the list does not: injecting the list alone would
+    // quietly simulate less noise than was measured.
+    throw InputError(fmt::format(
+        "{}: the measurement left {} detours out of this trace (--max-detours), so it holds {:.4g}% "
+        "noise where more was measured; measure again with a larger --max-detours, or convert it "
+        "(gridlock noise convert --to loggopsim) to inject the listed detours alone",
+        source, trace.detours_not_listed, 100.0 * trace.noise_fraction()));
+  }
   std::vector<std::uint64_t> start;
   std::vector<std::uint64_t> length;
   start.reserve(trace.detours.size());
@@ -53,7 +62,9 @@ DetourPattern DetourPattern::from_trace(const NoiseTrace& trace, std::string_vie
     start.push_back(d.start_ns * 1000);
     length.push_back(d.length_ns * 1000);
   }
-  return DetourPattern(start, length, trace.duration_ns * 1000, source);
+  DetourPattern pattern(start, length, trace.duration_ns * 1000, source);
+  pattern.trace_origin_ = fmt::format("{} ({})", source, format_name(trace.format));
+  return pattern;
 }
 
 DetourPattern DetourPattern::periodic(std::uint64_t period_ps, std::uint64_t length_ps) {
@@ -248,6 +259,14 @@ std::string NoiseSpec::describe() const {
                          exponential ? "exponential" : "fixed");
   }
   return "?";
+}
+
+std::string describe(const NoiseSpec& spec, const DetourPattern& pattern) {
+  if (spec.kind == NoiseSpec::Kind::kTrace && !pattern.trace_origin().empty()) {
+    return fmt::format("trace {}{}", pattern.trace_origin(),
+                       spec.format == TraceFormat::kAuto ? ", format detected from its content" : "");
+  }
+  return spec.describe();
 }
 
 DetourPattern make_pattern(const NoiseSpec& spec, std::uint64_t seed) {

@@ -43,18 +43,36 @@ std::uint64_t parse_u64(std::string_view field, std::string_view source, std::si
   return v;
 }
 
-std::uint64_t parse_us_as_ns(std::string_view field, std::string_view source, std::size_t line,
-                             const char* name) {
+// A decimal number of `unit` (ns_per_unit ns each), rounded to the nearest ns.
+std::uint64_t parse_decimal_as_ns(std::string_view field, std::string_view source, std::size_t line,
+                                  const char* name, std::uint64_t ns_per_unit, const char* unit) {
+  // Integers exactly (a double holds only 53 bits), decimals through a double.
+  std::uint64_t whole = 0;
+  const auto [iend, iec] = std::from_chars(field.data(), field.data() + field.size(), whole);
+  if (!field.empty() && iec == std::errc() && iend == field.data() + field.size()) {
+    if (whole > kMaxTraceNs / ns_per_unit) {
+      fail(source, line,
+           fmt::format("{} '{}' {} is beyond the longest trace gridlock can simulate ({} ns, about 213 days)",
+                       name, printable_excerpt(field), unit, kMaxTraceNs));
+    }
+    return whole * ns_per_unit;
+  }
   double v = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
   if (field.empty() || ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
-    fail(source, line, fmt::format("{} '{}' is not a number (microseconds)", name, printable_excerpt(field)));
+    fail(source, line, fmt::format("{} '{}' is not a number ({})", name, printable_excerpt(field), unit));
   }
   if (v < 0) {
     fail(source, line,
          fmt::format("negative {} '{}': detour times are >= 0", name, printable_excerpt(field)));
   }
-  return static_cast<std::uint64_t>(std::llround(v * 1000.0));
+  const double ns = std::round(v * static_cast<double>(ns_per_unit));
+  if (ns > static_cast<double>(kMaxTraceNs)) {
+    fail(source, line,
+         fmt::format("{} '{}' {} is beyond the longest trace gridlock can simulate ({} ns, about 213 days)",
+                     name, printable_excerpt(field), unit, kMaxTraceNs));
+  }
+  return static_cast<std::uint64_t>(ns);
 }
 
 // Splits on runs of spaces and tabs.
@@ -92,8 +110,11 @@ void add_detour(NoiseTrace& t, Detour d, std::string_view source, std::size_t li
                        d.start_ns, prev.start_ns, prev.length_ns));
     }
   }
-  if (d.start_ns + d.length_ns < d.start_ns) {
-    fail(source, line, "detour end overflows 2^64 ns");
+  if (d.start_ns > kMaxTraceNs || d.length_ns > kMaxTraceNs - d.start_ns) {
+    fail(source, line,
+         fmt::format("detour at {} ns of {} ns ends beyond the longest trace gridlock can simulate ({} ns, "
+                     "about 213 days: simulated time is 64-bit picoseconds)",
+                     d.start_ns, d.length_ns, kMaxTraceNs));
   }
   t.detours.push_back(d);
 }
@@ -102,16 +123,15 @@ TraceFormat detect(std::string_view text) {
   if (text.substr(0, kMagic.size()) == kMagic) {
     return TraceFormat::kGridlock;
   }
-  // The first data line decides: a tab between two integers is LogGOPSim, anything else
-  // (spaces, decimals) Netgauge.
+  // The first data line decides: decimals are Netgauge (microseconds), integers LogGOPSim (ns).
+  // LogGOPSim reads its lines with sscanf("%lf\t%lf"), so spaces are as good as a tab there; a
+  // LogGOPSim trace with decimal ns needs --noise-format loggopsim.
   for (std::string_view line : split(text, '\n')) {
     line = trim(line);
     if (line.empty() || line.front() == '#') {
       continue;
     }
-    const bool tab = line.find('\t') != std::string_view::npos;
-    const bool dot = line.find('.') != std::string_view::npos;
-    return tab && !dot ? TraceFormat::kLoggopsim : TraceFormat::kNetgauge;
+    return line.find('.') != std::string_view::npos ? TraceFormat::kNetgauge : TraceFormat::kLoggopsim;
   }
   return TraceFormat::kLoggopsim;
 }
@@ -145,7 +165,14 @@ NoiseTrace parse_gridlock(std::string_view text, std::string_view source) {
       t.context[key] = parsed.is_discarded() ? Json(value) : parsed;
       if (key == "duration_ns") {
         t.duration_ns = parse_u64(value, source, no, "duration_ns");
+        if (t.duration_ns > kMaxTraceNs) {
+          fail(source, no,
+               fmt::format("duration_ns {} is beyond the longest trace gridlock can simulate ({} ns)",
+                           t.duration_ns, kMaxTraceNs));
+        }
         have_duration = true;
+      } else if (key == "detours_not_listed") {
+        t.detours_not_listed = parse_u64(value, source, no, "detours_not_listed");
       }
       continue;
     }
@@ -185,12 +212,12 @@ NoiseTrace parse_columns(std::string_view text, std::string_view source, bool lo
     if (f.size() != 2) {
       fail(source, no,
            fmt::format("expected two columns (start, length{}), got {}: '{}'",
-                       loggopsim ? " in ns, tab-separated" : " in us", f.size(), printable_excerpt(line)));
+                       loggopsim ? " in ns" : " in us", f.size(), printable_excerpt(line)));
     }
-    const Detour d =
-        loggopsim
-            ? Detour{parse_u64(f[0], source, no, "start"), parse_u64(f[1], source, no, "duration")}
-            : Detour{parse_us_as_ns(f[0], source, no, "start"), parse_us_as_ns(f[1], source, no, "length")};
+    const Detour d = loggopsim ? Detour{parse_decimal_as_ns(f[0], source, no, "start", 1, "ns"),
+                                        parse_decimal_as_ns(f[1], source, no, "duration", 1, "ns")}
+                               : Detour{parse_decimal_as_ns(f[0], source, no, "start", 1000, "us"),
+                                        parse_decimal_as_ns(f[1], source, no, "length", 1000, "us")};
     add_detour(t, d, source, no);
   }
   // These formats do not store the measured span: the trace repeats after its last detour.
@@ -262,16 +289,22 @@ NoiseTrace parse_trace(std::string_view text, TraceFormat format, std::string_vi
   if (format == TraceFormat::kAuto) {
     format = detect(text);
   }
+  NoiseTrace trace;
   switch (format) {
     case TraceFormat::kGridlock:
-      return parse_gridlock(text, source);
+      trace = parse_gridlock(text, source);
+      break;
     case TraceFormat::kNetgauge:
-      return parse_columns(text, source, false);
+      trace = parse_columns(text, source, false);
+      break;
     case TraceFormat::kLoggopsim:
     case TraceFormat::kAuto:
+      trace = parse_columns(text, source, true);
+      format = TraceFormat::kLoggopsim;
       break;
   }
-  return parse_columns(text, source, true);
+  trace.format = format;
+  return trace;
 }
 
 NoiseTrace read_trace(const std::filesystem::path& path, TraceFormat format) {

@@ -28,7 +28,8 @@ class DetourPattern {
   DetourPattern(const std::vector<std::uint64_t>& start_ps, const std::vector<std::uint64_t>& length_ps,
                 std::uint64_t period_ps, std::string_view source);
 
-  /// From a trace (ns to ps); the period is the trace's duration.
+  /// From a trace (ns to ps); the period is the trace's duration. Throws InputError for a trace
+  /// whose measurement left detours out of the list (it would inject less noise than measured).
   [[nodiscard]] static DetourPattern from_trace(const NoiseTrace& trace, std::string_view source);
 
   /// One detour of `length_ps` at the start of every period of `period_ps` (periodic noise).
@@ -48,6 +49,9 @@ class DetourPattern {
   [[nodiscard]] std::size_t size() const noexcept { return spans_.size(); }
   /// Fraction of the period taken by detours.
   [[nodiscard]] double noise_fraction() const noexcept;
+  /// For a pattern read from a trace: `source (format)`, the format as read (detected or given);
+  /// empty otherwise.
+  [[nodiscard]] const std::string& trace_origin() const noexcept { return trace_origin_; }
   /// Detours as (start, length) in ps, for tests and output.
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> detours() const;
 
@@ -101,6 +105,7 @@ class DetourPattern {
 
   std::vector<Span> spans_;  // start and end side by side: one cache line per lookup
   std::uint64_t period_ps_ = 1;
+  std::string trace_origin_;
 };
 
 /// A noise model given on the command line.
@@ -121,6 +126,9 @@ struct NoiseSpec {
 
 /// Parses `RATE:LENGTH[:exp|fixed]` for --noise-random (e.g. `1000Hz:100us:exp`).
 [[nodiscard]] NoiseSpec parse_random_spec(std::string_view text);
+
+/// What a run injects, for output: the spec, with a trace's format as it was read.
+[[nodiscard]] std::string describe(const NoiseSpec& spec, const DetourPattern& pattern);
 
 /// Builds the pattern of a spec (reads the trace; random patterns are drawn from `seed`).
 [[nodiscard]] DetourPattern make_pattern(const NoiseSpec& spec, std::uint64_t seed);

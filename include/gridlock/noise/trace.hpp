@@ -21,24 +21,33 @@ struct Detour {
   friend bool operator==(const Detour&, const Detour&) = default;
 };
 
-/// A noise trace: detours sorted by start, not overlapping, all inside [0, duration_ns).
-struct NoiseTrace {
-  std::vector<Detour> detours;    ///< Sorted, non-overlapping detours.
-  std::uint64_t duration_ns = 0;  ///< Measured span; the trace repeats with this period.
-  Json context = Json::object();  ///< Context block (gridlock format only; empty otherwise).
-
-  /// Total detour time in ns.
-  [[nodiscard]] std::uint64_t total_detour_ns() const noexcept;
-  /// Total detour time / duration (0 for an empty duration).
-  [[nodiscard]] double noise_fraction() const noexcept;
-};
+/// The longest trace gridlock can simulate: the simulator's time is in ps on 64 bits, so a
+/// trace's times must stay below 2^64 ps (about 213 days).
+inline constexpr std::uint64_t kMaxTraceNs = ~std::uint64_t{0} / 1000;
 
 /// File formats of noise traces.
 enum class TraceFormat {
   kAuto,       ///< Detect from the content (reading only).
   kGridlock,   ///< gridlock's own: magic line, context block, `start_ns,length_ns` CSV.
   kNetgauge,   ///< Netgauge noise output: `start_us length_us`, whitespace, `#` comments.
-  kLoggopsim,  ///< LogGOPSim: `start<TAB>duration` in integer ns, one detour a line.
+  kLoggopsim,  ///< LogGOPSim: `start<TAB>duration` in ns, one detour a line.
+};
+
+/// A noise trace: detours sorted by start, not overlapping, all inside [0, duration_ns).
+struct NoiseTrace {
+  std::vector<Detour> detours;    ///< Sorted, non-overlapping detours.
+  std::uint64_t duration_ns = 0;  ///< Measured span; the trace repeats with this period.
+  Json context = Json::object();  ///< Context block (gridlock format only; empty otherwise).
+  /// The format the trace was read from (kAuto for a trace built in memory).
+  TraceFormat format = TraceFormat::kAuto;
+  /// Detours the measurement left out of the list (its --max-detours cap; gridlock format's
+  /// `detours_not_listed` context line). Such a trace holds less noise than was measured.
+  std::uint64_t detours_not_listed = 0;
+
+  /// Total detour time in ns.
+  [[nodiscard]] std::uint64_t total_detour_ns() const noexcept;
+  /// Total detour time / duration (0 for an empty duration).
+  [[nodiscard]] double noise_fraction() const noexcept;
 };
 
 /// Parses `auto`, `gridlock`, `netgauge` or `loggopsim`; throws InputError naming `what`.

@@ -56,6 +56,63 @@ TEST(NoiseTrace, LoggopsimAndNetgaugeRoundTrip) {
   }
 }
 
+// Regression: a LogGOPSim trace written with spaces was taken for Netgauge and read in us, every
+// detour 1000x too long. LogGOPSim reads its lines with sscanf("%lf\t%lf"): any white space, and
+// decimals.
+TEST(NoiseTrace, IntegerColumnsAreLoggopsimWhateverTheSeparator) {
+  for (const std::string text : {"1000 20\n5000 30\n", "1000\t20\n5000\t30\n", "1000 \t 20\n5000  30\n"}) {
+    const gn::NoiseTrace t = gn::parse_trace(text, gn::TraceFormat::kAuto, "x");
+    EXPECT_EQ(t.format, gn::TraceFormat::kLoggopsim) << text;
+    EXPECT_EQ(t.detours, (std::vector<gn::Detour>{{1000, 20}, {5000, 30}})) << text;
+  }
+  const gn::NoiseTrace netgauge = gn::parse_trace("1000.5 20.25\n", gn::TraceFormat::kAuto, "x");
+  EXPECT_EQ(netgauge.format, gn::TraceFormat::kNetgauge);
+  EXPECT_EQ(netgauge.detours, (std::vector<gn::Detour>{{1'000'500, 20'250}}));
+  // Given explicitly, LogGOPSim's decimals are ns (rounded to the nearest ns).
+  const gn::NoiseTrace decimal_ns = gn::parse_trace("1000.5\t20.25\n", gn::TraceFormat::kLoggopsim, "x");
+  EXPECT_EQ(decimal_ns.detours, (std::vector<gn::Detour>{{1001, 20}}));
+}
+
+// Regression: a start near 2^64 ns overflowed on the way to picoseconds and was reported as
+// "detour 1 is unsorted, overlapping or outside the period", without a line.
+TEST(NoiseTrace, TimesBeyondTheSimulatorsRangeAreRefusedWithTheirLine) {
+  EXPECT_EQ(error_of("5\t1\n18446744073709551\t10\n", gn::TraceFormat::kLoggopsim)
+                .rfind("bad.txt:2: detour at 18446744073709551 ns of 10 ns ends beyond the longest trace", 0),
+            0U);
+  EXPECT_EQ(
+      error_of("1e300 1\n", gn::TraceFormat::kNetgauge).rfind("bad.txt:1: start '1e300' us is beyond", 0),
+      0U);
+  EXPECT_EQ(error_of("99999999999999999999\t1\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:1: start", 0),
+            0U);
+  EXPECT_NE(error_of("# gridlock-noise-trace v1\n# duration_ns: 18446744073709551615\nstart_ns,length_ns\n",
+                     gn::TraceFormat::kGridlock)
+                .find("bad.txt:2: duration_ns 18446744073709551615 is beyond"),
+            std::string::npos);
+}
+
+// Regression: a trace measured with a --max-detours cap injected only its listed detours, far less
+// noise than was measured, without a word.
+TEST(NoiseTrace, TraceMissingDetoursIsNotInjected) {
+  gn::NoiseTrace t = sample_trace();
+  t.context = gridlock::Json{{"detours_not_listed", 2182}};
+  const gn::NoiseTrace back =
+      gn::parse_trace(gn::format_trace(t, gn::TraceFormat::kGridlock), gn::TraceFormat::kAuto, "cap.trace");
+  EXPECT_EQ(back.detours_not_listed, 2182U);
+  try {
+    (void)gn::DetourPattern::from_trace(back, "cap.trace");
+    ADD_FAILURE() << "a trace with detours left out was accepted";
+  } catch (const gridlock::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cap.trace: the measurement left 2182 detours out"),
+              std::string::npos)
+        << e.what();
+  }
+  t.context = gridlock::Json::object();
+  const gn::DetourPattern whole = gn::DetourPattern::from_trace(
+      gn::parse_trace(gn::format_trace(t, gn::TraceFormat::kGridlock), gn::TraceFormat::kAuto, "x"), "x");
+  EXPECT_EQ(whole.size(), 4U);
+  EXPECT_EQ(whole.trace_origin(), "x (gridlock)");
+}
+
 TEST(NoiseTrace, MalformedTracesGiveFileAndLine) {
   EXPECT_EQ(
       error_of("10\t5\n5\t1\n", gn::TraceFormat::kLoggopsim).rfind("bad.txt:2: detours are not sorted", 0),
