@@ -68,15 +68,6 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string mpi_library() {
-  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
-  int length = 0;
-  GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
-  std::string s(text.data(), static_cast<std::size_t>(length));
-  const auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 }  // namespace
 
 void flag_noise_outliers(NoiseReport& report, double mad_factor) {
@@ -137,7 +128,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   const noise::NoiseSummary s = noise::summarize(m, options.outlier_cutoff_ns);
 
   Json context = base_context("gridlock-bench noise", "gridlock.bench.noise", 1);
-  context["mpi_library"] = mpi_library();
+  context["mpi_library"] = detail::mpi_library_version();
   context["ranks"] = layout.world_size();
   context["nodes"] = layout.nodes();
   context["ranks_per_node"] = layout.ranks_per_node();

@@ -386,26 +386,10 @@ CanaryResult run_test(const RunState& s, const CanarySpec& spec, CanaryKernel* c
   return reduce_results(s, spec, local, congestor, active);
 }
 
-std::string mpi_library_version() {
-  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
-  int length = 0;
-  GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
-  // Some libraries count the terminating NUL in `length`; read it as a C string.
-  std::string version(text.data(), strnlen(text.data(), static_cast<std::size_t>(length)));
-  const auto newline = version.find_first_of("\r\n");
-  if (newline != std::string::npos) {
-    version.resize(newline);
-  }
-  while (!version.empty() && (version.back() == ',' || version.back() == ' ')) {
-    version.pop_back();
-  }
-  return version;
-}
-
 Json make_context(const RunState& s) {
   Json context = base_context("gridlock-bench", "gridlock.bench", 1);
   context["mode"] = s.options.mode == Mode::kLoad ? "load" : "network";
-  context["mpi_library"] = mpi_library_version();
+  context["mpi_library"] = detail::mpi_library_version();
   int major = 0;
   int minor = 0;
   GRIDLOCK_MPI(MPI_Get_version(&major, &minor));

@@ -109,6 +109,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     context["seed"] = options.seed;
     context["replicas"] = k;
     context["mpi_ranks"] = size;
+    context["mpi_library"] = detail::mpi_library_version();
     context["network_scale"] = options.network_scale;
     context["loggops"] = sim::params_json(options.params);
     context["noise"] = Json{{"model", noise::describe(options.noise, pattern)},

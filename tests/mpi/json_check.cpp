@@ -158,4 +158,30 @@ TEST(BenchJson, SameSeedSameRolesAndRingsOtherSeedOthers) {
 }
 
 }  // namespace
+// Regression: gridlock-bench noise wrote the MPI library's terminating NUL into its JSON and into
+// every trace header (grep then took the traces for binary files).
+TEST(BenchJson, NoiseOutputsHoldNoNulBytes) {
+  if (env("GRIDLOCK_NOISE_JSON").empty()) {
+    GTEST_SKIP() << "GRIDLOCK_NOISE_JSON not set";
+  }
+  const auto text_of = [](const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string json = text_of(env("GRIDLOCK_NOISE_JSON"));
+  EXPECT_EQ(json.find('\0'), std::string::npos);
+  EXPECT_NE(json.find("\"mpi_library\""), std::string::npos);
+  EXPECT_EQ(json.find("\\u0000"), std::string::npos);
+  int traces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(env("GRIDLOCK_NOISE_TRACES"))) {
+    ++traces;
+    const std::string trace = text_of(entry.path());
+    EXPECT_EQ(trace.find('\0'), std::string::npos) << entry.path();
+    EXPECT_NE(trace.find("# mpi_library: "), std::string::npos) << entry.path();
+  }
+  EXPECT_GT(traces, 0);
+}
+
 }  // namespace gridlock

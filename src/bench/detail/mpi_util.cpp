@@ -4,6 +4,7 @@
 
 #include <array>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -147,6 +148,22 @@ int to_count(std::uint64_t elements, const char* what) {
     throw MpiError(fmt::format("{}: {} elements do not fit in an MPI count", what, elements));
   }
   return static_cast<int>(elements);
+}
+
+std::string mpi_library_version() {
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
+  int length = 0;
+  GRIDLOCK_MPI(MPI_Get_library_version(text.data(), &length));
+  // Some libraries count the terminating NUL in `length`; read it as a C string.
+  std::string version(text.data(), strnlen(text.data(), static_cast<std::size_t>(length)));
+  const auto newline = version.find_first_of("\r\n");
+  if (newline != std::string::npos) {
+    version.resize(newline);
+  }
+  while (!version.empty() && (version.back() == ',' || version.back() == ' ')) {
+    version.pop_back();
+  }
+  return version;
 }
 
 }  // namespace gridlock::bench::detail

@@ -13,6 +13,10 @@ namespace gridlock::bench::detail {
 /// Throws MpiError naming the call and source line when `rc` is not MPI_SUCCESS.
 void check_mpi(int rc, const char* call, const char* file, int line);
 
+/// The MPI library's version string, first line only, without a trailing NUL or separators
+/// (for the context block of output files).
+[[nodiscard]] std::string mpi_library_version();
+
 }  // namespace gridlock::bench::detail
 
 /// Runs an MPI call and throws MpiError with its text and the MPI error string if it fails.
