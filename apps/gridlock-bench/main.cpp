@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli_numbers.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
@@ -24,6 +25,10 @@
 #include "gridlock/sim/replicas.hpp"
 
 namespace {
+
+// Bounds of --virtual-nodes and --ranks-per-node (far above any machine; CLI11's own
+// PositiveNumber would print the whole range of a double).
+constexpr int kMaxNodes = 10'000'000;
 
 using gridlock::ExitCode;
 using gridlock::to_int;
@@ -61,11 +66,14 @@ void add_loop_options(CLI::App& cmd, gb::LoopCounts& loop, const std::string& na
 }
 
 void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
-  cmd.add_option(
+  auto* virtual_nodes = cmd.add_option(
       "--virtual-nodes", o.virtual_nodes,
       "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
+  virtual_nodes->check(CLI::Range(1, kMaxNodes));
   cmd.add_option("--ranks-per-node", o.ranks_per_node,
-                 "Treat consecutive groups of this many ranks of a host as separate nodes");
+                 "Treat consecutive groups of this many ranks of a host as separate nodes")
+      ->check(CLI::Range(1, kMaxNodes))
+      ->excludes(virtual_nodes);
   cmd.add_option("--seed", t.seed,
                  "Seed of the node shuffle and the random rings (default: from the clock, printed)");
   cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");
@@ -177,9 +185,12 @@ void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
   cmd.add_option("--mad-factor", o.mad_factor, "Flag nodes with noise fraction > median + this x MAD")
       ->capture_default_str();
   cmd.add_flag("--no-pin", t.no_pin, "Do not pin rank i of a node to the i-th CPU it may use");
-  cmd.add_option("--virtual-nodes", o.virtual_nodes,
-                 "Treat groups of ranks of a host as this many nodes in all");
-  cmd.add_option("--ranks-per-node", o.ranks_per_node, "Treat groups of this many ranks of a host as nodes");
+  auto* virtual_nodes = cmd.add_option("--virtual-nodes", o.virtual_nodes,
+                                       "Treat groups of ranks of a host as this many nodes in all");
+  virtual_nodes->check(CLI::Range(1, kMaxNodes));
+  cmd.add_option("--ranks-per-node", o.ranks_per_node, "Treat groups of this many ranks of a host as nodes")
+      ->check(CLI::Range(1, kMaxNodes))
+      ->excludes(virtual_nodes);
   cmd.add_option("--json", o.json_path,
                  "Write per-node and per-rank results with the context to this JSON file");
   cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
@@ -306,6 +317,7 @@ int run(int argc, char** argv, int rank) {
   auto* replicas = app.add_subcommand(
       "sim-replicas", "Monte-Carlo noise study of `gridlock sim --replicas`, replicas spread over the ranks");
   add_sim_replicas_options(*replicas, replicas_options, replicas_text);
+  gridlock::cli::check_unsigned_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

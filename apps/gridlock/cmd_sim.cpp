@@ -44,6 +44,7 @@ struct SimArgs {
   std::string event_order = "auto";
   bool noise_cosched = false;
   std::uint64_t replicas = 0;
+  bool replicas_given = false;  // --replicas was on the command line (0 is an error, not "off")
   std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
   unsigned threads = 0;
   double network_scale = 1.0;
@@ -111,7 +112,7 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
   if (!a.noise_random.empty()) {
     return noise::parse_random_spec(a.noise_random);
   }
-  if (a.noise_cosched || a.replicas > 0) {
+  if (a.noise_cosched || a.replicas_given) {
     throw InputError(
         "--noise-cosched and --replicas need noise: --noise FILE, --noise-periodic or --noise-random");
   }
@@ -139,6 +140,10 @@ sim::Schedule load_or_generate(const std::string& schedule, const std::string& p
       throw InputError("--program needs --ranks N (N >= 1)");
     }
     return sim::generate(program, ranks, seed);
+  }
+  if (ranks != 0) {
+    throw InputError(
+        fmt::format("--ranks is for --program: the schedule file {} sets its own rank count", schedule));
   }
   return sim::load_schedule(schedule);
 }
@@ -202,6 +207,12 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
     throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");
   }
+  // A schedule file is its own (single) scale: load it before printing anything.
+  std::optional<sim::Schedule> from_file;
+  if (a.program.empty()) {
+    from_file = load_or_generate(a.schedule, a.program, scales.empty() ? 0 : scales[0], a.seed);
+    scales = {from_file->num_ranks()};
+  }
   if (!a.timeline.empty()) {
     throw InputError("--timeline is for single runs, not --replicas");
   }
@@ -240,7 +251,11 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
     if (progress) {
       fmt::print(stderr, "\r{} ranks: schedule and noiseless run...\033[K", ranks);
     }
-    const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
+    std::optional<sim::Schedule> generated;
+    if (!from_file) {
+      generated = load_or_generate(a.schedule, a.program, ranks, a.seed);
+    }
+    const sim::Schedule& schedule = from_file ? *from_file : *generated;
     const sim::SimResult clean = sim::simulate(schedule, options);
     if (!clean.complete) {
       throw InputError(sim::stuck_report(clean));
@@ -301,7 +316,7 @@ void run_sim(const SimArgs& a) {
     check_writable(a.timeline);
   }
   const noise::NoiseSpec spec = noise_spec_of(a);
-  if (a.replicas > 0) {
+  if (a.replicas_given) {
     run_replica_study(a, options, spec);
     return;
   }
@@ -504,7 +519,15 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_flag("--per-rank", sim_args->per_rank, "Print (and write to --json) every rank's finish time");
   sim_cmd->add_option("--json", sim_args->json, "Write the result as JSON with a context block");
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
-  sim_cmd->callback([sim_args] { run_sim(*sim_args); });
+  // Options that only mean something beside another are refused alone rather than ignored.
+  sim_cmd->get_option("--noise-format")->needs("--noise");
+  sim_cmd->get_option("--csv")->needs("--replicas");
+  sim_cmd->get_option("--threads")->needs("--replicas");
+  sim_cmd->get_option("--per-rank")->excludes("--replicas");
+  sim_cmd->callback([sim_args, sim_cmd] {
+    sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
+    run_sim(*sim_args);
+  });
 
   auto gen_args = std::make_shared<SchedgenArgs>();
   auto* gen = app.add_subcommand("schedgen", "Generate a schedule (collectives, halos, compositions)");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli_numbers.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_oracle_command(app);
   gridlock::cli::add_sim_commands(app);
   gridlock::cli::add_noise_command(app);
+  gridlock::cli::check_unsigned_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

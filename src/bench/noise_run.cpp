@@ -116,8 +116,28 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
     throw CollectiveError(problem.data(), ExitCode::kIo);
   }
 
+  // Pin by the rank's index on its host, not on its (virtual) node: virtual nodes share a host.
+  // Two ranks on one CPU measure each other's work as noise: say so (mpirun may have bound each
+  // rank to its own core already, so what counts is the CPUs chosen, not the size of the mask).
+  MPI_Comm host_comm = MPI_COMM_NULL;
+  GRIDLOCK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm));
+  const detail::Comm host(host_comm);
   noise::MeasureOptions mo = options.measure;
-  mo.cpu = options.pin ? nth_allowed_cpu(layout.local_rank()) : -1;
+  mo.cpu = options.pin ? nth_allowed_cpu(host.rank()) : -1;
+  std::vector<int> host_cpus(static_cast<std::size_t>(host.size()));
+  GRIDLOCK_MPI(MPI_Allgather(&mo.cpu, 1, MPI_INT, host_cpus.data(), 1, MPI_INT, host.get()));
+  std::sort(host_cpus.begin(), host_cpus.end());
+  int shared_here = 0;
+  for (std::size_t i = 1; i < host_cpus.size(); ++i) {
+    shared_here += host_cpus[i] >= 0 && host_cpus[i] == host_cpus[i - 1] ? 1 : 0;
+  }
+  int shared_anywhere = 0;
+  GRIDLOCK_MPI(MPI_Allreduce(&shared_here, &shared_anywhere, 1, MPI_INT, MPI_MAX, world));
+  if (rank == 0 && shared_anywhere != 0) {
+    fmt::print(stderr,
+               "gridlock-bench noise: warning: ranks share CPUs (more ranks than CPUs they may run on, on at "
+               "least one host): they measure each other's work as noise; run at most one rank per core\n");
+  }
   if (rank == 0 && !options.quiet && isatty(STDERR_FILENO) != 0) {
     fmt::print(stderr, "gridlock-bench noise: {} ranks on {} nodes measure for {} s...\n",
                layout.world_size(), layout.nodes(), mo.duration_s);
@@ -138,6 +158,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   context["threshold"] = mo.threshold;
   context["max_detours"] = mo.max_detours;
   context["pinned"] = options.pin;
+  context["cpus_shared"] = shared_anywhere != 0;
   context["outlier_cutoff_ns"] = options.outlier_cutoff_ns;
   context["outlier_rule"] =
       fmt::format("node noise fraction > median + {} x MAD over nodes", options.mad_factor);

@@ -140,7 +140,7 @@ Measurement measure(const MeasureOptions& options) {
   if (!(options.duration_s > 0) || options.duration_s > 86400) {
     throw InputError(fmt::format("--duration must be in (0, 1 day], not {} s", options.duration_s));
   }
-  if (!(options.threshold > 1)) {
+  if (!(options.threshold > 1) || !std::isfinite(options.threshold)) {
     throw InputError(fmt::format("--threshold must be > 1 (a multiple of t_min), not {}", options.threshold));
   }
   if (options.cpu >= 0) {
@@ -152,8 +152,10 @@ Measurement measure(const MeasureOptions& options) {
   m.threshold = options.threshold;
   m.calibration = calibrate(m.timer, options.calibration_block, options.calibration_stable_blocks);
   m.t_min_ns = m.timer.to_ns(m.calibration.t_min_ticks);
-  const auto threshold_ticks =
-      static_cast<std::uint64_t>(options.threshold * static_cast<double>(m.calibration.t_min_ticks));
+  // Saturating: a huge --threshold means "no gap is a detour", not a wrapped-around small one.
+  const double threshold_ticks_exact = options.threshold * static_cast<double>(m.calibration.t_min_ticks);
+  const std::uint64_t threshold_ticks =
+      threshold_ticks_exact >= 0x1p64 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(threshold_ticks_exact);
   const auto span_ticks = static_cast<std::uint64_t>(options.duration_s * 1e9 * m.timer.ticks_per_ns);
   if (m.timer.kind == TimerKind::kTsc) {
     detour_loop([] { return read_tsc(); }, threshold_ticks, span_ticks, m.timer.ticks_per_ns,

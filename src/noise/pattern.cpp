@@ -77,8 +77,12 @@ DetourPattern DetourPattern::random(double rate_hz, std::uint64_t length_ps, boo
     throw InputError("--noise-random: the rate and the length must be positive");
   }
   const double mean_gap_ps = 1e12 / rate_hz;
-  horizon_ps = std::min<std::uint64_t>(
-      horizon_ps, static_cast<std::uint64_t>(mean_gap_ps * static_cast<double>(max_detours)));
+  // Long enough for about a thousand detours even at low rates (10 s of 1 mHz noise would hold
+  // none), short enough for `max_detours`, and inside 64-bit picoseconds.
+  constexpr double kLongestHorizonPs = 1e19;
+  const double horizon = std::min({std::max(static_cast<double>(horizon_ps), mean_gap_ps * 1000.0),
+                                   mean_gap_ps * static_cast<double>(max_detours), kLongestHorizonPs});
+  horizon_ps = static_cast<std::uint64_t>(horizon);
   Rng rng(seed);
   std::vector<std::uint64_t> start;
   std::vector<std::uint64_t> length;
@@ -99,7 +103,13 @@ DetourPattern DetourPattern::random(double rate_hz, std::uint64_t length_ps, boo
     length.push_back(len);
     prev_end = s + len;
   }
-  return DetourPattern(start, length, std::max<std::uint64_t>(horizon_ps, 1), "--noise-random");
+  if (start.empty()) {
+    throw InputError(fmt::format(
+        "--noise-random: no detour was drawn in {} of noise at {} Hz (seed {}); the rate is too low to "
+        "simulate, use --noise-periodic or a trace",
+        format_time_ps(horizon_ps), rate_hz, seed));
+  }
+  return DetourPattern(start, length, horizon_ps, "--noise-random");
 }
 
 double DetourPattern::noise_fraction() const noexcept {
@@ -196,6 +206,12 @@ double parse_rate_hz(std::string_view text, std::string_view what) {
   const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
   if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v > 0) || !std::isfinite(v)) {
     throw InputError(fmt::format("{}: rate '{}' is not a positive number of Hz", what, text));
+  }
+  // A period must fit the simulator's 64-bit picoseconds with room to spare.
+  constexpr double kLowestRateHz = 1e-6;
+  if (v * scale < kLowestRateHz) {
+    throw InputError(fmt::format(
+        "{}: rate '{}' is below 1e-06 Hz (one detour in 11.6 days), too rare to simulate", what, text));
   }
   return v * scale;
 }

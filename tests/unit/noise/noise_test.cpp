@@ -2,6 +2,7 @@
 // run of the measurement loop (no timing assertions: only invariants that hold on a busy machine).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "gridlock/core/error.hpp"
@@ -171,6 +172,30 @@ TEST(DetourPattern, RejectsFullCoverageAndParsesSpecs) {
   EXPECT_EQ(a.detours(), b.detours());
   EXPECT_GT(a.size(), 1000U);
   EXPECT_NEAR(a.noise_fraction(), 0.02, 0.005);
+}
+
+// Regression: --threshold 1e300 overflowed the conversion to ticks and found detours everywhere.
+TEST(Measure, HugeThresholdFindsNoDetour) {
+  gn::MeasureOptions o;
+  o.duration_s = 0.05;
+  o.timer = gn::TimerChoice::kMonotonic;
+  o.threshold = 1e300;
+  const gn::Measurement m = gn::measure(o);
+  EXPECT_GT(m.iterations, 0U);
+  EXPECT_EQ(m.detour_count, 0U);
+  o.threshold = std::numeric_limits<double>::infinity();
+  EXPECT_THROW((void)gn::measure(o), gridlock::InputError);
+}
+
+// Regression: 1e-9 Hz overflowed the period; 0.001 Hz drew no detour in 10 s and ran noiseless
+// while printing "0% noise".
+TEST(DetourPattern, LowRatesAreDrawnOrRefused) {
+  EXPECT_THROW((void)gn::parse_periodic_spec("1e-9Hz:1us"), gridlock::InputError);
+  EXPECT_THROW((void)gn::parse_random_spec("1e-9Hz:1us"), gridlock::InputError);
+  const gn::DetourPattern rare = gn::make_pattern(gn::parse_random_spec("0.001Hz:1us"), 7);
+  EXPECT_GT(rare.size(), 100U);
+  EXPECT_GT(rare.noise_fraction(), 0.0);
+  EXPECT_NEAR(static_cast<double>(rare.period_ps()) / static_cast<double>(rare.size()), 1e15, 2e14);
 }
 
 TEST(Measure, ShortRunIsConsistent) {

@@ -1,0 +1,53 @@
+#pragma once
+// Strict unsigned options for both command-line tools.
+//
+// CLI11 2.1 converts unsigned options with strtoull(..., 0): "-1" wraps to 2^64 - 1, a value
+// past 2^64 - 1 saturates silently, and "010" is octal. A user who types `--seed -1` or
+// `-S -1` must hear about it, not run with a number they never gave.
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace gridlock::cli {
+
+/// Accepts a plain decimal number that fits in 64 bits, and drops its leading zeros (CLI11 would
+/// read "010" as octal 8); names the problem otherwise.
+inline std::string check_unsigned_text(std::string& text) {
+  if (text.empty()) {
+    return "expected a non-negative whole number";
+  }
+  if (text.front() == '-') {
+    return "'" + text + "' is negative; expected a non-negative whole number";
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) {
+    return "'" + text + "' is too large (at most 18446744073709551615)";
+  }
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return "'" + text + "' is not a decimal whole number";
+  }
+  text = std::to_string(value);
+  return {};
+}
+
+/// Adds check_unsigned_text (as a transform: it may rewrite the text) to every option of `app` and its
+/// subcommands whose value is an unsigned integer (CLI11 names their type "UINT", maybe followed by
+/// validators). Call after all options are added.
+inline void check_unsigned_options(CLI::App& app) {
+  static const CLI::Validator kUnsigned(check_unsigned_text, "", "unsigned");
+  for (CLI::Option* option : app.get_options()) {
+    // The type name may carry validators' descriptions after it ("UINT:INT in [1 - 64]").
+    if (option->get_type_name().rfind("UINT", 0) == 0) {
+      option->transform(kUnsigned);
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) {
+    check_unsigned_options(*sub);
+  }
+}
+
+}  // namespace gridlock::cli
