@@ -255,6 +255,7 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
                  "Median slowdown (percent) from which on noise counts as the bottleneck")
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write the study as JSON (rank 0)");
+  cmd.add_option("--csv", o.csv_path, "Write one CSV row per scale (rank 0)");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
 

@@ -240,13 +240,10 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
              100.0 * pattern.noise_fraction(),
              a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
              a.seed, a.replicas, threads);
-  fmt::print("| ranks | noiseless | min | q1 | median | q3 | max | mean | outliers | median slowdown |\n");
-  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  CsvWriter csv(context, {"ranks", "replicas", "noiseless_ps", "min_ps", "q1_ps", "median_ps", "q3_ps",
-                          "max_ps", "mean_ps", "outliers", "median_slowdown"});
+  fmt::print("{}", sim::scale_table_header());
+  CsvWriter csv(context, sim::scale_csv_columns());
   Json results = Json::array();
   std::vector<sim::ScaleResult> studied;
-  const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
   for (const std::uint32_t ranks : scales) {
     if (progress) {
       fmt::print(stderr, "\r{} ranks: schedule and noiseless run...\033[K", ranks);
@@ -278,17 +275,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
     if (progress) {
       fmt::print(stderr, "\r\033[K");
     }
-    const sim::BoxStats b = sim::box_stats(times);
-    const auto noiseless = static_cast<double>(clean.max_finish.ps);
-    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", schedule.num_ranks(),
-               us(noiseless), us(b.min), us(b.q1), us(b.median), us(b.q3), us(b.max), us(b.mean),
-               b.outliers.size(), 100.0 * sim::slowdown(b.median, noiseless));
-    csv.add_row({std::to_string(schedule.num_ranks()), std::to_string(a.replicas),
-                 std::to_string(clean.max_finish.ps), fmt::format("{}", b.min), fmt::format("{}", b.q1),
-                 fmt::format("{}", b.median), fmt::format("{}", b.q3), fmt::format("{}", b.max),
-                 fmt::format("{}", b.mean), std::to_string(b.outliers.size()),
-                 fmt::format("{}", sim::slowdown(b.median, noiseless))});
     studied.push_back(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times});
+    fmt::print("{}", sim::scale_table_row(studied.back()));
+    csv.add_row(sim::scale_csv_row(studied.back()));
     results.push_back(sim::scale_json(studied.back()));
   }
   const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, threshold);

@@ -32,9 +32,13 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   }
   sim::check_replica_count(options.replicas);
   std::array<char, 512> problem{};
-  if (rank == 0 && !options.json_path.empty()) {
+  if (rank == 0) {
     try {
-      check_writable(options.json_path);
+      for (const std::string& path : {options.json_path, options.csv_path}) {
+        if (!path.empty()) {
+          check_writable(path);
+        }
+      }
     } catch (const Error& e) {
       fmt::format_to_n(problem.data(), problem.size() - 1, "{}", e.what());
     }
@@ -70,9 +74,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     fmt::print("noise: {}, {}; seed {}; {} replicas per scale over {} ranks\n",
                noise::describe(options.noise, pattern), options.cosched ? "co-scheduled" : "unsynchronised",
                options.seed, k, size);
-    fmt::print(
-        "| ranks | noiseless | median | q3 | max | median slowdown |\n| --- | --- | --- | --- | --- | --- "
-        "|\n");
+    fmt::print("{}", sim::scale_table_header());
   }
   for (const std::uint32_t ranks : scales) {
     if (progress) {
@@ -91,11 +93,8 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     if (!clean.complete) {
       throw InputError(sim::stuck_report(clean));
     }
-    const sim::BoxStats b = sim::box_stats(all);
-    const auto noiseless = static_cast<double>(clean.max_finish.ps);
-    fmt::print("| {} | {:.3f} us | {:.3f} us | {:.3f} us | {:.3f} us | {:.2f}% |\n", ranks, noiseless / 1e6,
-               b.median / 1e6, b.q3 / 1e6, b.max / 1e6, 100.0 * sim::slowdown(b.median, noiseless));
     studied.push_back(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)});
+    fmt::print("{}", sim::scale_table_row(studied.back()));
     results.push_back(sim::scale_json(studied.back()));
   }
   if (rank != 0) {
@@ -103,21 +102,28 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   }
   const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, options.bottleneck_threshold);
   fmt::print("{}\n", sim::describe(bottleneck));
+  Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);
+  context["program"] = options.program;
+  context["seed"] = options.seed;
+  context["replicas"] = k;
+  context["mpi_ranks"] = size;
+  context["mpi_library"] = detail::mpi_library_version();
+  context["network_scale"] = options.network_scale;
+  context["loggops"] = sim::params_json(options.params);
+  context["noise"] = Json{{"model", noise::describe(options.noise, pattern)},
+                          {"seed", options.seed},
+                          {"noise_seed", config.seed},
+                          {"cosched", options.cosched},
+                          {"period_ps", pattern.period_ps()},
+                          {"noise_fraction", pattern.noise_fraction()}};
+  if (!options.csv_path.empty()) {
+    CsvWriter csv(context, sim::scale_csv_columns());
+    for (const sim::ScaleResult& scale : studied) {
+      csv.add_row(sim::scale_csv_row(scale));
+    }
+    csv.write(options.csv_path);
+  }
   if (!options.json_path.empty()) {
-    Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);
-    context["program"] = options.program;
-    context["seed"] = options.seed;
-    context["replicas"] = k;
-    context["mpi_ranks"] = size;
-    context["mpi_library"] = detail::mpi_library_version();
-    context["network_scale"] = options.network_scale;
-    context["loggops"] = sim::params_json(options.params);
-    context["noise"] = Json{{"model", noise::describe(options.noise, pattern)},
-                            {"seed", options.seed},
-                            {"noise_seed", config.seed},
-                            {"cosched", options.cosched},
-                            {"period_ps", pattern.period_ps()},
-                            {"noise_fraction", pattern.noise_fraction()}};
     write_json_file(
         options.json_path, context,
         Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});

@@ -292,4 +292,47 @@ Json scale_json(const ScaleResult& scale) {
               {"completion_ps", scale.completion_ps}};
 }
 
+std::string scale_table_header() {
+  return "| ranks | noiseless | min | q1 | median | q3 | max | mean | outliers | median slowdown |\n"
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+}
+
+std::string scale_table_row(const ScaleResult& scale) {
+  const BoxStats b = box_stats(scale.completion_ps);
+  const auto noiseless = static_cast<double>(scale.noiseless_ps);
+  const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", scale.ranks, us(noiseless),
+                     us(b.min), us(b.q1), us(b.median), us(b.q3), us(b.max), us(b.mean), b.outliers.size(),
+                     100.0 * slowdown(b.median, noiseless));
+}
+
+std::vector<std::string> scale_csv_columns() {
+  return {"ranks",           "replicas",    "noiseless_ps", "min_ps",       "q1_ps",        "median_ps",
+          "q3_ps",           "max_ps",      "mean_ps",      "outliers",     "min_slowdown", "q1_slowdown",
+          "median_slowdown", "q3_slowdown", "max_slowdown", "mean_slowdown"};
+}
+
+std::vector<std::string> scale_csv_row(const ScaleResult& scale) {
+  const BoxStats b = box_stats(scale.completion_ps);
+  const auto noiseless = static_cast<double>(scale.noiseless_ps);
+  const auto num = [](double v) { return fmt::format("{}", v); };
+  const auto slow = [&](double v) { return fmt::format("{}", slowdown(v, noiseless)); };
+  return {std::to_string(scale.ranks),
+          std::to_string(b.count),
+          std::to_string(scale.noiseless_ps),
+          num(b.min),
+          num(b.q1),
+          num(b.median),
+          num(b.q3),
+          num(b.max),
+          num(b.mean),
+          std::to_string(b.outliers.size()),
+          slow(b.min),
+          slow(b.q1),
+          slow(b.median),
+          slow(b.q3),
+          slow(b.max),
+          slow(b.mean)};
+}
+
 }  // namespace gridlock::sim

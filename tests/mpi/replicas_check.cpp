@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "gridlock/core/output.hpp"
 
@@ -17,7 +19,33 @@ gridlock::Json load(const char* variable) {
   return gridlock::Json::parse(in, nullptr, false);
 }
 
+// The lines of a CSV file after its context block (`#` lines).
+std::vector<std::string> csv_rows(const char* variable) {
+  const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
+  EXPECT_NE(path, nullptr) << variable;
+  std::ifstream in(path == nullptr ? "" : path);
+  EXPECT_TRUE(in.good()) << path;
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.front() != '#') {
+      rows.push_back(line);
+    }
+  }
+  return rows;
+}
+
 }  // namespace
+
+// Both tools write the same CSV table: a header with every statistic's slowdown, a row per scale.
+TEST(SimReplicas, SpreadCsvEqualsSerialCsv) {
+  const std::vector<std::string> serial = csv_rows("GRIDLOCK_SERIAL_CSV");
+  const std::vector<std::string> spread = csv_rows("GRIDLOCK_SPREAD_CSV");
+  ASSERT_EQ(serial.size(), 3U);
+  EXPECT_EQ(serial, spread);
+  EXPECT_NE(serial[0].find("min_slowdown,q1_slowdown,median_slowdown,q3_slowdown,max_slowdown,mean_slowdown"),
+            std::string::npos)
+      << serial[0];
+}
 
 TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   const gridlock::Json serial = load("GRIDLOCK_SERIAL");

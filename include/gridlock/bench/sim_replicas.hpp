@@ -26,11 +26,12 @@ struct SimReplicasOptions {
   unsigned threads = 1;               ///< Threads per rank.
   double bottleneck_threshold = 1.0;  ///< Median slowdown that makes noise the bottleneck (1.0 = +100%).
   std::string json_path;              ///< --json.
+  std::string csv_path;               ///< --csv: one row per scale.
   bool quiet = false;                 ///< No progress on stderr.
 };
 
 /// Runs the study collectively over `world`: rank i simulates replicas [K·i/n, K·(i+1)/n) of every
-/// scale, rank 0 gathers them, prints the table and writes --json.
+/// scale, rank 0 gathers them, prints the table and writes --json and --csv.
 void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world);
 
 }  // namespace gridlock::bench

@@ -79,6 +79,20 @@ struct ScaleResult {
 /// the noiseless time, and every replica's completion time.
 [[nodiscard]] Json scale_json(const ScaleResult& scale);
 
+/// The header lines of a study's table (`| ranks | noiseless | min | ... |` and its rule), the
+/// same in `gridlock sim --replicas` and `gridlock-bench sim-replicas`.
+[[nodiscard]] std::string scale_table_header();
+
+/// One scale's table line: ranks, noiseless time, min, q1, median, q3, max, mean (us), the
+/// number of outliers and the median slowdown.
+[[nodiscard]] std::string scale_table_row(const ScaleResult& scale);
+
+/// CSV columns of a study (one row per scale; times in ps, slowdowns as fractions).
+[[nodiscard]] std::vector<std::string> scale_csv_columns();
+
+/// One scale's CSV row, in the order of scale_csv_columns().
+[[nodiscard]] std::vector<std::string> scale_csv_row(const ScaleResult& scale);
+
 /// Slowdown of a completion time relative to the noiseless one: value / noiseless - 1 (0 when the
 /// noiseless run takes no time).
 [[nodiscard]] double slowdown(double value_ps, double noiseless_ps);
