@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh Debian machine: installs dependencies, then
 #   1. format check (clang-format) of every C++ file,
 #   2. the "ci" build (optimised, warnings are errors) and every CTest test,
-#   3. clang-tidy on the libraries and apps (warnings are errors),
+#   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters.
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
@@ -31,7 +31,7 @@ if ((fast)); then
 fi
 
 step "clang-tidy"
-mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp')
+mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp')
 run-clang-tidy-14 -quiet -p build/ci -j "$jobs" "${tidy_files[@]}" >build/ci/clang-tidy.log 2>&1 || {
   grep -E "warning:|error:" build/ci/clang-tidy.log | sort -u | head -50 >&2
   echo "clang-tidy found problems (full log: build/ci/clang-tidy.log)" >&2

@@ -11,7 +11,7 @@
 namespace gridlock::topo {
 namespace {
 
-std::string trim(std::string text) {
+std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(' ');
   const auto last = text.find_last_not_of(' ');
   return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);

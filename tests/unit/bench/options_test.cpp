@@ -44,7 +44,7 @@ TEST(Options, DefaultsAreThePapersAndValid) {
 }
 
 TEST(Options, ValidationNamesTheOption) {
-  const auto expect_error = [](Options o, const char* option) {
+  const auto expect_error = [](const Options& o, const char* option) {
     try {
       validate(o);
       ADD_FAILURE() << "accepted bad " << option;

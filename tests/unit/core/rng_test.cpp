@@ -19,6 +19,7 @@ TEST(Rng, StreamIsIdenticalAcrossRunsAndPlatforms) {
   }
   Rng c(12345);
   std::vector<std::uint64_t> first;
+  first.reserve(4);
   for (int i = 0; i < 4; ++i) {
     first.push_back(c());
   }

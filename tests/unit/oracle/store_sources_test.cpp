@@ -19,7 +19,7 @@ namespace gridlock::oracle {
 namespace {
 
 std::filesystem::path temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("gridlock_oracle_" + name);
+  auto dir = std::filesystem::path(::testing::TempDir()) / ("gridlock_oracle_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -39,16 +39,16 @@ TEST(Engine, SubNanosecondPerByteGap) {
   LogGOPSParams p;
   p.gap_per_byte = SimTime{250};  // 0.25 ns per byte
   const SimResult r = run("num_ranks 2\nrank 0 {\nsend 1001b to 1\n}\nrank 1 {\nrecv 1001b from 0\n}\n", p);
-  EXPECT_EQ(r.finish[1].ps, 2 * o + L + 1000 * 250);
+  EXPECT_EQ(r.finish[1].ps, 2 * o + L + std::uint64_t{1000} * 250);
 }
 
 TEST(Engine, PerByteOverheadUsesTheLargerOfOAndGAtTheReceiver) {
   LogGOPSParams p;
   p.overhead_per_byte = SimTime{10 * kNs};
   const SimResult r = run("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n", p);
-  EXPECT_EQ(r.finish[0].ps, o + 7 * 10 * kNs);
+  EXPECT_EQ(r.finish[0].ps, o + 70 * kNs);
   // Message leaves at send start + o + L (O is charged on the CPU, not the wire).
-  EXPECT_EQ(r.finish[1].ps, o + L + o + 7 * 10 * kNs);
+  EXPECT_EQ(r.finish[1].ps, o + L + o + 70 * kNs);
 }
 
 TEST(Engine, PingPong) {
@@ -454,7 +454,7 @@ TEST(ClosedForm, RecursiveDoublingFoldsExtraRanks) {
 TEST(ClosedForm, ReductionComputeCostIsChargedPerByte) {
   const SimResult plain = run_generated("allreduce(algo=dissemination, size=100B)", 4);
   const SimResult costly = run_generated("allreduce(algo=dissemination, size=100B, compute=1ns)", 4);
-  EXPECT_EQ(costly.max_finish.ps, plain.max_finish.ps + 2 * 100 * kNs);
+  EXPECT_EQ(costly.max_finish.ps, plain.max_finish.ps + 200 * kNs);
 }
 
 TEST(ClosedForm, EveryPatternCompletes) {

@@ -18,9 +18,9 @@ namespace gridlock::sim {
 namespace {
 
 constexpr std::uint64_t kUs = 1'000'000;  // ps per us
-constexpr std::uint64_t o = 1500 * 1000;
-constexpr std::uint64_t L = 2500 * 1000;
-constexpr std::uint64_t G = 6 * 1000;
+constexpr std::uint64_t o = std::uint64_t{1500} * 1000;
+constexpr std::uint64_t L = std::uint64_t{2500} * 1000;
+constexpr std::uint64_t G = std::uint64_t{6} * 1000;
 
 // Periodic 1000 Hz x 100 us noise, the paper's synthetic pattern.
 const noise::DetourPattern& paper_noise() {
