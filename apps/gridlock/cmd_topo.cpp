@@ -1,5 +1,6 @@
 // `gridlock topo route SPEC SRC DST` and `gridlock topo info SPEC`: topologies and routes for people.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ struct TopoRouteArgs {
   std::string spec;
   std::string src;
   std::string dst;
-  int valiant_group = -1;
+  std::optional<int> valiant_group;  // --valiant: a non-minimal route through this group
   bool json = false;
 };
 
@@ -31,12 +32,12 @@ void run_route(const TopoRouteArgs& args) {
   const auto dst = topo->node_id(args.dst);
   Json out = topo->route_json(src, dst);
   std::string text = topo->route_text(src, dst);
-  if (args.valiant_group >= 0) {
+  if (args.valiant_group.has_value()) {
     const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(topo.get());
     if (dragonfly == nullptr) {
       throw InputError("--valiant applies to dragonfly topologies only");
     }
-    const auto links = dragonfly->valiant_route(src, dst, args.valiant_group);
+    const auto links = dragonfly->valiant_route(src, dst, *args.valiant_group);
     text = topo->routers()[topo->nodes()[src].router].name;
     Json list = Json::array();
     for (const auto id : links) {
@@ -51,7 +52,7 @@ void run_route(const TopoRouteArgs& args) {
     }
     out["hops"] = links.size();
     out["links"] = std::move(list);
-    out["valiant_group"] = args.valiant_group;
+    out["valiant_group"] = *args.valiant_group;
   }
   if (args.json) {
     fmt::print("{}\n", out.dump(2));
