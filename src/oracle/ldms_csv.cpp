@@ -2,9 +2,13 @@
 #include <cmath>
 #include <deque>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -88,6 +92,100 @@ Column classify(std::string_view raw) {
   return c;
 }
 
+// Splits one CSV line into fields. A field that starts with '"' is IETF RFC 4180 quoted (store_csv
+// `ietfcsv=1`): the quotes are removed, '""' stands for one '"', and commas inside stay. Returns
+// false for an unterminated quote. `storage` keeps the unquoted text the views point into.
+bool split_csv(std::string_view line, std::vector<std::string_view>& fields,
+               std::vector<std::string>& storage) {
+  fields.clear();
+  if (line.find('"') == std::string_view::npos) {
+    fields = split(line, ',');
+    return true;
+  }
+  storage.clear();
+  std::size_t i = 0;
+  for (;;) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+      ++i;
+    }
+    std::string field;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            field.push_back('"');
+            i += 2;
+            continue;
+          }
+          ++i;
+          closed = true;
+          break;
+        }
+        field.push_back(line[i++]);
+      }
+      if (!closed) {
+        return false;
+      }
+      const auto comma = line.find(',', i);
+      if (!detail::trim(line.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i))
+               .empty()) {
+        return false;  // text after the closing quote
+      }
+      i = comma;
+    } else {
+      const auto comma = line.find(',', i);
+      field =
+          std::string(line.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i));
+      i = comma;
+    }
+    storage.push_back(std::move(field));
+    if (i == std::string_view::npos) {
+      break;
+    }
+    ++i;
+  }
+  // Views are taken once the vector no longer grows (short strings live inside it).
+  fields.reserve(storage.size());
+  for (const auto& f : storage) {
+    fields.emplace_back(f);
+  }
+  return true;
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// store_csv writes, next to a data file NAME (or NAME.EPOCH when it rolls over), companion files
+// NAME.TYPE (or NAME.TYPE.EPOCH) for TYPE = HEADER (altheader=1), KIND (typeheader), UNITS, CNAMES
+// and PYNAMES. They are not data.
+bool is_companion_file(std::string_view name) {
+  for (const std::string_view type : {".HEADER", ".KIND", ".UNITS", ".CNAMES", ".PYNAMES"}) {
+    for (auto pos = name.find(type); pos != std::string_view::npos; pos = name.find(type, pos + 1)) {
+      const auto rest = name.substr(pos + type.size());
+      if (pos > 0 && (rest.empty() || (rest[0] == '.' && all_digits(rest.substr(1))))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Where the header of data file `path` may be, most specific first: NAME.HEADER.EPOCH for a
+// rolled-over NAME.EPOCH, then PATH.HEADER (altheader without roll-over).
+std::vector<std::filesystem::path> header_files(const std::filesystem::path& path) {
+  std::vector<std::filesystem::path> out;
+  const std::string name = path.filename().string();
+  if (const auto dot = name.rfind('.');
+      dot != std::string::npos && dot > 0 && all_digits(name.substr(dot + 1))) {
+    out.push_back(path.parent_path() / (name.substr(0, dot) + ".HEADER" + name.substr(dot)));
+  }
+  out.push_back(path.string() + ".HEADER");
+  return out;
+}
+
 struct FileState {
   std::uintmax_t offset = 0;
   int line_no = 0;
@@ -95,6 +193,9 @@ struct FileState {
   std::vector<Column> columns;
   std::size_t time_col = 0;
   std::size_t producer_col = 0;
+  bool time_msec = false;  // `#Time_msec` (store_csv time_format=1): milliseconds, plus Time_usec
+  std::optional<std::size_t> usec_col;
+  bool reported_wait = false;  // a header file that is still empty was reported
 };
 
 }  // namespace
@@ -116,6 +217,8 @@ struct LdmsCsvSource::Impl {
   std::set<std::string> unknown_producers;
   std::set<std::string> ignored_columns;
   std::deque<std::string> problems;
+  std::vector<std::string_view> row_fields;  // reused by every row
+  std::vector<std::string> storage;          // unquoted fields of the current line
 
   Impl(const topo::Topology& t, std::vector<std::filesystem::path> in, LdmsCsvOptions o)
       : topology(t), inputs(std::move(in)), options(o) {}
@@ -128,16 +231,25 @@ struct LdmsCsvSource::Impl {
   }
 
   void parse_header(FileState& state, std::string_view line, const std::string& where) {
-    const auto names = split(line.substr(1), ',');
     state.columns.clear();
     state.has_header = false;
+    state.time_msec = false;
+    state.usec_col.reset();
+    std::vector<std::string_view> names;
+    if (!split_csv(line.substr(1), names, storage)) {
+      problem(fmt::format("{}: header has an unterminated '\"'; rows ignored until a valid header", where));
+      return;
+    }
     bool has_time = false;
     bool has_producer = false;
     for (std::size_t i = 0; i < names.size(); ++i) {
       const auto name = detail::trim(names[i]);
-      if (name == "Time") {
+      if (name == "Time" || name == "Time_msec") {
         state.time_col = i;
+        state.time_msec = name == "Time_msec";
         has_time = true;
+      } else if (name == "Time_usec") {
+        state.usec_col = i;
       } else if (name == "ProducerName") {
         state.producer_col = i;
         has_producer = true;
@@ -146,7 +258,9 @@ struct LdmsCsvSource::Impl {
     }
     if (!has_time || !has_producer) {
       problem(fmt::format(
-          "{}: header lacks the '#Time' or 'ProducerName' column; rows ignored until a valid header", where));
+          "{}: header lacks the '#Time' (or '#Time_msec') or 'ProducerName' column; rows ignored until a "
+          "valid header",
+          where));
       return;
     }
     // Keep the best column per (group, port); report the others.
@@ -183,17 +297,34 @@ struct LdmsCsvSource::Impl {
   }
 
   void process_row(FileState& state, std::string_view line, const std::string& where, MetricStore& store) {
-    const auto fields = split(line, ',');
+    auto& fields = row_fields;
+    if (!split_csv(line, fields, storage)) {
+      ++malformed_rows;
+      problem(fmt::format("{}: unterminated '\"' in the row", where));
+      return;
+    }
     if (fields.size() != state.columns.size()) {
       ++malformed_rows;
       problem(fmt::format("{}: {} fields, the header has {}", where, fields.size(), state.columns.size()));
       return;
     }
-    const auto time = detail::to_double(fields[state.time_col]);
+    auto time = detail::to_double(fields[state.time_col]);
     if (!time) {
       ++malformed_rows;
       problem(fmt::format("{}: time '{}' is not a number", where, printable_excerpt(fields[state.time_col])));
       return;
+    }
+    if (state.time_msec) {
+      // time_format=1: Time_msec is milliseconds since the epoch, Time_usec the microseconds beyond.
+      const auto usec =
+          state.usec_col ? detail::to_double(fields[*state.usec_col]) : std::optional<double>(0.0);
+      if (!usec) {
+        ++malformed_rows;
+        problem(fmt::format("{}: Time_usec '{}' is not a number", where,
+                            printable_excerpt(fields[*state.usec_col])));
+        return;
+      }
+      *time = *time * 1e-3 + *usec * 1e-6;
     }
     const std::string producer(detail::trim(fields[state.producer_col]));
     const auto node = topology.find_node(producer);
@@ -298,6 +429,35 @@ struct LdmsCsvSource::Impl {
     }
   }
 
+  // Reads the header of `path` from its header file (store_csv altheader=1), if there is one.
+  // Returns false when a header file exists but holds no complete header line yet.
+  bool read_header_file(const std::filesystem::path& path, FileState& state) {
+    for (const auto& file : header_files(path)) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec)) {
+        continue;
+      }
+      std::ifstream in(file, std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const auto newline = text.find('\n');
+      std::string_view line(text.data(), newline == std::string::npos ? 0 : newline);
+      if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+      }
+      if (line.empty() || line[0] != '#') {
+        if (!state.reported_wait) {
+          state.reported_wait = true;
+          problem(fmt::format("{}: header file {} has no complete '#Time,...' line yet; its data waits",
+                              path.string(), file.string()));
+        }
+        return false;
+      }
+      parse_header(state, line, file.string() + ":1");
+      return true;
+    }
+    return true;
+  }
+
   void read_file(const std::filesystem::path& path, MetricStore& store) {
     const std::string key = path.string();
     auto& state = files[key];
@@ -316,12 +476,8 @@ struct LdmsCsvSource::Impl {
     if (size == state.offset) {
       return;
     }
-    if (!state.has_header && state.offset == 0) {
-      std::ifstream header(key + ".HEADER");
-      std::string line;
-      if (header && std::getline(header, line) && !line.empty() && line[0] == '#') {
-        parse_header(state, line, key + ".HEADER:1");
-      }
+    if (!state.has_header && state.offset == 0 && !read_header_file(path, state)) {
+      return;  // the header file is still being written: read the data once it is complete
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -385,8 +541,7 @@ void LdmsCsvSource::poll(MetricStore& store, double /*now_s*/) {
       std::vector<std::filesystem::path> paths;
       for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
         const auto name = entry.path().filename().string();
-        if (entry.is_regular_file(ec) && !name.empty() && name[0] != '.' &&
-            (name.size() < 7 || name.substr(name.size() - 7) != ".HEADER")) {
+        if (entry.is_regular_file(ec) && !name.empty() && name[0] != '.' && !is_companion_file(name)) {
           paths.push_back(entry.path());
         }
       }

@@ -113,7 +113,9 @@ struct LdmsCsvOptions {
 /// Rows of several producers may be interleaved; inputs may be files or directories (every file
 /// in them, in name order, so rolled-over files are picked up); new rows are read as files grow;
 /// a partial last line waits for the next poll; a file that shrinks is read again from the start.
-/// A `<file>.HEADER` file, when present, supplies the header.
+/// With store_csv `altheader=1` the header is in its own file: `NAME.HEADER.EPOCH` for the
+/// rolled-over `NAME.EPOCH`, else `FILE.HEADER`; header, kind, units and name files are not data.
+/// `ietfcsv=1` quoting and `time_format=1` (`#Time_msec` plus `Time_usec`) are understood.
 class LdmsCsvSource final : public Source {
  public:
   /// Watches `inputs` (files or directories).

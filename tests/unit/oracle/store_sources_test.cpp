@@ -222,7 +222,7 @@ TEST(LdmsCsv, RawCountersMalformedRowsAndGrowth) {
   EXPECT_EQ(status["truncations"], 1);
 }
 
-// InfiniBand sysclassib columns in a rolled-over directory, header in a .HEADER file.
+// InfiniBand sysclassib columns; the header of data file FILE in FILE.HEADER (the plain altheader naming).
 TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
   const auto t = topo::make_topology("fattree:4x4");
   const auto dir = temp_dir("ib");
@@ -247,6 +247,82 @@ TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
   EXPECT_NEAR(snap.links[t->ejection_link(3)].bytes_per_s, 0, 1e-9);
   EXPECT_EQ(source.status()["files"], 2);
   EXPECT_EQ(source.status()["rows"], 3);
+}
+
+// store_csv with roll-over and altheader=1 writes NAME.HEADER.EPOCH (header) and NAME.EPOCH (data),
+// plus NAME.KIND.EPOCH with typeheader; without roll-over, NAME.HEADER and NAME. Both namings are
+// read in one directory, and no header or kind file is read as data.
+TEST(LdmsCsv, RolledOverAltheaderFilesArePairedByEpoch) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("rolled");
+  const std::string header =
+      "#Time,Time_usec,ProducerName,component_id,job_id,Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)\n";
+  std::ofstream(dir / "gemini.HEADER.1700000000") << header;
+  std::ofstream(dir / "gemini.KIND.1700000000") << "#timestamp,u32,char[],u64,u64,u64\n";
+  std::ofstream(dir / "gemini.1700000000") << "100.0,0,nid00050,50,0,61000000\n";
+  std::ofstream(dir / "gemini.HEADER.1700000060") << header;
+  std::ofstream(dir / "gemini.1700000060") << "102.0,0,nid00050,50,0,59000000\n";
+  std::ofstream(dir / "stall.HEADER")
+      << "#Time,Time_usec,ProducerName,Y+_SAMPLE_GEMINI_LINK_CREDIT_STALL (%)\n";
+  std::ofstream(dir / "stall") << "102.0,0,nid00012,68\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  const auto status = source.status();
+  EXPECT_EQ(status["files"], 3) << status.dump();
+  EXPECT_EQ(status["rows"], 3) << status.dump();
+  EXPECT_EQ(status["malformed_rows"], 0) << status.dump();
+  EXPECT_TRUE(status["recent_problems"].empty()) << status.dump();
+  EXPECT_TRUE(status["ignored_columns"].empty()) << status.dump();
+  const auto snap = store.snapshot(10);
+  const auto z_in = *t.link_in(t.router_at(1, 0, 6), "Z+");
+  EXPECT_NEAR(snap.links[z_in].used_bw_pct, (61.0 + 59.0 * 2) / 3, 1e-9);
+  EXPECT_NEAR(snap.links[torus_link(t, {0, 0, 6}, "Y+")].stall_pct, 68, 1e-9);
+}
+
+// A header file that exists but is still empty (store_csv creates both files at roll-over): the
+// data waits for it instead of being counted as rows before a header.
+TEST(LdmsCsv, DataWaitsForAnEmptyHeaderFile) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("rolled_wait");
+  std::ofstream(dir / "gemini.HEADER.1700000000") << "#Time,ProducerName,Z+_SAMPLE";  // no newline yet
+  std::ofstream(dir / "gemini.1700000000") << "100.0,nid00050,61000000\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  EXPECT_EQ(source.status()["rows"], 0);
+  EXPECT_EQ(source.status()["malformed_rows"], 0);
+  EXPECT_EQ(source.status()["recent_problems"].size(), 1U);
+  std::ofstream(dir / "gemini.HEADER.1700000000")
+      << "#Time,ProducerName,Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)\n";
+  source.poll(store, 0);
+  EXPECT_EQ(source.status()["rows"], 1);
+  EXPECT_EQ(source.status()["malformed_rows"], 0);
+  EXPECT_NEAR(store.snapshot(0).links[*t.link_in(t.router_at(1, 0, 6), "Z+")].used_bw_pct, 61, 1e-9);
+}
+
+// store_csv ietfcsv=1 quotes the header names (and string values); time_format=1 writes
+// #Time_msec (milliseconds since the epoch) and Time_usec (the microseconds beyond them).
+TEST(LdmsCsv, IetfQuotedHeaderAndMillisecondTime) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("ietf");
+  std::ofstream(dir / "gemini.csv")
+      << "#\"Time_msec\",\"Time_usec\",\"ProducerName\",\"component_id\",\"job_id\","
+         "\"Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)\"\n"
+         "100000,0,\"nid00050\",50,0,61000000\n"
+         "102000,500,\"nid00050\",50,0,59000000\n"
+         "103000,0,\"nid00050,50,0,1\n";  // unterminated quote
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  const auto status = source.status();
+  EXPECT_EQ(status["rows"], 2) << status.dump();
+  EXPECT_EQ(status["malformed_rows"], 1) << status.dump();
+  EXPECT_TRUE(status["ignored_columns"].empty()) << status.dump();
+  const auto snap = store.snapshot(10);
+  EXPECT_DOUBLE_EQ(snap.now_s, 102.0005);
+  const auto z_in = *t.link_in(t.router_at(1, 0, 6), "Z+");
+  EXPECT_NEAR(snap.links[z_in].used_bw_pct, (61.0 * 1 + 59.0 * 2.0005) / 3.0005, 1e-9);
 }
 
 void write_port(const std::filesystem::path& root, const std::string& dev, int port, std::uint64_t xmit,
