@@ -1,6 +1,7 @@
 #include "gridlock/oracle/oracle.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -174,11 +175,27 @@ Json Oracle::top_links(std::size_t count, double window_s) const {
   std::vector<topo::LinkId> ids(snap->links.size());
   std::iota(ids.begin(), ids.end(), topo::LinkId{0});
   const auto& links = snap->links;
-  std::stable_sort(ids.begin(), ids.end(), [&](topo::LinkId a, topo::LinkId b) {
-    if (links[a].used_bw_pct != links[b].used_bw_pct) {
-      return links[a].used_bw_pct > links[b].used_bw_pct;
+  // Percentages are compared at 1e-6 % so that equal loads computed along different arithmetic
+  // paths tie. At equal percentage the link carrying more bytes comes first: links of different
+  // capacities tie often (on a Gemini torus one flow on a Y link is the same % as two on a Z link),
+  // and the busier one matters to more traffic.
+  const auto pct_key = [](double pct) { return std::llround(pct * 1e6); };
+  std::sort(ids.begin(), ids.end(), [&](topo::LinkId a, topo::LinkId b) {
+    const auto& x = links[a];
+    const auto& y = links[b];
+    if (pct_key(x.used_bw_pct) != pct_key(y.used_bw_pct)) {
+      return pct_key(x.used_bw_pct) > pct_key(y.used_bw_pct);
     }
-    return links[a].stall_pct > links[b].stall_pct;
+    if (x.bytes_per_s != y.bytes_per_s) {
+      return x.bytes_per_s > y.bytes_per_s;
+    }
+    if (x.stall_pct != y.stall_pct) {
+      return x.stall_pct > y.stall_pct;
+    }
+    if (x.has_data != y.has_data) {
+      return x.has_data;
+    }
+    return a < b;
   });
   Json out = Json::array();
   for (std::size_t i = 0; i < std::min(count, ids.size()); ++i) {

@@ -47,6 +47,10 @@ case "$case_name" in
     grep -q "^nid00016 nid00017 bw max 0$" <<<"$out" || fail "same router: $out"
     out="$(q links --top 1)"
     grep -q '"(1,1,6) Z- -> (1,1,5)"' <<<"$out" || fail "top link: $out"
+    # The paper's three links, in the service's order (percent, then bytes/s, then link id).
+    out="$(q links --top 3 | grep -o '"name": "[^"]*"' | cut -d'"' -f4 | paste -sd';')"
+    [ "$out" = "(1,1,6) Z- -> (1,1,5);(1,1,5) Z- -> (1,1,4);(1,1,7) Z- -> (1,1,6)" ] ||
+      fail "top 3 links: $out"
     out="$(q node nid00038)"
     grep -q '"(1,1,3)"' <<<"$out" || fail "node: $out"
     if q node nid99999 2>"$work/err.txt"; then fail "unknown node accepted"; fi

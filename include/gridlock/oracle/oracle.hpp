@@ -72,7 +72,8 @@ class Oracle {
   /// The route with each link's metrics: topology route_json() plus `used_bw_pct`, `stall_pct`,
   /// `bytes_per_s` per link.
   [[nodiscard]] Json route_detail(topo::NodeId src, topo::NodeId dst, double window_s) const;
-  /// The `count` links with the highest used bandwidth (ties: higher stall %, then lower id).
+  /// The `count` links with the highest used bandwidth % (compared at a resolution of 1e-6 %, that
+  /// of LDMS's `% x1e6` columns); ties: more bytes/s, higher stall %, with data, then lower id.
   [[nodiscard]] Json top_links(std::size_t count, double window_s) const;
 
  private:

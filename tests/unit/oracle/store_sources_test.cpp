@@ -76,7 +76,8 @@ TEST(SimulatedLoad, PaperPairsLoadThePapersLinks) {
     ids[i] = i;
   }
   std::stable_sort(ids.begin(), ids.end(), [&](auto a, auto b) { return demand[a] > demand[b]; });
-  // The three most loaded links join (1,1,7)-(1,1,6), (1,1,6)-(1,1,5) and (1,1,5)-(1,1,4).
+  // By offered bytes/s (the service ranks by %: Oracle.TopLinksRankByUsedBandwidthPercentThenBytes),
+  // the three most loaded links join (1,1,7)-(1,1,6), (1,1,6)-(1,1,5) and (1,1,5)-(1,1,4).
   const std::set<topo::LinkId> top(ids.begin(), ids.begin() + 3);
   const std::set<topo::LinkId> paper{torus_link(t, {1, 1, 7}, "Z-"), torus_link(t, {1, 1, 6}, "Z-"),
                                      torus_link(t, {1, 1, 5}, "Z-")};
@@ -94,6 +95,33 @@ TEST(SimulatedLoad, PaperPairsLoadThePapersLinks) {
   const auto y = torus_link(t, {1, 0, 6}, "Y+");
   EXPECT_NEAR(snap->links[y].used_bw_pct, 100 * 4 / 4.6875, 1e-9);
   EXPECT_EQ(snap->links[y].stall_pct, 0);
+}
+
+// What `gridlock oracle query links --top 3` answers against `gridlock oracle serve torus:2x2x8`:
+// the links ranked by the used bandwidth % the service reports. The paper's three links come first:
+// (1,1,6)->(1,1,5) with three flows (64%), then (1,1,5)->(1,1,4) and (1,1,7)->(1,1,6) with two
+// flows each (42.7%), tied in percentage with four Y links that carry one flow at half the
+// capacity and ranked before them because they carry twice the bytes.
+TEST(Oracle, TopLinksRankByUsedBandwidthPercentThenBytes) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  SimulatedLoad sim(t, paper_congestion_flows(t, 2e9));  // the service's default --sim-rate
+  MetricStore store(t);
+  sim.poll(store, 1.0);
+  const Oracle oracle(t, store);
+  const Json top = oracle.top_links(7, 0);
+  ASSERT_EQ(top.size(), 7U);
+  EXPECT_EQ(top[0]["name"], "(1,1,6) Z- -> (1,1,5)");
+  EXPECT_EQ(top[0]["id"], torus_link(t, {1, 1, 6}, "Z-"));
+  EXPECT_NEAR(top[0]["used_bw_pct"].get<double>(), 64, 1e-9);
+  // Ties in percentage and bytes are broken by link id: the order is the same on every run.
+  EXPECT_EQ(top[1]["name"], "(1,1,5) Z- -> (1,1,4)");
+  EXPECT_EQ(top[2]["name"], "(1,1,7) Z- -> (1,1,6)");
+  for (std::size_t i = 1; i < 7; ++i) {
+    SCOPED_TRACE(top[i].dump());
+    EXPECT_NEAR(top[i]["used_bw_pct"].get<double>(), 100 * 2 / 4.6875, 1e-9);
+    EXPECT_EQ(top[i]["bytes_per_s"].get<double>(), i < 3 ? 4e9 : 2e9);
+    EXPECT_EQ(top[i]["direction"].get<std::string>()[0], i < 3 ? 'Z' : 'Y');
+  }
 }
 
 TEST(Oracle, RouteMetricsAndReducers) {
