@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/capacity.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/oracle/sources.hpp"
@@ -214,6 +215,7 @@ struct LdmsCsvSource::Impl {
   std::uint64_t truncations = 0;
   std::uint64_t counter_wraps = 0;
   std::uint64_t counter_resets = 0;
+  std::uint64_t clamped_values = 0;
   std::set<std::string> unknown_producers;
   std::set<std::string> ignored_columns;
   std::deque<std::string> problems;
@@ -294,6 +296,40 @@ struct LdmsCsvSource::Impl {
       }
     }
     state.has_header = true;
+  }
+
+  // The bytes to store for `bytes` carried in `interval_s` on a link of `capacity`, or nothing:
+  // over capacity they are clamped or rejected and reported (detail/capacity.hpp). A rejected
+  // counter increase is counted as a reset, a rejected percentage or rate as a malformed value.
+  std::optional<double> checked_bytes(double bytes, double interval_s, double capacity,
+                                      const std::string& where, const std::string& column,
+                                      const std::string& producer, bool counter) {
+    const auto check = detail::check_capacity(bytes, interval_s, capacity);
+    switch (check.verdict) {
+      case detail::Verdict::kOk:
+        return bytes;
+      case detail::Verdict::kClamped:
+        ++clamped_values;
+        problem(fmt::format("{}: '{}' of {} is {:.4g}% of the link's capacity ({:.4g} B/s); stored as 100%",
+                            where, column, producer, check.percent, capacity));
+        return check.bytes;
+      case detail::Verdict::kRejected:
+        break;
+    }
+    if (counter) {
+      ++counter_resets;
+      problem(
+          fmt::format("{}: counter '{}' of {} rose by {:.4g} bytes in {:.4g} s, {:.4g}% of the link's "
+                      "capacity: taken as a reset; interval skipped",
+                      where, column, producer, bytes, interval_s, check.percent));
+    } else {
+      ++malformed_values;
+      problem(
+          fmt::format("{}: '{}' of {} is {:.4g}% of the link's capacity ({:.4g} B/s), more than {:g} "
+                      "times it: value skipped (is the topology's link capacity right?)",
+                      where, column, producer, check.percent, capacity, detail::kMaxOvershoot));
+    }
+    return std::nullopt;
   }
 
   void process_row(FileState& state, std::string_view line, const std::string& where, MetricStore& store) {
@@ -383,11 +419,15 @@ struct LdmsCsvSource::Impl {
       const double v = *value * c.scale;
       switch (c.quantity) {
         case Quantity::kUsedBwPct:
-          store.add_bytes(*link, *time, interval, v / 100 * store.capacity(*link) * interval);
+        case Quantity::kBwBytesPerS: {
+          const double capacity = store.capacity(*link);
+          const double bytes =
+              c.quantity == Quantity::kUsedBwPct ? v / 100 * capacity * interval : v * interval;
+          if (const auto kept = checked_bytes(bytes, interval, capacity, where, c.name, producer, false)) {
+            store.add_bytes(*link, *time, interval, *kept);
+          }
           break;
-        case Quantity::kBwBytesPerS:
-          store.add_bytes(*link, *time, interval, v * interval);
-          break;
+        }
         case Quantity::kCreditStallPct:
           store.add_stall(*link, *time, interval, v / 100 * interval);
           break;
@@ -407,12 +447,17 @@ struct LdmsCsvSource::Impl {
             break;
           }
           const double d = delta.delta * c.scale;
-          if (c.quantity == Quantity::kTrafficBytes) {
-            store.add_bytes(*link, *time, delta.interval_s, d);
+          if (c.quantity == Quantity::kTrafficBytes || c.quantity == Quantity::kIbXmitData ||
+              c.quantity == Quantity::kIbRcvData) {
+            const double bytes = c.quantity == Quantity::kTrafficBytes ? d : d * 4;
+            if (const auto kept = checked_bytes(bytes, delta.interval_s, store.capacity(*link), where, c.name,
+                                                producer, true)) {
+              store.add_bytes(*link, *time, delta.interval_s, *kept);
+            } else {
+              store.note_counter_event(CounterTracker::Event::kReset);
+            }
           } else if (c.quantity == Quantity::kCreditStallNs) {
             store.add_stall(*link, *time, delta.interval_s, d * 1e-9);
-          } else if (c.quantity == Quantity::kIbXmitData || c.quantity == Quantity::kIbRcvData) {
-            store.add_bytes(*link, *time, delta.interval_s, d * 4);
           } else if (c.quantity == Quantity::kIbXmitWait) {
             const double seconds = options.ib_xmit_wait.seconds(d, store.capacity(*link));
             if (std::isnan(seconds)) {
@@ -572,6 +617,7 @@ Json LdmsCsvSource::status() const {
           {"truncations", impl_->truncations},
           {"counter_wraps", impl_->counter_wraps},
           {"counter_resets", impl_->counter_resets},
+          {"clamped_values", impl_->clamped_values},
           {"unknown_producers", impl_->unknown_producers},
           {"ignored_columns", impl_->ignored_columns},
           {"recent_problems", impl_->problems},

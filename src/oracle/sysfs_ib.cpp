@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/capacity.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/oracle/sources.hpp"
@@ -103,6 +104,9 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
   double wait_s = 0;
   double interval = 0;
   double rate = 0;
+  // A port whose data counter is taken as reset leaves the link's bytes of this interval unknown.
+  bool xmit_skipped = false;
+  bool rcv_skipped = false;
   for (const auto& port : ports) {
     auto& state = ports_
                       .try_emplace(port.string(), PortState{CounterTracker(options_.counter_bits),
@@ -114,8 +118,10 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
       port_rate = parse_ib_rate_bytes_per_s(*text);
       rate += port_rate;
     }
-    // The counter's increase over the last interval, if there is one.
+    // The counter's increase over the last interval, if there is one; `reset` tells whether it went back.
+    bool reset = false;
     const auto read_counter = [&](const char* name, CounterTracker& tracker) -> std::optional<double> {
+      reset = false;
       const auto text = read_text(port / "counters" / name);
       const auto value = text ? detail::to_u64(*text) : std::nullopt;
       if (!value) {
@@ -125,18 +131,45 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
       }
       const auto delta = tracker.update(now_s, *value);
       store.note_counter_event(delta.event);
+      if (delta.event == CounterTracker::Event::kReset) {
+        reset = true;
+        ++counter_resets_;
+        problem(fmt::format("{}: went back to {} (reset); interval skipped",
+                            (port / "counters" / name).string(), *value));
+      }
       if (delta.event != CounterTracker::Event::kDelta && delta.event != CounterTracker::Event::kWrap) {
         return std::nullopt;
       }
       interval = delta.interval_s;
       return delta.delta;
     };
-    if (const auto d = read_counter("port_xmit_data", state.xmit)) {
-      xmit_bytes += *d * 4;
-    }
-    if (const auto d = read_counter("port_rcv_data", state.rcv)) {
-      rcv_bytes += *d * 4;
-    }
+    // Bytes of a data counter's increase, checked against the port's rate (detail/capacity.hpp).
+    const auto add_data = [&](const char* name, CounterTracker& tracker, double& sum, bool& skipped) {
+      const auto d = read_counter(name, tracker);
+      if (!d) {
+        skipped = skipped || reset;
+        return;
+      }
+      const auto check = detail::check_capacity(*d * 4, interval, port_rate);
+      if (check.verdict == detail::Verdict::kRejected) {
+        store.note_counter_event(CounterTracker::Event::kReset);
+        ++counter_resets_;
+        skipped = true;
+        problem(
+            fmt::format("{}: {} rose by {:.4g} bytes in {:.4g} s, {:.4g}% of the port's rate: taken as a "
+                        "reset; interval skipped",
+                        port.string(), name, *d * 4, interval, check.percent));
+        return;
+      }
+      if (check.verdict == detail::Verdict::kClamped) {
+        ++clamped_values_;
+        problem(fmt::format("{}: {} is {:.4g}% of the port's rate ({:.4g} B/s); stored as 100%",
+                            port.string(), name, check.percent, port_rate));
+      }
+      sum += check.bytes;
+    };
+    add_data("port_xmit_data", state.xmit, xmit_bytes, xmit_skipped);
+    add_data("port_rcv_data", state.rcv, rcv_bytes, rcv_skipped);
     if (const auto d = read_counter("port_xmit_wait", state.wait)) {
       const double seconds = options_.xmit_wait.seconds(*d, port_rate);
       if (std::isnan(seconds)) {
@@ -157,8 +190,21 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
     store.set_capacity(eject, rate);
   }
   if (interval > 0) {
-    store.add_interval(inject, now_s, interval, xmit_bytes, std::min(wait_s, interval));
-    store.add_bytes(eject, now_s, interval, rcv_bytes);
+    if (xmit_skipped) {
+      store.add_stall(inject, now_s, interval, std::min(wait_s, interval));
+    } else {
+      store.add_interval(inject, now_s, interval, xmit_bytes, std::min(wait_s, interval));
+    }
+    if (!rcv_skipped) {
+      store.add_bytes(eject, now_s, interval, rcv_bytes);
+    }
+  }
+}
+
+void SysfsIbSource::problem(std::string message) {
+  problems_.push_back(std::move(message));
+  if (problems_.size() > 20) {
+    problems_.pop_front();
   }
 }
 
@@ -170,6 +216,9 @@ Json SysfsIbSource::status() const {
           {"polls", polls_},
           {"read_errors", read_errors_},
           {"last_error", last_error_},
+          {"counter_resets", counter_resets_},
+          {"clamped_values", clamped_values_},
+          {"recent_problems", problems_},
           {"rate_bytes_per_s", rate_bytes_per_s_},
           {"xmit_wait_unit", options_.xmit_wait.to_string()}};
 }

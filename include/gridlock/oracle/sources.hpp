@@ -4,6 +4,7 @@
 /// InfiniBand counters in sysfs. All sources are polled; none throws on bad data after start-up:
 /// problems are counted and described in status().
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -155,10 +156,12 @@ class SysfsIbSource final : public Source {
   SysfsIbSource(const topo::Topology& topology, topo::NodeId node, SysfsIbOptions options = {});
   /// Reads every port's counters; the interval ends at `now_s`.
   void poll(MetricStore& store, double now_s) override;
-  /// Node, ports, polls, read errors and the last one, port rate.
+  /// Node, ports, polls, read errors and the last one, port rate, counter resets, values clamped
+  /// to the port's rate, and the last 20 problems.
   [[nodiscard]] Json status() const override;
 
  private:
+  void problem(std::string message);
   struct PortState {
     CounterTracker xmit;
     CounterTracker rcv;
@@ -171,6 +174,9 @@ class SysfsIbSource final : public Source {
   std::uint64_t polls_ = 0;
   std::uint64_t read_errors_ = 0;
   std::string last_error_;
+  std::uint64_t counter_resets_ = 0;
+  std::uint64_t clamped_values_ = 0;
+  std::deque<std::string> problems_;
   double rate_bytes_per_s_ = 0;
 };
 

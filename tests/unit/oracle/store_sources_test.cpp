@@ -353,6 +353,45 @@ TEST(LdmsCsv, IetfQuotedHeaderAndMillisecondTime) {
   EXPECT_NEAR(snap.links[z_in].used_bw_pct, (61.0 * 1 + 59.0 * 2.0005) / 3.0005, 1e-9);
 }
 
+// Used bandwidth above 100% cannot be measured: up to twice the capacity it is stored as 100%,
+// beyond that a percentage is skipped and a counter increase taken as a reset; all are reported.
+TEST(LdmsCsv, UsedBandwidthOverCapacityIsClampedOrSkippedAndReported) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("over");
+  std::ofstream(dir / "over.csv") << "#Time,ProducerName,Z+_SAMPLE_GEMINI_LINK_USED_BW (%),X-_traffic (B)\n"
+                                     "10,nid00050,150,1000\n"
+                                     "11,nid00050,250,18446744073709551000\n"  // a jump of ~1.8e19 bytes
+                                     "12,nid00050,50,2000\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  const auto status = source.status();
+  EXPECT_EQ(status["rows"], 3) << status.dump();
+  EXPECT_EQ(status.value("clamped_values", 0), 1) << status.dump();
+  EXPECT_EQ(status["malformed_values"], 1) << status.dump();
+  EXPECT_EQ(status["counter_resets"], 1) << status.dump();
+  EXPECT_EQ(store.stats().counter_resets, 1U);
+  const std::string problems = status["recent_problems"].dump();
+  EXPECT_NE(problems.find("over.csv:2: 'Z+_SAMPLE_GEMINI_LINK_USED_BW (%)' of nid00050 is 150%"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("over.csv:3: 'Z+_SAMPLE_GEMINI_LINK_USED_BW (%)' of nid00050 is 250%"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("over.csv:3: counter 'X-_traffic (B)' of nid00050 rose by 1.845e+19 bytes"),
+            std::string::npos)
+      << problems;
+  const auto z_in = *t.link_in(t.router_at(1, 0, 6), "Z+");
+  const auto x_in = *t.link_in(t.router_at(1, 0, 6), "X-");
+  const auto snap = store.snapshot(10);
+  EXPECT_NEAR(snap.links[z_in].used_bw_pct, (100.0 + 50.0) / 2, 1e-9);  // 150 -> 100; 250 skipped
+  // 10 s .. 11 s skipped; 11 s .. 12 s: the counter came back near 0, 2616 bytes after the wrap.
+  EXPECT_NEAR(snap.links[x_in].bytes_per_s, 2616, 1e-6);
+  for (const auto& link : snap.links) {
+    EXPECT_LE(link.used_bw_pct, 100);
+  }
+}
+
 void write_port(const std::filesystem::path& root, const std::string& dev, int port, std::uint64_t xmit,
                 std::uint64_t rcv, std::uint64_t wait) {
   const auto dir = root / "class" / "infiniband" / dev / "ports" / std::to_string(port);
@@ -376,6 +415,30 @@ struct FakeIbNode {
   MetricStore store{*t};
   std::unique_ptr<SysfsIbSource> source;
 };
+
+TEST(SysfsIb, CounterJumpIsAResetAndOverRateIsClamped) {
+  FakeIbNode node("sysfs_over");
+  // port_xmit_data counts 4-byte units: +4.6e18 units is ~1.8e19 bytes in 1 s.
+  write_port(node.root, "mlx5_0", 1, 4611686018427387000ULL, 1000, 0);
+  node.source->poll(node.store, 11);
+  auto status = node.source->status();
+  EXPECT_EQ(status.value("counter_resets", 0), 1) << status.dump();
+  EXPECT_NE(
+      status.value("recent_problems", Json::array()).dump().find("port_xmit_data rose by 1.845e+19 bytes"),
+      std::string::npos)
+      << status.dump();
+  auto snap = node.store.snapshot(0);
+  EXPECT_EQ(snap.links[node.t->injection_link(5)].bytes_per_s, 0);
+  EXPECT_NEAR(snap.links[node.t->ejection_link(5)].bytes_per_s, 4000, 1e-9);
+  // 1.5 times the port's 12.5 GB/s: stored as 100%.
+  write_port(node.root, "mlx5_0", 1, 4611686018427387000ULL + 4687500000ULL, 1000, 0);
+  node.source->poll(node.store, 12);
+  status = node.source->status();
+  EXPECT_EQ(status.value("clamped_values", 0), 1) << status.dump();
+  // Over both intervals: the skipped one does not count as an idle second.
+  snap = node.store.snapshot(10);
+  EXPECT_NEAR(snap.links[node.t->injection_link(5)].used_bw_pct, 100, 1e-9);
+}
 
 TEST(SysfsIb, FakeTree) {
   FakeIbNode node("sysfs");
