@@ -4,10 +4,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -113,6 +115,14 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
     if (rest.empty()) {
       throw InputError("--source ldms:PATH needs a store_csv file or directory, e.g. ldms:/var/ldms/csv");
     }
+    // Fail now rather than serve no data: the path is the directory (or file) store_csv writes.
+    std::error_code ec;
+    if (!std::filesystem::exists(rest, ec)) {
+      throw IoError(
+          fmt::format("--source ldms:{}: no such file or directory; give the store_csv output directory (its "
+                      "path/container) or one of its files, e.g. ldms:/var/ldms/csv",
+                      rest));
+    }
     oracle::LdmsCsvOptions options;
     options.counter_bits = args.counter_bits;
     options.ib_xmit_wait = xmit_wait;
@@ -123,6 +133,18 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
     oracle::SysfsIbOptions options;
     if (!rest.empty()) {
       options.sys_root = rest;
+    }
+    std::error_code ec;
+    const auto devices = options.sys_root / "class" / "infiniband";
+    if (!std::filesystem::is_directory(options.sys_root, ec)) {
+      throw IoError(fmt::format("--source {}: '{}' is not a directory; give the sysfs root, e.g. sysfs:/sys",
+                                text, options.sys_root.string()));
+    }
+    if (!std::filesystem::is_directory(devices, ec)) {
+      throw IoError(
+          fmt::format("--source {}: no InfiniBand devices ('{}' does not exist): is an InfiniBand driver "
+                      "loaded on this node?",
+                      text, devices.string()));
     }
     options.counter_bits = args.counter_bits;
     options.xmit_wait = xmit_wait;
@@ -138,13 +160,34 @@ std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo:
       "unknown --source '{}': use sim[:paper|:none|:MATRIX_FILE], ldms:PATH or sysfs[:ROOT]", text));
 }
 
+// Shortest --poll: sources are read in a loop, and a shorter period only burns CPU (LDMS samples
+// every second or so, InfiniBand counters are read from sysfs).
+constexpr double kMinPollS = 0.01;
+
 void run_serve(const ServeArgs& args) {
   const auto topology = topo::make_topology(args.spec);
   const auto [host, port] = parse_listen(args.listen);
   const double poll_s = parse_duration_seconds(args.poll, "--poll");
   const double duration_s = parse_duration_seconds(args.duration, "--duration");
-  if (!(poll_s > 0)) {
-    throw InputError("--poll must be positive, e.g. --poll 1s");
+  if (!(poll_s >= kMinPollS)) {
+    throw InputError(fmt::format(
+        "--poll {}: must be at least 10ms (how often the sources are read), e.g. --poll 1s", args.poll));
+  }
+  if (!(args.retention_s > 0) || !std::isfinite(args.retention_s)) {
+    throw InputError(fmt::format(
+        "--retention {}: must be a positive number of seconds (the history kept per link; with none "
+        "every link would have no data), e.g. --retention 600",
+        args.retention_s));
+  }
+  if (args.max_pairs == 0) {
+    throw InputError(
+        "--max-pairs 0: must be at least 1 (the most node pairs in one request), e.g. --max-pairs 100000");
+  }
+  const auto max_body = parse_byte_size(args.max_body, "--max-body");
+  if (max_body == 0) {
+    throw InputError(fmt::format(
+        "--max-body {}: must be at least 1 byte (the largest request body accepted), e.g. --max-body 4MiB",
+        args.max_body));
   }
   // Parsed before the sources: a malformed unit is an error even when no source reads
   // InfiniBand counters.
@@ -173,7 +216,7 @@ void run_serve(const ServeArgs& args) {
   options.port = port;
   options.threads = args.threads;
   options.max_pairs = args.max_pairs;
-  options.max_body_bytes = parse_byte_size(args.max_body, "--max-body");
+  options.max_body_bytes = max_body;
   // Block SIGINT and SIGTERM in every thread (the server's inherit the mask); wait for them below.
   sigset_t signals;
   sigemptyset(&signals);

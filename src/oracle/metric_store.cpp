@@ -5,6 +5,10 @@
 #include <limits>
 #include <mutex>
 
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
 namespace gridlock::oracle {
 
 CounterTracker::Delta CounterTracker::update(double time_s, std::uint64_t value) noexcept {
@@ -43,6 +47,11 @@ CounterTracker::Delta CounterTracker::update(double time_s, std::uint64_t value)
 
 MetricStore::MetricStore(const topo::Topology& topology, double retention_s)
     : link_count_(topology.links().size()), retention_s_(retention_s) {
+  if (!(retention_s > 0) || !std::isfinite(retention_s)) {
+    // With no history kept every interval would be dropped as soon as it is added.
+    throw InputError(fmt::format(
+        "metric store retention {} s: must be a positive number of seconds, e.g. 600", retention_s));
+  }
   capacity_.reserve(link_count_);
   for (const auto& link : topology.links()) {
     capacity_.push_back(link.capacity_bytes_per_s);

@@ -78,7 +78,8 @@ struct StoreStats {
 /// Thread-safe store of per-link intervals.
 class MetricStore {
  public:
-  /// A store for the links of `topology` (capacities are copied), keeping `retention_s` seconds.
+  /// A store for the links of `topology` (capacities are copied), keeping `retention_s` seconds;
+  /// throws InputError unless `retention_s` is positive and finite.
   explicit MetricStore(const topo::Topology& topology, double retention_s = 600);
 
   /// Adds one interval. Invalid input (unknown link, negative or non-finite values, zero interval,

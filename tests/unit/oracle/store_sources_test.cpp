@@ -65,6 +65,14 @@ TEST(MetricStore, WindowedMetrics) {
   EXPECT_EQ(store.stats().intervals, 2U);
 }
 
+TEST(MetricStore, RetentionMustBePositive) {
+  const auto t = topo::make_topology("torus:1x1x4,npr=1");
+  for (const double bad : {0.0, -5.0, std::nan("")}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(MetricStore(*t, bad), InputError);
+  }
+}
+
 TEST(SimulatedLoad, PaperPairsLoadThePapersLinks) {
   const topo::Torus3D t(topo::TorusOptions{});
   SimulatedLoad sim(t, paper_congestion_flows(t, 4e9));
