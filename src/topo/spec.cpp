@@ -178,6 +178,22 @@ std::unique_ptr<Topology> make_fat_tree(std::string_view shape, const std::vecto
                     spec));
   }
   o.down = parse_shape(shape, spec, "fat tree shape");
+  std::string_view taper;
+  std::string_view up;
+  for (const auto& [key, value] : keys) {
+    if (key == "taper") {
+      taper = value;
+    } else if (key == "up") {
+      up = value;
+    }
+  }
+  if (!taper.empty() && !up.empty()) {
+    throw InputError(
+        fmt::format("keys 'taper={}' and 'up={}' conflict in fat tree spec '{}': both set the up-links "
+                    "(taper divides them, up "
+                    "lists them per level); give one",
+                    taper, up, spec));
+  }
   for (const auto& [key, value] : keys) {
     if (key == "taper") {
       o.taper = parse_double(value, spec, "taper");
@@ -237,7 +253,16 @@ std::unique_ptr<Topology> make_topology(std::string_view spec) {
       }
       shape = part;
     } else {
-      keys.push_back({part.substr(0, eq), part.substr(eq + 1)});
+      const auto key = part.substr(0, eq);
+      // A repeated key would silently take its last value; say which one instead.
+      for (const auto& earlier : keys) {
+        if (earlier.key == key) {
+          throw InputError(
+              fmt::format("key '{}' is given twice in topology spec '{}' ('{}={}' and '{}'); give it once",
+                          key, spec, key, earlier.value, part));
+        }
+      }
+      keys.push_back({key, part.substr(eq + 1)});
     }
     first = false;
   }

@@ -265,6 +265,11 @@ TEST(Spec, ErrorsNameThePartAndTheForm) {
   EXPECT_NE(message("dragonfly:g=40,a=2,p=1,h=1").find("a*h >= g-1"), std::string::npos);
   EXPECT_NE(message("fattree:").find("needs a shape"), std::string::npos);
   EXPECT_NE(message("fattree:4x4,taper=0.5").find("taper"), std::string::npos);
+  // A key given twice, or two keys that set the same thing, used to take the last or one silently.
+  EXPECT_NE(message("torus:2x2x8,npr=2,npr=3").find("key 'npr' is given twice"), std::string::npos);
+  EXPECT_NE(message("dragonfly:g=9,a=4,p=2,h=2,g=5").find("key 'g' is given twice"), std::string::npos);
+  EXPECT_NE(message("fattree:16x8,taper=2,up=4").find("keys 'taper=2' and 'up=4' conflict"),
+            std::string::npos);
   // Every model refuses more than kMaxTopologyNodes nodes before building anything (a 4096^3 torus
   // used to start building 68 G routers).
   EXPECT_NE(message("torus:4096x4096x4096").find("torus too large"), std::string::npos);
