@@ -68,11 +68,25 @@ struct Client::Impl {
 
 Client::Client(const std::string& url, int timeout_s) {
   std::string_view rest(url);
-  if (rest.substr(0, 7) == "http://") {
-    rest.remove_prefix(7);
+  if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) {
+    if (rest.substr(0, scheme) != "http") {
+      // The oracle serves plain HTTP only; left alone, "https://" became part of the host name.
+      throw InputError(fmt::format(
+          "oracle URL '{}': {}:// is not supported, the oracle serves plain HTTP; use http://HOST:PORT, e.g. "
+          "http://127.0.0.1:8600",
+          url, rest.substr(0, scheme)));
+    }
+    rest.remove_prefix(scheme + 3);
   }
   while (!rest.empty() && rest.back() == '/') {
     rest.remove_suffix(1);
+  }
+  if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
+    throw InputError(
+        fmt::format("oracle URL '{}' must not have a path ('{}'): give http://HOST:PORT only, e.g. "
+                    "http://127.0.0.1:8600; the "
+                    "client adds /v1/... itself",
+                    url, rest.substr(slash)));
   }
   const auto colon = rest.rfind(':');
   int port = 0;

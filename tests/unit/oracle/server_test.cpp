@@ -557,6 +557,21 @@ TEST(ServerStart, PortInUseIsAnIoError) {
 TEST(ClientUrl, RejectsMalformedUrls) {
   EXPECT_THROW(Client("http://localhost"), InputError);
   EXPECT_THROW(Client("localhost:99999"), InputError);
+  const auto message = [](const std::string& url) {
+    try {
+      Client c(url);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // https used to become part of the host ("cannot reach ... http://https://..."), a path part of
+  // the port ("port '34413/v1' must be 1..65535").
+  EXPECT_NE(message("https://127.0.0.1:8600").find("https:// is not supported"), std::string::npos)
+      << message("https://127.0.0.1:8600");
+  EXPECT_NE(message("http://127.0.0.1:8600/v1").find("must not have a path ('/v1')"), std::string::npos)
+      << message("http://127.0.0.1:8600/v1");
+  EXPECT_NO_THROW(Client("http://127.0.0.1:8600/"));
   Client unreachable("127.0.0.1:1", 2);
   EXPECT_THROW((void)unreachable.health(), IoError);
   EXPECT_EQ(url_encode("a b/c"), "a%20b%2Fc");
