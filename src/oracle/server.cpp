@@ -64,6 +64,25 @@ double query_double(const httplib::Request& req, const char* name, double fallba
   return *value;
 }
 
+// The methods a known path answers (the value of an Allow header), or empty for an unknown path.
+// cpp-httplib answers a known path asked with another method 404, as if it did not exist.
+std::string_view allowed_methods(std::string_view path) {
+  if (path == "/v1/route-metrics") {
+    return "GET, HEAD, POST";
+  }
+  if (path == "/v1/metric-matrix") {
+    return "POST";
+  }
+  constexpr std::string_view kNodePrefix = "/v1/nodes/";
+  if (path == "/v1/health" || path == "/v1/topology" || path == "/v1/nodes" || path == "/v1/route" ||
+      path == "/v1/links" || path == "/metrics" ||
+      (path.substr(0, kNodePrefix.size()) == kNodePrefix && path.size() > kNodePrefix.size() &&
+       path.find('/', kNodePrefix.size()) == std::string_view::npos)) {
+    return "GET, HEAD";
+  }
+  return {};
+}
+
 std::string query_required(const httplib::Request& req, const char* name) {
   if (!req.has_param(name)) {
     throw HttpError(400, "bad_request", fmt::format("missing query parameter '{}'", name));
@@ -256,6 +275,16 @@ struct Server::Impl {
             res,
             error_body("too_large", fmt::format("request body larger than {} bytes", options.max_body_bytes)),
             413);
+      } else if (res.status == 404 && !allowed_methods(req.path).empty()) {
+        ++requests[kOther];
+        count_error("method_not_allowed");
+        const auto allow = allowed_methods(req.path);
+        res.set_header("Allow", std::string(allow));
+        reply(res,
+              error_body("method_not_allowed",
+                         fmt::format("{} is not allowed on '{}': use {} (see docs/oracle.md)", req.method,
+                                     req.path, allow)),
+              405);
       } else if (res.status == 404) {
         ++requests[kOther];
         count_error("not_found");

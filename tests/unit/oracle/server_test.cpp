@@ -224,6 +224,22 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
   r = c.Get("/v2/everything");
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(error_code(r), "not_found");
+  // A known path asked with another method: 405 and the methods it answers, not 404.
+  r = c.Delete("/v1/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(error_code(r), "method_not_allowed");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD");
+  r = c.Get("/v1/metric-matrix");
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  r = c.Put("/v1/route-metrics", "{}", "application/json");
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD, POST");
+  r = c.Delete("/v1/nodes/nid00012");
+  EXPECT_EQ(r->status, 405);
+  r = c.Delete("/v1/nodes/nid00012/extra");
+  EXPECT_EQ(r->status, 404);
   // Too many pairs, and a body over the size limit.
   Json many{{"pairs", Json::array()}};
   for (int i = 0; i < 1001; ++i) {
