@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -13,6 +15,7 @@
 #include "detail/lean_http.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/version.hpp"
 
 namespace gridlock::oracle {
@@ -135,19 +138,46 @@ struct Server::Impl {
     throw HttpError(400, "bad_request", "a node must be a name (string) or an index (non-negative integer)");
   }
 
+  // Field `name` of a request body as T (std::string, double or bool), `fallback` when absent. A
+  // wrong type names the field and both types, instead of the JSON library's exception text.
+  template <typename T>
+  static T body_field(const Json& body, const char* name, T fallback) {
+    const auto it = body.find(name);
+    if (it == body.end()) {
+      return fallback;
+    }
+    bool ok = false;
+    std::string_view expected;
+    if constexpr (std::is_same_v<T, std::string>) {
+      ok = it->is_string();
+      expected = "a string";
+    } else if constexpr (std::is_same_v<T, double>) {
+      ok = it->is_number();
+      expected = "a number";
+    } else {
+      static_assert(std::is_same_v<T, bool>);
+      ok = it->is_boolean();
+      expected = "true or false";
+    }
+    if (!ok) {
+      throw HttpError(400, "bad_request",
+                      fmt::format("field '{}' must be {}, not a JSON {} ({})", name, expected,
+                                  it->type_name(), printable_excerpt(it->dump())));
+    }
+    return it->get<T>();
+  }
+
   static MetricQuery query_from_json(const Json& body) {
     MetricQuery q;
     try {
-      q.metric = parse_metric(body.value("metric", std::string("hops")));
-      q.reducer = parse_reducer(body.value("reducer", std::string("max")));
-      q.window_s = body.value("window_s", 0.0);
-      q.endpoints = body.value("endpoints", false);
-      q.undirected = body.value("undirected", false);
+      q.metric = parse_metric(body_field(body, "metric", std::string("hops")));
+      q.reducer = parse_reducer(body_field(body, "reducer", std::string("max")));
     } catch (const InputError& e) {
       throw HttpError(400, "bad_request", e.what());
-    } catch (const Json::exception& e) {
-      throw HttpError(400, "bad_request", fmt::format("wrong type in the request: {}", e.what()));
     }
+    q.window_s = body_field(body, "window_s", 0.0);
+    q.endpoints = body_field(body, "endpoints", false);
+    q.undirected = body_field(body, "undirected", false);
     return q;
   }
 

@@ -138,6 +138,13 @@ class ServerTest : public ::testing::Test {
     c.set_connection_timeout(10, 0);
     return c;
   }
+  static std::string error_message(const httplib::Result& r) {
+    if (!r) {
+      return "no answer";
+    }
+    const Json body = Json::parse(r->body, nullptr, false);
+    return body.is_discarded() ? "not json" : body["error"].value("message", std::string("none"));
+  }
   static std::string error_code(const httplib::Result& r) {
     if (!r) {
       return "no answer";
@@ -216,6 +223,14 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
   EXPECT_EQ(r->status, 400);
   r = c.Post("/v1/route-metrics", R"({"window_s":"long","pairs":[]})", "application/json");
   EXPECT_EQ(r->status, 400);
+  // The field and both types, not the JSON library's "[json.exception.type_error.302] ...".
+  EXPECT_EQ(error_message(r), R"(field 'window_s' must be a number, not a JSON string ("long"))");
+  r = c.Post("/v1/metric-matrix", R"({"nodes":[12,38],"endpoints":1})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_message(r), "field 'endpoints' must be true or false, not a JSON number (1)");
+  r = c.Post("/v1/route-metrics", R"({"metric":["bw"],"pairs":[]})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_message(r), R"(field 'metric' must be a string, not a JSON array (["bw"]))");
   r = c.Get("/v1/route?src=nid00012");
   EXPECT_EQ(r->status, 400);
   r = c.Get("/v1/nodes/nobody");
