@@ -4,6 +4,8 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -103,6 +105,8 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
                                           "check the path (format: one 'name x y z' line per node)"));
     std::string line;
     int line_no = 0;
+    // Where each name was first listed: finish() would find a duplicate too, but without file:line.
+    std::unordered_map<std::string, int> first_line;
     while (std::getline(in, line)) {
       ++line_no;
       std::string_view view(line);
@@ -125,6 +129,12 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
           throw InputError(fmt::format("{}: {} coordinate '{}' must be an integer from 0 to {}", where,
                                        kDimName[d], printable_excerpt(f), dims[d] - 1));
         }
+      }
+      const auto [earlier, added] = first_line.try_emplace(std::string(fields[0]), line_no);
+      if (!added) {
+        throw InputError(
+            fmt::format("{}: node '{}' is already listed on line {}; every node needs a unique name", where,
+                        printable_excerpt(fields[0]), earlier->second));
       }
       add_node(std::string(fields[0]), router_at(c[0], c[1], c[2]));
     }

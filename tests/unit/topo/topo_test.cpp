@@ -147,6 +147,18 @@ TEST(Torus, CoordinatesFile) {
     EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("0 to 1"), std::string::npos) << e.what();
   }
+  // A name listed twice says where, like every other error of the file.
+  const auto twice = dir / "twice.txt";
+  std::ofstream(twice) << "alpha 0 0 0\nbeta 0 1 0\n# comment\nalpha 1 1 1\n";
+  o.coords_file = twice;
+  try {
+    const Torus3D broken(o);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("twice.txt:4: node 'alpha' is already listed on line 1"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Dragonfly, AllPairsConnectedWithClosedFormHops) {
