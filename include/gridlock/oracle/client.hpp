@@ -14,7 +14,8 @@ namespace gridlock::oracle {
 /// Talks to `gridlock oracle serve`.
 class Client {
  public:
-  /// `url` is `http://HOST:PORT` or `HOST:PORT`. Throws InputError on a malformed URL.
+  /// `url` is `http://HOST:PORT` or `HOST:PORT` (a trailing `/` is fine). Throws InputError on a
+  /// malformed URL, another scheme (`https://`: the oracle serves plain HTTP) or a path (`/v1`).
   explicit Client(const std::string& url, int timeout_s = 10);
   /// Closes the connection.
   ~Client();
