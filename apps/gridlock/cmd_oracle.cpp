@@ -382,7 +382,8 @@ void add_oracle_command(CLI::App& app) {
   serve
       ->add_option("--ib-tick-ns", serve_args->ib_tick_ns,
                    "Same as --ib-xmit-wait-unit <value>ns: nanoseconds per port_xmit_wait increment")
-      ->check(CLI::PositiveNumber)
+      // A bounded range: CLI11's PositiveNumber would print the whole range of a double.
+      ->check(CLI::Range(1e-3, 1e9))
       ->excludes(unit_option);
   serve->add_option("--retention", serve_args->retention_s, "Seconds of history kept per link")
       ->capture_default_str();
