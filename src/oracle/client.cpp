@@ -21,6 +21,24 @@ struct Client::Impl {
     http.set_write_timeout(timeout_s, 0);
   }
 
+  // cpp-httplib names its errors in one word ("Connection"); say what each means here.
+  static std::string describe(httplib::Error error) {
+    switch (error) {
+      case httplib::Error::Connection:
+        return "connection refused, or the host is unreachable";
+      case httplib::Error::ConnectionTimeout:
+        return "no answer to the connection within the timeout";
+      case httplib::Error::Read:
+        return "the connection broke or timed out while reading the answer";
+      case httplib::Error::Write:
+        return "the connection broke while sending the request";
+      case httplib::Error::BindIPAddress:
+        return "cannot bind the local address";
+      default:
+        return httplib::to_string(error);
+    }
+  }
+
   // A string member of an error object, or `fallback` (the server is not trusted to send strings).
   static std::string string_field(const Json& object, const char* key, const char* fallback) {
     const auto it = object.find(key);
@@ -32,7 +50,7 @@ struct Client::Impl {
       throw IoError(
           fmt::format("cannot reach the oracle at http://{}:{} ({}: {}); is 'gridlock oracle serve' "
                       "running there?",
-                      host, port, what, httplib::to_string(result.error())));
+                      host, port, what, describe(result.error())));
     }
     Json body = Json::parse(result->body, nullptr, false);
     // An oracle's errors are JSON {"error": {"code", "message"}}; anything else comes from some

@@ -117,9 +117,9 @@ struct Server::Impl {
     if (const auto id = t.find_node(name)) {
       return *id;
     }
-    throw HttpError(
-        404, "unknown_node",
-        fmt::format("unknown node '{}' (nodes are named like '{}')", name, t.nodes().front().name));
+    throw HttpError(404, "unknown_node",
+                    fmt::format("unknown node '{}' (nodes are named like '{}')", printable_excerpt(name),
+                                t.nodes().front().name));
   }
 
   topo::NodeId resolve(const Json& value) const {
@@ -322,7 +322,13 @@ struct Server::Impl {
               404);
       } else {
         count_error("http_error");
-        reply(res, error_body("http_error", fmt::format("HTTP status {}", res.status)), res.status);
+        // Statuses set by the HTTP layer before any handler ran: say what usually causes them.
+        const char* why = res.status == 400   ? ": the request could not be read (a POST needs a "
+                                                "Content-Length header or a chunked body)"
+                          : res.status == 414 ? ": the request line is too long"
+                          : res.status == 413 ? ": the request body is too large"
+                                              : "";
+        reply(res, error_body("http_error", fmt::format("HTTP status {}{}", res.status, why)), res.status);
       }
     });
     // First: cpp-httplib tries the patterns (std::regex) in order, and this is the latency-critical

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::topo {
 namespace {
@@ -116,11 +117,11 @@ NodeId Topology::node_id(std::string_view name) const {
   if (auto id = find_node(name)) {
     return *id;
   }
-  throw InputError(
-      fmt::format("unknown node '{}' in the {} topology '{}': use a node name such as '{}' or an "
-                  "index from 0 to {}",
-                  name, kind(), spec(), nodes_.empty() ? std::string("?") : nodes_.front().name,
-                  nodes_.empty() ? 0 : nodes_.size() - 1));
+  throw InputError(fmt::format(
+      "unknown node '{}' in the {} topology '{}': use a node name such as '{}' or an "
+      "index from 0 to {}",
+      printable_excerpt(name), kind(), spec(), nodes_.empty() ? std::string("?") : nodes_.front().name,
+      nodes_.empty() ? 0 : nodes_.size() - 1));
 }
 
 std::optional<RouterId> Topology::find_router(std::string_view name) const {

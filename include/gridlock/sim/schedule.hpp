@@ -23,7 +23,9 @@ namespace gridlock::sim {
 struct SimTime {
   std::uint64_t ps = 0;  ///< Picoseconds since the start of the simulation.
   /// Time ordering.
-  friend constexpr auto operator<=>(SimTime, SimTime) = default;
+  // clang-tidy 14 takes the literal 0 of a comparison rewritten through <=> (a < b becomes
+  // (a <=> b) < 0) for a null pointer constant.
+  friend constexpr auto operator<=>(SimTime, SimTime) = default;  // NOLINT(modernize-use-nullptr)
 };
 
 /// Picoseconds in one nanosecond.

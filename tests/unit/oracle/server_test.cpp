@@ -236,6 +236,10 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
   r = c.Get("/v1/nodes/nobody");
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(error_code(r), "unknown_node");
+  // Regression: a NUL in the name cut the message short ("unknown node '").
+  r = c.Get("/v1/nodes/a%00b");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find(R"(unknown node 'a\\x00b')"), std::string::npos) << r->body;
   r = c.Get("/v2/everything");
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(error_code(r), "not_found");
@@ -273,7 +277,7 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
   EXPECT_THROW((void)client.node("nobody"), InputError);
   const auto metrics = raw().Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("gridlock_oracle_errors_total{code=\"unknown_node\"} 3"), std::string::npos)
+  EXPECT_NE(metrics->body.find("gridlock_oracle_errors_total{code=\"unknown_node\"} 4"), std::string::npos)
       << metrics->body;
   EXPECT_NE(metrics->body.find("gridlock_oracle_link_used_bw_percent{link=\"(1,1,6) Z- -> (1,1,5)\"}"),
             std::string::npos);
@@ -605,6 +609,13 @@ TEST(ClientUrl, RejectsMalformedUrls) {
   EXPECT_NO_THROW(Client("http://127.0.0.1:8600/"));
   Client unreachable("127.0.0.1:1", 2);
   EXPECT_THROW((void)unreachable.health(), IoError);
+  // cpp-httplib's one-word "Connection" is said in full.
+  try {
+    (void)unreachable.health();
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("connection refused, or the host is unreachable"), std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(url_encode("a b/c"), "a%20b%2Fc");
 }
 
