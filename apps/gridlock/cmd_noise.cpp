@@ -131,17 +131,14 @@ void run_convert(const ConvertArgs& a) {
   // repeats right after its last detour.
   const std::uint64_t written_ns = to == noise::TraceFormat::kGridlock || trace.detours.empty()
                                        ? trace.duration_ns
-                                       : trace.detours.back().start_ns + trace.detours.back().length_ns;
-  const auto fraction = [&](std::uint64_t span_ns) {
-    return span_ns == 0 ? 0.0 : static_cast<double>(trace.total_detour_ns()) / static_cast<double>(span_ns);
-  };
+                                       : trace.last_detour_end_ns();
   noise::write_trace(a.output, trace, to);
   if (written_ns != trace.duration_ns) {
     fmt::print(stderr,
                "note: {} files do not store the measured duration ({}); the written trace repeats after "
                "its last detour ({}), so its noise fraction is {:.4f}% instead of {:.4f}%\n",
                a.to, format_time_ps(trace.duration_ns * 1000), format_time_ps(written_ns * 1000),
-               100.0 * fraction(written_ns), 100.0 * fraction(trace.duration_ns));
+               100.0 * trace.noise_fraction(written_ns), 100.0 * trace.noise_fraction());
   }
   if (trace.detours_not_listed > 0 && to != noise::TraceFormat::kGridlock) {
     fmt::print(stderr,
@@ -150,7 +147,7 @@ void run_convert(const ConvertArgs& a) {
                trace.detours_not_listed, a.input);
   }
   fmt::print("wrote {}: {} detours over {}, noise fraction {:.4f}%\n", a.output, trace.detours.size(),
-             format_time_ps(written_ns * 1000), 100.0 * fraction(written_ns));
+             format_time_ps(written_ns * 1000), 100.0 * trace.noise_fraction(written_ns));
 }
 
 }  // namespace

@@ -163,10 +163,7 @@ Measurement measure(const MeasureOptions& options) {
   } else {
     detour_loop([] { return read_monotonic_ns(); }, threshold_ticks, span_ticks, 1.0, options.max_detours, m);
   }
-  m.trace.duration_ns =
-      std::max(m.measured_ns, m.trace.detours.empty()
-                                  ? std::uint64_t{0}
-                                  : m.trace.detours.back().start_ns + m.trace.detours.back().length_ns);
+  m.trace.duration_ns = std::max(m.measured_ns, m.trace.last_detour_end_ns());
   return m;
 }
 

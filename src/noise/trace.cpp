@@ -221,7 +221,7 @@ NoiseTrace parse_columns(std::string_view text, std::string_view source, bool lo
     add_detour(t, d, source, no);
   }
   // These formats do not store the measured span: the trace repeats after its last detour.
-  t.duration_ns = t.detours.empty() ? 0 : t.detours.back().start_ns + t.detours.back().length_ns;
+  t.duration_ns = t.last_detour_end_ns();
   return t;
 }
 
@@ -235,8 +235,12 @@ std::uint64_t NoiseTrace::total_detour_ns() const noexcept {
   return sum;
 }
 
-double NoiseTrace::noise_fraction() const noexcept {
-  return duration_ns == 0 ? 0.0 : static_cast<double>(total_detour_ns()) / static_cast<double>(duration_ns);
+double NoiseTrace::noise_fraction(std::uint64_t span_ns) const noexcept {
+  return span_ns == 0 ? 0.0 : static_cast<double>(total_detour_ns()) / static_cast<double>(span_ns);
+}
+
+std::uint64_t NoiseTrace::last_detour_end_ns() const noexcept {
+  return detours.empty() ? 0 : detours.back().start_ns + detours.back().length_ns;
 }
 
 TraceFormat parse_trace_format(std::string_view text, std::string_view what) {

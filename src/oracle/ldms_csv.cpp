@@ -225,12 +225,7 @@ struct LdmsCsvSource::Impl {
   Impl(const topo::Topology& t, std::vector<std::filesystem::path> in, LdmsCsvOptions o)
       : topology(t), inputs(std::move(in)), options(o) {}
 
-  void problem(std::string message) {
-    problems.push_back(std::move(message));
-    if (problems.size() > 20) {
-      problems.pop_front();
-    }
-  }
+  void problem(std::string message) { detail::note_problem(problems, std::move(message)); }
 
   void parse_header(FileState& state, std::string_view line, const std::string& where) {
     state.columns.clear();

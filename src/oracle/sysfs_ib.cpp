@@ -201,12 +201,7 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
   }
 }
 
-void SysfsIbSource::problem(std::string message) {
-  problems_.push_back(std::move(message));
-  if (problems_.size() > 20) {
-    problems_.pop_front();
-  }
-}
+void SysfsIbSource::problem(std::string message) { detail::note_problem(problems_, std::move(message)); }
 
 Json SysfsIbSource::status() const {
   return {{"kind", "sysfs_ib"},

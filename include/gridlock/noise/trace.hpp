@@ -47,7 +47,12 @@ struct NoiseTrace {
   /// Total detour time in ns.
   [[nodiscard]] std::uint64_t total_detour_ns() const noexcept;
   /// Total detour time / duration (0 for an empty duration).
-  [[nodiscard]] double noise_fraction() const noexcept;
+  [[nodiscard]] double noise_fraction() const noexcept { return noise_fraction(duration_ns); }
+  /// Total detour time / `span_ns` (0 for an empty span).
+  [[nodiscard]] double noise_fraction(std::uint64_t span_ns) const noexcept;
+  /// Where the last detour ends, in ns (0 without detours): the period of a trace in a format
+  /// that stores no duration.
+  [[nodiscard]] std::uint64_t last_detour_end_ns() const noexcept;
 };
 
 /// Parses `auto`, `gridlock`, `netgauge` or `loggopsim`; throws InputError naming `what`.

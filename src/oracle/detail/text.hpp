@@ -2,11 +2,25 @@
 // Small text helpers shared by the oracle sources (private).
 #include <charconv>
 #include <cstdint>
+#include <deque>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gridlock::oracle::detail {
+
+// How many problems a source describes in its status (`recent_problems`).
+inline constexpr std::size_t kRecentProblems = 20;
+
+// Appends `message` to a source's recent problems, dropping the oldest beyond kRecentProblems.
+inline void note_problem(std::deque<std::string>& problems, std::string message) {
+  problems.push_back(std::move(message));
+  if (problems.size() > kRecentProblems) {
+    problems.pop_front();
+  }
+}
 
 // Splits on spaces, tabs and commas, dropping empty fields and carriage returns.
 inline std::vector<std::string_view> split_fields(std::string_view line) {
