@@ -1,8 +1,10 @@
 #include "gridlock/noise/pattern.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -146,6 +148,46 @@ void DetourPattern::seek(std::uint64_t a, Cursor& cursor) const noexcept {
   cursor.start = base + spans_[i].start;
   cursor.end = base + spans_[i].end;
   cursor.valid_from = a;
+}
+
+std::vector<DetourPattern::Cursor> DetourPattern::cursors_at(std::span<const std::uint64_t> positions) const {
+  std::vector<Cursor> cursors(positions.size());
+  if (spans_.empty()) {
+    return cursors;  // Not set: finish() answers without a detour list.
+  }
+  // A sweep reads the whole list once; a binary search reads about log2(size) lines per caller.
+  const std::size_t log2_size = std::bit_width(spans_.size());
+  if (spans_.size() / 8 > positions.size() * log2_size) {
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      seek(positions[i], cursors[i]);
+    }
+    return cursors;
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
+  order.reserve(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] < period_ps_) {
+      order.emplace_back(positions[i], static_cast<std::uint32_t>(i));
+    } else {
+      seek(positions[i], cursors[i]);  // Beyond the first period: not part of the sweep.
+    }
+  }
+  std::sort(order.begin(), order.end());
+  std::size_t next = 0;
+  for (const auto& [a, i] : order) {
+    while (next < spans_.size() && spans_[next].end <= a) {
+      ++next;
+    }
+    Cursor& cursor = cursors[i];
+    const bool wraps = next == spans_.size();
+    const Span& span = spans_[wraps ? 0 : next];
+    const std::uint64_t base = wraps ? period_ps_ : 0;
+    cursor.index = static_cast<std::uint32_t>(wraps ? 0 : next);
+    cursor.start = base + span.start;
+    cursor.end = base + span.end;
+    cursor.valid_from = a;
+  }
+  return cursors;
 }
 
 void DetourPattern::advance(Cursor& cursor) const noexcept {

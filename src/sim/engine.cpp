@@ -780,9 +780,15 @@ SimResult Engine<Queue>::run() {
       throw InputError(fmt::format("noise injection has {} phases for {} ranks (give one or one per rank)",
                                    noise_->offset_ps.size(), ranks_));
     }
+    // Every rank's first query is at t >= 0, pattern time >= its phase: one cursor each from
+    // there, found together (a binary search per rank over a long trace misses the cache at
+    // nearly every step; docs/performance.md, "Noise").
+    const std::vector<std::uint64_t>& phases = noise_->offset_ps;
+    const std::vector<noise::DetourPattern::Cursor> cursors = noise_->pattern->cursors_at(phases);
     noise_state_.resize(ranks_);
     for (std::uint32_t r = 0; r < ranks_; ++r) {
-      noise_state_[r].offset = noise_->offset_of(r);
+      const std::size_t i = phases.size() == 1 ? 0 : r;
+      noise_state_[r] = NoiseState{cursors[i], phases[i]};
     }
   }
   std::uint64_t total = 0;

@@ -4,6 +4,7 @@
 /// from a synthetic model, that answers "CPU work of length d ready at t ends when?".
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,12 @@ class DetourPattern {
     std::uint64_t valid_from = ~std::uint64_t{0};
     std::uint32_t index = 0;  ///< Detour within the period.
   };
+
+  /// Cursors for many callers at once: cursor i is valid from pattern time `positions[i]`, as if
+  /// that caller's first finish() were at `positions[i]`. With many callers the positions are
+  /// sorted and the detour list is swept once, instead of one binary search each (a long list
+  /// read at thousands of random places misses the cache at nearly every step).
+  [[nodiscard]] std::vector<Cursor> cursors_at(std::span<const std::uint64_t> positions) const;
 
   /// End time of CPU work of length `d` ready at `t` for a rank at phase `offset` (< period).
   [[nodiscard]] std::uint64_t finish(std::uint64_t t, std::uint64_t d, std::uint64_t offset) const noexcept {

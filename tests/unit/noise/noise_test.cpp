@@ -230,9 +230,10 @@ std::uint64_t reference_finish(const gn::DetourPattern& p, std::uint64_t t, std:
                                std::uint64_t offset) {
   const std::uint64_t a = t + offset;
   const std::uint64_t period = p.period_ps();
+  const auto detours = p.detours();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> all;
   for (std::uint64_t base = (a / period) * period; base <= (a / period + 3) * period; base += period) {
-    for (const auto& [start, length] : p.detours()) {
+    for (const auto& [start, length] : detours) {
       all.emplace_back(base + start, base + start + length);
     }
   }
@@ -271,5 +272,38 @@ TEST(DetourPattern, CursorGivesTheSameAnswers) {
     const std::uint64_t want = reference_finish(p, t, d, offset);
     ASSERT_EQ(p.finish(t, d, offset, cursor), want) << i;
     ASSERT_EQ(p.finish(t, d, offset), want) << i;
+  }
+}
+
+// Cursors found together (sorted sweep or one binary search each, depending on how many) answer
+// like a cursor that starts unset, from the first query on.
+TEST(DetourPattern, CursorsFoundTogetherGiveTheSameAnswers) {
+  const gn::DetourPattern p = gn::DetourPattern::random(1e6, 200'000, true, 3, 200'000'000ULL);
+  ASSERT_GT(p.size(), 100U);
+  const auto detours = p.detours();
+  gridlock::Rng rng(9);
+  // 200 detours: up to 3 callers take a binary search each, 60 take the sweep.
+  for (const std::size_t callers : {std::size_t{1}, std::size_t{3}, std::size_t{60}}) {
+    std::vector<std::uint64_t> positions;
+    for (std::size_t i = 0; i < callers; ++i) {
+      const std::uint64_t kind = gridlock::uniform_below(rng, 4);
+      const auto& [start, length] = detours[gridlock::uniform_below(rng, detours.size())];
+      // At a detour's start or end, inside one, after the last one (wrapping), or anywhere.
+      positions.push_back(kind == 0   ? start + length
+                          : kind == 1 ? start + length / 2
+                          : kind == 2 ? p.period_ps() - 1
+                                      : gridlock::uniform_below(rng, p.period_ps()));
+    }
+    std::vector<gn::DetourPattern::Cursor> cursors = p.cursors_at(positions);
+    ASSERT_EQ(cursors.size(), callers);
+    for (std::size_t i = 0; i < callers; ++i) {
+      std::uint64_t t = 0;
+      for (int step = 0; step < 20; ++step) {
+        const std::uint64_t d = gridlock::uniform_below(rng, 3'000'000);
+        const std::uint64_t want = reference_finish(p, t, d, positions[i]);
+        ASSERT_EQ(p.finish(t, d, positions[i], cursors[i]), want) << callers << " callers, caller " << i;
+        t = want + gridlock::uniform_below(rng, 1'000'000);
+      }
+    }
   }
 }
