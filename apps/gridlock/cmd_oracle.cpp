@@ -62,11 +62,23 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// HOST:PORT, or [IPV6]:PORT: an IPv6 address has colons of its own, so it goes in brackets.
 std::pair<std::string, int> parse_listen(const std::string& text) {
   const auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) {
     throw InputError(
         fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:8600 (port 0 picks a free one)", text));
+  }
+  std::string host = text.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') {
+      throw InputError(fmt::format(
+          "--listen '{}': an IPv6 address goes in brackets before the port, e.g. [::1]:8600", text));
+    }
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string::npos) {
+    throw InputError(fmt::format(
+        "--listen '{}': an IPv6 address goes in brackets before the port, e.g. [::1]:8600", text));
   }
   int port = -1;
   try {
@@ -81,7 +93,7 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
   if (port < 0 || port > 65535) {
     throw InputError(fmt::format("--listen '{}': the port must be 0..65535", text));
   }
-  return {text.substr(0, colon), port};
+  return {host, port};
 }
 
 // The port_xmit_wait unit of the command line (--ib-tick-ns, if given, is a unit in ns).
@@ -235,8 +247,9 @@ void run_serve(const ServeArgs& args) {
   if (!args.port_file.empty()) {
     write_file_atomic(args.port_file, fmt::format("{}\n", bound));
   }
-  fmt::print("gridlock oracle: serving {} on http://{}:{} ({} source(s)); stop with Ctrl-C\n",
-             topology->spec(), host, bound, sources.size());
+  const bool ipv6 = host.find(':') != std::string::npos;
+  fmt::print("gridlock oracle: serving {} on http://{}{}{}:{} ({} source(s)); stop with Ctrl-C\n",
+             topology->spec(), ipv6 ? "[" : "", host, ipv6 ? "]" : "", bound, sources.size());
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
   while (true) {

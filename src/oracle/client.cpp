@@ -10,10 +10,13 @@
 namespace gridlock::oracle {
 
 struct Client::Impl {
-  std::string host;
+  std::string host;  // As written in the URL (an IPv6 address in brackets), for messages.
   int port = 0;
   httplib::Client http;
-  Impl(std::string h, int p, int timeout_s) : host(std::move(h)), port(p), http(host, port) {
+  Impl(std::string h, int p, int timeout_s)
+      : host(std::move(h)),
+        port(p),
+        http(host.starts_with('[') ? host.substr(1, host.size() - 2) : host, port) {
     http.set_keep_alive(true);
     http.set_tcp_nodelay(true);
     http.set_connection_timeout(timeout_s, 0);
@@ -117,7 +120,14 @@ Client::Client(const std::string& url, int timeout_s) {
   if (ec != std::errc{} || ptr != port_text.data() + port_text.size() || port < 1 || port > 65535) {
     throw InputError(fmt::format("oracle URL '{}': port '{}' must be 1..65535", url, port_text));
   }
-  impl_ = std::make_unique<Impl>(std::string(rest.substr(0, colon)), port, timeout_s);
+  const std::string_view host = rest.substr(0, colon);
+  // An IPv6 address has colons of its own, so it goes in brackets: http://[::1]:8600.
+  if (host.starts_with('[') != host.ends_with(']') || host == "[]" ||
+      (!host.starts_with('[') && host.find(':') != std::string_view::npos)) {
+    throw InputError(fmt::format(
+        "oracle URL '{}': an IPv6 address goes in brackets before the port, e.g. http://[::1]:8600", url));
+  }
+  impl_ = std::make_unique<Impl>(std::string(host), port, timeout_s);
 }
 
 Client::~Client() = default;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "detail/bind_failure.hpp"
 #include "detail/lean_http.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
@@ -20,6 +21,12 @@
 
 namespace gridlock::oracle {
 namespace {
+
+// HOST:PORT as a user writes it back: IPv6 addresses in brackets.
+std::string host_port(const std::string& host, int port) {
+  return host.find(':') == std::string::npos ? fmt::format("{}:{}", host, port)
+                                             : fmt::format("[{}]:{}", host, port);
+}
 
 // An error answer: HTTP status, machine-readable code, human message.
 struct HttpError : std::runtime_error {
@@ -478,9 +485,9 @@ int Server::start() {
   if (port_ <= 0) {
     port_ = 0;
     throw IoError(
-        fmt::format("cannot listen on {}:{}: the address is in use or not local; choose another with "
-                    "--listen HOST:PORT (port 0 picks a free one)",
-                    o.host, o.port));
+        fmt::format("cannot listen on {}: {}; choose another with --listen HOST:PORT (port 0 picks a "
+                    "free one, IPv6 addresses go in brackets: [::1]:8600)",
+                    host_port(o.host, o.port), detail::bind_failure_reason(o.host, o.port)));
   }
   thread_ = std::thread([&http] { http.listen_after_bind(); });
   // Wait until the accept loop runs, so that stop() right after start() cannot be missed.

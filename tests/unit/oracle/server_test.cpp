@@ -563,6 +563,16 @@ TEST(ServerKeepAlive, NewConnectionKeepsItsWorkerUntilItsFirstRequest) {
   idle_server.server.stop();
 }
 
+// The message of the IoError that server.start() throws.
+std::string start_error(Server& server) {
+  try {
+    (void)server.start();
+  } catch (const IoError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(ServerStart, UnbindableAddressIsAnIoError) {
   const IdleOracle idle_oracle;
   const Oracle& oracle = idle_oracle.oracle;
@@ -571,6 +581,14 @@ TEST(ServerStart, UnbindableAddressIsAnIoError) {
   options.port = 0;
   Server server(oracle, options);
   EXPECT_THROW((void)server.start(), IoError);
+  // cpp-httplib says only that binding failed; the message says why.
+  EXPECT_NE(start_error(server).find("192.0.2.1 is not an address of this machine"), std::string::npos)
+      << start_error(server);
+  options.host = "no-such-host.invalid";
+  Server unresolved(oracle, options);
+  EXPECT_NE(start_error(unresolved).find("neither an address nor a host name this machine can resolve"),
+            std::string::npos)
+      << start_error(unresolved);
 }
 
 TEST(ServerStart, PortInUseIsAnIoError) {
@@ -585,6 +603,9 @@ TEST(ServerStart, PortInUseIsAnIoError) {
   options.port = port;
   Server second(oracle, options);
   EXPECT_THROW((void)second.start(), IoError);
+  EXPECT_NE(start_error(second).find("port " + std::to_string(port) + " is already in use"),
+            std::string::npos)
+      << start_error(second);
   Client client("127.0.0.1:" + std::to_string(port), 5);
   EXPECT_EQ(client.health()["status"], "ok");
 }
@@ -607,6 +628,12 @@ TEST(ClientUrl, RejectsMalformedUrls) {
   EXPECT_NE(message("http://127.0.0.1:8600/v1").find("must not have a path ('/v1')"), std::string::npos)
       << message("http://127.0.0.1:8600/v1");
   EXPECT_NO_THROW(Client("http://127.0.0.1:8600/"));
+  // An IPv6 address goes in brackets; without them its colons were taken for the port's.
+  EXPECT_NO_THROW(Client("http://[::1]:8600"));
+  EXPECT_NE(message("http://::1:8600").find("an IPv6 address goes in brackets"), std::string::npos)
+      << message("http://::1:8600");
+  EXPECT_NE(message("http://[::1:8600").find("an IPv6 address goes in brackets"), std::string::npos)
+      << message("http://[::1:8600");
   Client unreachable("127.0.0.1:1", 2);
   EXPECT_THROW((void)unreachable.health(), IoError);
   // cpp-httplib's one-word "Connection" is said in full.

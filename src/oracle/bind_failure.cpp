@@ -1,0 +1,68 @@
+#include "detail/bind_failure.hpp"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace gridlock::oracle::detail {
+namespace {
+
+std::string describe_errno(int error, const std::string& host, int port) {
+  switch (error) {
+    case EADDRINUSE:
+      return fmt::format("port {} is already in use on {} (another server is listening there)", port, host);
+    case EADDRNOTAVAIL:
+      return fmt::format("{} is not an address of this machine (use one of its own addresses, or 0.0.0.0)",
+                         host);
+    case EACCES:
+      return fmt::format("ports below 1024 need privileges (CAP_NET_BIND_SERVICE); port {} was refused",
+                         port);
+    case EAFNOSUPPORT:
+      return fmt::format("this machine does not support the address family of {} (IPv6 disabled?)", host);
+    default:
+      return std::error_code(error, std::generic_category()).message();
+  }
+}
+
+}  // namespace
+
+std::string bind_failure_reason(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  const int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+  if (rc != 0) {
+    return fmt::format("'{}' is neither an address nor a host name this machine can resolve ({})", host,
+                       gai_strerror(rc));
+  }
+  const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
+  std::string reason = "the address could not be bound";
+  for (const addrinfo* a = list.get(); a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) {
+      reason = describe_errno(errno, host, port);
+      continue;
+    }
+    const int yes = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    const bool bound = bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 1) == 0;
+    const int error = errno;
+    close(fd);
+    if (bound) {
+      return "the address was busy for a moment but is free now; try again";
+    }
+    reason = describe_errno(error, host, port);
+  }
+  return reason;
+}
+
+}  // namespace gridlock::oracle::detail
