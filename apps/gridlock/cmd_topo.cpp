@@ -2,6 +2,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -26,14 +27,42 @@ struct TopoInfoArgs {
   bool json = false;
 };
 
+// Sorted group numbers as ranges: "1-3, 5, 7-8" (a dragonfly may have hundreds of groups).
+std::string as_ranges(const std::vector<int>& sorted) {
+  std::string text;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) {
+      ++j;
+    }
+    text += fmt::format("{}{}", text.empty() ? "" : ", ", sorted[i]);
+    if (j > i) {
+      text += fmt::format("-{}", sorted[j]);
+    }
+    i = j + 1;
+  }
+  return text;
+}
+
 void run_route(const TopoRouteArgs& args) {
   const auto topo = topo::make_topology(args.spec);
   const auto src = topo->node_id(args.src);
   const auto dst = topo->node_id(args.dst);
   Json out = topo->route_json(src, dst);
   std::string text = topo->route_text(src, dst);
+  const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(topo.get());
+  // Which groups --valiant may name, so that a user can pick (or sweep) them.
+  std::string candidates_line;
+  if (dragonfly != nullptr) {
+    const std::vector<int> candidates = dragonfly->valiant_candidates(src, dst);
+    out["valiant_candidates"] = candidates;
+    candidates_line =
+        candidates.empty()
+            ? "source and destination share a group: no Valiant candidates (--valiant G still routes "
+              "through another group G)"
+            : fmt::format("Valiant intermediate groups (--valiant G): {}", as_ranges(candidates));
+  }
   if (args.valiant_group.has_value()) {
-    const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(topo.get());
     if (dragonfly == nullptr) {
       throw InputError("--valiant applies to dragonfly topologies only");
     }
@@ -60,6 +89,9 @@ void run_route(const TopoRouteArgs& args) {
   }
   fmt::print("{} -> {}: {} hops on {}\n{}\n", topo->nodes()[src].name, topo->nodes()[dst].name,
              out["hops"].get<std::size_t>(), topo->spec(), text);
+  if (!candidates_line.empty()) {
+    fmt::print("{}\n", candidates_line);
+  }
 }
 
 void run_info(const TopoInfoArgs& args) {
