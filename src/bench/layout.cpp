@@ -24,10 +24,14 @@ NodeLayout::NodeLayout(NodeLayout&& other) noexcept
       ranks_per_node_(other.ranks_per_node_),
       virtual_(other.virtual_),
       node_name_(std::move(other.node_name_)),
+      host_comm_(std::exchange(other.host_comm_, MPI_COMM_NULL)),
       node_comm_(std::exchange(other.node_comm_, MPI_COMM_NULL)),
       leader_comm_(std::exchange(other.leader_comm_, MPI_COMM_NULL)) {}
 
 NodeLayout::~NodeLayout() {
+  if (host_comm_ != MPI_COMM_NULL) {
+    MPI_Comm_free(&host_comm_);
+  }
   if (node_comm_ != MPI_COMM_NULL) {
     MPI_Comm_free(&node_comm_);
   }
@@ -41,12 +45,12 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   GRIDLOCK_MPI(MPI_Comm_rank(world, &layout.world_rank_));
   GRIDLOCK_MPI(MPI_Comm_size(world, &layout.world_size_));
 
-  MPI_Comm host_comm = MPI_COMM_NULL;
-  GRIDLOCK_MPI(
-      MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, layout.world_rank_, MPI_INFO_NULL, &host_comm));
-  detail::Comm host(host_comm);
-  const int host_rank = host.rank();
-  const int host_size = host.size();
+  GRIDLOCK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, layout.world_rank_, MPI_INFO_NULL,
+                                   &layout.host_comm_));
+  int host_rank = 0;
+  int host_size = 1;
+  GRIDLOCK_MPI(MPI_Comm_rank(layout.host_comm_, &host_rank));
+  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm_, &host_size));
 
   // Ranks per (virtual) node requested: with --virtual-nodes it follows from the total.
   int group = host_size;
@@ -77,7 +81,7 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   }
   layout.virtual_ = group != host_size;
   const int virtual_index = host_rank / group;
-  GRIDLOCK_MPI(MPI_Comm_split(host.get(), virtual_index, host_rank, &layout.node_comm_));
+  GRIDLOCK_MPI(MPI_Comm_split(layout.host_comm_, virtual_index, host_rank, &layout.node_comm_));
   GRIDLOCK_MPI(MPI_Comm_rank(layout.node_comm_, &layout.local_rank_));
   GRIDLOCK_MPI(MPI_Comm_size(layout.node_comm_, &layout.ranks_per_node_));
 

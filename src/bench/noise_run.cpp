@@ -119,13 +119,14 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   // Pin by the rank's index on its host, not on its (virtual) node: virtual nodes share a host.
   // Two ranks on one CPU measure each other's work as noise: say so (mpirun may have bound each
   // rank to its own core already, so what counts is the CPUs chosen, not the size of the mask).
-  MPI_Comm host_comm = MPI_COMM_NULL;
-  GRIDLOCK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm));
-  const detail::Comm host(host_comm);
+  int host_rank = 0;
+  int host_size = 1;
+  GRIDLOCK_MPI(MPI_Comm_rank(layout.host_comm(), &host_rank));
+  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm(), &host_size));
   noise::MeasureOptions mo = options.measure;
-  mo.cpu = options.pin ? nth_allowed_cpu(host.rank()) : -1;
-  std::vector<int> host_cpus(static_cast<std::size_t>(host.size()));
-  GRIDLOCK_MPI(MPI_Allgather(&mo.cpu, 1, MPI_INT, host_cpus.data(), 1, MPI_INT, host.get()));
+  mo.cpu = options.pin ? nth_allowed_cpu(host_rank) : -1;
+  std::vector<int> host_cpus(static_cast<std::size_t>(host_size));
+  GRIDLOCK_MPI(MPI_Allgather(&mo.cpu, 1, MPI_INT, host_cpus.data(), 1, MPI_INT, layout.host_comm()));
   std::sort(host_cpus.begin(), host_cpus.end());
   int shared_here = 0;
   for (std::size_t i = 1; i < host_cpus.size(); ++i) {

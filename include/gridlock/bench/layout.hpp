@@ -50,6 +50,9 @@ class NodeLayout {
   [[nodiscard]] const std::string& node_name() const noexcept { return node_name_; }
   /// Communicator of the ranks on this node.
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_; }
+  /// Communicator of the ranks on this physical host (MPI_COMM_TYPE_SHARED): the same as the
+  /// node's without virtual nodes; with them, every virtual node of the host is in it.
+  [[nodiscard]] MPI_Comm host_comm() const noexcept { return host_comm_; }
 
   /// Gathers every node's name to world rank 0 (index = node id). O(nodes) memory on rank 0
   /// only, for reports; other ranks get an empty vector. Collective over the world the layout
@@ -66,6 +69,7 @@ class NodeLayout {
   int ranks_per_node_ = 1;
   bool virtual_ = false;
   std::string node_name_;
+  MPI_Comm host_comm_ = MPI_COMM_NULL;
   MPI_Comm node_comm_ = MPI_COMM_NULL;
   MPI_Comm leader_comm_ = MPI_COMM_NULL;
 };
