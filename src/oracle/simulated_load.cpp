@@ -50,6 +50,14 @@ std::vector<Flow> read_traffic_matrix(const topo::Topology& topology, const std:
       flows.push_back(Flow{*dst, *src, rate});
     }
   }
+  if (flows.empty()) {
+    // An empty matrix would serve zero load on every link, indistinguishable from an idle network.
+    throw InputError(fmt::format(
+        "traffic matrix '{}' has no flows (it is empty or holds only comments and blank lines); give one "
+        "'SRC DST RATE [bidir]' line per flow, e.g. 'nid00016 nid00040 4GB/s bidir' (for no load, use "
+        "the source 'sim:none')",
+        path.string()));
+  }
   return flows;
 }
 

@@ -44,7 +44,8 @@ struct Flow {
 
 /// Reads a traffic matrix: one `SRC DST RATE` line per flow (names or indices, rate in bytes/s
 /// with optional suffix, e.g. `4GB/s`); `#` starts a comment; a fourth field `bidir` adds the
-/// reverse flow. Throws InputError with file:line.
+/// reverse flow. Throws InputError with file:line, and for a file without flows (empty, or only
+/// comments and blank lines), which would otherwise be an idle network.
 [[nodiscard]] std::vector<Flow> read_traffic_matrix(const topo::Topology& topology,
                                                     const std::filesystem::path& path);
 /// The paper's congestion pairs on its 2x2x8 machine: nid00016<->nid00040, nid00048<->nid00042,

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
@@ -179,6 +180,28 @@ TEST(TrafficMatrix, ReadsFlowsAndReportsFileLine) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+}
+
+// Regression: a matrix without flows was read as zero load on every link, like an idle network.
+TEST(TrafficMatrix, FileWithoutFlowsIsRefused) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("matrix_empty");
+  std::ofstream(dir / "empty.txt").flush();
+  std::ofstream(dir / "comments.txt") << "# src dst rate\n\n   \n# nid00016 nid00040 4GB/s\n";
+  for (const char* name : {"empty.txt", "comments.txt"}) {
+    try {
+      (void)read_traffic_matrix(t, dir / name);
+      FAIL() << name << " accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(fmt::format("traffic matrix '{}' has no flows", (dir / name).string())),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("one 'SRC DST RATE [bidir]' line per flow, e.g. 'nid00016 nid00040 4GB/s bidir'"),
+                std::string::npos)
+          << what;
+    }
   }
 }
 
