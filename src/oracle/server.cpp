@@ -74,6 +74,21 @@ double query_double(const httplib::Request& req, const char* name, double fallba
   return *value;
 }
 
+// A true/false query parameter, `fallback` when absent. Anything else is refused rather than read
+// as false: `endpoints=1` or `endpoints=yes` would otherwise quietly leave the endpoints out.
+bool query_bool(const httplib::Request& req, const char* name, bool fallback) {
+  if (!req.has_param(name)) {
+    return fallback;
+  }
+  const auto text = req.get_param_value(name);
+  if (text == "true" || text == "false") {
+    return text == "true";
+  }
+  throw HttpError(
+      400, "bad_request",
+      fmt::format("query parameter '{}={}' must be true or false", name, printable_excerpt(text)));
+}
+
 // The methods a known path answers (the value of an Allow header), or empty for an unknown path.
 // cpp-httplib answers a known path asked with another method 404, as if it did not exist.
 std::string_view allowed_methods(std::string_view path) {
@@ -348,8 +363,8 @@ struct Server::Impl {
                q.metric = parse_metric(req.has_param("metric") ? req.get_param_value("metric") : "hops");
                q.reducer = parse_reducer(req.has_param("reducer") ? req.get_param_value("reducer") : "max");
                q.window_s = query_double(req, "window_s", 0);
-               q.endpoints = req.has_param("endpoints") && req.get_param_value("endpoints") == "true";
-               q.undirected = req.has_param("undirected") && req.get_param_value("undirected") == "true";
+               q.endpoints = query_bool(req, "endpoints", false);
+               q.undirected = query_bool(req, "undirected", false);
                const auto src = resolve_name(query_required(req, "src"));
                const auto dst = resolve_name(query_required(req, "dst"));
                const auto values = oracle.route_metrics({{src, dst}}, q);

@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -281,6 +282,32 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
       << metrics->body;
   EXPECT_NE(metrics->body.find("gridlock_oracle_link_used_bw_percent{link=\"(1,1,6) Z- -> (1,1,5)\"}"),
             std::string::npos);
+}
+
+// Regression: `endpoints=maybe` (anything but true) was read as false and answered 200.
+TEST_F(ServerTest, BooleanQueryParametersMustBeTrueOrFalse) {
+  auto c = raw();
+  const std::string path = "/v1/route-metrics?src=nid00012&dst=nid00038&metric=bw";
+  for (const char* name : {"endpoints", "undirected"}) {
+    for (const char* value : {"maybe", "1", "TRUE", ""}) {
+      const auto r = c.Get(fmt::format("{}&{}={}", path, name, value));
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->status, 400) << name << "=" << value;
+      EXPECT_EQ(error_code(r), "bad_request");
+      EXPECT_EQ(error_message(r), fmt::format("query parameter '{}={}' must be true or false", name, value));
+    }
+    for (const char* value : {"true", "false"}) {
+      const auto r = c.Get(fmt::format("{}&{}={}", path, name, value));
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->status, 200) << name << "=" << value << ": " << r->body;
+    }
+  }
+  // The body of a POST gives a typed error for a non-boolean as well.
+  const auto r = c.Post("/v1/route-metrics", R"({"endpoints":"maybe","pairs":[["nid00012","nid00038"]]})",
+                        "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_message(r), R"(field 'endpoints' must be true or false, not a JSON string ("maybe"))");
 }
 
 // 1,000 requests in flight at once, each on its own connection and all sent before any answer
