@@ -293,36 +293,37 @@ struct LdmsCsvSource::Impl {
     state.has_header = true;
   }
 
-  // The bytes to store for `bytes` carried in `interval_s` on a link of `capacity`, or nothing:
-  // over capacity they are clamped or rejected and reported (detail/capacity.hpp). A rejected
-  // counter increase is counted as a reset, a rejected percentage or rate as a malformed value.
-  std::optional<double> checked_bytes(double bytes, double interval_s, double capacity,
-                                      const std::string& where, const std::string& column,
-                                      const std::string& producer, bool counter) {
-    const auto check = detail::check_capacity(bytes, interval_s, capacity);
-    switch (check.verdict) {
-      case detail::Verdict::kOk:
-        return bytes;
-      case detail::Verdict::kClamped:
-        ++clamped_values;
-        problem(fmt::format("{}: '{}' of {} is {:.4g}% of the link's capacity ({:.4g} B/s); stored as 100%",
-                            where, column, producer, check.percent, capacity));
-        return check.bytes;
-      case detail::Verdict::kRejected:
-        break;
+  // What to store of `amount` carried or stalled (`stall`) in `interval_s` on a link of
+  // `capacity`, or nothing: bytes over the capacity and stalls longer than the interval are
+  // clamped or rejected and reported (detail/capacity.hpp). A rejected counter increase is counted
+  // as a reset, a rejected percentage or rate as a malformed value; `hint` says what to check.
+  std::optional<double> checked(double amount, double interval_s, double capacity, bool stall,
+                                const std::string& where, const std::string& column,
+                                const std::string& producer, bool counter, std::string_view hint) {
+    const auto check = stall ? detail::check_stall(amount, interval_s)
+                             : detail::check_capacity(amount, interval_s, capacity);
+    if (check.verdict == detail::Verdict::kOk) {
+      return amount;
+    }
+    const std::string figure = stall ? std::string("of the interval stalled")
+                                     : fmt::format("of the link's capacity ({:.4g} B/s)", capacity);
+    if (check.verdict == detail::Verdict::kClamped) {
+      ++clamped_values;
+      problem(fmt::format("{}: '{}' of {} is {:.4g}% {}; stored as 100%", where, column, producer,
+                          check.percent, figure));
+      return check.amount;
     }
     if (counter) {
       ++counter_resets;
       problem(
-          fmt::format("{}: counter '{}' of {} rose by {:.4g} bytes in {:.4g} s, {:.4g}% of the link's "
-                      "capacity: taken as a reset; interval skipped",
-                      where, column, producer, bytes, interval_s, check.percent));
+          fmt::format("{}: counter '{}' of {} rose by {:.4g} {} in {:.4g} s, {:.4g}% of the {}: taken as a "
+                      "reset; interval skipped{}",
+                      where, column, producer, amount, stall ? "s of stall" : "bytes", interval_s,
+                      check.percent, stall ? "interval" : "link's capacity", hint));
     } else {
       ++malformed_values;
-      problem(
-          fmt::format("{}: '{}' of {} is {:.4g}% of the link's capacity ({:.4g} B/s), more than {:g} "
-                      "times it: value skipped (is the topology's link capacity right?)",
-                      where, column, producer, check.percent, capacity, detail::kMaxOvershoot));
+      problem(fmt::format("{}: '{}' of {} is {:.4g}% {}, more than {:g} times it: value skipped{}", where,
+                          column, producer, check.percent, figure, detail::kMaxOvershoot, hint));
     }
     return std::nullopt;
   }
@@ -418,13 +419,17 @@ struct LdmsCsvSource::Impl {
           const double capacity = store.capacity(*link);
           const double bytes =
               c.quantity == Quantity::kUsedBwPct ? v / 100 * capacity * interval : v * interval;
-          if (const auto kept = checked_bytes(bytes, interval, capacity, where, c.name, producer, false)) {
+          if (const auto kept = checked(bytes, interval, capacity, false, where, c.name, producer, false,
+                                        " (is the topology's link capacity right?)")) {
             store.add_bytes(*link, *time, interval, *kept);
           }
           break;
         }
         case Quantity::kCreditStallPct:
-          store.add_stall(*link, *time, interval, v / 100 * interval);
+          if (const auto kept = checked(v / 100 * interval, interval, 0, true, where, c.name, producer, false,
+                                        " (is the column's unit right? '(% x1e6)' is percent times 1e6)")) {
+            store.add_stall(*link, *time, interval, *kept);
+          }
           break;
         default: {
           const auto raw = detail::to_u64(fields[i]);
@@ -445,23 +450,28 @@ struct LdmsCsvSource::Impl {
           if (c.quantity == Quantity::kTrafficBytes || c.quantity == Quantity::kIbXmitData ||
               c.quantity == Quantity::kIbRcvData) {
             const double bytes = c.quantity == Quantity::kTrafficBytes ? d : d * 4;
-            if (const auto kept = checked_bytes(bytes, delta.interval_s, store.capacity(*link), where, c.name,
-                                                producer, true)) {
+            if (const auto kept = checked(bytes, delta.interval_s, store.capacity(*link), false, where,
+                                          c.name, producer, true, "")) {
               store.add_bytes(*link, *time, delta.interval_s, *kept);
             } else {
               store.note_counter_event(CounterTracker::Event::kReset);
             }
-          } else if (c.quantity == Quantity::kCreditStallNs) {
-            store.add_stall(*link, *time, delta.interval_s, d * 1e-9);
-          } else if (c.quantity == Quantity::kIbXmitWait) {
-            const double seconds = options.ib_xmit_wait.seconds(d, store.capacity(*link));
-            if (std::isnan(seconds)) {
-              problem(
-                  fmt::format("{}: '{}' of {} counts {} per increment, but the link's capacity is unknown",
-                              where, c.name, producer, options.ib_xmit_wait.to_string()));
-            } else {
-              store.add_stall(*link, *time, delta.interval_s, seconds);
-            }
+            break;
+          }
+          const bool xmit_wait = c.quantity == Quantity::kIbXmitWait;
+          const double seconds =
+              xmit_wait ? options.ib_xmit_wait.seconds(d, store.capacity(*link)) : d * 1e-9;
+          if (std::isnan(seconds)) {
+            problem(fmt::format("{}: '{}' of {} counts {} per increment, but the link's capacity is unknown",
+                                where, c.name, producer, options.ib_xmit_wait.to_string()));
+          } else if (const auto kept =
+                         checked(seconds, delta.interval_s, 0, true, where, c.name, producer, true,
+                                 xmit_wait ? fmt::format(" (is --ib-xmit-wait-unit {} right?)",
+                                                         options.ib_xmit_wait.to_string())
+                                           : std::string())) {
+            store.add_stall(*link, *time, delta.interval_s, *kept);
+          } else {
+            store.note_counter_event(CounterTracker::Event::kReset);
           }
           break;
         }

@@ -104,9 +104,11 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
   double wait_s = 0;
   double interval = 0;
   double rate = 0;
-  // A port whose data counter is taken as reset leaves the link's bytes of this interval unknown.
+  // A port whose data counter is taken as reset leaves the link's bytes of this interval unknown,
+  // and one whose wait counter is, the link's stall.
   bool xmit_skipped = false;
   bool rcv_skipped = false;
+  bool wait_skipped = false;
   for (const auto& port : ports) {
     auto& state = ports_
                       .try_emplace(port.string(), PortState{CounterTracker(options_.counter_bits),
@@ -166,19 +168,36 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
         problem(fmt::format("{}: {} is {:.4g}% of the port's rate ({:.4g} B/s); stored as 100%",
                             port.string(), name, check.percent, port_rate));
       }
-      sum += check.bytes;
+      sum += check.amount;
     };
     add_data("port_xmit_data", state.xmit, xmit_bytes, xmit_skipped);
     add_data("port_rcv_data", state.rcv, rcv_bytes, rcv_skipped);
-    if (const auto d = read_counter("port_xmit_wait", state.wait)) {
+    const auto d = read_counter("port_xmit_wait", state.wait);
+    wait_skipped = wait_skipped || reset;
+    if (d) {
       const double seconds = options_.xmit_wait.seconds(*d, port_rate);
+      // A port cannot wait for longer than the interval (detail/capacity.hpp), as for data.
+      const auto check = detail::check_stall(seconds, interval);
       if (std::isnan(seconds)) {
         ++read_errors_;
         last_error_ =
             fmt::format("{}: port_xmit_wait counts {} per increment, but the port's rate is unknown",
                         port.string(), options_.xmit_wait.to_string());
+      } else if (check.verdict == detail::Verdict::kRejected) {
+        store.note_counter_event(CounterTracker::Event::kReset);
+        ++counter_resets_;
+        wait_skipped = true;
+        problem(
+            fmt::format("{}: port_xmit_wait rose by {:.4g} s of stall in {:.4g} s, {:.4g}% of the interval: "
+                        "taken as a reset; interval skipped (is --ib-xmit-wait-unit {} right?)",
+                        port.string(), seconds, interval, check.percent, options_.xmit_wait.to_string()));
       } else {
-        wait_s += seconds;
+        if (check.verdict == detail::Verdict::kClamped) {
+          ++clamped_values_;
+          problem(fmt::format("{}: port_xmit_wait is {:.4g}% of the interval stalled; stored as 100%",
+                              port.string(), check.percent));
+        }
+        wait_s += check.amount;
       }
     }
   }
@@ -190,10 +209,14 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
     store.set_capacity(eject, rate);
   }
   if (interval > 0) {
-    if (xmit_skipped) {
-      store.add_stall(inject, now_s, interval, std::min(wait_s, interval));
-    } else {
-      store.add_interval(inject, now_s, interval, xmit_bytes, std::min(wait_s, interval));
+    // Each port's wait is checked above; the min() is for several ports' waits added together.
+    const double stall_s = std::min(wait_s, interval);
+    if (xmit_skipped && !wait_skipped) {
+      store.add_stall(inject, now_s, interval, stall_s);
+    } else if (!xmit_skipped && wait_skipped) {
+      store.add_bytes(inject, now_s, interval, xmit_bytes);
+    } else if (!xmit_skipped) {
+      store.add_interval(inject, now_s, interval, xmit_bytes, stall_s);
     }
     if (!rcv_skipped) {
       store.add_bytes(eject, now_s, interval, rcv_bytes);

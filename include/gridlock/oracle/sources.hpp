@@ -158,7 +158,7 @@ class SysfsIbSource final : public Source {
   /// Reads every port's counters; the interval ends at `now_s`.
   void poll(MetricStore& store, double now_s) override;
   /// Node, ports, polls, read errors and the last one, port rate, counter resets, values clamped
-  /// to the port's rate, and the last 20 problems.
+  /// to the port's rate or to the interval (stalls), and the last 20 problems.
   [[nodiscard]] Json status() const override;
 
  private:

@@ -423,6 +423,48 @@ TEST(LdmsCsv, UsedBandwidthOverCapacityIsClampedOrSkippedAndReported) {
   }
 }
 
+// A link cannot stall for longer than the interval: stall percentages and stall counters are
+// checked like used bandwidth (up to twice the interval stored as 100%, beyond it skipped).
+TEST(LdmsCsv, StallOverTheIntervalIsClampedOrSkippedAndReported) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("stall_over");
+  std::ofstream(dir / "stall.csv")
+      << "#Time,ProducerName,Y+_SAMPLE_GEMINI_LINK_CREDIT_STALL (%),X+_credit_stall (ns)\n"
+         "10,nid00050,150,0\n"
+         "11,nid00050,250,1500000000\n"  // 1.5 s of stall in 1 s
+         "12,nid00050,50,4500000000\n"   // 3 s in 1 s: a reset
+         "13,nid00050,20,4750000000\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {dir});
+  source.poll(store, 0);
+  const auto status = source.status();
+  EXPECT_EQ(status["rows"], 4) << status.dump();
+  EXPECT_EQ(status["clamped_values"], 2) << status.dump();
+  EXPECT_EQ(status["malformed_values"], 1) << status.dump();
+  EXPECT_EQ(status["counter_resets"], 1) << status.dump();
+  EXPECT_EQ(store.stats().counter_resets, 1U);
+  const std::string problems = status["recent_problems"].dump();
+  for (const char* expected :
+       {"stall.csv:2: 'Y+_SAMPLE_GEMINI_LINK_CREDIT_STALL (%)' of nid00050 is 150% of the interval stalled; "
+        "stored as 100%",
+        "stall.csv:3: 'Y+_SAMPLE_GEMINI_LINK_CREDIT_STALL (%)' of nid00050 is 250% of the interval stalled, "
+        "more than 2 times it: value skipped",
+        "stall.csv:3: 'X+_credit_stall (ns)' of nid00050 is 150% of the interval stalled; stored as 100%",
+        "stall.csv:4: counter 'X+_credit_stall (ns)' of nid00050 rose by 3 s of stall in 1 s, 300% of the "
+        "interval: taken as a reset; interval skipped"}) {
+    EXPECT_NE(problems.find(expected), std::string::npos) << expected << "\n" << problems;
+  }
+  const auto router = t.router_at(1, 0, 6);
+  const auto snap = store.snapshot(10);
+  // 150 -> 100 (the first row's interval is 1 s); 250 skipped; 50; 20.
+  EXPECT_NEAR(snap.links[*t.link_out(router, "Y+")].stall_pct, (100.0 + 50 + 20) / 3, 1e-9);
+  // 1.5 s -> 1 s; 12 s skipped, not an idle second; 0.25 s.
+  EXPECT_NEAR(snap.links[*t.link_out(router, "X+")].stall_pct, (100.0 + 25) / 2, 1e-9);
+  for (const auto& link : snap.links) {
+    EXPECT_LE(link.stall_pct, 100);
+  }
+}
+
 void write_port(const std::filesystem::path& root, const std::string& dev, int port, std::uint64_t xmit,
                 std::uint64_t rcv, std::uint64_t wait) {
   const auto dir = root / "class" / "infiniband" / dev / "ports" / std::to_string(port);
@@ -469,6 +511,35 @@ TEST(SysfsIb, CounterJumpIsAResetAndOverRateIsClamped) {
   // Over both intervals: the skipped one does not count as an idle second.
   snap = node.store.snapshot(10);
   EXPECT_NEAR(snap.links[node.t->injection_link(5)].used_bw_pct, 100, 1e-9);
+}
+
+TEST(SysfsIb, XmitWaitOverTheIntervalIsClampedOrAReset) {
+  FakeIbNode node("sysfs_wait_over");
+  // Default unit: 8 bytes per increment at 12.5 GB/s, 0.64 ns; 2,343,750,000 increments = 1.5 s.
+  write_port(node.root, "mlx5_0", 1, 0, 0, 2343750000ULL);
+  node.source->poll(node.store, 11);
+  write_port(node.root, "mlx5_0", 1, 1562500000ULL, 0, 2343750000ULL + 4687500000ULL);  // 3 s in 1 s
+  node.source->poll(node.store, 12);
+  write_port(node.root, "mlx5_0", 1, 1562500000ULL, 0,
+             2343750000ULL + 4687500000ULL + 390625000ULL);  // 0.25 s
+  node.source->poll(node.store, 13);
+  const auto status = node.source->status();
+  EXPECT_EQ(status["clamped_values"], 1) << status.dump();
+  EXPECT_EQ(status["counter_resets"], 1) << status.dump();
+  EXPECT_EQ(node.store.stats().counter_resets, 1U);
+  const std::string problems = status["recent_problems"].dump();
+  EXPECT_NE(problems.find("port_xmit_wait is 150% of the interval stalled; stored as 100%"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(
+      problems.find("port_xmit_wait rose by 3 s of stall in 1 s, 300% of the interval: taken as a reset; "
+                    "interval skipped (is --ib-xmit-wait-unit 8B right?)"),
+      std::string::npos)
+      << problems;
+  const auto snap = node.store.snapshot(10);
+  const auto& inject = snap.links[node.t->injection_link(5)];
+  EXPECT_NEAR(inject.stall_pct, (100.0 + 25) / 2, 1e-9);  // the reset's interval is skipped
+  EXPECT_NEAR(inject.used_bw_pct, 50.0 / 3, 1e-9);        // its bytes are kept: 6.25 GB in 3 s
 }
 
 TEST(SysfsIb, FakeTree) {
