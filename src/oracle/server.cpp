@@ -5,9 +5,12 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -89,25 +92,6 @@ bool query_bool(const httplib::Request& req, const char* name, bool fallback) {
       fmt::format("query parameter '{}={}' must be true or false", name, printable_excerpt(text)));
 }
 
-// The methods a known path answers (the value of an Allow header), or empty for an unknown path.
-// cpp-httplib answers a known path asked with another method 404, as if it did not exist.
-std::string_view allowed_methods(std::string_view path) {
-  if (path == "/v1/route-metrics") {
-    return "GET, HEAD, POST";
-  }
-  if (path == "/v1/metric-matrix") {
-    return "POST";
-  }
-  constexpr std::string_view kNodePrefix = "/v1/nodes/";
-  if (path == "/v1/health" || path == "/v1/topology" || path == "/v1/nodes" || path == "/v1/route" ||
-      path == "/v1/links" || path == "/metrics" ||
-      (path.substr(0, kNodePrefix.size()) == kNodePrefix && path.size() > kNodePrefix.size() &&
-       path.find('/', kNodePrefix.size()) == std::string_view::npos)) {
-    return "GET, HEAD";
-  }
-  return {};
-}
-
 std::string query_required(const httplib::Request& req, const char* name) {
   if (!req.has_param(name)) {
     throw HttpError(400, "bad_request", fmt::format("missing query parameter '{}'", name));
@@ -125,6 +109,13 @@ struct Server::Impl {
   std::array<std::atomic<std::uint64_t>, kEndpointCount> requests{};
   std::mutex errors_mutex;
   std::map<std::string, std::uint64_t> errors;
+  // Every route as registered (filled by install(), read-only afterwards): the same list gives the
+  // handlers and the Allow header of a 405, so a path or method cannot be added to one only.
+  struct Route {
+    std::regex pattern;  // as cpp-httplib matches it: std::regex_match on the path
+    bool post = false;   // POST, else GET (cpp-httplib answers HEAD with the GET handler)
+  };
+  std::vector<Route> routes;
 
   Impl(const Oracle& o, ServerOptions opts, std::function<Json()> st)
       : oracle(o), options(std::move(opts)), status(std::move(st)) {}
@@ -234,6 +225,36 @@ struct Server::Impl {
     };
   }
 
+  // Registers a GET (and HEAD) route and adds it to `routes`.
+  template <typename Fn>
+  void on_get(const char* pattern, Endpoint endpoint, Fn fn) {
+    http.Get(pattern, wrap(endpoint, std::move(fn)));
+    routes.push_back(Route{std::regex(pattern), false});
+  }
+
+  // Registers a POST route and adds it to `routes`.
+  template <typename Fn>
+  void on_post(const char* pattern, Endpoint endpoint, Fn fn) {
+    http.Post(pattern, wrap(endpoint, std::move(fn)));
+    routes.push_back(Route{std::regex(pattern), true});
+  }
+
+  // The methods a known path answers (the value of an Allow header), or empty for an unknown path.
+  // cpp-httplib answers a known path asked with another method 404, as if it did not exist.
+  std::string allowed_methods(const std::string& path) const {
+    bool get = false;
+    bool post = false;
+    for (const auto& route : routes) {
+      if (std::regex_match(path, route.pattern)) {
+        (route.post ? post : get) = true;
+      }
+    }
+    if (get) {
+      return post ? "GET, HEAD, POST" : "GET, HEAD";
+    }
+    return post ? "POST" : "";
+  }
+
   Json health() const {
     const auto stats = oracle.store().stats();
     const auto snap = oracle.snapshot(0);
@@ -321,17 +342,17 @@ struct Server::Impl {
       if (!res.body.empty()) {
         return;
       }
+      const std::string allow = res.status == 404 ? allowed_methods(req.path) : std::string();
       if (res.status == 413) {
         count_error("too_large");
         reply(
             res,
             error_body("too_large", fmt::format("request body larger than {} bytes", options.max_body_bytes)),
             413);
-      } else if (res.status == 404 && !allowed_methods(req.path).empty()) {
+      } else if (!allow.empty()) {
         ++requests[kOther];
         count_error("method_not_allowed");
-        const auto allow = allowed_methods(req.path);
-        res.set_header("Allow", std::string(allow));
+        res.set_header("Allow", allow);
         reply(res,
               error_body("method_not_allowed",
                          fmt::format("{} is not allowed on '{}': use {} (see docs/oracle.md)", req.method,
@@ -355,123 +376,118 @@ struct Server::Impl {
     });
     // First: cpp-httplib tries the patterns (std::regex) in order, and this is the latency-critical
     // one-pair query (the patterns are anchored and disjoint, so the order changes no answer).
-    http.Get("/v1/route-metrics",
-             wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
-               // No JSON document in between (it took about 10 µs of the one-pair latency); the answer is
-               // the same text as reply() would give. parse_* throw InputError: 400 "bad_request".
-               MetricQuery q;
-               q.metric = parse_metric(req.has_param("metric") ? req.get_param_value("metric") : "hops");
-               q.reducer = parse_reducer(req.has_param("reducer") ? req.get_param_value("reducer") : "max");
-               q.window_s = query_double(req, "window_s", 0);
-               q.endpoints = query_bool(req, "endpoints", false);
-               q.undirected = query_bool(req, "undirected", false);
-               const auto src = resolve_name(query_required(req, "src"));
-               const auto dst = resolve_name(query_required(req, "dst"));
-               const auto values = oracle.route_metrics({{src, dst}}, q);
-               res.set_content(fmt::format(R"({{"metric":"{}","reducer":"{}","value":{}}})",
-                                           to_string(q.metric), to_string(q.reducer), Json(values[0]).dump()),
-                               "application/json");
-             }));
-    http.Get("/v1/health", wrap(kHealth, [this](const httplib::Request&, httplib::Response& res) {
-               reply(res, health());
-             }));
-    http.Get("/v1/topology", wrap(kTopology, [this](const httplib::Request&, httplib::Response& res) {
-               reply(res, oracle.topology().summary());
-             }));
-    http.Get("/v1/nodes", wrap(kNodes, [this](const httplib::Request&, httplib::Response& res) {
-               const auto& t = oracle.topology();
-               Json list = Json::array();
-               for (const auto& node : t.nodes()) {
-                 list.push_back({{"name", node.name},
-                                 {"router", t.routers()[node.router].name},
-                                 {"coords", t.routers()[node.router].coords}});
-               }
-               reply(res, {{"nodes", std::move(list)}});
-             }));
-    http.Get(R"(/v1/nodes/([^/]+))", wrap(kNode, [this](const httplib::Request& req, httplib::Response& res) {
-               const auto& t = oracle.topology();
-               const auto id = resolve(Json(req.matches[1].str()));
-               const auto& node = t.nodes()[id];
-               reply(res, {{"name", node.name},
-                           {"id", id},
-                           {"router", t.routers()[node.router].name},
-                           {"coords", t.routers()[node.router].coords}});
-             }));
-    http.Get("/v1/route", wrap(kRoute, [this](const httplib::Request& req, httplib::Response& res) {
-               const auto src = resolve(Json(query_required(req, "src")));
-               const auto dst = resolve(Json(query_required(req, "dst")));
-               reply(res, oracle.route_detail(src, dst, query_double(req, "window_s", 0)));
-             }));
-    http.Get("/v1/links", wrap(kLinks, [this](const httplib::Request& req, httplib::Response& res) {
-               const double top = query_double(req, "top", 10);
-               if (top < 0 || top > 1e6) {
-                 throw HttpError(400, "bad_request", "'top' must be between 0 and 1000000");
-               }
-               reply(res, {{"links", oracle.top_links(static_cast<std::size_t>(top),
-                                                      query_double(req, "window_s", 0))}});
-             }));
-    http.Post("/v1/route-metrics",
-              wrap(kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
-                const Json body = parse_body(req);
-                const auto q = query_from_json(body);
-                const auto it = body.find("pairs");
-                if (it == body.end() || !it->is_array()) {
-                  throw HttpError(400, "bad_request", "'pairs' must be an array of [src, dst] pairs");
-                }
-                if (it->size() > options.max_pairs) {
-                  throw HttpError(
-                      413, "too_large",
-                      fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
-                }
-                std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
-                pairs.reserve(it->size());
-                for (const auto& pair : *it) {
-                  if (!pair.is_array() || pair.size() != 2) {
-                    throw HttpError(400, "bad_request", "every pair must be a two-element array [src, dst]");
-                  }
-                  pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
-                }
-                reply(res, {{"metric", to_string(q.metric)},
-                            {"reducer", to_string(q.reducer)},
-                            {"window_s", q.window_s},
-                            {"values", oracle.route_metrics(pairs, q)}});
-              }));
-    http.Post(
-        "/v1/metric-matrix", wrap(kMetricMatrix, [this](const httplib::Request& req, httplib::Response& res) {
-          const Json body = parse_body(req);
-          const auto q = query_from_json(body);
-          const auto it = body.find("nodes");
-          if (it == body.end() || !it->is_array()) {
-            throw HttpError(400, "bad_request", "'nodes' must be an array of node names or indices");
-          }
-          if (it->size() > options.max_matrix_nodes) {
-            throw HttpError(
-                413, "too_large",
-                fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
-          }
-          std::vector<topo::NodeId> nodes;
-          for (const auto& node : *it) {
-            nodes.push_back(resolve(node));
-          }
-          const auto values = oracle.metric_matrix(nodes, q);
-          Json matrix = Json::array();
-          for (std::size_t i = 0; i < nodes.size(); ++i) {
-            matrix.push_back(
-                std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
-                                    values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
-          }
-          Json names = Json::array();
-          for (const auto id : nodes) {
-            names.push_back(oracle.topology().nodes()[id].name);
-          }
-          reply(res, {{"metric", to_string(q.metric)},
-                      {"reducer", to_string(q.reducer)},
-                      {"nodes", std::move(names)},
-                      {"matrix", std::move(matrix)}});
-        }));
-    http.Get("/metrics", wrap(kPrometheus, [this](const httplib::Request&, httplib::Response& res) {
-               res.set_content(prometheus(), "text/plain; version=0.0.4");
-             }));
+    on_get("/v1/route-metrics", kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
+      // No JSON document in between (it took about 10 µs of the one-pair latency); the answer is
+      // the same text as reply() would give. parse_* throw InputError: 400 "bad_request".
+      MetricQuery q;
+      q.metric = parse_metric(req.has_param("metric") ? req.get_param_value("metric") : "hops");
+      q.reducer = parse_reducer(req.has_param("reducer") ? req.get_param_value("reducer") : "max");
+      q.window_s = query_double(req, "window_s", 0);
+      q.endpoints = query_bool(req, "endpoints", false);
+      q.undirected = query_bool(req, "undirected", false);
+      const auto src = resolve_name(query_required(req, "src"));
+      const auto dst = resolve_name(query_required(req, "dst"));
+      const auto values = oracle.route_metrics({{src, dst}}, q);
+      res.set_content(fmt::format(R"({{"metric":"{}","reducer":"{}","value":{}}})", to_string(q.metric),
+                                  to_string(q.reducer), Json(values[0]).dump()),
+                      "application/json");
+    });
+    on_get("/v1/health", kHealth,
+           [this](const httplib::Request&, httplib::Response& res) { reply(res, health()); });
+    on_get("/v1/topology", kTopology, [this](const httplib::Request&, httplib::Response& res) {
+      reply(res, oracle.topology().summary());
+    });
+    on_get("/v1/nodes", kNodes, [this](const httplib::Request&, httplib::Response& res) {
+      const auto& t = oracle.topology();
+      Json list = Json::array();
+      for (const auto& node : t.nodes()) {
+        list.push_back({{"name", node.name},
+                        {"router", t.routers()[node.router].name},
+                        {"coords", t.routers()[node.router].coords}});
+      }
+      reply(res, {{"nodes", std::move(list)}});
+    });
+    on_get(R"(/v1/nodes/([^/]+))", kNode, [this](const httplib::Request& req, httplib::Response& res) {
+      const auto& t = oracle.topology();
+      const auto id = resolve(Json(req.matches[1].str()));
+      const auto& node = t.nodes()[id];
+      reply(res, {{"name", node.name},
+                  {"id", id},
+                  {"router", t.routers()[node.router].name},
+                  {"coords", t.routers()[node.router].coords}});
+    });
+    on_get("/v1/route", kRoute, [this](const httplib::Request& req, httplib::Response& res) {
+      const auto src = resolve(Json(query_required(req, "src")));
+      const auto dst = resolve(Json(query_required(req, "dst")));
+      reply(res, oracle.route_detail(src, dst, query_double(req, "window_s", 0)));
+    });
+    on_get("/v1/links", kLinks, [this](const httplib::Request& req, httplib::Response& res) {
+      const double top = query_double(req, "top", 10);
+      if (top < 0 || top > 1e6) {
+        throw HttpError(400, "bad_request", "'top' must be between 0 and 1000000");
+      }
+      reply(res,
+            {{"links", oracle.top_links(static_cast<std::size_t>(top), query_double(req, "window_s", 0))}});
+    });
+    on_post("/v1/route-metrics", kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
+      const Json body = parse_body(req);
+      const auto q = query_from_json(body);
+      const auto it = body.find("pairs");
+      if (it == body.end() || !it->is_array()) {
+        throw HttpError(400, "bad_request", "'pairs' must be an array of [src, dst] pairs");
+      }
+      if (it->size() > options.max_pairs) {
+        throw HttpError(413, "too_large",
+                        fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
+      }
+      std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
+      pairs.reserve(it->size());
+      for (const auto& pair : *it) {
+        if (!pair.is_array() || pair.size() != 2) {
+          throw HttpError(400, "bad_request", "every pair must be a two-element array [src, dst]");
+        }
+        pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
+      }
+      reply(res, {{"metric", to_string(q.metric)},
+                  {"reducer", to_string(q.reducer)},
+                  {"window_s", q.window_s},
+                  {"values", oracle.route_metrics(pairs, q)}});
+    });
+    on_post("/v1/metric-matrix", kMetricMatrix, [this](const httplib::Request& req, httplib::Response& res) {
+      const Json body = parse_body(req);
+      const auto q = query_from_json(body);
+      const auto it = body.find("nodes");
+      if (it == body.end() || !it->is_array()) {
+        throw HttpError(400, "bad_request", "'nodes' must be an array of node names or indices");
+      }
+      if (it->size() > options.max_matrix_nodes) {
+        throw HttpError(
+            413, "too_large",
+            fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
+      }
+      std::vector<topo::NodeId> nodes;
+      for (const auto& node : *it) {
+        nodes.push_back(resolve(node));
+      }
+      const auto values = oracle.metric_matrix(nodes, q);
+      Json matrix = Json::array();
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        matrix.push_back(
+            std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
+                                values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
+      }
+      Json names = Json::array();
+      for (const auto id : nodes) {
+        names.push_back(oracle.topology().nodes()[id].name);
+      }
+      reply(res, {{"metric", to_string(q.metric)},
+                  {"reducer", to_string(q.reducer)},
+                  {"nodes", std::move(names)},
+                  {"matrix", std::move(matrix)}});
+    });
+    on_get("/metrics", kPrometheus, [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(prometheus(), "text/plain; version=0.0.4");
+    });
   }
 };
 

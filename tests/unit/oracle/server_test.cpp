@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -282,6 +283,35 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
       << metrics->body;
   EXPECT_NE(metrics->body.find("gridlock_oracle_link_used_bw_percent{link=\"(1,1,6) Z- -> (1,1,5)\"}"),
             std::string::npos);
+}
+
+// Every known path asked with a method it does not answer: 405 and the methods it answers, which
+// come from the routes as registered.
+TEST_F(ServerTest, EveryKnownPathNamesItsMethodsInA405) {
+  auto c = raw();
+  const std::vector<std::pair<std::string, std::string>> paths{{"/v1/health", "GET, HEAD"},
+                                                               {"/v1/topology", "GET, HEAD"},
+                                                               {"/v1/nodes", "GET, HEAD"},
+                                                               {"/v1/nodes/nid00012", "GET, HEAD"},
+                                                               {"/v1/route", "GET, HEAD"},
+                                                               {"/v1/links", "GET, HEAD"},
+                                                               {"/v1/route-metrics", "GET, HEAD, POST"},
+                                                               {"/v1/metric-matrix", "POST"},
+                                                               {"/metrics", "GET, HEAD"}};
+  for (const auto& [path, allow] : paths) {
+    const auto r = c.Delete(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 405) << path;
+    EXPECT_EQ(r->get_header_value("Allow"), allow) << path;
+    EXPECT_EQ(error_message(r),
+              fmt::format("DELETE is not allowed on '{}': use {} (see docs/oracle.md)", path, allow));
+  }
+  for (const char* path : {"/v1/nodes/", "/v1/nodes/a/b", "/v1/healthz", "/v1"}) {
+    const auto r = c.Delete(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+    EXPECT_EQ(r->get_header_value("Allow"), "") << path;
+  }
 }
 
 // Regression: `endpoints=maybe` (anything but true) was read as false and answered 200.
