@@ -65,15 +65,21 @@ void add_loop_options(CLI::App& cmd, gb::LoopCounts& loop, const std::string& na
       ->capture_default_str();
 }
 
-void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
-  auto* virtual_nodes = cmd.add_option(
-      "--virtual-nodes", o.virtual_nodes,
+// --virtual-nodes and --ranks-per-node (1 to kMaxNodes, at most one of them), written once so that
+// every subcommand that groups the ranks of a host into nodes takes and checks them alike.
+void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t& ranks_per_node) {
+  auto* virtual_option = cmd.add_option(
+      "--virtual-nodes", virtual_nodes,
       "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
-  virtual_nodes->check(CLI::Range(1, kMaxNodes));
-  cmd.add_option("--ranks-per-node", o.ranks_per_node,
+  virtual_option->check(CLI::Range(1, kMaxNodes));
+  cmd.add_option("--ranks-per-node", ranks_per_node,
                  "Treat consecutive groups of this many ranks of a host as separate nodes")
       ->check(CLI::Range(1, kMaxNodes))
-      ->excludes(virtual_nodes);
+      ->excludes(virtual_option);
+}
+
+void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
+  add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   cmd.add_option("--seed", t.seed,
                  "Seed of the node shuffle and the random rings (default: from the clock, printed)");
   cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");
@@ -185,12 +191,7 @@ void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
   cmd.add_option("--mad-factor", o.mad_factor, "Flag nodes with noise fraction > median + this x MAD")
       ->capture_default_str();
   cmd.add_flag("--no-pin", t.no_pin, "Do not pin rank i of a node to the i-th CPU it may use");
-  auto* virtual_nodes = cmd.add_option("--virtual-nodes", o.virtual_nodes,
-                                       "Treat groups of ranks of a host as this many nodes in all");
-  virtual_nodes->check(CLI::Range(1, kMaxNodes));
-  cmd.add_option("--ranks-per-node", o.ranks_per_node, "Treat groups of this many ranks of a host as nodes")
-      ->check(CLI::Range(1, kMaxNodes))
-      ->excludes(virtual_nodes);
+  add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   cmd.add_option("--json", o.json_path,
                  "Write per-node and per-rank results with the context to this JSON file");
   cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
