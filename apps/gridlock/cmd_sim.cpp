@@ -119,17 +119,6 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
   return {};
 }
 
-Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern, std::uint64_t seed,
-                bool cosched) {
-  return Json{{"model", noise::describe(spec, pattern)},
-              {"seed", seed},
-              {"noise_seed", derive_seed(seed, kNoiseSeedStream)},
-              {"cosched", cosched},
-              {"period_ps", pattern.period_ps()},
-              {"detours_per_period", pattern.size()},
-              {"noise_fraction", pattern.noise_fraction()}};
-}
-
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
                                std::uint64_t seed) {
   if (schedule.empty() == program.empty()) {
@@ -233,7 +222,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   context["replicas"] = a.replicas;
   context["network_scale"] = a.network_scale;
   context["loggops"] = sim::params_json(options.params);
-  context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
+  context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched);
 
   fmt::print("noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads\n",
              noise::describe(spec, pattern), format_time_ps(pattern.period_ps()),
@@ -366,7 +355,7 @@ void run_sim(const SimArgs& a) {
   context["loggops"] = sim::params_json(options.params);
   context["network_scale"] = a.network_scale;
   if (options.noise != nullptr) {
-    context["noise"] = noise_json(spec, pattern, a.seed, a.noise_cosched);
+    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched);
   }
 
   const double events_per_s =

@@ -110,12 +110,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   context["mpi_library"] = detail::mpi_library_version();
   context["network_scale"] = options.network_scale;
   context["loggops"] = sim::params_json(options.params);
-  context["noise"] = Json{{"model", noise::describe(options.noise, pattern)},
-                          {"seed", options.seed},
-                          {"noise_seed", config.seed},
-                          {"cosched", options.cosched},
-                          {"period_ps", pattern.period_ps()},
-                          {"noise_fraction", pattern.noise_fraction()}};
+  context["noise"] = sim::noise_json(options.noise, pattern, options.seed, options.cosched);
   if (!options.csv_path.empty()) {
     CsvWriter csv(context, sim::scale_csv_columns());
     for (const sim::ScaleResult& scale : studied) {

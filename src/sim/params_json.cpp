@@ -1,5 +1,8 @@
 #include "gridlock/sim/params_json.hpp"
 
+#include "gridlock/core/rng.hpp"
+#include "gridlock/sim/replicas.hpp"
+
 namespace gridlock::sim {
 
 Json params_json(const LogGOPSParams& params) {
@@ -11,6 +14,17 @@ Json params_json(const LogGOPSParams& params) {
               {"O_ps", params.overhead_per_byte.ps},
               {"S_bytes", params.eager_threshold_bytes},
               {"rendezvous_handshake", params.rendezvous_handshake}};
+}
+
+Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern, std::uint64_t seed,
+                bool cosched) {
+  return Json{{"model", noise::describe(spec, pattern)},
+              {"seed", seed},
+              {"noise_seed", derive_seed(seed, kNoiseSeedStream)},
+              {"cosched", cosched},
+              {"period_ps", pattern.period_ps()},
+              {"detours_per_period", pattern.size()},
+              {"noise_fraction", pattern.noise_fraction()}};
 }
 
 }  // namespace gridlock::sim

@@ -62,4 +62,8 @@ TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   // Both record the LogGOPS parameters they used (L halved by --network-scale 0.5).
   EXPECT_EQ(spread["context"]["loggops"]["L_ps"], 1'250'000);
   EXPECT_EQ(serial["context"]["loggops"], spread["context"]["loggops"]);
+  // And the same noise block (gridlock-bench's lacked detours_per_period).
+  EXPECT_GT(spread["context"]["noise"].value("detours_per_period", 0), 1)
+      << spread["context"]["noise"].dump();
+  EXPECT_EQ(serial["context"]["noise"], spread["context"]["noise"]);
 }

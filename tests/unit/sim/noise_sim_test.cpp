@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "gridlock/core/rng.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/noise.hpp"
+#include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::sim {
@@ -123,6 +125,22 @@ TEST(NoiseReplicas, BoxStats) {
   EXPECT_DOUBLE_EQ(b.max, 100);
   ASSERT_EQ(b.outliers.size(), 1U);
   EXPECT_EQ(b.outliers[0], 100U);
+}
+
+// The context's `noise` object, as both `gridlock sim` and `gridlock-bench sim-replicas` write it.
+TEST(NoiseJson, RecordsTheModelSeedsAndPattern) {
+  const noise::NoiseSpec spec = noise::parse_random_spec("2kHz:20us:exp");
+  const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(5, kNoiseSeedStream + 1));
+  const Json json = noise_json(spec, pattern, 5, true);
+  EXPECT_EQ(json["model"], noise::describe(spec, pattern));
+  EXPECT_EQ(json["seed"], 5);
+  EXPECT_EQ(json["noise_seed"], derive_seed(5, kNoiseSeedStream));
+  EXPECT_EQ(json["cosched"], true);
+  EXPECT_EQ(json["period_ps"], pattern.period_ps());
+  EXPECT_GT(pattern.size(), 1U);
+  EXPECT_EQ(json["detours_per_period"], pattern.size());
+  EXPECT_EQ(json["noise_fraction"], pattern.noise_fraction());
+  EXPECT_EQ(json.size(), 7U);
 }
 
 // Paper Fig. 5: under unsynchronised noise the median slowdown grows with the process count.
