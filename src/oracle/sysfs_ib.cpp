@@ -102,6 +102,7 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
   double xmit_bytes = 0;
   double rcv_bytes = 0;
   double wait_s = 0;
+  int wait_ports = 0;  // Ports whose wait went into wait_s.
   double interval = 0;
   double rate = 0;
   // A port whose data counter is taken as reset leaves the link's bytes of this interval unknown,
@@ -198,6 +199,7 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
                               port.string(), check.percent));
         }
         wait_s += check.amount;
+        ++wait_ports;
       }
     }
   }
@@ -209,8 +211,9 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
     store.set_capacity(eject, rate);
   }
   if (interval > 0) {
-    // Each port's wait is checked above; the min() is for several ports' waits added together.
-    const double stall_s = std::min(wait_s, interval);
+    // The node's link is its ports together: as its bytes are summed against their summed rates,
+    // its stall is the ports' mean (two ports 60% stalled each are 60%, not 120% capped at 100%).
+    const double stall_s = wait_ports == 0 ? 0 : wait_s / wait_ports;
     if (xmit_skipped && !wait_skipped) {
       store.add_stall(inject, now_s, interval, stall_s);
     } else if (!xmit_skipped && wait_skipped) {

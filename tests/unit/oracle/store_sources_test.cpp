@@ -542,6 +542,28 @@ TEST(SysfsIb, XmitWaitOverTheIntervalIsClampedOrAReset) {
   EXPECT_NEAR(inject.used_bw_pct, 50.0 / 3, 1e-9);        // its bytes are kept: 6.25 GB in 3 s
 }
 
+// A node's link is its ports together: data is summed against the summed rates, and the stall is
+// the ports' mean. Two ports stalled 60% each were added to 120% and capped at 100%.
+TEST(SysfsIb, SeveralPortsStallAsTheirMean) {
+  FakeIbNode node("sysfs_two_ports");
+  write_port(node.root, "mlx5_1", 1, 0, 0, 0);
+  node.source->poll(node.store, 11);
+  // Default unit: 8 bytes per increment at 12.5 GB/s; 937,500,000 increments = 0.6 s; 0.2 s.
+  write_port(node.root, "mlx5_0", 1, 1562500000ULL, 0, 937500000ULL);
+  write_port(node.root, "mlx5_1", 1, 0, 0, 937500000ULL);
+  node.source->poll(node.store, 12);
+  auto snap = node.store.snapshot(0);
+  const auto& inject = snap.links[node.t->injection_link(5)];
+  EXPECT_NEAR(inject.stall_pct, 60, 1e-9);
+  EXPECT_NEAR(inject.used_bw_pct, 25, 1e-9);  // 6.25 GB/s of the two ports' 25 GB/s
+  write_port(node.root, "mlx5_0", 1, 1562500000ULL, 0, 937500000ULL + 312500000ULL);
+  write_port(node.root, "mlx5_1", 1, 0, 0, 937500000ULL + 937500000ULL);
+  node.source->poll(node.store, 13);
+  snap = node.store.snapshot(0);
+  EXPECT_NEAR(snap.links[node.t->injection_link(5)].stall_pct, (20.0 + 60) / 2, 1e-9);
+  EXPECT_EQ(node.source->status()["clamped_values"], 0);
+}
+
 TEST(SysfsIb, FakeTree) {
   FakeIbNode node("sysfs");
   const auto& t = node.t;
