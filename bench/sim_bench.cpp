@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
+#include "gridlock/sim/noise.hpp"
 
 namespace {
 
@@ -35,6 +37,29 @@ void BM_SimulateDissemination(benchmark::State& state) {
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
+// The first noise cursor of 65,536 ranks in the dense pattern of noise_bench (1,000,376 detours,
+// 16 MB): a binary search per rank (arg 0, what each rank's first CPU work did before) or one
+// sweep for all (arg 1, DetourPattern::cursors_at, what the engine does).
+void BM_NoiseFirstCursors(benchmark::State& state) {
+  namespace gn = gridlock::noise;
+  static const gn::DetourPattern dense =
+      gn::DetourPattern::random(1e5, 1'000'000, true, 7, 10'000'000'000'000ULL, 1'000'000);
+  constexpr std::uint32_t kRanks = 65536;
+  const gridlock::sim::NoiseInjection injection =
+      gridlock::sim::make_noise_injection(dense, kRanks, 11, 0, false);
+  const bool together = state.range(0) != 0;
+  for (auto _ : state) {
+    std::vector<gn::DetourPattern::Cursor> cursors =
+        together ? dense.cursors_at(injection.offset_ps) : std::vector<gn::DetourPattern::Cursor>(kRanks);
+    std::uint64_t sum = 0;
+    for (std::uint32_t r = 0; r < kRanks; ++r) {
+      sum += dense.finish(0, 1000, injection.offset_ps[r], cursors[r]);
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+}
+BENCHMARK(BM_NoiseFirstCursors)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_SimulateDissemination)
     ->RangeMultiplier(4)
     ->Range(1 << 10, 1 << 20)
