@@ -121,17 +121,6 @@ void MetricStore::add_rates(topo::LinkId link, double time_s, double interval_s,
   add_interval(link, time_s, interval_s, bytes_per_s * interval_s, stall_fraction * interval_s);
 }
 
-void MetricStore::add_percentages(topo::LinkId link, double time_s, double interval_s, double used_bw_pct,
-                                  double stall_pct) {
-  const std::unique_lock lock(mutex_);
-  if (link >= link_count_) {
-    ++stats_.rejected;
-    return;
-  }
-  add_locked(link, time_s, interval_s, used_bw_pct / 100 * capacity_[link] * interval_s, interval_s,
-             stall_pct / 100 * interval_s);
-}
-
 void MetricStore::note_counter_event(CounterTracker::Event event) {
   const std::unique_lock lock(mutex_);
   if (event == CounterTracker::Event::kWrap) {

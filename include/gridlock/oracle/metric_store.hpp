@@ -94,9 +94,6 @@ class MetricStore {
   /// Adds an interval given as rates: `bytes_per_s` and the stalled fraction of time (0..1).
   void add_rates(topo::LinkId link, double time_s, double interval_s, double bytes_per_s,
                  double stall_fraction);
-  /// Adds an interval given as percentages: used bandwidth % of capacity and stall %.
-  void add_percentages(topo::LinkId link, double time_s, double interval_s, double used_bw_pct,
-                       double stall_pct);
   /// Records counter events reported by a source (for the statistics only).
   void note_counter_event(CounterTracker::Event event);
   /// Replaces a link's capacity (e.g. the InfiniBand port rate read from sysfs).
