@@ -23,12 +23,21 @@ LogGOPSParams scale_network(LogGOPSParams p, double factor) {
   if (factor == 1.0) {
     return p;
   }
-  const auto scale = [&](SimTime t) {
-    return SimTime{static_cast<std::uint64_t>(std::llround(static_cast<double>(t.ps) * factor))};
+  // std::llround is undefined beyond 2^63 (x86 returns 2^63): check the product against 2^64 ps.
+  const auto scale = [&](SimTime t, std::string_view name) {
+    const double ps = std::round(static_cast<double>(t.ps) * factor);
+    if (ps >= 0x1p64) {
+      throw InputError(
+          fmt::format("--network-scale {}: {} = {} ps x {} is beyond 2^64 ps (about 213 days), the "
+                      "simulator's time range; "
+                      "use a smaller factor",
+                      factor, name, t.ps, factor));
+    }
+    return SimTime{static_cast<std::uint64_t>(ps)};
   };
-  p.latency = scale(p.latency);
-  p.gap = scale(p.gap);
-  p.gap_per_byte = scale(p.gap_per_byte);
+  p.latency = scale(p.latency, "L");
+  p.gap = scale(p.gap, "g");
+  p.gap_per_byte = scale(p.gap_per_byte, "G");
   return p;
 }
 

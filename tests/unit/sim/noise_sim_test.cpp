@@ -115,6 +115,33 @@ TEST(NoiseReplicas, RejectsMoreReplicasThanTheLimit) {
   EXPECT_EQ(run_replicas(s, SimOptions{}, config, 3, 5).size(), 2U);
 }
 
+// --network-scale multiplies L, g and G exactly (rounded to the ps); a product beyond 64-bit
+// picoseconds is an error naming the parameter, not a value clamped by llround (L = 2.5 us x 4e12
+// was simulated as 9,223,372 s instead of 10,000,000 s).
+TEST(NoiseReplicas, NetworkScaleIsExactOrRefused) {
+  const LogGOPSParams p;
+  const LogGOPSParams half = scale_network(p, 0.5);
+  EXPECT_EQ(half.latency.ps, 1'250'000U);
+  EXPECT_EQ(half.gap.ps, 500'000U);
+  EXPECT_EQ(half.gap_per_byte.ps, 3'000U);
+  EXPECT_EQ(half.overhead_send.ps, p.overhead_send.ps);
+  const LogGOPSParams big = scale_network(p, 4e12);
+  EXPECT_EQ(big.latency.ps, 10'000'000'000'000'000'000U);
+  EXPECT_EQ(big.gap.ps, 4'000'000'000'000'000'000U);
+  EXPECT_EQ(scale_network(p, 5e12).latency.ps, 12'500'000'000'000'000'000U);
+  for (const double factor : {1e13, 1e30}) {
+    try {
+      (void)scale_network(p, factor);
+      ADD_FAILURE() << "factor " << factor << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--network-scale"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("L = "), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW((void)scale_network(p, 0), InputError);
+  EXPECT_THROW((void)scale_network(p, std::numeric_limits<double>::infinity()), InputError);
+}
+
 TEST(NoiseReplicas, BoxStats) {
   const BoxStats b = box_stats({5, 1, 2, 3, 4, 100});
   EXPECT_EQ(b.count, 6U);
