@@ -29,6 +29,7 @@ struct Item {
   std::uint64_t repeat = 1;
   std::unique_ptr<Step> step;  // a single step, or
   std::vector<Item> children;  // a repeated sub-sequence
+  std::uint64_t steps = 0;     // steps it expands to, at most kMaxSteps + 1 (counted by count_steps)
 };
 
 // Allowed parameters of each step kind.
@@ -189,8 +190,26 @@ class SpecParser {
   std::size_t pos_ = 0;
 };
 
+// Fills Item::steps bottom-up, saturating at kMaxSteps + 1; returns the sequence's total.
+std::uint64_t count_steps(std::vector<Item>& items) {
+  std::uint64_t total = 0;
+  for (Item& item : items) {
+    const std::uint64_t once = item.step ? 1 : count_steps(item.children);
+    std::uint64_t n = 0;
+    if (__builtin_mul_overflow(once, item.repeat, &n) || n > kMaxSteps) {
+      n = kMaxSteps + 1;
+    }
+    item.steps = n;
+    total = std::min(total + n, kMaxSteps + 1);
+  }
+  return total;
+}
+
 void flatten(const std::vector<Item>& items, std::vector<const Step*>& out) {
   for (const Item& item : items) {
+    if (item.steps == 0) {
+      continue;  // e.g. 999999999x[0x[...]]: nothing to repeat.
+    }
     for (std::uint64_t k = 0; k < item.repeat; ++k) {
       if (item.step) {
         out.push_back(item.step.get());
@@ -743,7 +762,10 @@ class RankEmitter {
 }  // namespace
 
 Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
-  const std::vector<Item> items = SpecParser(spec).parse();
+  std::vector<Item> items = SpecParser(spec).parse();
+  if (count_steps(items) > kMaxSteps) {
+    throw InputError(fmt::format("program spec expands to more than {} steps", kMaxSteps));
+  }
   std::vector<const Step*> steps;
   flatten(items, steps);
   ScheduleBuilder builder(ranks);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/goal.hpp"
 
@@ -58,6 +60,16 @@ TEST(Generate, RejectsBadSpecs) {
         "bcast(size=8B, size=9B)", "allreduce;", "bcast(segment=0)"}) {
     EXPECT_THROW((void)generate(bad, 4, 1), InputError) << bad;
   }
+}
+
+// Repetitions of nothing expand to nothing at once: '999999999x[999999999x[0x[barrier]]]' looped
+// 10^18 times without producing a step (a hang); repetitions that expand to too many steps are
+// refused before any is built.
+TEST(Generate, RepeatedEmptySequencesEndAtOnce) {
+  EXPECT_EQ(generate("999999999x[999999999x[0x[barrier]]]", 4, 1).total_ops(), 0U);
+  EXPECT_EQ(generate("999999999x[0x[barrier]]; barrier", 4, 1).total_ops(),
+            generate("barrier", 4, 1).total_ops());
+  EXPECT_THROW((void)generate("999999999x[999999999x[999999999x[calc(time=1us)]]]", 4, 1), InputError);
 }
 
 TEST(Generate, HelpNamesEveryStep) {
