@@ -18,6 +18,8 @@ namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
 constexpr std::uint64_t kMaxSteps = 100'000'000;
+// Nested repetitions the parser follows (it recurses once per level).
+constexpr int kMaxNesting = 64;
 
 struct Step {
   std::string name;
@@ -128,7 +130,13 @@ class SpecParser {
       if (!eat('[')) {
         fail("'[' after the repetition count");
       }
+      if (depth_ == kMaxNesting) {
+        pos_ = start;
+        fail(fmt::format("at most {} nested repetitions", kMaxNesting));
+      }
+      ++depth_;
       item.children = sequence();
+      --depth_;
       if (!eat(']')) {
         fail("']' closing the repetition");
       }
@@ -188,6 +196,7 @@ class SpecParser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 // Fills Item::steps bottom-up, saturating at kMaxSteps + 1; returns the sequence's total.
