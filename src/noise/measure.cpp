@@ -19,23 +19,21 @@ Calibration calibrate_with(Read read, std::uint32_t block, std::uint32_t stable_
   Calibration c;
   c.t_min_ticks = std::numeric_limits<std::uint64_t>::max();
   std::uint32_t stable = 0;
+  // The reads of a block are stored and their gaps taken afterwards (a store per read, like the
+  // subtraction and compare per read of the measurement loop).
+  std::vector<std::uint64_t> reads(std::size_t{block} + 1);
   const std::uint64_t give_up_ns = read_monotonic_ns() + 2'000'000'000ULL;
   while (stable < stable_blocks) {
-    std::uint64_t block_min = std::numeric_limits<std::uint64_t>::max();
-    std::uint64_t prev = read();
-    for (std::uint32_t i = 0; i < block; ++i) {
-      const std::uint64_t now = read();
-      const std::uint64_t gap = now - prev;
-      // A zero gap means the clock did not tick between two reads (coarse clock): it says
-      // nothing about the loop overhead, so only positive gaps count.
-      if (gap > 0 && gap < block_min) {
-        block_min = gap;
-      }
-      prev = now;
+    for (std::uint64_t& r : reads) {
+      r = read();
     }
+    for (std::size_t i = 0; i + 1 < reads.size(); ++i) {
+      reads[i] = reads[i + 1] - reads[i];
+    }
+    const std::uint64_t t_min = block_t_min(std::span<std::uint64_t>(reads.data(), block));
     ++c.blocks;
-    if (block_min < c.t_min_ticks) {
-      c.t_min_ticks = block_min;
+    if (t_min > 0 && t_min < c.t_min_ticks) {
+      c.t_min_ticks = t_min;
       stable = 0;
     } else {
       ++stable;
@@ -113,6 +111,19 @@ Json summary_to_json(const Summary& s) {
 }
 
 }  // namespace
+
+std::uint64_t block_t_min(std::span<std::uint64_t> gaps) {
+  // A zero gap means the clock did not tick between two reads (coarse clock): it says nothing
+  // about the loop overhead, so only positive gaps count.
+  const auto positive_end = std::partition(gaps.begin(), gaps.end(), [](std::uint64_t g) { return g > 0; });
+  const auto positive = static_cast<std::size_t>(positive_end - gaps.begin());
+  if (positive == 0) {
+    return 0;
+  }
+  const auto nth = gaps.begin() + static_cast<std::ptrdiff_t>(positive / 2);
+  std::nth_element(gaps.begin(), nth, positive_end);
+  return *nth;
+}
 
 Calibration calibrate(const Timer& timer, std::uint32_t block, std::uint32_t stable_blocks) {
   if (timer.kind == TimerKind::kTsc) {

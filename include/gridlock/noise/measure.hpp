@@ -4,6 +4,7 @@
 /// record every gap longer than threshold × t_min as a detour.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct MeasureOptions {
 
 /// t_min calibration result.
 struct Calibration {
-  std::uint64_t t_min_ticks = 0;  ///< Smallest positive gap between two back-to-back reads.
+  std::uint64_t t_min_ticks = 0;  ///< Smallest block_t_min over the blocks run.
   std::uint64_t blocks = 0;       ///< Blocks run until the minimum stopped improving.
 };
 
@@ -48,8 +49,14 @@ struct Measurement {
   NoiseTrace trace;                      ///< The first max_detours detours, duration = measured_ns.
 };
 
+/// t_min of one calibration block from the gaps between its back-to-back reads (reordered): the
+/// median of the positive gaps, the loop's time per read. Not their minimum: the TSC is read out of
+/// order, and on an AMD EPYC VM one gap in ten was 1 tick (the next one 25, the usual gap 26), so
+/// t_min was 1 tick and every iteration of the loop a detour. 0 if no gap is positive.
+[[nodiscard]] std::uint64_t block_t_min(std::span<std::uint64_t> gaps);
+
 /// Calibrates t_min: blocks of back-to-back reads until `stable_blocks` blocks in a row bring no
-/// new minimum (or 2 s pass).
+/// new minimum of block_t_min (or 2 s pass).
 [[nodiscard]] Calibration calibrate(const Timer& timer, std::uint32_t block, std::uint32_t stable_blocks);
 
 /// Pins the calling thread to `cpu` (sched_setaffinity). Throws InputError if that fails.

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
@@ -196,6 +197,29 @@ TEST(DetourPattern, LowRatesAreDrawnOrRefused) {
   EXPECT_GT(rare.size(), 100U);
   EXPECT_GT(rare.noise_fraction(), 0.0);
   EXPECT_NEAR(static_cast<double>(rare.period_ps()) / static_cast<double>(rare.size()), 1e15, 2e14);
+}
+
+// Regression: t_min was the smallest positive gap of any calibration block. The TSC is read out of
+// order: on an AMD EPYC VM one gap in ten was 1 tick (then 25; usually 26), so t_min was 1 tick,
+// the threshold 9 ticks, and every iteration of the loop a "detour" (30% noise where 0.8% was).
+TEST(Measure, OutOfOrderReadsDoNotMakeTMin) {
+  std::vector<std::uint64_t> gaps(1000, 26);
+  for (std::size_t i = 0; i < 110; ++i) {
+    gaps[9 * i] = 1;  // two reads executed together
+    gaps[9 * i + 1] = 25;
+  }
+  gaps[500] = 52;
+  gaps[400] = 0;  // the clock did not tick
+  gaps[401] = 0;
+  EXPECT_EQ(gn::block_t_min(gaps), 26U);
+  // A coarse clock: most gaps are 0, the positive ones its resolution.
+  std::vector<std::uint64_t> coarse(1000, 0);
+  for (std::size_t i = 0; i < 1000; i += 50) {
+    coarse[i] = 1000;
+  }
+  EXPECT_EQ(gn::block_t_min(coarse), 1000U);
+  std::vector<std::uint64_t> zeros(50, 0);
+  EXPECT_EQ(gn::block_t_min(zeros), 0U);
 }
 
 TEST(Measure, ShortRunIsConsistent) {
