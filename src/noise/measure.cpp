@@ -154,6 +154,10 @@ Measurement measure(const MeasureOptions& options) {
   if (!(options.threshold > 1) || !std::isfinite(options.threshold)) {
     throw InputError(fmt::format("--threshold must be > 1 (a multiple of t_min), not {}", options.threshold));
   }
+  if (options.cpu < -1) {
+    throw InputError(
+        fmt::format("--cpu {}: give a CPU number (0 or more) to pin to, or leave out --cpu", options.cpu));
+  }
   if (options.cpu >= 0) {
     pin_to_cpu(options.cpu);
   }

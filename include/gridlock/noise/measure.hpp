@@ -20,7 +20,7 @@ namespace gridlock::noise {
 struct MeasureOptions {
   double duration_s = 10.0;                       ///< Measured span (the calibration comes on top).
   double threshold = 9.0;                         ///< A gap > threshold × t_min is a detour.
-  int cpu = -1;                                   ///< Pin to this CPU first (-1: do not pin).
+  int cpu = -1;                                   ///< Pin to this CPU first (-1: do not pin; below: error).
   TimerChoice timer = TimerChoice::kAuto;         ///< Which clock to read.
   std::uint64_t max_detours = 1'000'000;          ///< Detours kept in the list; later ones are summarised.
   std::uint32_t calibration_block = 1000;         ///< Back-to-back reads per calibration block.

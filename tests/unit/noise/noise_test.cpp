@@ -222,6 +222,15 @@ TEST(Measure, OutOfOrderReadsDoNotMakeTMin) {
   EXPECT_EQ(gn::block_t_min(zeros), 0U);
 }
 
+// Regression: --cpu -3 measured unpinned without a word, as if --cpu had been left out.
+TEST(Measure, NegativeCpuIsRefused) {
+  gn::MeasureOptions o;
+  o.duration_s = 0.01;
+  o.timer = gn::TimerChoice::kMonotonic;
+  o.cpu = -3;
+  EXPECT_THROW((void)gn::measure(o), gridlock::InputError);
+}
+
 TEST(Measure, ShortRunIsConsistent) {
   gn::MeasureOptions o;
   o.duration_s = 0.2;
