@@ -228,7 +228,7 @@ std::vector<std::vector<std::string>> histogram_rows(const LogHistogram& h) {
     }
   }
   if (counts[LogHistogram::kOverflowBucket] != 0) {
-    rows.push_back({fmt::format("{:.6g}", LogHistogram::bucket_lower(LogHistogram::kRegularBuckets - 1)),
+    rows.push_back({fmt::format("{:.6g}", LogHistogram::bucket_upper(LogHistogram::kRegularBuckets - 1)),
                     "inf", std::to_string(counts[LogHistogram::kOverflowBucket])});
   }
   return rows;

@@ -231,6 +231,18 @@ TEST(Measure, NegativeCpuIsRefused) {
   EXPECT_THROW((void)gn::measure(o), gridlock::InputError);
 }
 
+// Regression: the overflow row (detours of 2^34 ns, 17.2 s, and more) started at the lower bound of
+// the last regular bucket, overlapping that bucket's row.
+TEST(Measure, HistogramOverflowRowStartsWhereTheLastBucketEnds) {
+  gridlock::LogHistogram h;
+  h.record(1e11);
+  const auto rows = gn::histogram_rows(h);
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0][0], "1.71799e+10");
+  EXPECT_EQ(rows[0][1], "inf");
+  EXPECT_EQ(rows[0][2], "1");
+}
+
 TEST(Measure, ShortRunIsConsistent) {
   gn::MeasureOptions o;
   o.duration_s = 0.2;
