@@ -96,6 +96,13 @@ case "$CASE" in
     grep -q '"max_finish_ps": 11084000' "$TMP/r.json" || fail "no max_finish_ps"
     grep -q '"traceEvents"' "$TMP/t.json" || fail "no traceEvents"
     grep -q '"ph": "X"' "$TMP/t.json" || fail "no slices" ;;
+  same_outputs)
+    # One file for two outputs would keep only the one written last (the result JSON was lost).
+    expect 2 "--json and --timeline both write" -- "$G" sim "$SRC/examples/sim/pingpong.goal" \
+      --json "$TMP/r.json" --timeline "$TMP/./r.json"
+    [ ! -e "$TMP/r.json" ] || fail "an output was written"
+    expect 2 "--json and --csv both write" -- "$G" sim --program barrier --ranks 4,8 --replicas 2 \
+      --noise-periodic 1000Hz:100us --json "$TMP/s.out" --csv "$TMP/s.out" ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"
