@@ -41,6 +41,12 @@ class GoalParser {
       : text_(text), name_(name), keep_(keep), max_ranks_(max_ranks) {}
 
   Schedule parse() {
+    // A UTF-8 byte-order mark (as some Windows editors write) is not part of the text; columns on
+    // line 1 count from after it.
+    if (text_.starts_with("\xEF\xBB\xBF")) {
+      pos_.offset = 3;
+      pos_.line_start = 3;
+    }
     for (;;) {
       skip_all();
       if (at_end()) {

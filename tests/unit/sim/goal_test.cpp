@@ -191,6 +191,20 @@ TEST(Goal, AcceptsCommentsAnywhereAndClosingBraceOnTheOpLine) {
   EXPECT_EQ(s.program_of(1).ops.size(), 1U);
 }
 
+// Regression: a file saved with a UTF-8 byte-order mark (Windows editors) failed at 1:1 with
+// "found byte 0xef"; the mark is skipped and columns on line 1 count from after it.
+TEST(Goal, Utf8ByteOrderMarkIsSkipped) {
+  const Schedule s = parse_goal("\xEF\xBB\xBFnum_ranks 2\r\nrank 0 {\r\nsend 8b to 1\r\n}\r\n");
+  EXPECT_EQ(s.num_ranks(), 2U);
+  EXPECT_EQ(s.program_of(0).ops.size(), 1U);
+  try {
+    (void)parse_goal("\xEF\xBB\xBFnum_ranks x\n", "bom.goal");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "bom.goal:1:11: expected the number of ranks, found 'x'");
+  }
+}
+
 TEST(Goal, MissingRanksAreEmpty) {
   const Schedule s = parse_goal("num_ranks 3\nrank 1 {\ncalc 5\n}\n");
   EXPECT_TRUE(s.program_of(0).ops.empty());
