@@ -34,6 +34,8 @@ namespace gridlock::cli {
 namespace {
 
 constexpr std::uint64_t kMaxTimelineOps = 1'000'000;
+// Slices a timeline may hold (CPU and network intervals: several per operation with messages).
+constexpr std::uint64_t kMaxTimelineSlices = 2'000'000;
 
 struct SimArgs {
   std::string schedule;
@@ -363,8 +365,16 @@ void run_sim(const SimArgs& a) {
                       kMaxTimelineOps, schedule.total_ops()));
     }
     options.record_timeline = true;
+    // One more than the limit, so that a longer timeline (which the engine would cut) is told apart.
+    options.max_timeline_slices = kMaxTimelineSlices + 1;
   }
   const sim::SimResult result = sim::simulate(schedule, options);
+  if (options.record_timeline && result.timeline.size() > kMaxTimelineSlices) {
+    throw InputError(fmt::format(
+        "--timeline: this run has more than {} slices (CPU and network intervals; {} operations, {} "
+        "messages), too many to write in full; simulate a smaller schedule",
+        kMaxTimelineSlices, schedule.total_ops(), result.messages));
+  }
   if (progress) {
     fmt::print(stderr, "\r\033[K");
   }

@@ -103,6 +103,12 @@ case "$CASE" in
     [ ! -e "$TMP/r.json" ] || fail "an output was written"
     expect 2 "--json and --csv both write" -- "$G" sim --program barrier --ranks 4,8 --replicas 2 \
       --noise-periodic 1000Hz:100us --json "$TMP/s.out" --csv "$TMP/s.out" ;;
+  timeline_too_long)
+    # 458,752 operations, but with the handshake about 2.5 million slices: the engine kept the first
+    # 2,000,000 and the file looked complete. Now refused, and no file is written.
+    expect 2 "--timeline: this run has more than 2000000 slices" -- "$G" sim \
+      --program "dissemination(size=100KiB)" --ranks 16384 --rendezvous-handshake -q --timeline "$TMP/t.json"
+    [ ! -e "$TMP/t.json" ] || fail "a truncated timeline was written" ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"
