@@ -963,9 +963,8 @@ std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint3
   }
   if (rank < schedule.sources().size()) {
     const RankSource& src = schedule.sources()[rank];
-    const auto label = src.labels.find(op_index);
-    if (label != src.labels.end()) {
-      text += fmt::format(" (label {})", label->second);
+    if (const std::string_view label = schedule.label_of(rank, op_index); !label.empty()) {
+      text += fmt::format(" (label {})", label);
     }
     if (op_index < src.where.size()) {
       text += fmt::format(" at line {}", src.where[op_index].line);

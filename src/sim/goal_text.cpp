@@ -98,7 +98,7 @@ class GoalParser {
     }
     Schedule schedule = builder_->finish();
     if (keep_) {
-      schedule.mutable_sources() = std::move(sources_);
+      schedule.set_sources(std::move(sources_), std::move(label_names_));
     }
     return schedule;
   }
@@ -388,6 +388,15 @@ class GoalParser {
     return w == "send" || w == "recv" || w == "calc";
   }
 
+  // The index of `name` in label_names_, added on first use.
+  std::uint32_t label_id(std::string_view name) {
+    const auto [it, added] = label_ids_.try_emplace(name, static_cast<std::uint32_t>(label_names_.size()));
+    if (added) {
+      label_names_.emplace_back(name);
+    }
+    return it->second;
+  }
+
   void parse_rank(std::uint32_t rank, const Position& opened_at) {
     try {
       builder_->begin_rank(rank);
@@ -435,7 +444,8 @@ class GoalParser {
           fail_at(at, "a label defined once per rank", fmt::format("'{}' defined again", word));
         }
         if (keep_) {
-          rank_source_.labels.emplace(index, std::string(word));
+          // Ops are numbered in definition order, so the rank's labels stay sorted by op.
+          rank_source_.labels.push_back(OpLabel{index, label_id(word)});
         }
         continue;
       }
@@ -502,6 +512,9 @@ class GoalParser {
   std::vector<PendingDependency> pending_;
   RankSource rank_source_;
   std::vector<RankSource> sources_;
+  // Distinct label names; the views in label_ids_ point into text_, which outlives the parse.
+  std::vector<std::string> label_names_;
+  std::unordered_map<std::string_view, std::uint32_t> label_ids_;
 };
 
 }  // namespace

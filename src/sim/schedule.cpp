@@ -168,6 +168,24 @@ bool Schedule::same_as(const Schedule& other) const {
   return true;
 }
 
+std::string_view Schedule::label_of(std::uint32_t rank, std::uint32_t op) const {
+  if (rank >= sources_.size()) {
+    return {};
+  }
+  const std::vector<OpLabel>& labels = sources_[rank].labels;
+  const auto it = std::lower_bound(labels.begin(), labels.end(), op,
+                                   [](const OpLabel& l, std::uint32_t o) { return l.op < o; });
+  if (it == labels.end() || it->op != op) {
+    return {};
+  }
+  return label_names_[it->label];
+}
+
+void Schedule::set_sources(std::vector<RankSource> sources, std::vector<std::string> label_names) {
+  sources_ = std::move(sources);
+  label_names_ = std::move(label_names);
+}
+
 Program ProgramStore::view(std::size_t p) const {
   const ProgramExtent& e = extents[p];
   const std::size_t n = e.num_ops;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -109,10 +110,20 @@ struct SourceLocation {
   std::uint32_t column = 0;  ///< 1-based column.
 };
 
-/// Source information of one rank's operations (text schedules only).
+/// A labelled operation of one rank: its index and its label's index in Schedule::label_names().
+struct OpLabel {
+  std::uint32_t op = 0;     ///< Operation index within the rank.
+  std::uint32_t label = 0;  ///< Index into Schedule::label_names().
+  /// Field-wise equality.
+  friend bool operator==(const OpLabel&, const OpLabel&) = default;
+};
+
+/// Source information of one rank's operations (text schedules only). Label names are stored once
+/// per schedule (a LogGOPSim file names the ops of every rank l0, l1, ...), so a million-rank file
+/// does not keep a million copies of each.
 struct RankSource {
-  std::vector<SourceLocation> where;                      ///< Location of each op.
-  std::unordered_map<std::uint32_t, std::string> labels;  ///< Label of labelled ops.
+  std::vector<SourceLocation> where;  ///< Location of each op.
+  std::vector<OpLabel> labels;        ///< Labelled ops, in increasing op order.
 };
 
 /// A complete schedule: one program per rank.
@@ -142,8 +153,14 @@ class Schedule {
   [[nodiscard]] std::uint64_t total_sends() const noexcept;
   /// Source locations per rank (empty unless parsed from text).
   [[nodiscard]] const std::vector<RankSource>& sources() const noexcept { return sources_; }
-  /// Source locations, mutable (used by the text parser).
-  [[nodiscard]] std::vector<RankSource>& mutable_sources() noexcept { return sources_; }
+  /// Distinct label names of the text schedule, indexed by OpLabel::label.
+  [[nodiscard]] const std::vector<std::string>& label_names() const noexcept { return label_names_; }
+  /// The label of op `op` on `rank`, or an empty view if it has none (or the schedule was not
+  /// parsed from text with sources kept).
+  [[nodiscard]] std::string_view label_of(std::uint32_t rank, std::uint32_t op) const;
+  /// Sets the source information (used by the text parser); every OpLabel::label must index
+  /// `label_names`.
+  void set_sources(std::vector<RankSource> sources, std::vector<std::string> label_names);
   /// Largest CPU index used plus one.
   [[nodiscard]] std::uint32_t num_cpus() const noexcept { return num_cpus_; }
   /// Largest NIC index used plus one.
@@ -162,6 +179,7 @@ class Schedule {
   std::vector<Program> programs_;
   std::vector<std::uint32_t> rank_program_;
   std::vector<RankSource> sources_;
+  std::vector<std::string> label_names_;
 };
 
 /// A dependency cycle found while finishing a rank; `ops` lists the ops on the cycle.

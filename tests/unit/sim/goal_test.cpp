@@ -50,7 +50,13 @@ TEST(Goal, ParsesLogGOPSimSyntax) {
   EXPECT_EQ(r2.ops[1].size, 100U * 1000U);  // bare calc values are nanoseconds
   ASSERT_EQ(s.sources().size(), 3U);
   EXPECT_EQ(s.sources()[2].where[0].line, 4U);
-  EXPECT_EQ(s.sources()[2].labels.at(0), "l1");
+  EXPECT_EQ(s.label_of(2, 0), "l1");
+  EXPECT_EQ(s.label_of(2, 1), "l2");
+  EXPECT_EQ(s.label_of(0, 2), "l3");
+  EXPECT_EQ(s.label_of(1, 0), "");   // rank 1's op has no label
+  EXPECT_EQ(s.label_of(99, 0), "");  // no such rank
+  // Each name is kept once, however many ranks use it.
+  EXPECT_EQ(s.label_names(), (std::vector<std::string>{"l1", "l2", "l3"}));
 }
 
 TEST(Goal, IdenticalRelativeProgramsAreShared) {
