@@ -98,6 +98,17 @@ void BM_ParseText(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseText)->Unit(benchmark::kMillisecond);
 
+// As gridlock sim reads a file: with every op's line and label kept for stuck-operation reports.
+void BM_ParseTextKeepingSources(benchmark::State& state) {
+  const std::string text = gridlock::sim::write_goal(dissemination(1U << 16U));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::parse_goal(text, "bench.goal", true));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(text.size()));
+}
+BENCHMARK(BM_ParseTextKeepingSources)->Unit(benchmark::kMillisecond);
+
 // File shape counters for the binary load benchmarks: bytes per stored op say how compact the
 // encoding is, and ops per second compare runs whose encodings differ in size.
 void report_program_shape(benchmark::State& state, const Schedule& schedule, std::size_t file_bytes) {
