@@ -235,7 +235,8 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
   cmd.add_option("--ranks", o.ranks, "Scales: N1,N2,...");
   cmd.add_option("--replicas", o.replicas, "Replicas per scale");
   cmd.add_option("--seed", o.seed, "Seed of the generator and the noise phases")->capture_default_str();
-  cmd.add_option("--threads", o.threads, "Threads per rank")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "Threads per rank (at most 1024, and one per replica)")
+      ->capture_default_str();
   cmd.add_option("-L", t.latency, "Latency L")->capture_default_str();
   cmd.add_option("-o", t.overhead, "CPU overhead o")->capture_default_str();
   cmd.add_option("-g", t.gap, "Gap g")->capture_default_str();
@@ -272,6 +273,7 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   o.params.eager_threshold_bytes = t.eager_threshold;
   o.params.rendezvous_handshake = t.rendezvous_handshake;
   o.params = gridlock::sim::scale_network(o.params, o.network_scale);
+  gridlock::sim::check_thread_count(o.threads);
   o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
   gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
   const int given =

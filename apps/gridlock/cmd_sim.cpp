@@ -1,6 +1,7 @@
 // `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -197,6 +198,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
         "sim-replicas` (same options, same results)");
   }
   sim::check_replica_count(a.replicas);
+  sim::check_thread_count(a.threads);
   std::vector<std::uint32_t> scales = sim::parse_scales(a.ranks);
   if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
     throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");
@@ -216,7 +218,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   const double threshold = a.bottleneck_slowdown_pct.value_or(100.0) / 100.0;
   sim::check_bottleneck_threshold(threshold);
   const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
-  const unsigned threads = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  // No more threads than replicas (run_replicas would not start them): the count printed is the count used.
+  const unsigned wanted = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  const auto threads = static_cast<unsigned>(std::min<std::uint64_t>(wanted, a.replicas));
   const bool progress = show_progress(a);
   const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
 
@@ -229,11 +233,12 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   context["loggops"] = sim::params_json(options.params);
   context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched);
 
-  fmt::print("noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads\n",
-             noise::describe(spec, pattern), format_time_ps(pattern.period_ps()),
-             100.0 * pattern.noise_fraction(),
-             a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
-             a.seed, a.replicas, threads);
+  fmt::print(
+      "noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads{}\n",
+      noise::describe(spec, pattern), format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
+      a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
+      a.seed, a.replicas, threads,
+      a.threads > threads ? fmt::format(" (--threads {}: one per replica)", a.threads) : std::string());
   fmt::print("{}", sim::scale_table_header());
   CsvWriter csv(context, sim::scale_csv_columns());
   Json results = Json::array();
@@ -515,7 +520,8 @@ void add_sim_commands(CLI::App& app) {
       "--bottleneck-slowdown", sim_args->bottleneck_slowdown_pct,
       "With --replicas: median slowdown (percent) from which on noise counts as the bottleneck "
       "(default 100)");
-  sim_cmd->add_option("--threads", sim_args->threads, "Threads for --replicas (default: all cores)");
+  sim_cmd->add_option("--threads", sim_args->threads,
+                      "Threads for --replicas (default: all cores; at most 1024, and one per replica)");
   sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();
   sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");

@@ -87,6 +87,15 @@ void check_replica_count(std::uint64_t replicas) {
   }
 }
 
+void check_thread_count(unsigned threads) {
+  if (threads > kMaxReplicaThreads) {
+    throw InputError(
+        fmt::format("--threads {}: give 1 to {} threads (each simulates whole replicas, so more "
+                    "threads than cores only cost memory)",
+                    threads, kMaxReplicaThreads));
+  }
+}
+
 std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
                                         const ReplicaConfig& config, std::uint64_t begin, std::uint64_t end) {
   if (config.pattern == nullptr) {
@@ -95,6 +104,7 @@ std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptio
   if (end < begin || end - begin > kMaxReplicas) {
     throw InputError(fmt::format("replicas [{}, {}): at most {} replicas at once", begin, end, kMaxReplicas));
   }
+  check_thread_count(config.threads);
   std::vector<std::uint64_t> out(end - begin);
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> done{0};

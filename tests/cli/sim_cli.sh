@@ -109,6 +109,16 @@ case "$CASE" in
     expect 2 "--timeline: this run has more than 2000000 slices" -- "$G" sim \
       --program "dissemination(size=100KiB)" --ranks 16384 --rendezvous-handshake -q --timeline "$TMP/t.json"
     [ ! -e "$TMP/t.json" ] || fail "a truncated timeline was written" ;;
+  threads_limit)
+    # --threads 4294967295 was taken as given (and printed); a million replicas would have started a
+    # million threads. More than 1024 are refused; the count printed is the count used.
+    expect 2 "--threads 4294967295: give 1 to 1024 threads" -- "$G" sim --program barrier --ranks 4 \
+      --replicas 3 --threads 4294967295 --noise-periodic 1000Hz:100us
+    grep -q "replicas per scale" "$TMP/out" && fail "the study was announced before the error"
+    expect 0 "3 replicas per scale, 3 threads \(--threads 8: one per replica\)$" -- "$G" sim --program barrier \
+      --ranks 4 --replicas 3 --threads 8 --noise-periodic 1000Hz:100us -q
+    expect 0 "3 replicas per scale, 2 threads$" -- "$G" sim --program barrier --ranks 4 --replicas 3 \
+      --threads 2 --noise-periodic 1000Hz:100us -q ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"

@@ -44,10 +44,18 @@ inline constexpr std::uint64_t kMaxReplicas = 10'000'000;
 /// Throws InputError unless 1 <= `replicas` <= kMaxReplicas (for --replicas).
 void check_replica_count(std::uint64_t replicas);
 
+/// Most worker threads of run_replicas (--threads). Each thread simulates whole replicas, so more
+/// threads than cores only cost memory; a mistyped count must not start millions of threads.
+inline constexpr unsigned kMaxReplicaThreads = 1024;
+
+/// Throws InputError if `threads` > kMaxReplicaThreads (for --threads; 0 is left to the caller).
+void check_thread_count(unsigned threads);
+
 /// Completion time (max finish, ps) of replicas [begin, end) of `schedule` with noise; entry i is
-/// replica begin + i. Deterministic: replica r's phases depend only on (seed, r, rank). Throws
-/// InputError if a replica does not complete (deadlock), or if end < begin or the range holds more
-/// than kMaxReplicas replicas.
+/// replica begin + i. Deterministic: replica r's phases depend only on (seed, r, rank). Runs on
+/// min(config.threads, end - begin) threads (at least 1). Throws InputError if a replica does not
+/// complete (deadlock), if end < begin or the range holds more than kMaxReplicas replicas, or if
+/// config.threads > kMaxReplicaThreads.
 [[nodiscard]] std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptions& options,
                                                       const ReplicaConfig& config, std::uint64_t begin,
                                                       std::uint64_t end);

@@ -115,6 +115,27 @@ TEST(NoiseReplicas, RejectsMoreReplicasThanTheLimit) {
   EXPECT_EQ(run_replicas(s, SimOptions{}, config, 3, 5).size(), 2U);
 }
 
+// Regression: --threads 4294967295 was taken as it was (a million replicas would have started a
+// million threads); more than kMaxReplicaThreads (1024) threads are refused.
+TEST(NoiseReplicas, RejectsMoreThreadsThanTheLimit) {
+  const Schedule s = generate("dissemination(size=8B)", 8, 1);
+  ReplicaConfig config;
+  config.pattern = &paper_noise();
+  config.threads = 4294967295U;
+  try {
+    (void)run_replicas(s, SimOptions{}, config, 0, 3);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--threads 4294967295: give 1 to 1024 threads (each simulates whole replicas, so more threads "
+              "than cores only cost memory)");
+  }
+  config.threads = 1025;
+  EXPECT_THROW((void)run_replicas(s, SimOptions{}, config, 0, 3), InputError);
+  config.threads = kMaxReplicaThreads;
+  EXPECT_EQ(run_replicas(s, SimOptions{}, config, 0, 3).size(), 3U);
+}
+
 // --network-scale multiplies L, g and G exactly (rounded to the ps); a product beyond 64-bit
 // picoseconds is an error naming the parameter, not a value clamped by llround (L = 2.5 us x 4e12
 // was simulated as 9,223,372 s instead of 10,000,000 s).
