@@ -554,7 +554,8 @@ void add_sim_commands(CLI::App& app) {
       ->required()
       ->check(CLI::Range(1U, sim::kMaxRanks));
   gen->add_option("--seed", gen_args->seed, "Seed for random patterns (printed)")->capture_default_str();
-  gen->add_option("-o,--output", gen_args->output, "Output file: .gsched for binary, anything else GOAL text")
+  gen->add_option("-o,--output", gen_args->output,
+                  "Output file: .gsched (any case) for binary, anything else GOAL text")
       ->required();
   gen->footer(sim::generator_help());
   gen->callback([gen_args] { run_schedgen(*gen_args); });
@@ -564,7 +565,8 @@ void add_sim_commands(CLI::App& app) {
   schedule->require_subcommand(1);
   auto* convert = schedule->add_subcommand("convert", "Convert between GOAL text and .gsched binary");
   convert->add_option("input", conv_args->input, "Input schedule (text or binary)")->required();
-  convert->add_option("output", conv_args->output, "Output: .gsched for binary, anything else text")
+  convert
+      ->add_option("output", conv_args->output, "Output: .gsched (any case) for binary, anything else text")
       ->required();
   convert->callback([conv_args] { run_convert(*conv_args); });
 }

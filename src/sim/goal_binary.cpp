@@ -931,8 +931,17 @@ Schedule load_schedule(const std::filesystem::path& path) {
   return parse_goal(bytes, path.string());
 }
 
+bool is_binary_schedule_name(const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  constexpr std::string_view kExtension = ".gsched";
+  return ext.size() == kExtension.size() &&
+         std::equal(ext.begin(), ext.end(), kExtension.begin(), [](char a, char b) {
+           return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+         });
+}
+
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
-  if (path.extension() == ".gsched") {
+  if (is_binary_schedule_name(path)) {
     write_file_atomic(path, write_binary(schedule));
   } else {
     write_file_atomic(path, write_goal(schedule));

@@ -119,6 +119,17 @@ case "$CASE" in
       --ranks 4 --replicas 3 --threads 8 --noise-periodic 1000Hz:100us -q
     expect 0 "3 replicas per scale, 2 threads$" -- "$G" sim --program barrier --ranks 4 --replicas 3 \
       --threads 2 --noise-periodic 1000Hz:100us -q ;;
+  extension_case)
+    # Only a lower-case .gsched wrote binary: out.GSCHED was GOAL text.
+    for ext in GSCHED Gsched gsched; do
+      expect 0 "wrote .*out.$ext: 4 ranks" -- "$G" schedgen --program barrier --ranks 4 -o "$TMP/out.$ext"
+      [ "$(head -c 7 "$TMP/out.$ext")" = GLSCHED ] || fail "schedgen -o out.$ext did not write binary"
+      expect 0 "wrote" -- "$G" schedule convert "$SRC/examples/sim/pingpong.goal" "$TMP/p.$ext"
+      [ "$(head -c 7 "$TMP/p.$ext")" = GLSCHED ] || fail "convert to p.$ext did not write binary"
+      expect 0 "max finish: 11.084 us" -- "$G" sim "$TMP/p.$ext"
+    done
+    expect 0 "wrote" -- "$G" schedule convert "$TMP/p.GSCHED" "$TMP/p.GOAL"
+    [ "$(head -c 7 "$TMP/p.GOAL")" != GLSCHED ] || fail "p.GOAL is not text" ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"

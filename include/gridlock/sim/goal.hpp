@@ -46,7 +46,10 @@ inline constexpr unsigned kMaxLoadThreads = 8;
 /// if the file cannot be read and InputError if it is malformed.
 [[nodiscard]] Schedule load_schedule(const std::filesystem::path& path);
 
-/// Writes `schedule` atomically: binary if the name ends in `.gsched`, else GOAL text.
+/// True if `path` names a binary schedule: its extension is `.gsched` in any case (`.GSCHED`).
+[[nodiscard]] bool is_binary_schedule_name(const std::filesystem::path& path);
+
+/// Writes `schedule` atomically: binary if is_binary_schedule_name(path), else GOAL text.
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path);
 
 }  // namespace gridlock::sim
