@@ -57,6 +57,14 @@ std::vector<std::uint32_t> parse_scales(const std::string& text) {
     }
     out.push_back(static_cast<std::uint32_t>(v));
   }
+  // A scale given twice would be simulated and listed twice.
+  std::vector<std::uint32_t> sorted = out;
+  std::sort(sorted.begin(), sorted.end());
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) {
+    throw InputError(
+        fmt::format("--ranks '{}': {} ranks is given twice; give each scale once", text, *twice));
+  }
   return out;
 }
 

@@ -114,7 +114,7 @@ case "$CASE" in
     # million threads. More than 1024 are refused; the count printed is the count used.
     expect 2 "--threads 4294967295: give 1 to 1024 threads" -- "$G" sim --program barrier --ranks 4 \
       --replicas 3 --threads 4294967295 --noise-periodic 1000Hz:100us
-    grep -q "replicas per scale" "$TMP/out" && fail "the study was announced before the error"
+    if grep -q "replicas per scale" "$TMP/out"; then fail "the study was announced before the error"; fi
     expect 0 "3 replicas per scale, 3 threads \(--threads 8: one per replica\)$" -- "$G" sim --program barrier \
       --ranks 4 --replicas 3 --threads 8 --noise-periodic 1000Hz:100us -q
     expect 0 "3 replicas per scale, 2 threads$" -- "$G" sim --program barrier --ranks 4 --replicas 3 \
@@ -130,6 +130,10 @@ case "$CASE" in
     done
     expect 0 "wrote" -- "$G" schedule convert "$TMP/p.GSCHED" "$TMP/p.GOAL"
     [ "$(head -c 7 "$TMP/p.GOAL")" != GLSCHED ] || fail "p.GOAL is not text" ;;
+  duplicate_scales)
+    expect 2 "--ranks '4,8,4': 4 ranks is given twice; give each scale once" -- "$G" sim --program barrier \
+      --ranks 4,8,4 --replicas 3 --noise-periodic 1000Hz:100us
+    if grep -q "replicas per scale" "$TMP/out"; then fail "the study started"; fi ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"

@@ -23,7 +23,8 @@ inline constexpr std::uint64_t kNoiseSeedStream = 0x6e6f697365ULL;  // "noise"
 /// it; the CPU overhead o and O stay. Throws InputError unless factor is positive and finite.
 [[nodiscard]] LogGOPSParams scale_network(LogGOPSParams params, double factor);
 
-/// Parses `--ranks N` or `--ranks N1,N2,...` (each in [1, kMaxRanks]); empty text gives {}.
+/// Parses `--ranks N` or `--ranks N1,N2,...` (each in [1, kMaxRanks], each at most once, in the
+/// order given); empty text gives {}. Throws InputError naming the list otherwise.
 [[nodiscard]] std::vector<std::uint32_t> parse_scales(const std::string& text);
 
 /// What run_replicas needs besides the range.

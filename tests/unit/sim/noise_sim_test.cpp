@@ -136,6 +136,18 @@ TEST(NoiseReplicas, RejectsMoreThreadsThanTheLimit) {
   EXPECT_EQ(run_replicas(s, SimOptions{}, config, 0, 3).size(), 3U);
 }
 
+// Regression: --ranks 4,4 ran the same scale twice and listed it twice.
+TEST(NoiseReplicas, DuplicateScalesAreRefused) {
+  EXPECT_EQ(parse_scales("8,4,16"), (std::vector<std::uint32_t>{8, 4, 16}));
+  try {
+    (void)parse_scales("4,8,4");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--ranks '4,8,4': 4 ranks is given twice; give each scale once");
+  }
+  EXPECT_THROW((void)parse_scales("4,04"), InputError);
+}
+
 // --network-scale multiplies L, g and G exactly (rounded to the ps); a product beyond 64-bit
 // picoseconds is an error naming the parameter, not a value clamped by llround (L = 2.5 us x 4e12
 // was simulated as 9,223,372 s instead of 10,000,000 s).
