@@ -928,6 +928,13 @@ Schedule load_schedule(const std::filesystem::path& path) {
       std::string_view(bytes).substr(0, kBinaryMagic.size()) == kBinaryMagic) {
     return read_binary(bytes, path.string());
   }
+  // A binary file cut within its magic: no GOAL text starts with 'G', so it is not text either.
+  if (!bytes.empty() && bytes.size() < kBinaryMagic.size() && kBinaryMagic.starts_with(bytes)) {
+    throw InputError(fmt::format(
+        "{}: truncated binary schedule: {} of the {} bytes of the magic 'GLSCHED\\x1a', then nothing; "
+        "expected the magic, a header and the programs (copy or write the file again)",
+        path.string(), bytes.size(), kBinaryMagic.size()));
+  }
   return parse_goal(bytes, path.string());
 }
 

@@ -134,6 +134,12 @@ case "$CASE" in
     expect 2 "--ranks '4,8,4': 4 ranks is given twice; give each scale once" -- "$G" sim --program barrier \
       --ranks 4,8,4 --replicas 3 --noise-periodic 1000Hz:100us
     if grep -q "replicas per scale" "$TMP/out"; then fail "the study started"; fi ;;
+  truncated_binary)
+    expect 0 "wrote" -- "$G" schedgen --program barrier --ranks 4 -o "$TMP/a.gsched"
+    head -c 4 "$TMP/a.gsched" >"$TMP/t.gsched"
+    expect 2 "t.gsched: truncated binary schedule: 4 of the 8 bytes of the magic 'GLSCHED\\\\x1a', then nothing" -- \
+      "$G" sim "$TMP/t.gsched"
+    expect 2 "t.gsched: truncated binary schedule" -- "$G" schedule convert "$TMP/t.gsched" "$TMP/t.goal" ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"

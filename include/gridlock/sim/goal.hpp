@@ -43,7 +43,8 @@ inline constexpr unsigned kMaxLoadThreads = 8;
                                    std::uint32_t max_ranks = kMaxRanks, unsigned threads = 0);
 
 /// Reads a schedule file, binary if it starts with kBinaryMagic, else GOAL text. Throws IoError
-/// if the file cannot be read and InputError if it is malformed.
+/// if the file cannot be read and InputError if it is malformed (a file of 1 to 7 bytes that
+/// begins the magic is a truncated binary schedule).
 [[nodiscard]] Schedule load_schedule(const std::filesystem::path& path);
 
 /// True if `path` names a binary schedule: its extension is `.gsched` in any case (`.GSCHED`).

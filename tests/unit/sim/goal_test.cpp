@@ -1,11 +1,16 @@
 // GOAL text parser (strict errors), writer, binary format round trips.
 #include "gridlock/sim/goal.hpp"
 
+#include <unistd.h>
+
 #include <array>
+#include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/sim/generate.hpp"
 
@@ -555,6 +560,27 @@ TEST(Goal, BinaryVersion2TruncatedAnywhereIsRejected) {
   }
   EXPECT_GT(truncated, bin.size() / 2);
   EXPECT_EQ(binary_error(bin), "");
+}
+
+// Regression: a binary schedule cut to under 8 bytes (the magic) was read as GOAL text and failed
+// with "found 'GLSC'"; it is now reported as a truncated binary schedule.
+TEST(Goal, BinaryCutWithinItsMagicIsTruncatedNotText) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / fmt::format("gridlock_truncated_{}.gsched", ::getpid());
+  for (std::size_t n = 1; n < kBinaryMagic.size(); ++n) {
+    write_file_atomic(path, std::string(kBinaryMagic.substr(0, n)));
+    try {
+      (void)load_schedule(path);
+      ADD_FAILURE() << n << " bytes loaded";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("{}: truncated binary schedule: {} of the 8 bytes of the magic 'GLSCHED\\x1a', "
+                            "then nothing; expected the magic, a header and the programs (copy or "
+                            "write the file again)",
+                            path.string(), n));
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(Goal, ParseTimeUnits) {
