@@ -61,8 +61,9 @@ struct NoiseTrace {
 /// The format's name as parse_trace_format accepts it.
 [[nodiscard]] std::string format_name(TraceFormat format);
 
-/// Parses a trace from `text`; `source` names it in errors (`file:line: what; fix`).
-/// Throws InputError for garbage, negative values, unsorted or overlapping detours.
+/// Parses a trace from `text`; `source` names it in errors (`file:line: what; fix`). A UTF-8
+/// byte-order mark at the start is skipped. Throws InputError for garbage, negative values, unsorted or
+/// overlapping detours.
 [[nodiscard]] NoiseTrace parse_trace(std::string_view text, TraceFormat format, std::string_view source);
 
 /// Reads a trace file (IoError if it cannot be read; InputError with file:line if malformed).

@@ -75,6 +75,26 @@ TEST(NoiseTrace, IntegerColumnsAreLoggopsimWhateverTheSeparator) {
   EXPECT_EQ(decimal_ns.detours, (std::vector<gn::Detour>{{1001, 20}}));
 }
 
+// Regression: a trace starting with a UTF-8 byte-order mark (Windows editors) failed ("expected two
+// columns ... got 3" or "not a gridlock noise trace"); the mark is skipped in every format.
+TEST(NoiseTrace, Utf8ByteOrderMarkIsSkippedInEveryFormat) {
+  const gn::NoiseTrace t = sample_trace();
+  for (const auto format :
+       {gn::TraceFormat::kGridlock, gn::TraceFormat::kLoggopsim, gn::TraceFormat::kNetgauge}) {
+    const std::string text = "\xEF\xBB\xBF" + gn::format_trace(t, format);
+    for (const auto read_as : {format, gn::TraceFormat::kAuto}) {
+      gn::NoiseTrace back;
+      ASSERT_NO_THROW(back = gn::parse_trace(text, read_as, "bom.trace")) << gn::format_name(format);
+      EXPECT_EQ(back.format, format);
+      EXPECT_EQ(back.detours, t.detours) << gn::format_name(format);
+    }
+  }
+  // A comment line first, as Netgauge and LogGOPSim files may have.
+  const gn::NoiseTrace commented =
+      gn::parse_trace("\xEF\xBB\xBF# from a Windows editor\n1000 20\n", gn::TraceFormat::kAuto, "bom.trace");
+  EXPECT_EQ(commented.detours, (std::vector<gn::Detour>{{1000, 20}}));
+}
+
 // Regression: a start near 2^64 ns overflowed on the way to picoseconds and was reported as
 // "detour 1 is unsorted, overlapping or outside the period", without a line.
 TEST(NoiseTrace, TimesBeyondTheSimulatorsRangeAreRefusedWithTheirLine) {
