@@ -212,6 +212,8 @@ void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
   if (!(o.mad_factor >= 0)) {
     throw gridlock::InputError("--mad-factor must be >= 0");
   }
+  // The rest (e.g. --duration beyond a day) before any rank starts, as in `gridlock noise measure`.
+  gridlock::noise::check_measure_options(o.measure);
 }
 
 // `sim-replicas` options, as in `gridlock sim`.

@@ -56,6 +56,8 @@ void run_measure(const MeasureArgs& a) {
   if (trace_format == noise::TraceFormat::kAuto) {
     throw InputError("--trace-format: choose gridlock, netgauge or loggopsim");
   }
+  // Every option is checked before the run is announced.
+  noise::check_measure_options(o);
   for (const std::string& path : {a.json, a.trace, a.histogram}) {
     if (!path.empty()) {
       check_writable(path);

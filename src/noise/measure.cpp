@@ -147,7 +147,7 @@ void pin_to_cpu(int cpu) {
   }
 }
 
-Measurement measure(const MeasureOptions& options) {
+void check_measure_options(const MeasureOptions& options) {
   if (!(options.duration_s > 0) || options.duration_s > 86400) {
     throw InputError(fmt::format("--duration must be in (0, 1 day], not {} s", options.duration_s));
   }
@@ -158,6 +158,14 @@ Measurement measure(const MeasureOptions& options) {
     throw InputError(
         fmt::format("--cpu {}: give a CPU number (0 or more) to pin to, or leave out --cpu", options.cpu));
   }
+  if (options.cpu >= CPU_SETSIZE) {
+    throw InputError(
+        fmt::format("--cpu {} is out of range (CPU numbers go up to {})", options.cpu, CPU_SETSIZE - 1));
+  }
+}
+
+Measurement measure(const MeasureOptions& options) {
+  check_measure_options(options);
   if (options.cpu >= 0) {
     pin_to_cpu(options.cpu);
   }

@@ -62,7 +62,12 @@ struct Measurement {
 /// Pins the calling thread to `cpu` (sched_setaffinity). Throws InputError if that fails.
 void pin_to_cpu(int cpu);
 
-/// Runs the selfish-detour loop (after pinning and calibrating). Throws InputError for bad options.
+/// Throws InputError naming the option (--duration, --threshold, --cpu) unless `options` can be
+/// measured with; callers check before announcing a measurement.
+void check_measure_options(const MeasureOptions& options);
+
+/// Runs the selfish-detour loop (after pinning and calibrating). Throws InputError for bad options
+/// (check_measure_options) and if pinning fails.
 [[nodiscard]] Measurement measure(const MeasureOptions& options);
 
 /// Summary of a measurement, as printed and written to JSON.
