@@ -24,7 +24,10 @@ struct Position {
   std::size_t offset = 0;
   std::uint32_t line = 1;
   std::size_t line_start = 0;
-  [[nodiscard]] std::uint32_t column() const { return static_cast<std::uint32_t>(offset - line_start + 1); }
+  // The column in bytes; equal to the column in characters on lines without non-ASCII text before it.
+  [[nodiscard]] std::uint32_t byte_column() const {
+    return static_cast<std::uint32_t>(offset - line_start + 1);
+  }
 };
 
 struct PendingDependency {
@@ -137,9 +140,19 @@ class GoalParser {
   }
   static std::string quote(std::string_view word) { return fmt::format("'{}'", word); }
 
+  // The column as editors count it: UTF-8 code points (bytes that are not continuation bytes)
+  // from the start of the line. Only for messages and lines with non-ASCII text (a scan of the line).
+  [[nodiscard]] std::uint32_t column(const Position& at) const {
+    std::uint32_t count = 1;
+    for (std::size_t i = at.line_start; i < at.offset && i < text_.size(); ++i) {
+      count += (static_cast<unsigned char>(text_[i]) & 0xC0U) != 0x80U ? 1 : 0;
+    }
+    return count;
+  }
+
   [[noreturn]] void fail_at(const Position& at, std::string_view expected, std::string_view found) const {
     throw InputError(
-        fmt::format("{}:{}:{}: expected {}, found {}", name_, at.line, at.column(), expected, found));
+        fmt::format("{}:{}:{}: expected {}, found {}", name_, at.line, column(at), expected, found));
   }
   [[noreturn]] void fail(std::string_view expected) const { fail_at(pos_, expected, describe(pos_.offset)); }
 
@@ -153,6 +166,11 @@ class GoalParser {
       if (text_[pos_.offset] == '*' && pos_.offset + 1 < text_.size() && text_[pos_.offset + 1] == '/') {
         pos_.offset += 2;
         return;
+      }
+      // Operations are ASCII and a line comment ends its line: only a block comment can put
+      // non-ASCII text before an operation on its line.
+      if (static_cast<unsigned char>(text_[pos_.offset]) >= 0x80U) {
+        multibyte_line_ = pos_.line;
       }
       advance();
     }
@@ -378,7 +396,9 @@ class GoalParser {
           is_send ? builder_->send(bytes, peer, tag, cpu, nic) : builder_->recv(bytes, peer, tag, cpu, nic);
     }
     if (keep_) {
-      rank_source_.where.push_back(SourceLocation{at.line, at.column()});
+      // Byte columns are character columns unless a block comment put non-ASCII text on the line.
+      rank_source_.where.push_back(
+          SourceLocation{at.line, at.line == multibyte_line_ ? column(at) : at.byte_column()});
     }
     end_statement();
     return index;
@@ -506,6 +526,7 @@ class GoalParser {
   bool keep_;
   std::uint32_t max_ranks_;
   Position pos_;
+  std::uint32_t multibyte_line_ = 0;  // The last line with non-ASCII text in a block comment (0: none).
   std::uint32_t num_ranks_ = 0;
   std::optional<ScheduleBuilder> builder_;
   std::unordered_map<std::string_view, std::uint32_t> labels_;

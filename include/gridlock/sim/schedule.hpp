@@ -107,7 +107,7 @@ struct ProgramStore {
 /// Where an operation was defined in a text schedule.
 struct SourceLocation {
   std::uint32_t line = 0;    ///< 1-based line.
-  std::uint32_t column = 0;  ///< 1-based column.
+  std::uint32_t column = 0;  ///< 1-based column in characters (UTF-8 code points), as editors count.
 };
 
 /// A labelled operation of one rank: its index and its label's index in Schedule::label_names().

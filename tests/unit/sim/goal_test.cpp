@@ -216,6 +216,45 @@ TEST(Goal, Utf8ByteOrderMarkIsSkipped) {
   }
 }
 
+// Regression: columns counted bytes, so an error after non-ASCII text on its line (a comment,
+// UTF-8) was reported further right than editors show it. Columns count code points.
+TEST(Goal, ErrorColumnsCountCharactersNotBytes) {
+  const auto error_of = [](std::string_view text) {
+    try {
+      (void)parse_goal(text, "u.goal");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // "/* \u00fcn\u00efc\u00f6d\u00e9 */ " is 14 characters (18 bytes): 'to' is at character 22.
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\n/* \u00fcn\u00efc\u00f6d\u00e9 */ send 8 to 1\n}\n"),
+            "u.goal:3:22: expected 'b' after the message size, found 'to'");
+  // A line comment before the end of a line that ends too early.
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nsend 8b to // \u00fcn\u00efc\u00f6d\u00e9\n}\n"),
+            "u.goal:3:22: expected a rank, found end of line");
+  // A stray non-ASCII character is one column, and what follows it one more.
+  EXPECT_EQ(error_of("num_ranks 2 /* \u00e9 */ \u00e9\n"),
+            "u.goal:1:21: expected the end of the line, found byte 0xc3");
+  // Multi-line block comments: only the bytes on the error's own line count.
+  EXPECT_EQ(error_of("num_ranks 2\n/* \u00e9\n\u00e9\u00e9 */ rank 5 {\n}\n"),
+            "u.goal:3:12: expected a rank below num_ranks 2, found rank 5");
+}
+
+// The column kept for each operation (deadlock reports) counts code points too.
+TEST(Goal, OperationColumnsCountCharactersNotBytes) {
+  const Schedule s = parse_goal(
+      "num_ranks 2\nrank 0 {\n/* \u00e9\u00e9 */ send 8b to 1\n  calc 5\n}\nrank 1 {\n/* \u00e9\n*/ recv 8b "
+      "from 0\n}\n");
+  ASSERT_EQ(s.sources().size(), 2U);
+  ASSERT_EQ(s.sources()[0].where.size(), 2U);
+  EXPECT_EQ(s.sources()[0].where[0].line, 3U);
+  EXPECT_EQ(s.sources()[0].where[0].column, 10U);
+  EXPECT_EQ(s.sources()[0].where[1].column, 3U);
+  EXPECT_EQ(s.sources()[1].where[0].line, 8U);
+  EXPECT_EQ(s.sources()[1].where[0].column, 4U);
+}
+
 TEST(Goal, MissingRanksAreEmpty) {
   const Schedule s = parse_goal("num_ranks 3\nrank 1 {\ncalc 5\n}\n");
   EXPECT_TRUE(s.program_of(0).ops.empty());
