@@ -311,6 +311,12 @@ void check_distinct_outputs(const SimArgs& a) {
 
 void run_sim(const SimArgs& a) {
   check_distinct_outputs(a);
+  // The engine records a timeline in the global order only; an explicit windowed order ran global.
+  if (a.event_order == "windowed" && !a.timeline.empty()) {
+    throw InputError(
+        "--event-order windowed and --timeline: a timeline is recorded in the global order only (host by "
+        "host, its slices would come out of order); leave out --event-order or give global");
+  }
   sim::SimOptions options;
   options.params = parse_params(a);
   options.event_order = a.event_order == "global"     ? sim::EventOrder::kGlobal

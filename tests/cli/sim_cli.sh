@@ -140,6 +140,13 @@ case "$CASE" in
     expect 2 "t.gsched: truncated binary schedule: 4 of the 8 bytes of the magic 'GLSCHED\\\\x1a', then nothing" -- \
       "$G" sim "$TMP/t.gsched"
     expect 2 "t.gsched: truncated binary schedule" -- "$G" schedule convert "$TMP/t.gsched" "$TMP/t.goal" ;;
+  windowed_timeline)
+    # The timeline is recorded in global order only: an explicit windowed order ran global silently.
+    expect 2 "--event-order windowed and --timeline: a timeline is recorded in the global order only" -- \
+      "$G" sim --program barrier --ranks 4 --event-order windowed --timeline "$TMP/t.json"
+    [ ! -e "$TMP/t.json" ] || fail "a timeline was written"
+    expect 0 "global order$" -- "$G" sim --program barrier --ranks 4 --timeline "$TMP/t.json"
+    expect 0 "global order$" -- "$G" sim --program barrier --ranks 4 --event-order global --timeline "$TMP/t.json" ;;
   deadlock_json)
     expect 2 "deadlocked" -- "$G" sim "$SRC/examples/sim/deadlock.goal" --json "$TMP/d.json"
     grep -q '"complete": false' "$TMP/d.json" || fail "JSON does not say incomplete"
