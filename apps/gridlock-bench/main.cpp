@@ -251,8 +251,10 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
   cmd.add_option("--network-scale", o.network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();
   cmd.add_option("--noise", t.noise_trace, "Noise trace (gridlock, Netgauge, LogGOPSim)");
+  // Refused alone rather than ignored, as in `gridlock sim`.
   cmd.add_option("--noise-format", t.noise_format, "auto, gridlock, netgauge or loggopsim")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs("--noise");
   cmd.add_option("--noise-periodic", t.noise_periodic, "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
   cmd.add_option("--noise-random", t.noise_random, "Random noise RATE:LENGTH[:exp|fixed]");
   cmd.add_flag("--noise-cosched", o.cosched, "Co-scheduled noise: every rank the same phase");
