@@ -1,7 +1,8 @@
 // gridlock-bench: canaries alone and beside congestors (GPCNeT-style), over MPI.
 // main() parses the command line on every rank, runs gridlock::bench, and maps errors to exit
-// codes: errors all ranks see alike end with MPI_Finalize, a rank's own failure aborts the job
-// so nothing hangs.
+// codes: errors all ranks see alike (CollectiveError; local steps are agreed on with
+// detail::agree) end with MPI_Finalize, any other failure of one rank aborts the job so nothing
+// hangs.
 #include <mpi.h>
 
 #include <cstdint>

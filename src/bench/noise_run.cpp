@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -96,25 +97,19 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   NodeLayout layout = NodeLayout::detect(world, layout_options);
   const int rank = layout.world_rank();
 
-  // Output paths are checked on rank 0 and the verdict broadcast, so a bad path ends every rank
+  // Output paths are checked on rank 0 and the verdict shared, so a bad path ends every rank
   // alike before anything is measured.
-  std::array<char, 512> problem{};
-  if (rank == 0) {
-    try {
-      if (!options.json_path.empty()) {
-        check_writable(options.json_path);
-      }
-      if (!options.traces_dir.empty()) {
-        check_writable(std::filesystem::path(options.traces_dir) / "noise-rank0.trace");
-      }
-    } catch (const Error& e) {
-      fmt::format_to_n(problem.data(), problem.size() - 1, "{}", e.what());
+  detail::agree(world, [&] {
+    if (rank != 0) {
+      return;
     }
-  }
-  GRIDLOCK_MPI(MPI_Bcast(problem.data(), static_cast<int>(problem.size()), MPI_CHAR, 0, world));
-  if (problem[0] != '\0') {
-    throw CollectiveError(problem.data(), ExitCode::kIo);
-  }
+    if (!options.json_path.empty()) {
+      check_writable(options.json_path);
+    }
+    if (!options.traces_dir.empty()) {
+      check_writable(std::filesystem::path(options.traces_dir) / "noise-rank0.trace");
+    }
+  });
 
   // Pin by the rank's index on its host, not on its (virtual) node: virtual nodes share a host.
   // Two ranks on one CPU measure each other's work as noise: say so (mpirun may have bound each
@@ -145,8 +140,15 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   }
   // Everybody starts together, so the measurements overlap in time.
   GRIDLOCK_MPI(MPI_Barrier(world));
-  noise::Measurement m = noise::measure(mo);
-  const noise::NoiseSummary s = noise::summarize(m, options.outlier_cutoff_ns);
+  // Measuring (e.g. --timer tsc on a host without an invariant TSC) and writing a trace can fail on
+  // some ranks only: agreed on before the next collective, so no rank waits in it for ever.
+  std::optional<noise::Measurement> measured;
+  noise::NoiseSummary s;
+  detail::agree(world, [&] {
+    measured = noise::measure(mo);
+    s = noise::summarize(*measured, options.outlier_cutoff_ns);
+  });
+  noise::Measurement& m = *measured;
 
   Json context = base_context("gridlock-bench noise", "gridlock.bench.noise", 1);
   context["mpi_library"] = detail::mpi_library_version();
@@ -164,7 +166,10 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   context["outlier_rule"] =
       fmt::format("node noise fraction > median + {} x MAD over nodes", options.mad_factor);
 
-  if (!options.traces_dir.empty()) {
+  detail::agree(world, [&] {
+    if (options.traces_dir.empty()) {
+      return;
+    }
     Json trace_context = context;
     trace_context["rank"] = rank;
     trace_context["node"] = layout.node_name();
@@ -174,7 +179,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
     m.trace.context = std::move(trace_context);
     noise::write_trace(std::filesystem::path(options.traces_dir) / fmt::format("noise-rank{}.trace", rank),
                        m.trace, noise::TraceFormat::kGridlock);
-  }
+  });
 
   std::array<double, kFields> mine{};
   mine[kNode] = static_cast<double>(layout.node_id());

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,22 +30,16 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
                           ExitCode::kUsage);
   }
   sim::check_replica_count(options.replicas);
-  std::array<char, 512> problem{};
-  if (rank == 0) {
-    try {
+  // Output paths are checked on rank 0 and the verdict shared, before anything runs.
+  detail::agree(world, [&] {
+    if (rank == 0) {
       for (const std::string& path : {options.json_path, options.csv_path}) {
         if (!path.empty()) {
           check_writable(path);
         }
       }
-    } catch (const Error& e) {
-      fmt::format_to_n(problem.data(), problem.size() - 1, "{}", e.what());
     }
-  }
-  GRIDLOCK_MPI(MPI_Bcast(problem.data(), static_cast<int>(problem.size()), MPI_CHAR, 0, world));
-  if (problem[0] != '\0') {
-    throw CollectiveError(problem.data(), ExitCode::kIo);
-  }
+  });
   const noise::DetourPattern pattern =
       noise::make_pattern(options.noise, derive_seed(options.seed, sim::kNoiseSeedStream + 1));
   sim::SimOptions sim_options;
@@ -80,49 +73,64 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     if (progress) {
       fmt::print(stderr, "{} ranks...\n", ranks);
     }
-    const sim::Schedule schedule = sim::generate(options.program, ranks, options.seed);
-    const std::vector<std::uint64_t> mine =
-        sim::run_replicas(schedule, sim_options, config, share(rank), share(rank + 1));
+    // Every local step that can fail (a deadlock, simulated time overflowing, memory) is agreed on
+    // before the next collective: a rank that failed alone would leave the others waiting in it.
+    // The noiseless run is made on every rank, before the replicas, so a stuck schedule is
+    // reported before any replica runs.
+    sim::Schedule schedule;
+    std::uint64_t clean_ps = 0;
+    detail::agree(world, [&] {
+      schedule = sim::generate(options.program, ranks, options.seed);
+      const sim::SimResult clean = sim::simulate(schedule, sim_options);
+      if (!clean.complete) {
+        throw InputError(sim::stuck_report(clean));
+      }
+      clean_ps = clean.max_finish.ps;
+    });
+    std::vector<std::uint64_t> mine;
+    detail::agree(world, [&] {
+      mine = sim::run_replicas(schedule, sim_options, config, share(rank), share(rank + 1));
+    });
     std::vector<std::uint64_t> all(rank == 0 ? k : 0);
     GRIDLOCK_MPI(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT64_T, all.data(),
                              counts.data(), displs.data(), MPI_UINT64_T, 0, world));
     if (rank != 0) {
       continue;
     }
-    const sim::SimResult clean = sim::simulate(schedule, sim_options);
-    if (!clean.complete) {
-      throw InputError(sim::stuck_report(clean));
-    }
-    studied.push_back(sim::ScaleResult{ranks, clean.max_finish.ps, std::move(all)});
+    studied.push_back(sim::ScaleResult{ranks, clean_ps, std::move(all)});
     fmt::print("{}", sim::scale_table_row(studied.back()));
     results.push_back(sim::scale_json(studied.back()));
   }
-  if (rank != 0) {
-    return;
-  }
-  const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, options.bottleneck_threshold);
-  fmt::print("{}\n", sim::describe(bottleneck));
-  Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);
-  context["program"] = options.program;
-  context["seed"] = options.seed;
-  context["replicas"] = k;
-  context["mpi_ranks"] = size;
-  context["mpi_library"] = detail::mpi_library_version();
-  context["network_scale"] = options.network_scale;
-  context["loggops"] = sim::params_json(options.params);
-  context["noise"] = sim::noise_json(options.noise, pattern, options.seed, options.cosched);
-  if (!options.csv_path.empty()) {
-    CsvWriter csv(context, sim::scale_csv_columns());
-    for (const sim::ScaleResult& scale : studied) {
-      csv.add_row(sim::scale_csv_row(scale));
+  // The summary and the outputs are rank 0's; a failure there (a full disk) still ends every rank
+  // alike, with the exit code of the error, instead of aborting the job.
+  detail::agree(world, [&] {
+    if (rank != 0) {
+      return;
     }
-    csv.write(options.csv_path);
-  }
-  if (!options.json_path.empty()) {
-    write_json_file(
-        options.json_path, context,
-        Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
-  }
+    const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, options.bottleneck_threshold);
+    fmt::print("{}\n", sim::describe(bottleneck));
+    Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);
+    context["program"] = options.program;
+    context["seed"] = options.seed;
+    context["replicas"] = k;
+    context["mpi_ranks"] = size;
+    context["mpi_library"] = detail::mpi_library_version();
+    context["network_scale"] = options.network_scale;
+    context["loggops"] = sim::params_json(options.params);
+    context["noise"] = sim::noise_json(options.noise, pattern, options.seed, options.cosched);
+    if (!options.csv_path.empty()) {
+      CsvWriter csv(context, sim::scale_csv_columns());
+      for (const sim::ScaleResult& scale : studied) {
+        csv.add_row(sim::scale_csv_row(scale));
+      }
+      csv.write(options.csv_path);
+    }
+    if (!options.json_path.empty()) {
+      write_json_file(
+          options.json_path, context,
+          Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
+    }
+  });
 }
 
 }  // namespace gridlock::bench

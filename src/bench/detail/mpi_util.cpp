@@ -5,6 +5,8 @@
 #include <array>
 #include <climits>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,6 +26,42 @@ void check_mpi(int rc, const char* call, const char* file, int line) {
   }
   throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, file, line,
                              std::string(text.data(), static_cast<std::size_t>(length)), rc));
+}
+
+void agree(MPI_Comm comm, const std::function<void()>& step) {
+  int rank = 0;
+  int size = 1;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
+  GRIDLOCK_MPI(MPI_Comm_size(comm, &size));
+  bool failed = true;
+  ExitCode code = ExitCode::kOk;
+  std::string message;
+  try {
+    step();
+    failed = false;
+  } catch (const Error& e) {
+    code = e.exit_code();
+    message = e.what();
+  } catch (const std::bad_alloc&) {
+    code = ExitCode::kRuntimeFailure;
+    message = kOutOfMemoryMessage;
+  } catch (const std::exception& e) {
+    code = ExitCode::kInternal;
+    message = fmt::format("internal error: {}", e.what());
+  }
+  const int mine = failed ? rank : size;
+  int first = size;
+  GRIDLOCK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) {
+    return;
+  }
+  // The lowest failing rank tells the others what went wrong.
+  std::array<int, 2> head{to_int(code), to_count(message.size(), "error message bytes")};
+  GRIDLOCK_MPI(MPI_Bcast(head.data(), 2, MPI_INT, first, comm));
+  message.resize(static_cast<std::size_t>(head[1]));
+  GRIDLOCK_MPI(MPI_Bcast(message.data(), head[1], MPI_CHAR, first, comm));
+  throw CollectiveError(first == 0 ? message : fmt::format("rank {}: {}", first, message),
+                        static_cast<ExitCode>(head[0]));
 }
 
 Comm& Comm::operator=(Comm&& other) noexcept {

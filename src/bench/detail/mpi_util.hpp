@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "gridlock/core/histogram.hpp"
@@ -88,6 +89,14 @@ void idle_barrier(MPI_Comm comm);
 /// Reduces histograms to `root` of `comm` exactly (bucket counts and sums added, min/max
 /// reduced). Every rank passes its own (possibly empty) histogram; the root gets the pooled one.
 [[nodiscard]] LogHistogram reduce_histogram(const LogHistogram& local, MPI_Comm comm, int root);
+
+/// Runs `step` (local work that may throw: reading an input, a simulation, writing an output; no
+/// collective over `comm`) and agrees on its outcome over `comm` before any rank goes on: if it
+/// threw on any rank, every rank throws CollectiveError with the message (prefixed `rank R: ` unless
+/// R is 0) and exit code of the lowest failing rank R, so main() reports it once and all ranks
+/// finalise MPI instead of some waiting forever in a collective the failed rank never reaches.
+/// A step for one rank only checks the rank itself (`if (rank == 0) { ... }`). Collective.
+void agree(MPI_Comm comm, const std::function<void()>& step);
 
 /// Converts a byte count to an MPI element count, throwing if it does not fit in an int.
 [[nodiscard]] int to_count(std::uint64_t elements, const char* what);
