@@ -30,6 +30,10 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
                           ExitCode::kUsage);
   }
   sim::check_replica_count(options.replicas);
+  // The program at every scale (unknown steps, a root beyond the ranks) before anything is printed.
+  for (const std::uint32_t ranks : scales) {
+    sim::check_program(options.program, ranks, options.seed);
+  }
   // Output paths are checked on rank 0 and the verdict shared, before anything runs.
   detail::agree(world, [&] {
     if (rank == 0) {

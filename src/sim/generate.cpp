@@ -768,21 +768,34 @@ class RankEmitter {
   std::vector<std::uint32_t> sinks_;
 };
 
-}  // namespace
-
-Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+// Every step of `spec` with its parameters resolved for `ranks` ranks (parse and layout errors).
+std::vector<StepParams> resolve_spec(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
   std::vector<Item> items = SpecParser(spec).parse();
   if (count_steps(items) > kMaxSteps) {
     throw InputError(fmt::format("program spec expands to more than {} steps", kMaxSteps));
   }
   std::vector<const Step*> steps;
   flatten(items, steps);
-  ScheduleBuilder builder(ranks);
   std::vector<StepParams> params;
   params.reserve(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     params.push_back(resolve(*steps[i], ranks, seed, i));
   }
+  return params;
+}
+
+}  // namespace
+
+void check_program(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+  if (ranks == 0 || ranks > kMaxRanks) {
+    throw InputError(fmt::format("number of ranks must be between 1 and {}, got {}", kMaxRanks, ranks));
+  }
+  static_cast<void>(resolve_spec(spec, ranks, seed));
+}
+
+Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+  ScheduleBuilder builder(ranks);
+  const std::vector<StepParams> params = resolve_spec(spec, ranks, seed);
   RankEmitter emitter(builder, ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     builder.begin_rank(r);

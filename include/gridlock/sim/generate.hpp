@@ -18,6 +18,13 @@ namespace gridlock::sim {
 /// Throws InputError for unknown steps, parameters or impossible layouts.
 [[nodiscard]] Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed);
 
+/// Checks `spec` for `ranks` ranks as generate() would (unknown steps or parameters, impossible
+/// layouts such as a root beyond the ranks or dims whose product is not `ranks`) without building
+/// the schedule: cheap even for a million ranks, so every scale can be checked before a study
+/// starts. Throws InputError; errors that only building finds (e.g. a rank with too many
+/// operations) are left to generate().
+void check_program(std::string_view spec, std::uint32_t ranks, std::uint64_t seed);
+
 /// One line per step kind with its parameters and defaults, for --help.
 [[nodiscard]] std::string generator_help();
 
