@@ -44,8 +44,11 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
       }
     }
   });
-  const noise::DetourPattern pattern =
-      noise::make_pattern(options.noise, derive_seed(options.seed, sim::kNoiseSeedStream + 1));
+  // Every rank reads a noise trace itself; a trace missing or bad on any rank ends all ranks alike.
+  noise::DetourPattern pattern;
+  detail::agree(world, [&] {
+    pattern = noise::make_pattern(options.noise, derive_seed(options.seed, sim::kNoiseSeedStream + 1));
+  });
   sim::SimOptions sim_options;
   sim_options.params = options.params;
   sim::ReplicaConfig config;
