@@ -143,7 +143,12 @@ void check_writable(const fs::path& path) {
     throw IoError(fmt::format("cannot write '{}': it is a directory; give a file name", path.string()));
   }
   const fs::path dir = directory_of(path);
-  if (!fs::is_directory(dir, ec)) {
+  const fs::file_status status = fs::status(dir, ec);
+  if (fs::exists(status) && !fs::is_directory(status)) {
+    throw IoError(fmt::format("cannot write '{}': '{}' is not a directory; give a path in a directory",
+                              path.string(), dir.string()));
+  }
+  if (!fs::is_directory(status)) {
     throw IoError(fmt::format("cannot write '{}': directory '{}' does not exist (create it first)",
                               path.string(), dir.string()));
   }

@@ -97,6 +97,18 @@ TEST_F(OutputTest, UnwritablePathsGiveIoErrorsThatNameThePath) {
   EXPECT_NO_THROW(check_writable(dir_ / "fine.json"));
 }
 
+TEST_F(OutputTest, ParentThatIsAFileIsNotADirectory) {
+  const fs::path file = dir_ / "file.txt";
+  std::ofstream(file) << "x";
+  try {
+    check_writable(file / "out.json");
+    FAIL() << "accepted a path below a regular file";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + file.string() + "' is not a directory"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(OutputTest, CsvHasContextCommentsThenHeaderAndEscapedRows) {
   Json context;
   context["tool"] = "t";
