@@ -352,9 +352,7 @@ int run(int argc, char** argv, int rank) {
   if (noise->parsed()) {
     finish_noise_options(noise_options, noise_text);
     const gb::NoiseReport report = gb::run_noise(noise_options, MPI_COMM_WORLD);
-    if (rank == 0) {
-      gb::write_noise_outputs(noise_options, report);
-    }
+    gb::write_noise_outputs(noise_options, report, MPI_COMM_WORLD);
     return 0;
   }
   gb::Options& options = network->parsed() ? network_options : load_options;

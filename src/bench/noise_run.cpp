@@ -260,7 +260,10 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   return report;
 }
 
-void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report) {
+namespace {
+
+// Rank 0's part of write_noise_outputs.
+void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) {
   const auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
   fmt::print("Noise per node ({} s selfish detour, threshold {} x t_min, {} timer)\n",
              report.context.value("duration_s", 0.0), report.context.value("threshold", 0.0),
@@ -310,6 +313,18 @@ void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& repo
                        {"outlier_threshold", report.outlier_threshold},
                        {"nodes", std::move(nodes)},
                        {"ranks", std::move(ranks)}});
+}
+
+}  // namespace
+
+void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report, MPI_Comm world) {
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  detail::agree(world, [&] {
+    if (rank == 0) {
+      print_and_write(options, report);
+    }
+  });
 }
 
 }  // namespace gridlock::bench

@@ -1,5 +1,6 @@
 #include "gridlock/core/output.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
@@ -152,10 +153,16 @@ void check_writable(const fs::path& path) {
     throw IoError(fmt::format("cannot write '{}': directory '{}' does not exist (create it first)",
                               path.string(), dir.string()));
   }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    throw IoError(fmt::format("cannot write '{}': directory '{}' is not writable ({})", path.string(),
+  // Permissions alone do not tell (root passes access(W_OK) on /proc, a read-only mount, a full
+  // quota): create and remove a file next to the target, as write_file_atomic will.
+  const fs::path probe = temporary_sibling(path);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw IoError(fmt::format("cannot write '{}': cannot create a file in directory '{}' ({})", path.string(),
                               dir.string(), errno_text(errno)));
   }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void write_json_file(const fs::path& path, const Json& context, const Json& body) {

@@ -64,7 +64,8 @@ void flag_noise_outliers(NoiseReport& report, double mad_factor);
 /// Runs the measurement collectively; rank 0 gets the report, other ranks an empty one.
 [[nodiscard]] NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world);
 
-/// On rank 0: prints the per-node table and writes --json. Throws IoError.
-void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report);
+/// Collective over `world`: rank 0 prints the per-node table and writes --json; a failure there
+/// (a full disk) ends every rank with CollectiveError carrying its message and exit code.
+void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report, MPI_Comm world);
 
 }  // namespace gridlock::bench

@@ -36,8 +36,9 @@ using Json = nlohmann::ordered_json;
 /// flushed and renamed over `path`, so readers never see a half-written file. Throws IoError.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
-/// Checks now, before a long run, that `path` can be created: its directory exists and is
-/// writable. Throws IoError saying what is wrong and how to fix it.
+/// Checks now, before a long run, that `path` can be created: its directory exists and a file can
+/// be created in it (one is created and removed, as write_file_atomic would). Throws IoError
+/// saying what is wrong and how to fix it.
 void check_writable(const std::filesystem::path& path);
 
 /// Writes `{"context": context, ...body}` as indented JSON, atomically.
