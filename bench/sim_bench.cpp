@@ -88,25 +88,18 @@ void BM_ChainBroadcast10M(benchmark::State& state) {
 }
 BENCHMARK(BM_ChainBroadcast10M)->Iterations(1)->Unit(benchmark::kSecond);
 
-void BM_ParseText(benchmark::State& state) {
+void parse_text(benchmark::State& state, bool keep_sources) {
   const std::string text = gridlock::sim::write_goal(dissemination(1U << 16U));
   for (auto _ : state) {
-    benchmark::DoNotOptimize(gridlock::sim::parse_goal(text, "bench.goal", false));
+    benchmark::DoNotOptimize(gridlock::sim::parse_goal(text, "bench.goal", keep_sources));
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(text.size()));
 }
+void BM_ParseText(benchmark::State& state) { parse_text(state, false); }
 BENCHMARK(BM_ParseText)->Unit(benchmark::kMillisecond);
-
 // As gridlock sim reads a file: with every op's line and label kept for stuck-operation reports.
-void BM_ParseTextKeepingSources(benchmark::State& state) {
-  const std::string text = gridlock::sim::write_goal(dissemination(1U << 16U));
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(gridlock::sim::parse_goal(text, "bench.goal", true));
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(text.size()));
-}
+void BM_ParseTextKeepingSources(benchmark::State& state) { parse_text(state, true); }
 BENCHMARK(BM_ParseTextKeepingSources)->Unit(benchmark::kMillisecond);
 
 // File shape counters for the binary load benchmarks: bytes per stored op say how compact the
