@@ -358,9 +358,7 @@ int run(int argc, char** argv, int rank) {
   gb::Options& options = network->parsed() ? network_options : load_options;
   finish_options(options, network->parsed() ? network_text : load_text, network->parsed() ? *network : *load);
   const gb::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
-  if (rank == 0) {
-    gb::write_outputs(options, report);
-  }
+  gb::write_outputs(options, report, MPI_COMM_WORLD);
   return 0;
 }
 

@@ -529,7 +529,10 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   return report;
 }
 
-void write_outputs(const Options& options, const Report& report) {
+namespace {
+
+// Rank 0's part of write_outputs.
+void print_and_write(const Options& options, const Report& report) {
   print_tables(report, stdout);
   if (!options.csv_dir.empty()) {
     const auto files = write_histogram_csvs(report, options.csv_dir);
@@ -540,6 +543,18 @@ void write_outputs(const Options& options, const Report& report) {
     fmt::print("results: {}\n", options.json_path);
   }
   std::fflush(stdout);
+}
+
+}  // namespace
+
+void write_outputs(const Options& options, const Report& report, MPI_Comm world) {
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  detail::agree(world, [&] {
+    if (rank == 0) {
+      print_and_write(options, report);
+    }
+  });
 }
 
 }  // namespace gridlock::bench

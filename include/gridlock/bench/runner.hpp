@@ -18,7 +18,9 @@ namespace gridlock::bench {
 /// on the rank that saw it (the caller should then abort the job).
 [[nodiscard]] Report run_benchmark(const Options& options, MPI_Comm world);
 
-/// On rank 0: prints the tables to stdout and writes --json and --csv-dir outputs. Throws IoError.
-void write_outputs(const Options& options, const Report& report);
+/// Rank 0 prints the tables to stdout and writes the --json and --csv-dir outputs. Collective over
+/// `world`: if rank 0 fails (an IoError, e.g. a full disk), every rank throws the same
+/// CollectiveError, so the job ends with one message and exit code 3 instead of an abort.
+void write_outputs(const Options& options, const Report& report, MPI_Comm world);
 
 }  // namespace gridlock::bench
