@@ -290,10 +290,7 @@ void validate_trace(const NoiseTrace& trace, std::string_view source) {
 }
 
 NoiseTrace parse_trace(std::string_view text, TraceFormat format, std::string_view source) {
-  // A UTF-8 byte-order mark (as some Windows editors write) is not part of the text, in any format.
-  if (text.starts_with("\xEF\xBB\xBF")) {
-    text.remove_prefix(3);
-  }
+  text = without_utf8_bom(text);
   if (format == TraceFormat::kAuto) {
     format = detect(text);
   }

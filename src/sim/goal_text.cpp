@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/sim/goal.hpp"
 
@@ -40,16 +41,11 @@ struct PendingDependency {
 
 class GoalParser {
  public:
+  // A byte-order mark is not part of the text: offsets and line 1's columns count from after it.
   GoalParser(std::string_view text, std::string_view name, bool keep, std::uint32_t max_ranks)
-      : text_(text), name_(name), keep_(keep), max_ranks_(max_ranks) {}
+      : text_(without_utf8_bom(text)), name_(name), keep_(keep), max_ranks_(max_ranks) {}
 
   Schedule parse() {
-    // A UTF-8 byte-order mark (as some Windows editors write) is not part of the text; columns on
-    // line 1 count from after it.
-    if (text_.starts_with("\xEF\xBB\xBF")) {
-      pos_.offset = 3;
-      pos_.line_start = 3;
-    }
     for (;;) {
       skip_all();
       if (at_end()) {

@@ -24,6 +24,13 @@ namespace gridlock {
   }
 }
 
+/// `text` without a leading UTF-8 byte-order mark (as some Windows editors write one), which is
+/// not part of the text in any of the formats gridlock reads.
+[[nodiscard]] inline std::string_view without_utf8_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  return text.starts_with(kBom) ? text.substr(kBom.size()) : text;
+}
+
 /// `text` as it may appear inside an error message: bytes outside printable ASCII become `\xHH`,
 /// and anything beyond `max_chars` input bytes is cut and marked with "...", so a corrupt or
 /// binary input line cannot flood or garble the terminal.
