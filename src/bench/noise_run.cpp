@@ -99,10 +99,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
 
   // Output paths are checked on rank 0 and the verdict shared, so a bad path ends every rank
   // alike before anything is measured.
-  detail::agree(world, [&] {
-    if (rank != 0) {
-      return;
-    }
+  detail::agree_on_root(world, [&] {
     if (!options.json_path.empty()) {
       check_writable(options.json_path);
     }
@@ -318,13 +315,7 @@ void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) 
 }  // namespace
 
 void write_noise_outputs(const NoiseRunOptions& options, const NoiseReport& report, MPI_Comm world) {
-  int rank = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
-  detail::agree(world, [&] {
-    if (rank == 0) {
-      print_and_write(options, report);
-    }
-  });
+  detail::agree_on_root(world, [&] { print_and_write(options, report); });
 }
 
 }  // namespace gridlock::bench

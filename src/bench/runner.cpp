@@ -548,13 +548,7 @@ void print_and_write(const Options& options, const Report& report) {
 }  // namespace
 
 void write_outputs(const Options& options, const Report& report, MPI_Comm world) {
-  int rank = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
-  detail::agree(world, [&] {
-    if (rank == 0) {
-      print_and_write(options, report);
-    }
-  });
+  detail::agree_on_root(world, [&] { print_and_write(options, report); });
 }
 
 }  // namespace gridlock::bench

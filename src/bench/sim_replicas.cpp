@@ -35,12 +35,10 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     sim::check_program(options.program, ranks, options.seed);
   }
   // Output paths are checked on rank 0 and the verdict shared, before anything runs.
-  detail::agree(world, [&] {
-    if (rank == 0) {
-      for (const std::string& path : {options.json_path, options.csv_path}) {
-        if (!path.empty()) {
-          check_writable(path);
-        }
+  detail::agree_on_root(world, [&] {
+    for (const std::string& path : {options.json_path, options.csv_path}) {
+      if (!path.empty()) {
+        check_writable(path);
       }
     }
   });
@@ -110,10 +108,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   }
   // The summary and the outputs are rank 0's; a failure there (a full disk) still ends every rank
   // alike, with the exit code of the error, instead of aborting the job.
-  detail::agree(world, [&] {
-    if (rank != 0) {
-      return;
-    }
+  detail::agree_on_root(world, [&] {
     const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, options.bottleneck_threshold);
     fmt::print("{}\n", sim::describe(bottleneck));
     Json context = base_context("gridlock-bench sim-replicas", "gridlock.sim.replicas", 2);

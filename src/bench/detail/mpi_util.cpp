@@ -64,6 +64,16 @@ void agree(MPI_Comm comm, const std::function<void()>& step) {
                         static_cast<ExitCode>(head[0]));
 }
 
+void agree_on_root(MPI_Comm comm, const std::function<void()>& step) {
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
+  agree(comm, [&] {
+    if (rank == 0) {
+      step();
+    }
+  });
+}
+
 Comm& Comm::operator=(Comm&& other) noexcept {
   if (this != &other) {
     if (comm_ != MPI_COMM_NULL) {

@@ -95,8 +95,12 @@ void idle_barrier(MPI_Comm comm);
 /// threw on any rank, every rank throws CollectiveError with the message (prefixed `rank R: ` unless
 /// R is 0) and exit code of the lowest failing rank R, so main() reports it once and all ranks
 /// finalise MPI instead of some waiting forever in a collective the failed rank never reaches.
-/// A step for one rank only checks the rank itself (`if (rank == 0) { ... }`). Collective.
+/// A step of rank 0 only goes through agree_on_root. Collective.
 void agree(MPI_Comm comm, const std::function<void()>& step);
+
+/// agree() for a step that only rank 0 of `comm` runs (checking or writing the outputs): every
+/// rank ends with rank 0's error, if it had one. Collective.
+void agree_on_root(MPI_Comm comm, const std::function<void()>& step);
 
 /// Converts a byte count to an MPI element count, throwing if it does not fit in an int.
 [[nodiscard]] int to_count(std::uint64_t elements, const char* what);
