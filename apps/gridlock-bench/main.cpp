@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <exception>
-#include <filesystem>
 #include <new>
 #include <string>
 
@@ -15,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_numbers.hpp"
+#include "distinct_outputs.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
@@ -280,13 +280,7 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   o.params.rendezvous_handshake = t.rendezvous_handshake;
   o.params = gridlock::sim::scale_network(o.params, o.network_scale);
   gridlock::sim::check_thread_count(o.threads);
-  // As in `gridlock sim`: one file for both outputs would keep only the JSON, written last.
-  if (!o.json_path.empty() && !o.csv_path.empty() &&
-      std::filesystem::absolute(o.json_path).lexically_normal() ==
-          std::filesystem::absolute(o.csv_path).lexically_normal()) {
-    throw gridlock::InputError(
-        fmt::format("--json and --csv both write '{}': give them different files", o.json_path));
-  }
+  gridlock::cli::check_distinct_outputs({{"--json", o.json_path}, {"--csv", o.csv_path}});
   o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
   gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
   const int given =

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
@@ -291,26 +290,8 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   }
 }
 
-// Two output options naming one file would leave only the one written last.
-void check_distinct_outputs(const SimArgs& a) {
-  const std::pair<const char*, const std::string*> outputs[] = {
-      {"--json", &a.json}, {"--timeline", &a.timeline}, {"--csv", &a.csv}};
-  for (std::size_t i = 0; i < std::size(outputs); ++i) {
-    for (std::size_t j = i + 1; j < std::size(outputs); ++j) {
-      const std::string& x = *outputs[i].second;
-      const std::string& y = *outputs[j].second;
-      if (!x.empty() && !y.empty() &&
-          std::filesystem::absolute(x).lexically_normal() ==
-              std::filesystem::absolute(y).lexically_normal()) {
-        throw InputError(fmt::format("{} and {} both write '{}': give them different files", outputs[i].first,
-                                     outputs[j].first, x));
-      }
-    }
-  }
-}
-
 void run_sim(const SimArgs& a) {
-  check_distinct_outputs(a);
+  check_distinct_outputs({{"--json", a.json}, {"--timeline", a.timeline}, {"--csv", a.csv}});
   // The engine records a timeline in the global order only; an explicit windowed order ran global.
   if (a.event_order == "windowed" && !a.timeline.empty()) {
     throw InputError(
