@@ -80,12 +80,12 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
     }
     // Every local step that can fail (a deadlock, simulated time overflowing, memory) is agreed on
     // before the next collective: a rank that failed alone would leave the others waiting in it.
-    // The noiseless run is made on every rank, before the replicas, so a stuck schedule is
-    // reported before any replica runs.
+    // The noiseless run (rank 0's, for the table) comes before the replicas, so a stuck schedule
+    // is reported before any replica runs.
     sim::Schedule schedule;
+    detail::agree(world, [&] { schedule = sim::generate(options.program, ranks, options.seed); });
     std::uint64_t clean_ps = 0;
-    detail::agree(world, [&] {
-      schedule = sim::generate(options.program, ranks, options.seed);
+    detail::agree_on_root(world, [&] {
       const sim::SimResult clean = sim::simulate(schedule, sim_options);
       if (!clean.complete) {
         throw InputError(sim::stuck_report(clean));
