@@ -1,6 +1,8 @@
 #include "gridlock/core/output.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -106,6 +108,58 @@ std::string read_input_file(const fs::path& path, std::string_view what, std::st
     throw IoError(fmt::format("cannot read {} '{}': {}", what, path.string(), errno_text(error)));
   }
   return content;
+}
+
+InputFile::InputFile(const fs::path& path, std::string_view what, std::string_view hint) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw IoError(fmt::format("cannot read {} '{}': it is a directory, not a file", what, path.string()));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw IoError(fmt::format("cannot open {} '{}': {}; {}", what, path.string(), errno_text(errno), hint));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    // MAP_POPULATE reads the whole file now (one pass, read-ahead) instead of faulting it in
+    // page by page while it is decoded.
+    void* map =
+        ::mmap(nullptr, static_cast<std::size_t>(info.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (map != MAP_FAILED) {
+      ::close(fd);
+      map_ = map;
+      map_size_ = static_cast<std::size_t>(info.st_size);
+      bytes_ = std::string_view(static_cast<const char*>(map), map_size_);
+      return;
+    }
+  }
+  // Not a regular file (a pipe, /dev/stdin), empty as far as stat knows, or not mappable: read
+  // from the descriptor already open (opening a FIFO again would wait for another writer).
+  std::array<char, std::size_t{1} << 16U> chunk{};
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got > 0) {
+      content_.append(chunk.data(), static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw IoError(fmt::format("cannot read {} '{}': {}", what, path.string(), errno_text(error)));
+    }
+    break;
+  }
+  ::close(fd);
+  bytes_ = content_;
+}
+
+InputFile::~InputFile() {
+  if (map_ != nullptr) {
+    ::munmap(map_, map_size_);
+  }
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {

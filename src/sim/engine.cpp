@@ -92,6 +92,7 @@ class Engine {
   // broadcast posts 10 M of them at once.
   struct Host {
     const Program* prog;
+    const std::uint32_t* peers;  // Schedule::peer_offsets of the rank
     std::uint32_t base;
     std::uint32_t rq_head;
     std::uint32_t rq_tail;
@@ -238,12 +239,13 @@ class Engine {
   }
 
   // Does receive `recv` posted on `host` match a message from `sender` with `tag`?
-  [[nodiscard]] bool matches(std::uint32_t host, const Op& recv, std::uint32_t sender,
+  [[nodiscard]] bool matches(std::uint32_t host, std::uint32_t recv_op, std::uint32_t sender,
                              std::uint32_t tag) const {
+    const Op& recv = hosts_[host].prog->ops[recv_op];
     if (recv.tag != kAnyTag && recv.tag != tag) {
       return false;
     }
-    return recv.peer_offset == kAnySource || peer_of(host, recv) == sender;
+    return recv.peer_offset == kAnySource || peer_of(host, recv_op) == sender;
   }
 
   void slice(std::uint32_t rank, std::uint8_t track, std::uint8_t kind, std::uint32_t peer,
@@ -331,9 +333,9 @@ class Engine {
   std::uint64_t& nic_recv_free(std::uint32_t host, std::uint8_t nic) {
     return times_[host * stride_ + ncpu_ + nnic_ + nic];
   }
-  // Absolute peer without a division: rank + offset < 2P.
-  [[nodiscard]] std::uint32_t peer_of(std::uint32_t rank, const Op& op) const {
-    const std::uint64_t p = static_cast<std::uint64_t>(rank) + op.peer_offset;
+  // Absolute peer of op `op` of `rank` without a division: rank + offset < 2P.
+  [[nodiscard]] std::uint32_t peer_of(std::uint32_t rank, std::uint32_t op) const {
+    const std::uint64_t p = static_cast<std::uint64_t>(rank) + hosts_[rank].peers[op];
     return static_cast<std::uint32_t>(p >= ranks_ ? p - ranks_ : p);
   }
 
@@ -397,7 +399,7 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
       const std::uint64_t o_end = cpu_work(host, start, p_.overhead_send.ps);
       cpu = cpu_work(host, o_end, mul(extra, p_.overhead_per_byte.ps, host));
       nic = add(add(start, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
-      const std::uint32_t to = peer_of(host, op);
+      const std::uint32_t to = peer_of(host, op_index);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
       slice(host, 1, kMessageKind, to, op.size, t, nic);
       queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(host, event_low(kEventMessage, op_index)),
@@ -415,7 +417,7 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
         const std::uint32_t sender = pool_[node].a;
         const std::uint32_t send_op = pool_[node].b;
         const Op& sop = hosts_[sender].prog->ops[send_op];
-        if (!matches(host, op, sender, sop.tag)) {
+        if (!matches(host, op_index, sender, sop.tag)) {
           continue;
         }
         const std::uint64_t bytes = sop.size;
@@ -443,7 +445,7 @@ template <class Queue>
 bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
                                    std::uint64_t ts, EventKind kind, bool one_byte, std::uint64_t& cpu_end) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
-  const std::uint32_t host = peer_of(sender, sop);
+  const std::uint32_t host = peer_of(sender, send_op);
   std::uint64_t& cpu = cpu_free(host, sop.cpu);
   std::uint64_t& nic = nic_recv_free(host, sop.nic);
   const std::uint64_t free = std::max(cpu, nic);
@@ -466,7 +468,7 @@ template <class Queue>
 void Engine<Queue>::process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t,
                                     std::uint64_t ts) {
   const Op& sop = hosts_[sender].prog->ops[send_op];
-  const std::uint32_t host = peer_of(sender, sop);
+  const std::uint32_t host = peer_of(sender, send_op);
   // With the handshake a rendezvous message is first only its request-to-send (one byte).
   const bool request_only = handshake_ && sop.size > p_.eager_threshold_bytes;
   std::uint64_t cpu = 0;
@@ -478,7 +480,7 @@ void Engine<Queue>::process_message(std::uint32_t sender, std::uint32_t send_op,
   h.root_next = next_live_root(h, h.root_next);
   for (std::uint32_t p = h.root_next; p < h.root_end; p = next_live_root(h, p + 1)) {
     const std::uint32_t op = h.prog->roots[p];
-    if (matches(host, h.prog->ops[op], sender, sop.tag)) {
+    if (matches(host, op, sender, sop.tag)) {
       recv_op = op;
       counter_[h.base + op] = kDoneBit | (p + 1);  // Off the posted queue.
       break;
@@ -487,7 +489,7 @@ void Engine<Queue>::process_message(std::uint32_t sender, std::uint32_t send_op,
   std::uint32_t prev = kNil;
   for (std::uint32_t node = recv_op == kNil ? h.rq_head : kNil; node != kNil;
        prev = node, node = pool_[node].next) {
-    if (matches(host, h.prog->ops[pool_[node].a], sender, sop.tag)) {
+    if (matches(host, pool_[node].a, sender, sop.tag)) {
       recv_op = pool_[node].a;
       unlink(h.rq_head, h.rq_tail, prev, node);
       break;
@@ -558,7 +560,7 @@ void Engine<Queue>::process_cts_arrive(std::uint32_t sender, std::uint32_t send_
     park(sender, kGroupMessage, free, ts, payload_of(sender, event_low(kEventCtsArrive, send_op)));
     return;
   }
-  const std::uint32_t to = peer_of(sender, sop);
+  const std::uint32_t to = peer_of(sender, send_op);
   const std::uint64_t handled = cpu_work(sender, t, p_.overhead_recv.ps);
   nic_recv = add(t, p_.gap.ps, sender);
   slice(sender, 0, static_cast<std::uint8_t>(OpType::kRecv), to, 0, t, handled);
@@ -588,7 +590,7 @@ void Engine<Queue>::process_rendezvous_data(std::uint32_t sender, std::uint32_t 
     return;
   }
   const auto recv_op = static_cast<std::uint32_t>(matched_[hosts_[sender].base + send_op]);
-  mark_done(peer_of(sender, hosts_[sender].prog->ops[send_op]), recv_op, cpu);
+  mark_done(peer_of(sender, send_op), recv_op, cpu);
 }
 
 template <class Queue>
@@ -809,7 +811,15 @@ SimResult Engine<Queue>::run() {
           std::partition_point(prog->roots.begin(), prog->roots.end(), type_below(OpType::kCalc)) -
           prog->roots.begin());
     }
-    hosts_[r] = Host{prog, static_cast<std::uint32_t>(total), kNil, kNil, kNil, kNil, root_begin, root_end};
+    hosts_[r] = Host{prog,
+                     s_.peer_offsets(r).data(),
+                     static_cast<std::uint32_t>(total),
+                     kNil,
+                     kNil,
+                     kNil,
+                     kNil,
+                     root_begin,
+                     root_end};
     if (prog->ops.size() >= kMaxOpsPerRank) {
       throw InputError(fmt::format("rank {} has {} operations; the simulator handles at most {} per rank", r,
                                    prog->ops.size(), kMaxOpsPerRank - 1));
@@ -955,7 +965,7 @@ std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint3
   if (op.type == OpType::kCalc) {
     text = fmt::format("rank {} op {}: calc {}ps", rank, op_index, op.size);
   } else {
-    const std::uint32_t peer = schedule.peer(rank, op);
+    const std::uint32_t peer = schedule.peer(rank, op_index);
     text = fmt::format("rank {} op {}: {} {}b {} {}", rank, op_index, type_name(op.type), op.size,
                        op.type == OpType::kSend ? "to" : "from",
                        peer == kAnySource ? std::string("-1") : std::to_string(peer));

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -376,38 +377,193 @@ struct Columns {
   unsigned count_bytes = 0;
 };
 
-// What one thread's share of the programs gives besides the arrays it fills in place.
+// One program of a version 2 file: where its ops and dependants are in the columns.
+struct FileProgram {
+  std::uint64_t op_begin = 0;
+  std::uint64_t succ_offset = 0;
+  std::uint32_t num_ops = 0;
+  std::uint32_t num_succ = 0;
+};
+
+// A program being decoded, before it is compared with the distinct programs seen so far. Its ops'
+// peer offsets are zero (peers go to the schedule's peer store), so programs that differ only in
+// their peers compare equal.
+struct ScratchProgram {
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> offsets;  // CSR offsets, 2n+1
+  std::vector<std::uint32_t> succ;
+};
+
+// Fast multiplicative hash of a program's ops and dependency lists; equality is checked in full.
+std::uint64_t shape_hash(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
+                         std::span<const std::uint32_t> succ) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ ops.size();
+  const auto mix = [&h](std::uint64_t word) {
+    h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32U;
+  };
+  for (const Op& op : ops) {
+    mix(op.size);
+    mix(static_cast<std::uint64_t>(op.peer_offset) << 32U | op.tag);
+    mix(static_cast<std::uint64_t>(op.type) << 16U | static_cast<std::uint64_t>(op.cpu) << 8U | op.nic);
+  }
+  for (const std::uint32_t v : offsets) {
+    mix(v);
+  }
+  for (const std::uint32_t v : succ) {
+    mix(v);
+  }
+  return h;
+}
+
+// Distinct programs (without peers) in a flat store, found again by hash.
+class ShapeSet {
+ public:
+  [[nodiscard]] ProgramStore& store() { return store_; }
+  // The index of the program equal to (ops, offsets, succ), or kNone.
+  [[nodiscard]] std::uint32_t find(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
+                                   std::span<const std::uint32_t> succ, std::uint64_t hash) const {
+    const auto [first, last] = by_hash_.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (equal(it->second, ops, offsets, succ)) {
+        return it->second;
+      }
+    }
+    return kNone;
+  }
+  [[nodiscard]] bool equal(std::uint32_t id, std::span<const Op> ops, std::span<const std::uint32_t> offsets,
+                           std::span<const std::uint32_t> succ) const {
+    const ProgramExtent& x = store_.extents[id];
+    return x.num_ops == ops.size() && x.num_succ == succ.size() &&
+           std::equal(ops.begin(), ops.end(), store_.ops.begin() + static_cast<std::ptrdiff_t>(x.op_begin)) &&
+           std::equal(offsets.begin(), offsets.end(),
+                      store_.succ_begin.begin() + static_cast<std::ptrdiff_t>(2 * x.op_begin + id)) &&
+           std::equal(succ.begin(), succ.end(),
+                      store_.succ.begin() + static_cast<std::ptrdiff_t>(x.succ_offset));
+  }
+  // Appends a program; dep_count and roots are copied if given, else computed here.
+  std::uint32_t add(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
+                    std::span<const std::uint32_t> succ, std::uint64_t hash,
+                    std::vector<std::uint32_t>& scratch) {
+    const auto id = static_cast<std::uint32_t>(store_.extents.size());
+    ProgramExtent e;
+    e.op_begin = store_.ops.size();
+    e.succ_offset = store_.succ.size();
+    e.root_begin = store_.roots.size();
+    e.num_ops = static_cast<std::uint32_t>(ops.size());
+    e.num_succ = static_cast<std::uint32_t>(succ.size());
+    store_.ops.insert(store_.ops.end(), ops.begin(), ops.end());
+    store_.succ_begin.insert(store_.succ_begin.end(), offsets.begin(), offsets.end());
+    store_.succ.insert(store_.succ.end(), succ.begin(), succ.end());
+    store_.dep_count.resize(e.op_begin + ops.size(), 0);
+    std::uint32_t* count = store_.dep_count.data() + e.op_begin;
+    for (const std::uint32_t target : succ) {
+      ++count[target];
+    }
+    detail::append_roots(ops, count, store_.roots, scratch);
+    e.num_roots = static_cast<std::uint32_t>(store_.roots.size() - e.root_begin);
+    store_.extents.push_back(e);
+    by_hash_.emplace(hash, id);
+    return id;
+  }
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+
+ private:
+  ProgramStore store_;
+  std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash_;
+};
+
+// What one thread's share of the programs gives besides the peers it writes in place.
 struct ShareResult {
-  std::vector<std::uint32_t> roots;  // the share's roots, program after program
+  ShapeSet shapes;                      // the share's distinct programs
+  std::vector<std::uint32_t> shape_of;  // each program's index in shapes
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
 };
 
-// Decodes, validates and completes programs [from.first_program, last_program) into the store's
-// pre-sized ops, succ_begin, succ and dep_count arrays (disjoint between shares, so shares can run
-// on different threads); roots go to the result with share-relative root_begin. Each program is
-// finished while it is in cache: separate passes over all ops were memory-bound.
+// Decodes and validates programs [from.first_program, last_program) of a version 2 file. Each
+// program is decoded into scratch space and compared with the last distinct program (consecutive
+// programs of a random ring differ only in peers), then by hash; only a new one is completed
+// (dependency counts, roots, cycle check) and stored. Peer offsets go to `peers` at each program's
+// first op (disjoint between shares, so shares can run on different threads).
 template <unsigned PeerWidth, unsigned DepWidth>
-ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks, ProgramStore& store,
+ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks,
+                            std::span<const FileProgram> programs, std::uint32_t* peers,
                             const ColumnCursor& from, std::size_t last_program) {
   ShareResult result;
+  result.shape_of.reserve(last_program - from.first_program);
   std::vector<std::uint32_t> remaining;
   std::vector<std::uint32_t> ready;
   std::vector<std::uint32_t> scratch;
+  ScratchProgram sc;
   const std::uint8_t* size_p = c.sizes + from.size;
   const std::uint8_t* peer_p = c.peers + from.peer;
   const std::uint8_t* tag_p = c.tags + from.tag;
   const std::uint8_t* cpu_nic_p = c.cpu_nic + from.cpu_nic;
+  // The bytes of the last program decoded in full: a program whose bytes are the same except for
+  // the peers has the same shape, and only its peers need decoding (the bytes were validated).
+  struct LastBytes {
+    const std::uint8_t* kinds = nullptr;
+    const std::uint8_t* sizes = nullptr;
+    const std::uint8_t* tags = nullptr;
+    const std::uint8_t* cpu_nic = nullptr;
+    const std::uint8_t* counts = nullptr;
+    const std::uint8_t* deps = nullptr;
+    std::size_t num_ops = 0;
+    std::size_t num_succ = 0;
+    std::size_t sizes_length = 0;
+    std::size_t tags_length = 0;
+    std::size_t cpu_nic_length = 0;
+    std::uint32_t shape = ShapeSet::kNone;
+  } last;
   for (std::size_t prog = from.first_program; prog < last_program; ++prog) {
-    ProgramExtent& e = store.extents[prog];
+    const FileProgram& e = programs[prog];
     const std::size_t n = e.num_ops;
     const std::uint8_t* kind = c.kinds + e.op_begin;
     const std::uint8_t* count_p = c.counts + e.op_begin * c.count_bytes;
     const std::uint8_t* dep_p = c.deps + e.succ_offset * DepWidth;
-    std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + prog;
-    std::uint32_t* succ = store.succ.data() + e.succ_offset;
-    std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
-    Op* ops = store.ops.data() + e.op_begin;
+    std::uint32_t* peer_out = peers + e.op_begin;
+    // Equal kinds give equal lengths in the other columns, so each comparison stays inside them.
+    if (last.shape != ShapeSet::kNone && n == last.num_ops && e.num_succ == last.num_succ &&
+        std::memcmp(kind, last.kinds, n) == 0 && std::memcmp(size_p, last.sizes, last.sizes_length) == 0 &&
+        std::memcmp(tag_p, last.tags, last.tags_length) == 0 &&
+        std::memcmp(cpu_nic_p, last.cpu_nic, last.cpu_nic_length) == 0 &&
+        std::memcmp(count_p, last.counts, n * c.count_bytes) == 0 &&
+        std::memcmp(dep_p, last.deps, e.num_succ * DepWidth) == 0) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint8_t f = kind[i];
+        if (kKinds[f].has_peer != 0) {
+          const std::uint64_t peer = load_le<PeerWidth>(peer_p);
+          if (peer >= num_ranks) [[unlikely]] {
+            in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
+                       fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
+          }
+          peer_out[i] = static_cast<std::uint32_t>(peer);
+          peer_p += PeerWidth;
+        } else {
+          peer_out[i] = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
+        }
+      }
+      size_p += last.sizes_length;
+      tag_p += last.tags_length;
+      cpu_nic_p += last.cpu_nic_length;
+      result.shape_of.push_back(last.shape);
+      continue;
+    }
+    last.kinds = kind;
+    last.sizes = size_p;
+    last.tags = tag_p;
+    last.cpu_nic = cpu_nic_p;
+    last.counts = count_p;
+    last.deps = dep_p;
+    last.num_ops = n;
+    last.num_succ = e.num_succ;
+    sc.ops.resize(n);
+    sc.offsets.resize(2 * n + 1);
+    sc.succ.resize(e.num_succ);
+    std::uint32_t* offsets = sc.offsets.data();
+    std::uint32_t* succ = sc.succ.data();
+    Op* ops = sc.ops.data();
     std::uint64_t run = 0;
     bool backward = false;
     offsets[0] = 0;
@@ -439,10 +595,12 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
           in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
                      fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
         }
-        op.peer_offset = static_cast<std::uint32_t>(peer);
+        peer_out[i] = static_cast<std::uint32_t>(peer);
+        op.peer_offset = 0;
         peer_p += PeerWidth;
       } else {
         op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
+        peer_out[i] = op.peer_offset;
       }
       op.tag = (f & kAnyTagBit) != 0 ? kAnyTag : 0;
       if ((f & kHasTagBit) != 0) [[unlikely]] {
@@ -487,7 +645,6 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
         }
         dep_p += DepWidth;
         succ[k] = static_cast<std::uint32_t>(target);
-        ++dep_count[target];
         backward |= static_cast<std::size_t>(target) <= i;
       }
     }
@@ -496,20 +653,22 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
                  fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
                              prog, run, e.num_succ));
     }
-    e.root_begin = result.roots.size();
-    detail::append_roots(std::span<const Op>(ops, n), dep_count, result.roots, scratch);
-    e.num_roots = static_cast<std::uint32_t>(result.roots.size() - e.root_begin);
-    // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
-    if (backward) {
-      const Program program{std::span<const Op>(ops, n),
-                            std::span<const std::uint32_t>(offsets, 2 * n + 1),
-                            std::span<const std::uint32_t>(succ, e.num_succ),
-                            std::span<const std::uint32_t>(dep_count, n),
-                            {}};
-      if (!detail::acyclic(program, remaining, ready)) {
+    const std::span<const Op> ops_view(ops, n);
+    const std::span<const std::uint32_t> offsets_view(offsets, 2 * n + 1);
+    const std::span<const std::uint32_t> succ_view(succ, e.num_succ);
+    last.sizes_length = static_cast<std::size_t>(size_p - last.sizes);
+    last.tags_length = static_cast<std::size_t>(tag_p - last.tags);
+    last.cpu_nic_length = static_cast<std::size_t>(cpu_nic_p - last.cpu_nic);
+    const std::uint64_t hash = shape_hash(ops_view, offsets_view, succ_view);
+    last.shape = result.shapes.find(ops_view, offsets_view, succ_view, hash);
+    if (last.shape == ShapeSet::kNone) {
+      last.shape = result.shapes.add(ops_view, offsets_view, succ_view, hash, scratch);
+      // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
+      if (backward && !detail::acyclic(result.shapes.store().view(last.shape), remaining, ready)) {
         in.fail_program(fmt::format("program {} has a dependency cycle", prog));
       }
     }
+    result.shape_of.push_back(last.shape);
   }
   return result;
 }
@@ -525,11 +684,21 @@ unsigned decode_threads(std::uint64_t total_ops, unsigned requested) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>(total_ops / kOpsPerThread, 1, cores));
 }
 
+// A decoded version 2 file: its distinct programs without peers, each file program's index among
+// them, and the peer offsets of every op of every file program (file program p's from op_begin[p]).
+struct DecodedV2 {
+  ProgramStore store;
+  std::vector<std::uint32_t> shape_of;
+  std::shared_ptr<std::uint32_t[]> peers;  // not zeroed: the decoder writes every element
+  std::vector<std::uint64_t> op_begin;
+  Hosts hosts;
+};
+
 // Version 2. The columns are bounds-checked as wholes, then the programs are decoded in shares of
 // about equal size on several threads (each share starts at known positions in every column,
 // found while the kinds are counted).
-Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks, ProgramStore& store,
-                         unsigned requested_threads) {
+DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks,
+                             std::uint32_t num_programs, unsigned requested_threads) {
   Columns c;
   c.count_width = in.byte();
   if (c.count_width != 0 && c.count_width != 1 && c.count_width != 2 && c.count_width != 4) {
@@ -539,9 +708,10 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   if (dep_width != 1 && dep_width != 2 && dep_width != 4) {
     in.fail_at(in.pos() - 1, fmt::format("dependant width {} is not 1, 2 or 4", dep_width));
   }
+  std::vector<FileProgram> programs(num_programs);
   std::uint64_t total_ops = 0;
   std::uint64_t total_succ = 0;
-  for (ProgramExtent& e : store.extents) {
+  for (FileProgram& e : programs) {
     e.num_ops =
         static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
     e.num_succ = static_cast<std::uint32_t>(in.varint_below(kMaxOpsPerRank, "dependency count"));
@@ -556,13 +726,12 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   }
 
   // Shares of programs with about equal numbers of ops and dependencies.
-  const std::size_t num_programs = store.extents.size();
   const unsigned threads = decode_threads(total_ops, requested_threads);
   std::vector<ColumnCursor> shares(threads);
   for (unsigned t = 1; t < threads; ++t) {
     const std::uint64_t goal = (total_ops + total_succ) * t / threads;
     std::size_t p = shares[t - 1].first_program;
-    while (p < num_programs && store.extents[p].op_begin + store.extents[p].succ_offset < goal) {
+    while (p < num_programs && programs[p].op_begin + programs[p].succ_offset < goal) {
       ++p;
     }
     shares[t].first_program = p;
@@ -583,7 +752,7 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
   };
   for (std::size_t i = 0; i < total_ops; ++i) {
     while (next_share < threads && (shares[next_share].first_program >= num_programs ||
-                                    store.extents[shares[next_share].first_program].op_begin == i)) {
+                                    programs[shares[next_share].first_program].op_begin == i)) {
       start_next_share();
     }
     const KindInfo& k = kKinds[c.kinds[i]];
@@ -628,10 +797,8 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
     share.cpu_nic *= 2;
   }
 
-  store.ops.resize(total_ops);
-  store.succ_begin.resize(2 * total_ops + num_programs);
-  store.succ.resize(total_succ);
-  store.dep_count.assign(total_ops, 0);
+  DecodedV2 decoded;
+  decoded.peers = std::make_shared_for_overwrite<std::uint32_t[]>(total_ops);
   std::vector<ShareResult> results(threads);
   std::vector<std::exception_ptr> errors(threads);
   const auto run_share = [&](unsigned t) {
@@ -640,13 +807,16 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
       with_width(pw, [&](auto peer_w) {
         switch (dep_width) {
           case 1:
-            results[t] = decode_share_v2<peer_w(), 1>(in, c, num_ranks, store, shares[t], last);
+            results[t] = decode_share_v2<peer_w(), 1>(in, c, num_ranks, programs, decoded.peers.get(),
+                                                      shares[t], last);
             break;
           case 2:
-            results[t] = decode_share_v2<peer_w(), 2>(in, c, num_ranks, store, shares[t], last);
+            results[t] = decode_share_v2<peer_w(), 2>(in, c, num_ranks, programs, decoded.peers.get(),
+                                                      shares[t], last);
             break;
           default:
-            results[t] = decode_share_v2<peer_w(), 4>(in, c, num_ranks, store, shares[t], last);
+            results[t] = decode_share_v2<peer_w(), 4>(in, c, num_ranks, programs, decoded.peers.get(),
+                                                      shares[t], last);
             break;
         }
       });
@@ -672,36 +842,109 @@ Hosts decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ra
       std::rethrow_exception(error);
     }
   }
-  Hosts hosts;
+  // The shares' distinct programs, merged in order: the first share's are taken whole.
+  decoded.shape_of.resize(num_programs);
+  ShapeSet& shapes = results[0].shapes;
+  std::vector<std::uint32_t> scratch;
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
-  std::size_t roots = 0;
-  for (const ShareResult& r : results) {
-    roots += r.roots.size();
-  }
-  store.roots.reserve(roots);
   for (unsigned t = 0; t < threads; ++t) {
-    const std::size_t base = store.roots.size();
-    const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
-    for (std::size_t prog = shares[t].first_program; prog < last; ++prog) {
-      store.extents[prog].root_begin += base;
+    ShareResult& r = results[t];
+    std::vector<std::uint32_t> global(r.shapes.store().extents.size());
+    for (std::uint32_t local = 0; local < global.size(); ++local) {
+      if (t == 0) {
+        global[local] = local;
+        continue;
+      }
+      const Program v = r.shapes.store().view(local);
+      const std::uint64_t hash = shape_hash(v.ops, v.succ_begin, v.succ);
+      std::uint32_t id = shapes.find(v.ops, v.succ_begin, v.succ, hash);
+      if (id == ShapeSet::kNone) {
+        id = shapes.add(v.ops, v.succ_begin, v.succ, hash, scratch);
+      }
+      global[local] = id;
     }
-    store.roots.insert(store.roots.end(), results[t].roots.begin(), results[t].roots.end());
-    max_cpu = std::max(max_cpu, results[t].max_cpu);
-    max_nic = std::max(max_nic, results[t].max_nic);
+    std::size_t prog = shares[t].first_program;
+    for (const std::uint32_t local : r.shape_of) {
+      decoded.shape_of[prog++] = global[local];
+    }
+    max_cpu = std::max(max_cpu, r.max_cpu);
+    max_nic = std::max(max_nic, r.max_nic);
   }
-  hosts.num_cpus = max_cpu + 1;
-  hosts.num_nics = max_nic + 1;
-  return hosts;
+  decoded.store = std::move(shapes.store());
+  decoded.op_begin.resize(num_programs);
+  for (std::size_t p = 0; p < num_programs; ++p) {
+    decoded.op_begin[p] = programs[p].op_begin;
+  }
+  decoded.hosts.num_cpus = max_cpu + 1;
+  decoded.hosts.num_nics = max_nic + 1;
+  return decoded;
 }
 
 }  // namespace
 
 namespace {
 
+// The programs a file stores: one per distinct (program, peers) pair of the schedule, grouped by
+// program in program order, each group in the order of its first rank.
+struct FilePrograms {
+  struct Entry {
+    const Program* program;
+    std::span<const std::uint32_t> peers;
+  };
+  std::vector<Entry> list;
+  std::vector<std::uint32_t> rank_entry;  // index into list of each rank's
+};
+
+FilePrograms file_programs(const Schedule& schedule) {
+  struct Key {
+    std::uint32_t program;
+    std::uint64_t peer_begin;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      return static_cast<std::size_t>((k.peer_begin * 0x9E3779B97F4A7C15ULL) ^ k.program);
+    }
+  };
+  const std::uint32_t ranks = schedule.num_ranks();
+  std::unordered_map<Key, std::uint32_t, KeyHash> first_rank;
+  std::vector<std::uint32_t> firsts;
+  std::vector<std::uint32_t> rank_first(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    // Consecutive ranks usually share their program and peers.
+    if (r > 0 && schedule.rank_program()[r] == schedule.rank_program()[r - 1] &&
+        schedule.peer_begin(r) == schedule.peer_begin(r - 1)) {
+      rank_first[r] = rank_first[r - 1];
+      continue;
+    }
+    const auto [it, inserted] =
+        first_rank.try_emplace(Key{schedule.rank_program()[r], schedule.peer_begin(r)}, r);
+    if (inserted) {
+      firsts.push_back(r);
+    }
+    rank_first[r] = it->second;
+  }
+  std::stable_sort(firsts.begin(), firsts.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return schedule.rank_program()[a] < schedule.rank_program()[b];
+  });
+  FilePrograms out;
+  std::vector<std::uint32_t> entry_of_first(ranks, 0);
+  out.list.reserve(firsts.size());
+  for (const std::uint32_t r : firsts) {
+    entry_of_first[r] = static_cast<std::uint32_t>(out.list.size());
+    out.list.push_back({&schedule.program_of(r), schedule.peer_offsets(r)});
+  }
+  out.rank_entry.resize(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    out.rank_entry[r] = entry_of_first[rank_first[r]];
+  }
+  return out;
+}
+
 // Rank table, run-length coded: (program, run length) pairs; then the end marker.
-void put_rank_table(std::string& out, const Schedule& schedule) {
-  const auto& table = schedule.rank_program();
+void put_rank_table(std::string& out, const FilePrograms& programs) {
+  const auto& table = programs.rank_entry;
   for (std::size_t r = 0; r < table.size();) {
     std::size_t run = 1;
     while (r + run < table.size() && table[r + run] == table[r]) {
@@ -715,13 +958,15 @@ void put_rank_table(std::string& out, const Schedule& schedule) {
 }
 
 std::string write_binary_v1(const Schedule& schedule) {
+  const FilePrograms programs = file_programs(schedule);
   std::string out;
   out.append(kBinaryMagic);
   put_u32(out, 1);
   put_u32(out, 0);  // flags, reserved
   put_u32(out, schedule.num_ranks());
-  put_u32(out, static_cast<std::uint32_t>(schedule.programs().size()));
-  for (const Program& program : schedule.programs()) {
+  put_u32(out, static_cast<std::uint32_t>(programs.list.size()));
+  for (const auto& [program_ptr, peers] : programs.list) {
+    const Program& program = *program_ptr;
     const auto n = static_cast<std::uint32_t>(program.ops.size());
     put_varint(out, n);
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -730,7 +975,7 @@ std::string write_binary_v1(const Schedule& schedule) {
       out.push_back(static_cast<char>(flags));
       put_varint(out, op.size);
       if (op.type != OpType::kCalc && op.peer_offset != kAnySource) {
-        put_varint(out, op.peer_offset);
+        put_varint(out, peers[i]);
       }
       if ((flags & kHasTagBit) != 0) {
         put_varint(out, op.tag);
@@ -749,15 +994,15 @@ std::string write_binary_v1(const Schedule& schedule) {
       }
     }
   }
-  put_rank_table(out, schedule);
+  put_rank_table(out, programs);
   return out;
 }
 
 std::string write_binary_v2(const Schedule& schedule) {
-  const auto& programs = schedule.programs();
+  const FilePrograms file = file_programs(schedule);
   std::uint64_t most_dependants = 0;
   std::uint64_t largest_delta = 0;
-  for (const Program& program : programs) {
+  for (const Program& program : schedule.programs()) {
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       most_dependants = std::max<std::uint64_t>(
           most_dependants, std::max(program.succ_begin[2 * i + 1] - program.succ_begin[2 * i],
@@ -778,16 +1023,16 @@ std::string write_binary_v2(const Schedule& schedule) {
   put_u32(out, 2);
   put_u32(out, 0);  // flags, reserved
   put_u32(out, schedule.num_ranks());
-  put_u32(out, static_cast<std::uint32_t>(programs.size()));
+  put_u32(out, static_cast<std::uint32_t>(file.list.size()));
   out.push_back(static_cast<char>(count_width));
   out.push_back(static_cast<char>(dep_width));
-  for (const Program& program : programs) {
-    put_varint(out, program.ops.size());
-    put_varint(out, program.succ.size());
+  for (const auto& entry : file.list) {
+    put_varint(out, entry.program->ops.size());
+    put_varint(out, entry.program->succ.size());
   }
   const auto each_op = [&](auto&& f) {
-    for (const Program& program : programs) {
-      for (const Op& op : program.ops) {
+    for (const auto& entry : file.list) {
+      for (const Op& op : entry.program->ops) {
         f(op);
       }
     }
@@ -797,11 +1042,14 @@ std::string write_binary_v2(const Schedule& schedule) {
   });
   each_op([&](const Op& op) { put_le(out, op.size, kSizeBytes[size_class(op.size)]); });
   const unsigned pw = peer_width(schedule.num_ranks());
-  each_op([&](const Op& op) {
-    if (op.type != OpType::kCalc && op.peer_offset != kAnySource) {
-      put_le(out, op.peer_offset, pw);
+  for (const auto& entry : file.list) {
+    for (std::size_t i = 0; i < entry.program->ops.size(); ++i) {
+      const Op& op = entry.program->ops[i];
+      if (op.type != OpType::kCalc && op.peer_offset != kAnySource) {
+        put_le(out, entry.peers[i], pw);
+      }
     }
-  });
+  }
   each_op([&](const Op& op) {
     if (op.tag != 0 && op.tag != kAnyTag) {
       put_le(out, op.tag, 4);
@@ -813,7 +1061,8 @@ std::string write_binary_v2(const Schedule& schedule) {
       out.push_back(static_cast<char>(op.nic));
     }
   });
-  for (const Program& program : programs) {
+  for (const auto& entry : file.list) {
+    const Program& program = *entry.program;
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       const std::uint32_t done = program.succ_begin[2 * i + 1] - program.succ_begin[2 * i];
       const std::uint32_t start = program.succ_begin[2 * i + 2] - program.succ_begin[2 * i + 1];
@@ -825,7 +1074,8 @@ std::string write_binary_v2(const Schedule& schedule) {
       }
     }
   }
-  for (const Program& program : programs) {
+  for (const auto& entry : file.list) {
+    const Program& program = *entry.program;
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       for (std::uint32_t k = program.succ_begin[2 * i]; k < program.succ_begin[2 * i + 2]; ++k) {
         put_le(out, zigzag(static_cast<std::int64_t>(program.succ[k]) - static_cast<std::int64_t>(i)),
@@ -833,7 +1083,7 @@ std::string write_binary_v2(const Schedule& schedule) {
       }
     }
   }
-  put_rank_table(out, schedule);
+  put_rank_table(out, file);
   return out;
 }
 
@@ -854,9 +1104,12 @@ namespace detail {
 // Hands programs that read_binary validated and completed to the schedule (ScheduleBuilder's friend).
 struct BinaryLoader {
   static Schedule adopt(std::uint32_t num_ranks, std::uint32_t num_cpus, std::uint32_t num_nics,
-                        ProgramStore programs, std::vector<std::uint32_t> rank_program) {
+                        ProgramStore programs, std::vector<std::uint32_t> rank_program,
+                        std::shared_ptr<const std::uint32_t[]> peer_store,
+                        std::vector<std::uint64_t> rank_peer_begin) {
     return ScheduleBuilder::adopt_checked(num_ranks, num_cpus, num_nics, std::move(programs),
-                                          std::move(rank_program));
+                                          std::move(rank_program), std::move(peer_store),
+                                          std::move(rank_peer_begin));
   }
 };
 }  // namespace detail
@@ -886,21 +1139,29 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   }
   // All programs go into one flat store (a few allocations however many programs there are).
   ProgramStore store;
-  store.extents.resize(num_programs);
-  Hosts hosts;
+  DecodedV2 decoded;
   if (version == 1) {
+    store.extents.resize(num_programs);
     decode_programs_v1(in, bytes.size(), num_ranks, store);
   } else {
-    hosts = decode_programs_v2(in, bytes.size(), num_ranks, store, threads);
+    decoded = decode_programs_v2(in, bytes.size(), num_ranks, num_programs, threads);
   }
-  std::vector<std::uint32_t> table;
-  while (table.size() < num_ranks) {
+  // Each rank's program; for version 2 its file program's shape and where its peers begin.
+  std::vector<std::uint32_t> table(num_ranks);
+  std::vector<std::uint64_t> peer_begin(version == 1 ? 0 : num_ranks);
+  for (std::uint32_t filled = 0; filled < num_ranks;) {
     const auto program = static_cast<std::uint32_t>(in.varint_below(num_programs, "program index"));
-    const std::uint64_t run = in.varint_below(num_ranks - table.size() + 1, "rank run length");
+    const auto run = static_cast<std::uint32_t>(in.varint_below(num_ranks - filled + 1, "rank run length"));
     if (run == 0) {
       in.fail("empty rank run");
     }
-    table.insert(table.end(), run, program);
+    if (version == 1) {
+      std::fill_n(table.begin() + filled, run, program);
+    } else {
+      std::fill_n(table.begin() + filled, run, decoded.shape_of[program]);
+      std::fill_n(peer_begin.begin() + filled, run, decoded.op_begin[program]);
+    }
+    filled += run;
   }
   if (in.take(kEndMagic.size()) != kEndMagic) {
     in.fail("missing end marker");
@@ -908,12 +1169,13 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   if (!in.at_end()) {
     in.fail("trailing bytes after the end marker");
   }
-  // The programs are taken as they are (the writer shared them already). Version 2 decoding
-  // checked and completed them already; for version 1, from_programs checks the dependency lists
-  // for cycles and computes dependency counts and roots.
+  // Version 2 decoding checked the programs, shared those that differ only in peers and completed
+  // them; each rank gets its file program's shape and peers. For version 1, from_programs checks
+  // the dependency lists for cycles and computes dependency counts and roots.
   if (version != 1) {
-    return detail::BinaryLoader::adopt(num_ranks, hosts.num_cpus, hosts.num_nics, std::move(store),
-                                       std::move(table));
+    return detail::BinaryLoader::adopt(num_ranks, decoded.hosts.num_cpus, decoded.hosts.num_nics,
+                                       std::move(decoded.store), std::move(table), std::move(decoded.peers),
+                                       std::move(peer_begin));
   }
   try {
     return ScheduleBuilder::from_programs(num_ranks, std::move(store), std::move(table));
@@ -923,7 +1185,8 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {
-  const std::string bytes = read_input_file(path, "schedule");
+  const InputFile file(path, "schedule");
+  const std::string_view bytes = file.bytes();
   if (bytes.size() >= kBinaryMagic.size() &&
       std::string_view(bytes).substr(0, kBinaryMagic.size()) == kBinaryMagic) {
     return read_binary(bytes, path.string());

@@ -574,7 +574,7 @@ std::string write_goal(const Schedule& schedule) {
           fmt::format_to(std::back_inserter(out), " cpu {}", op.cpu);
         }
       } else {
-        const std::uint32_t peer = schedule.peer(r, op);
+        const std::uint32_t peer = schedule.peer(r, i);
         const bool send = op.type == OpType::kSend;
         fmt::format_to(std::back_inserter(out), "{} {}b {} ", send ? "send" : "recv", op.size,
                        send ? "to" : "from");

@@ -161,7 +161,8 @@ bool Schedule::same_as(const Schedule& other) const {
     return false;
   }
   for (std::uint32_t r = 0; r < num_ranks_; ++r) {
-    if (!(program_of(r) == other.program_of(r))) {
+    if (!(program_of(r) == other.program_of(r)) ||
+        !std::ranges::equal(peer_offsets(r), other.peer_offsets(r))) {
       return false;
     }
   }
@@ -241,6 +242,24 @@ void adopt_store(std::shared_ptr<const ProgramStore>& slot, std::vector<Program>
 
 }  // namespace
 
+void Schedule::adopt_with_peers_in_ops(ProgramStore store) {
+  // Not zeroed first: every element is written below.
+  std::shared_ptr<std::uint32_t[]> peers = std::make_shared_for_overwrite<std::uint32_t[]>(store.ops.size());
+  for (std::size_t i = 0; i < store.ops.size(); ++i) {
+    Op& op = store.ops[i];
+    peers[i] = op.peer_offset;
+    if (op.peer_offset != kAnySource) {
+      op.peer_offset = 0;
+    }
+  }
+  rank_peer_begin_.resize(num_ranks_);
+  for (std::uint32_t r = 0; r < num_ranks_; ++r) {
+    rank_peer_begin_[r] = store.extents[rank_program_[r]].op_begin;
+  }
+  peer_store_ = std::move(peers);
+  adopt_store(store_, programs_, std::move(store));
+}
+
 Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore programs,
                                         std::vector<std::uint32_t> rank_program) {
   if (num_ranks == 0 || num_ranks > kMaxRanks) {
@@ -313,20 +332,24 @@ Schedule ScheduleBuilder::from_programs(std::uint32_t num_ranks, ProgramStore pr
                                    num_programs));
     }
   }
-  adopt_store(schedule.store_, schedule.programs_, std::move(store));
   schedule.rank_program_ = std::move(rank_program);
+  schedule.adopt_with_peers_in_ops(std::move(store));
   return schedule;
 }
 
 Schedule ScheduleBuilder::adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
                                         std::uint32_t num_nics, ProgramStore programs,
-                                        std::vector<std::uint32_t> rank_program) {
+                                        std::vector<std::uint32_t> rank_program,
+                                        std::shared_ptr<const std::uint32_t[]> peer_store,
+                                        std::vector<std::uint64_t> rank_peer_begin) {
   Schedule schedule;
   schedule.num_ranks_ = num_ranks;
   schedule.num_cpus_ = num_cpus;
   schedule.num_nics_ = num_nics;
   adopt_store(schedule.store_, schedule.programs_, std::move(programs));
   schedule.rank_program_ = std::move(rank_program);
+  schedule.peer_store_ = std::move(peer_store);
+  schedule.rank_peer_begin_ = std::move(rank_peer_begin);
   return schedule;
 }
 
@@ -547,7 +570,7 @@ Schedule ScheduleBuilder::finish() {
       }
     }
   }
-  adopt_store(schedule_.store_, schedule_.programs_, std::move(store_));
+  schedule_.adopt_with_peers_in_ops(std::move(store_));
   store_ = ProgramStore{};
   by_hash_.clear();
   return std::move(schedule_);

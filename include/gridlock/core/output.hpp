@@ -32,6 +32,29 @@ using Json = nlohmann::ordered_json;
 [[nodiscard]] std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                                           std::string_view hint = "check the path and permissions");
 
+/// The content of an input file: memory-mapped when it is a regular file (no copy, no fresh pages:
+/// a large schedule loads at the speed of the disk or page cache), read into memory otherwise
+/// (pipes, `/dev/stdin`). Throws IoError as read_input_file does. A mapped file must not be
+/// truncated while it is open.
+class InputFile {
+ public:
+  /// Opens and maps (or reads) `path`; `what` and `hint` are for error messages.
+  InputFile(const std::filesystem::path& path, std::string_view what,
+            std::string_view hint = "check the path and permissions");
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  /// Unmaps the file.
+  ~InputFile();
+  /// The file's bytes, valid while this object lives.
+  [[nodiscard]] std::string_view bytes() const noexcept { return bytes_; }
+
+ private:
+  void* map_ = nullptr;
+  std::size_t map_size_ = 0;
+  std::string content_;
+  std::string_view bytes_;
+};
+
 /// Writes `content` to `path` atomically: a temporary file in the same directory is written,
 /// flushed and renamed over `path`, so readers never see a half-written file. Throws IoError.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);

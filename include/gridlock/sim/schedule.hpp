@@ -4,7 +4,10 @@
 /// `requires` (after completion) and `irequires` (after start) dependencies.
 ///
 /// Ranks whose programs are identical up to a rank-relative peer share one `Program`, so a
-/// million-rank collective built from a few distinct shapes costs almost no memory.
+/// million-rank collective built from a few distinct shapes costs almost no memory. Peers are
+/// kept apart from the programs (Schedule::peer_offsets), so ranks whose programs differ only in
+/// their peers (a random ring read from a binary file) share the program too and cost four bytes
+/// per operation.
 
 #include <algorithm>
 #include <compare>
@@ -51,12 +54,14 @@ enum class OpType : std::uint8_t {
 
 /// One operation of a program.
 struct Op {
-  std::uint64_t size = 0;         ///< Bytes for send/recv; picoseconds for calc.
-  std::uint32_t peer_offset = 0;  ///< (peer - rank) mod P, or kAnySource; 0 for calc.
-  std::uint32_t tag = 0;          ///< Message tag, or kAnyTag for receives.
-  OpType type = OpType::kCalc;    ///< What the operation does.
-  std::uint8_t cpu = 0;           ///< CPU of the host that runs the operation.
-  std::uint8_t nic = 0;           ///< NIC of the host used by sends and receives.
+  std::uint64_t size = 0;  ///< Bytes for send/recv; picoseconds for calc.
+  /// (peer - rank) mod P, or kAnySource; 0 for calc. In a Schedule's programs it is 0 for every
+  /// op with a peer (ranks share programs whatever their peers): use Schedule::peer().
+  std::uint32_t peer_offset = 0;
+  std::uint32_t tag = 0;        ///< Message tag, or kAnyTag for receives.
+  OpType type = OpType::kCalc;  ///< What the operation does.
+  std::uint8_t cpu = 0;         ///< CPU of the host that runs the operation.
+  std::uint8_t nic = 0;         ///< NIC of the host used by sends and receives.
   /// Field-wise equality.
   friend bool operator==(const Op&, const Op&) = default;
 };
@@ -134,18 +139,27 @@ class Schedule {
 
   /// Number of ranks.
   [[nodiscard]] std::uint32_t num_ranks() const noexcept { return num_ranks_; }
-  /// Distinct programs.
+  /// Distinct programs (operations and dependencies; each rank's peers are in peer_offsets()).
   [[nodiscard]] const std::vector<Program>& programs() const noexcept { return programs_; }
   /// Index into programs() of each rank's program.
   [[nodiscard]] const std::vector<std::uint32_t>& rank_program() const noexcept { return rank_program_; }
   /// The program of `rank`.
   [[nodiscard]] const Program& program_of(std::uint32_t rank) const { return programs_[rank_program_[rank]]; }
-  /// Absolute peer of op `op` on `rank` (kAnySource for any-source receives).
-  [[nodiscard]] std::uint32_t peer(std::uint32_t rank, const Op& op) const noexcept {
-    if (op.peer_offset == kAnySource) {
+  /// Peer offsets of the ops of `rank`, one per op of program_of(rank): (peer - rank) mod P,
+  /// kAnySource for any-source receives, 0 for calcs.
+  [[nodiscard]] std::span<const std::uint32_t> peer_offsets(std::uint32_t rank) const {
+    return {peer_store_.get() + rank_peer_begin_[rank], programs_[rank_program_[rank]].ops.size()};
+  }
+  /// Where peer_offsets(rank) begins in the schedule's peer store; ranks with equal values have
+  /// the same peers (the binary writer shares their programs by it).
+  [[nodiscard]] std::uint64_t peer_begin(std::uint32_t rank) const { return rank_peer_begin_[rank]; }
+  /// Absolute peer of op `op` of `rank` (kAnySource for any-source receives, 0 for calcs).
+  [[nodiscard]] std::uint32_t peer(std::uint32_t rank, std::uint32_t op) const {
+    const std::uint32_t offset = peer_store_[rank_peer_begin_[rank] + op];
+    if (offset == kAnySource) {
       return kAnySource;
     }
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(rank) + op.peer_offset) % num_ranks_);
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(rank) + offset) % num_ranks_);
   }
   /// Total operations over all ranks.
   [[nodiscard]] std::uint64_t total_ops() const noexcept;
@@ -174,10 +188,18 @@ class Schedule {
   std::uint32_t num_ranks_ = 0;
   std::uint32_t num_cpus_ = 1;
   std::uint32_t num_nics_ = 1;
+  // Takes the peer offsets out of the programs' ops into peer_store_ (each rank's begin at its
+  // program's first op) and zeroes them in the ops; `store` then becomes the schedule's.
+  void adopt_with_peers_in_ops(ProgramStore store);
+
   // Immutable once built and shared between copies, so the views in programs_ stay valid.
   std::shared_ptr<const ProgramStore> store_;
   std::vector<Program> programs_;
   std::vector<std::uint32_t> rank_program_;
+  // Peer offsets, op by op, of each distinct (program, peers) pair; rank r's start at
+  // rank_peer_begin_[r].
+  std::shared_ptr<const std::uint32_t[]> peer_store_;
+  std::vector<std::uint64_t> rank_peer_begin_;
   std::vector<RankSource> sources_;
   std::vector<std::string> label_names_;
 };
@@ -252,7 +274,9 @@ class ScheduleBuilder {
   friend struct detail::BinaryLoader;
   [[nodiscard]] static Schedule adopt_checked(std::uint32_t num_ranks, std::uint32_t num_cpus,
                                               std::uint32_t num_nics, ProgramStore programs,
-                                              std::vector<std::uint32_t> rank_program);
+                                              std::vector<std::uint32_t> rank_program,
+                                              std::shared_ptr<const std::uint32_t[]> peer_store,
+                                              std::vector<std::uint64_t> rank_peer_begin);
   std::uint32_t add_op(const Op& op);
   [[nodiscard]] std::uint32_t offset_of(std::uint32_t peer) const;
   void append_program(const Program& program);

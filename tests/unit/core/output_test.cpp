@@ -1,11 +1,14 @@
 #include "gridlock/core/output.hpp"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "gridlock/core/error.hpp"
 
@@ -80,6 +83,36 @@ TEST_F(OutputTest, InputFilesAreReadWholeAndDirectoriesAreRefused) {
   EXPECT_NE(message(dir_).find("cannot read test input '" + dir_.string() + "': it is a directory"),
             std::string::npos)
       << message(dir_);
+  EXPECT_NE(message(dir_ / "missing.txt").find("cannot open test input"), std::string::npos);
+  EXPECT_NE(message(dir_ / "missing.txt").find("; do this"), std::string::npos);
+}
+
+TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
+  std::string big(3 * 4096, 'x');  // a whole number of pages: nothing past the end is read
+  big[4096] = '\n';
+  write_file_atomic(dir_ / "in.bin", big);
+  EXPECT_EQ(InputFile(dir_ / "in.bin", "test input").bytes(), big);
+  write_file_atomic(dir_ / "empty.bin", "");
+  EXPECT_EQ(InputFile(dir_ / "empty.bin", "test input").bytes(), "");
+  // A FIFO is not mapped but read.
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&fifo] {
+    std::FILE* f = std::fopen(fifo.c_str(), "wb");
+    std::fputs("through a pipe", f);
+    std::fclose(f);
+  });
+  EXPECT_EQ(InputFile(fifo, "test input").bytes(), "through a pipe");
+  writer.join();
+  const auto message = [](const fs::path& path) {
+    try {
+      (void)InputFile(path, "test input", "do this");
+    } catch (const IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(dir_).find("it is a directory"), std::string::npos) << message(dir_);
   EXPECT_NE(message(dir_ / "missing.txt").find("cannot open test input"), std::string::npos);
   EXPECT_NE(message(dir_ / "missing.txt").find("; do this"), std::string::npos);
 }

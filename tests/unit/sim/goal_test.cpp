@@ -12,6 +12,7 @@
 
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 
 namespace gridlock::sim {
@@ -42,7 +43,7 @@ TEST(Goal, ParsesLogGOPSimSyntax) {
   const Program& r0 = s.program_of(0);
   ASSERT_EQ(r0.ops.size(), 3U);
   EXPECT_EQ(r0.ops[0].type, OpType::kSend);
-  EXPECT_EQ(s.peer(0, r0.ops[0]), 2U);
+  EXPECT_EQ(s.peer(0, 0), 2U);
   EXPECT_EQ(r0.ops[0].tag, 4U);
   EXPECT_EQ(r0.ops[1].size, 70000U);
   EXPECT_EQ(r0.ops[2].type, OpType::kCalc);
@@ -458,6 +459,31 @@ TEST(Goal, BinaryVersion2DecodesTheSameOnAnyNumberOfThreads) {
     const Schedule back = read_binary(bin, "varied.gsched", kMaxRanks, threads);
     EXPECT_TRUE(s.same_as(back));
     EXPECT_EQ(write_binary(back), bin);
+  }
+}
+
+TEST(Goal, BinaryProgramsDifferingOnlyInPeersShareOneProgram) {
+  // Every rank of a random ring has its own peers, so the builder keeps one program per rank; the
+  // binary reader keeps one program and each rank's peers, whatever the number of threads.
+  const Schedule s = generate("3x[randomring(size=8B)]", 300, 7);
+  ASSERT_GT(s.programs().size(), 100U);
+  const std::string bin = write_binary(s);
+  const SimResult expected = simulate(s, SimOptions{});
+  for (const unsigned threads : {1U, 2U, 3U}) {
+    SCOPED_TRACE(threads);
+    const Schedule back = read_binary(bin, "rr.gsched", kMaxRanks, threads);
+    EXPECT_EQ(back.programs().size(), 1U);
+    EXPECT_TRUE(s.same_as(back));
+    for (std::uint32_t r = 0; r < s.num_ranks(); r += 37) {
+      for (std::uint32_t i = 0; i < s.program_of(r).ops.size(); ++i) {
+        ASSERT_EQ(back.peer(r, i), s.peer(r, i)) << "rank " << r << " op " << i;
+      }
+    }
+    EXPECT_EQ(write_binary(back), bin);
+    EXPECT_EQ(write_goal(back), write_goal(s));
+    const SimResult got = simulate(back, SimOptions{});
+    EXPECT_EQ(got.max_finish.ps, expected.max_finish.ps);
+    EXPECT_EQ(got.finish, expected.finish);
   }
 }
 
