@@ -377,6 +377,21 @@ struct Columns {
   unsigned count_bytes = 0;
 };
 
+// memcmp(a, b, n) == 0 for the short runs of one program's bytes, where a call to memcmp costs
+// more than the comparison.
+[[gnu::always_inline]] inline bool bytes_equal(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  for (; n >= 8; n -= 8, a += 8, b += 8) {
+    if (load_le<8>(a) != load_le<8>(b)) {
+      return false;
+    }
+  }
+  unsigned diff = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    diff |= static_cast<unsigned>(a[i] ^ b[i]);
+  }
+  return diff == 0;
+}
+
 // One program of a version 2 file: where its ops and dependants are in the columns.
 struct FileProgram {
   std::uint64_t op_begin = 0;
@@ -475,8 +490,7 @@ class ShapeSet {
 
 // What one thread's share of the programs gives besides the peers it writes in place.
 struct ShareResult {
-  ShapeSet shapes;                      // the share's distinct programs
-  std::vector<std::uint32_t> shape_of;  // each program's index in shapes
+  ShapeSet shapes;  // the share's distinct programs
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
 };
@@ -485,13 +499,13 @@ struct ShareResult {
 // program is decoded into scratch space and compared with the last distinct program (consecutive
 // programs of a random ring differ only in peers), then by hash; only a new one is completed
 // (dependency counts, roots, cycle check) and stored. Peer offsets go to `peers` at each program's
-// first op (disjoint between shares, so shares can run on different threads).
+// first op and each program's share-local shape index to `shape_of` (both disjoint between shares,
+// so shares can run on different threads).
 template <unsigned PeerWidth, unsigned DepWidth>
 ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks,
                             std::span<const FileProgram> programs, std::uint32_t* peers,
-                            const ColumnCursor& from, std::size_t last_program) {
+                            std::uint32_t* shape_of, const ColumnCursor& from, std::size_t last_program) {
   ShareResult result;
-  result.shape_of.reserve(last_program - from.first_program);
   std::vector<std::uint32_t> remaining;
   std::vector<std::uint32_t> ready;
   std::vector<std::uint32_t> scratch;
@@ -525,11 +539,11 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
     std::uint32_t* peer_out = peers + e.op_begin;
     // Equal kinds give equal lengths in the other columns, so each comparison stays inside them.
     if (last.shape != ShapeSet::kNone && n == last.num_ops && e.num_succ == last.num_succ &&
-        std::memcmp(kind, last.kinds, n) == 0 && std::memcmp(size_p, last.sizes, last.sizes_length) == 0 &&
-        std::memcmp(tag_p, last.tags, last.tags_length) == 0 &&
-        std::memcmp(cpu_nic_p, last.cpu_nic, last.cpu_nic_length) == 0 &&
-        std::memcmp(count_p, last.counts, n * c.count_bytes) == 0 &&
-        std::memcmp(dep_p, last.deps, e.num_succ * DepWidth) == 0) {
+        bytes_equal(kind, last.kinds, n) && bytes_equal(size_p, last.sizes, last.sizes_length) &&
+        bytes_equal(tag_p, last.tags, last.tags_length) &&
+        bytes_equal(cpu_nic_p, last.cpu_nic, last.cpu_nic_length) &&
+        bytes_equal(count_p, last.counts, n * c.count_bytes) &&
+        bytes_equal(dep_p, last.deps, e.num_succ * DepWidth)) {
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint8_t f = kind[i];
         if (kKinds[f].has_peer != 0) {
@@ -547,7 +561,7 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
       size_p += last.sizes_length;
       tag_p += last.tags_length;
       cpu_nic_p += last.cpu_nic_length;
-      result.shape_of.push_back(last.shape);
+      shape_of[prog] = last.shape;
       continue;
     }
     last.kinds = kind;
@@ -668,9 +682,70 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
         in.fail_program(fmt::format("program {} has a dependency cycle", prog));
       }
     }
-    result.shape_of.push_back(last.shape);
+    shape_of[prog] = last.shape;
   }
   return result;
+}
+
+// Runs f(0) .. f(threads - 1), each on its own thread (f(0) on this one); f must not throw.
+template <class F>
+void run_on_threads(unsigned threads, const F& f) {
+  std::vector<std::jthread> workers;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      workers.emplace_back(f, t);
+    } catch (const std::system_error&) {
+      // No thread to be had (process or system limit): run this part here instead.
+      f(t);
+    }
+  }
+  f(0);
+}
+
+// The column lengths a run of kind bytes implies (in fields, not bytes, for peers, tags and
+// CPU/NIC pairs), and whether any kind byte is invalid.
+struct KindSums {
+  std::uint64_t size = 0;
+  std::uint64_t peer = 0;
+  std::uint64_t tag = 0;
+  std::uint64_t cpu_nic = 0;
+  bool invalid = false;
+};
+
+// Each kind byte's contributions to KindSums packed into one word, so that summing a block of
+// kinds is one load and one add per byte: the size bytes in bits 0-13, then 12 bits each for
+// peers, tags, CPU/NIC pairs and invalid bytes. A block of at most kKindBlock bytes cannot carry
+// from one field into the next (8 * 1024 < 2^14, 1024 < 2^12).
+constexpr std::size_t kKindBlock = 1024;
+constexpr std::array<std::uint64_t, 256> make_packed_kinds() {
+  std::array<std::uint64_t, 256> packed{};
+  for (unsigned f = 0; f < 256; ++f) {
+    const KindInfo& k = kKinds[f];
+    packed[f] = std::uint64_t{k.size_bytes} | std::uint64_t{k.has_peer} << 14U |
+                std::uint64_t{k.has_tag} << 26U | std::uint64_t{k.has_cpu_nic} << 38U |
+                std::uint64_t{k.valid ^ 1U} << 50U;
+  }
+  return packed;
+}
+constexpr std::array<std::uint64_t, 256> kPackedKinds = make_packed_kinds();
+
+KindSums sum_kinds(const std::uint8_t* kinds, std::size_t n) {
+  KindSums sums;
+  std::uint64_t invalid = 0;
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t end = std::min(n, i + kKindBlock);
+    std::uint64_t block = 0;
+    for (; i < end; ++i) {
+      block += kPackedKinds[kinds[i]];
+    }
+    sums.size += block & 0x3FFFU;
+    sums.peer += (block >> 14U) & 0xFFFU;
+    sums.tag += (block >> 26U) & 0xFFFU;
+    sums.cpu_nic += (block >> 38U) & 0xFFFU;
+    invalid += block >> 50U;
+  }
+  sums.invalid = invalid != 0;
+  return sums;
 }
 
 // Threads for decoding `total_ops` operations when `requested` is 0: one for small schedules
@@ -685,12 +760,13 @@ unsigned decode_threads(std::uint64_t total_ops, unsigned requested) {
 }
 
 // A decoded version 2 file: its distinct programs without peers, each file program's index among
-// them, and the peer offsets of every op of every file program (file program p's from op_begin[p]).
+// them, and the peer offsets of every op of every file program (file program p's from
+// programs[p].op_begin).
 struct DecodedV2 {
   ProgramStore store;
   std::vector<std::uint32_t> shape_of;
   std::shared_ptr<std::uint32_t[]> peers;  // not zeroed: the decoder writes every element
-  std::vector<std::uint64_t> op_begin;
+  std::vector<FileProgram> programs;       // the file's program table
   Hosts hosts;
 };
 
@@ -740,33 +816,29 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
   // Kinds first, alone: they say how long the later columns are and where each share starts.
   const std::size_t kinds_pos = in.pos();
   c.kinds = reinterpret_cast<const std::uint8_t*>(in.take(total_ops).data());
-  ColumnCursor sums;
-  unsigned invalid = 0;
-  std::size_t next_share = 1;
-  // The next share starts at the column positions reached so far.
-  const auto start_next_share = [&] {
-    ColumnCursor& share = shares[next_share++];
-    const std::size_t first_program = share.first_program;
-    share = sums;
-    share.first_program = first_program;
+  // Each share sums the column lengths its own kinds imply (on its own thread); the prefix sums
+  // are where the shares start in each column.
+  const auto first_op = [&](unsigned t) {
+    return t < threads && shares[t].first_program < num_programs ? programs[shares[t].first_program].op_begin
+                                                                 : total_ops;
   };
-  for (std::size_t i = 0; i < total_ops; ++i) {
-    while (next_share < threads && (shares[next_share].first_program >= num_programs ||
-                                    programs[shares[next_share].first_program].op_begin == i)) {
-      start_next_share();
-    }
-    const KindInfo& k = kKinds[c.kinds[i]];
-    invalid |= k.valid ^ 1U;
-    sums.size += k.size_bytes;
-    sums.peer += k.has_peer;
-    sums.tag += k.has_tag;
-    sums.cpu_nic += k.has_cpu_nic;
+  std::vector<KindSums> partial(threads);
+  run_on_threads(threads, [&](unsigned t) {
+    partial[t] = sum_kinds(c.kinds + first_op(t), first_op(t + 1) - first_op(t));
+  });
+  ColumnCursor sums;
+  bool invalid = false;
+  for (unsigned t = 0; t < threads; ++t) {
+    const std::size_t first_program = shares[t].first_program;
+    shares[t] = sums;
+    shares[t].first_program = first_program;
+    sums.size += partial[t].size;
+    sums.peer += partial[t].peer;
+    sums.tag += partial[t].tag;
+    sums.cpu_nic += partial[t].cpu_nic;
+    invalid = invalid || partial[t].invalid;
   }
-  // Shares that start after the last op (programs without ops at the end, or no ops at all).
-  while (next_share < threads) {
-    start_next_share();
-  }
-  if (invalid != 0) {
+  if (invalid) {
     for (std::size_t i = 0; i < total_ops; ++i) {
       if (kKinds[c.kinds[i]].valid == 0) {
         in.fail_at(kinds_pos + i,
@@ -799,6 +871,8 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
 
   DecodedV2 decoded;
   decoded.peers = std::make_shared_for_overwrite<std::uint32_t[]>(total_ops);
+  // Each share writes its programs' share-local program indices; they are made global below.
+  decoded.shape_of.resize(num_programs);
   std::vector<ShareResult> results(threads);
   std::vector<std::exception_ptr> errors(threads);
   const auto run_share = [&](unsigned t) {
@@ -808,15 +882,15 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
         switch (dep_width) {
           case 1:
             results[t] = decode_share_v2<peer_w(), 1>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      shares[t], last);
+                                                      decoded.shape_of.data(), shares[t], last);
             break;
           case 2:
             results[t] = decode_share_v2<peer_w(), 2>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      shares[t], last);
+                                                      decoded.shape_of.data(), shares[t], last);
             break;
           default:
             results[t] = decode_share_v2<peer_w(), 4>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      shares[t], last);
+                                                      decoded.shape_of.data(), shares[t], last);
             break;
         }
       });
@@ -824,18 +898,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
       errors[t] = std::current_exception();
     }
   };
-  {
-    std::vector<std::jthread> workers;
-    for (unsigned t = 1; t < threads; ++t) {
-      try {
-        workers.emplace_back(run_share, t);
-      } catch (const std::system_error&) {
-        // No thread to be had (process or system limit): decode this share here instead.
-        run_share(t);
-      }
-    }
-    run_share(0);
-  }
+  run_on_threads(threads, run_share);
   // The first share's error is the one a single-threaded decoder would have met first.
   for (const std::exception_ptr& error : errors) {
     if (error) {
@@ -843,7 +906,6 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
     }
   }
   // The shares' distinct programs, merged in order: the first share's are taken whole.
-  decoded.shape_of.resize(num_programs);
   ShapeSet& shapes = results[0].shapes;
   std::vector<std::uint32_t> scratch;
   std::uint32_t max_cpu = 0;
@@ -864,18 +926,17 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
       }
       global[local] = id;
     }
-    std::size_t prog = shares[t].first_program;
-    for (const std::uint32_t local : r.shape_of) {
-      decoded.shape_of[prog++] = global[local];
+    if (t != 0) {
+      const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
+      for (std::size_t prog = shares[t].first_program; prog < last; ++prog) {
+        decoded.shape_of[prog] = global[decoded.shape_of[prog]];
+      }
     }
     max_cpu = std::max(max_cpu, r.max_cpu);
     max_nic = std::max(max_nic, r.max_nic);
   }
   decoded.store = std::move(shapes.store());
-  decoded.op_begin.resize(num_programs);
-  for (std::size_t p = 0; p < num_programs; ++p) {
-    decoded.op_begin[p] = programs[p].op_begin;
-  }
+  decoded.programs = std::move(programs);
   decoded.hosts.num_cpus = max_cpu + 1;
   decoded.hosts.num_nics = max_nic + 1;
   return decoded;
@@ -1159,7 +1220,7 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
       std::fill_n(table.begin() + filled, run, program);
     } else {
       std::fill_n(table.begin() + filled, run, decoded.shape_of[program]);
-      std::fill_n(peer_begin.begin() + filled, run, decoded.op_begin[program]);
+      std::fill_n(peer_begin.begin() + filled, run, decoded.programs[program].op_begin);
     }
     filled += run;
   }
