@@ -4,9 +4,12 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "gridlock/core/rng.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
@@ -105,9 +108,13 @@ BENCHMARK(BM_ParseTextKeepingSources)->Unit(benchmark::kMillisecond);
 // File shape counters for the binary load benchmarks: bytes per stored op say how compact the
 // encoding is, and ops per second compare runs whose encodings differ in size.
 void report_program_shape(benchmark::State& state, const Schedule& schedule, std::size_t file_bytes) {
+  // The ops the file stores: those of each distinct (program, peers) pair.
   std::uint64_t stored_ops = 0;
-  for (const auto& program : schedule.programs()) {
-    stored_ops += program.ops.size();
+  std::set<std::pair<std::uint32_t, std::uint64_t>> seen;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    if (seen.emplace(schedule.rank_program()[r], schedule.peer_begin(r)).second) {
+      stored_ops += schedule.program_of(r).ops.size();
+    }
   }
   state.counters["bytes_per_op"] = static_cast<double>(file_bytes) / static_cast<double>(stored_ops);
   state.counters["ops_per_s"] = benchmark::Counter(
@@ -129,7 +136,7 @@ void BM_LoadBinary(benchmark::State& state) {
 BENCHMARK(BM_LoadBinary)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_LoadBinaryLargePrograms(benchmark::State& state) {
-  // 256 distinct programs of about 5,000 ops each (like a traced application): per-op decoding dominates.
+  // 256 programs of about 5,000 ops each that differ only in their peers (one shape in memory).
   const Schedule schedule = gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1);
   const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
@@ -140,6 +147,38 @@ void BM_LoadBinaryLargePrograms(benchmark::State& state) {
   report_program_shape(state, schedule, bytes.size());
 }
 BENCHMARK(BM_LoadBinaryLargePrograms)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_LoadBinaryDistinctShapes(benchmark::State& state) {
+  // 256 programs of 5,000 ops that differ in sizes and dependencies, not only in peers (like a
+  // traced application): the reader decodes, checks and keeps every one of them in full.
+  constexpr std::uint32_t kRanks = 256;
+  constexpr std::uint32_t kPairs = 2500;
+  gridlock::Rng rng(7);
+  gridlock::sim::ScheduleBuilder builder(kRanks);
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
+    builder.begin_rank(r);
+    std::uint32_t previous = 0;
+    for (std::uint32_t i = 0; i < kPairs; ++i) {
+      const std::uint64_t bytes = 1 + gridlock::uniform_below(rng, 100000);
+      const std::uint32_t send = builder.send(bytes, (r + 1) % kRanks);
+      const std::uint32_t recv = builder.recv(bytes, (r + kRanks - 1) % kRanks);
+      if (i > 0) {
+        builder.add_requires(send, previous);
+      }
+      previous = gridlock::uniform_below(rng, 2) == 0 ? send : recv;
+    }
+    builder.end_rank();
+  }
+  const Schedule schedule = builder.finish();
+  const std::string bytes = gridlock::sim::write_binary(schedule);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes.size()));
+  report_program_shape(state, schedule, bytes.size());
+}
+BENCHMARK(BM_LoadBinaryDistinctShapes)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // load_schedule end to end (file read from the page cache, then decode) of BM_LoadBinary's
 // schedule: compare with reading the same file cold from disk (docs/performance.md).
