@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -392,6 +393,8 @@ struct Columns {
   return diff == 0;
 }
 
+constexpr std::uint32_t kNoRepresentative = 0xFFFFFFFFU;
+
 // One program of a version 2 file: where its ops and dependants are in the columns.
 struct FileProgram {
   std::uint64_t op_begin = 0;
@@ -400,184 +403,196 @@ struct FileProgram {
   std::uint32_t num_succ = 0;
 };
 
-// A program being decoded, before it is compared with the distinct programs seen so far. Its ops'
-// peer offsets are zero (peers go to the schedule's peer store), so programs that differ only in
-// their peers compare equal.
-struct ScratchProgram {
-  std::vector<Op> ops;
-  std::vector<std::uint32_t> offsets;  // CSR offsets, 2n+1
-  std::vector<std::uint32_t> succ;
+// Where one program's fields start in the sizes, tags and CPU/NIC columns, and how many bytes they
+// take there (the kinds, counts and dependants of a program are found from its FileProgram).
+struct FieldBytes {
+  std::uint64_t size = 0;
+  std::uint64_t tag = 0;
+  std::uint64_t cpu_nic = 0;
+  std::uint64_t size_length = 0;
+  std::uint64_t tag_length = 0;
+  std::uint64_t cpu_nic_length = 0;
 };
 
-// Fast multiplicative hash of a program's ops and dependency lists; equality is checked in full.
-std::uint64_t shape_hash(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
-                         std::span<const std::uint32_t> succ) {
-  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ ops.size();
-  const auto mix = [&h](std::uint64_t word) {
-    h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 32U;
-  };
-  for (const Op& op : ops) {
-    mix(op.size);
-    mix(static_cast<std::uint64_t>(op.peer_offset) << 32U | op.tag);
-    mix(static_cast<std::uint64_t>(op.type) << 16U | static_cast<std::uint64_t>(op.cpu) << 8U | op.nic);
-  }
-  for (const std::uint32_t v : offsets) {
-    mix(v);
-  }
-  for (const std::uint32_t v : succ) {
-    mix(v);
-  }
-  return h;
-}
+// A distinct program of a file: the first program with its bytes, the peers aside.
+struct Representative {
+  std::size_t program = 0;
+  FieldBytes at;
+  std::uint64_t hash = 0;
+};
 
-// Distinct programs (without peers) in a flat store, found again by hash.
-class ShapeSet {
+// Programs told apart by their bytes in every column but the peers: programs with equal bytes
+// decode to the same program, whatever their peers.
+class RepresentativeSet {
  public:
-  [[nodiscard]] ProgramStore& store() { return store_; }
-  // The index of the program equal to (ops, offsets, succ), or kNone.
-  [[nodiscard]] std::uint32_t find(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
-                                   std::span<const std::uint32_t> succ, std::uint64_t hash) const {
+  RepresentativeSet(const Columns& c, std::span<const FileProgram> programs, unsigned dep_width)
+      : c_(&c), programs_(programs), dep_width_(dep_width) {}
+
+  // Do programs a and b have the same bytes, the peers aside?
+  [[nodiscard]] bool same_bytes(std::size_t a, const FieldBytes& at_a, std::size_t b,
+                                const FieldBytes& at_b) const {
+    const FileProgram& pa = programs_[a];
+    const FileProgram& pb = programs_[b];
+    return pa.num_ops == pb.num_ops && pa.num_succ == pb.num_succ && at_a.size_length == at_b.size_length &&
+           at_a.tag_length == at_b.tag_length && at_a.cpu_nic_length == at_b.cpu_nic_length &&
+           bytes_equal(c_->kinds + pa.op_begin, c_->kinds + pb.op_begin, pa.num_ops) &&
+           bytes_equal(c_->sizes + at_a.size, c_->sizes + at_b.size, at_a.size_length) &&
+           bytes_equal(c_->tags + at_a.tag, c_->tags + at_b.tag, at_a.tag_length) &&
+           bytes_equal(c_->cpu_nic + at_a.cpu_nic, c_->cpu_nic + at_b.cpu_nic, at_a.cpu_nic_length) &&
+           bytes_equal(c_->counts + pa.op_begin * c_->count_bytes, c_->counts + pb.op_begin * c_->count_bytes,
+                       pa.num_ops * c_->count_bytes) &&
+           bytes_equal(c_->deps + pa.succ_offset * dep_width_, c_->deps + pb.succ_offset * dep_width_,
+                       pa.num_succ * dep_width_);
+  }
+  // A hash of the bytes same_bytes compares.
+  [[nodiscard]] std::uint64_t hash(std::size_t program, const FieldBytes& at) const {
+    const FileProgram& p = programs_[program];
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ (std::uint64_t{p.num_ops} << 32U | p.num_succ);
+    const auto mix = [&h](std::uint64_t word) {
+      h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+      h ^= h >> 32U;
+    };
+    const auto mix_bytes = [&mix](const std::uint8_t* b, std::uint64_t n) {
+      for (; n >= 8; n -= 8, b += 8) {
+        mix(load_le<8>(b));
+      }
+      std::uint64_t tail = n;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        tail = tail << 8U | b[i];
+      }
+      mix(tail);
+    };
+    mix_bytes(c_->kinds + p.op_begin, p.num_ops);
+    mix_bytes(c_->sizes + at.size, at.size_length);
+    mix_bytes(c_->tags + at.tag, at.tag_length);
+    mix_bytes(c_->cpu_nic + at.cpu_nic, at.cpu_nic_length);
+    mix_bytes(c_->counts + p.op_begin * c_->count_bytes, std::uint64_t{p.num_ops} * c_->count_bytes);
+    mix_bytes(c_->deps + p.succ_offset * dep_width_, std::uint64_t{p.num_succ} * dep_width_);
+    return h;
+  }
+  // The index of the representative with the bytes of `program`, added if there is none.
+  std::uint32_t find_or_add(std::size_t program, const FieldBytes& at, std::uint64_t hash) {
     const auto [first, last] = by_hash_.equal_range(hash);
     for (auto it = first; it != last; ++it) {
-      if (equal(it->second, ops, offsets, succ)) {
+      const Representative& r = list_[it->second];
+      if (same_bytes(r.program, r.at, program, at)) {
         return it->second;
       }
     }
-    return kNone;
-  }
-  [[nodiscard]] bool equal(std::uint32_t id, std::span<const Op> ops, std::span<const std::uint32_t> offsets,
-                           std::span<const std::uint32_t> succ) const {
-    const ProgramExtent& x = store_.extents[id];
-    return x.num_ops == ops.size() && x.num_succ == succ.size() &&
-           std::equal(ops.begin(), ops.end(), store_.ops.begin() + static_cast<std::ptrdiff_t>(x.op_begin)) &&
-           std::equal(offsets.begin(), offsets.end(),
-                      store_.succ_begin.begin() + static_cast<std::ptrdiff_t>(2 * x.op_begin + id)) &&
-           std::equal(succ.begin(), succ.end(),
-                      store_.succ.begin() + static_cast<std::ptrdiff_t>(x.succ_offset));
-  }
-  // Appends a program; dep_count and roots are copied if given, else computed here.
-  std::uint32_t add(std::span<const Op> ops, std::span<const std::uint32_t> offsets,
-                    std::span<const std::uint32_t> succ, std::uint64_t hash,
-                    std::vector<std::uint32_t>& scratch) {
-    const auto id = static_cast<std::uint32_t>(store_.extents.size());
-    ProgramExtent e;
-    e.op_begin = store_.ops.size();
-    e.succ_offset = store_.succ.size();
-    e.root_begin = store_.roots.size();
-    e.num_ops = static_cast<std::uint32_t>(ops.size());
-    e.num_succ = static_cast<std::uint32_t>(succ.size());
-    store_.ops.insert(store_.ops.end(), ops.begin(), ops.end());
-    store_.succ_begin.insert(store_.succ_begin.end(), offsets.begin(), offsets.end());
-    store_.succ.insert(store_.succ.end(), succ.begin(), succ.end());
-    store_.dep_count.resize(e.op_begin + ops.size(), 0);
-    std::uint32_t* count = store_.dep_count.data() + e.op_begin;
-    for (const std::uint32_t target : succ) {
-      ++count[target];
-    }
-    detail::append_roots(ops, count, store_.roots, scratch);
-    e.num_roots = static_cast<std::uint32_t>(store_.roots.size() - e.root_begin);
-    store_.extents.push_back(e);
+    const auto id = static_cast<std::uint32_t>(list_.size());
+    list_.push_back(Representative{program, at, hash});
     by_hash_.emplace(hash, id);
     return id;
   }
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+  [[nodiscard]] const std::vector<Representative>& list() const { return list_; }
 
  private:
-  ProgramStore store_;
+  const Columns* c_;
+  std::span<const FileProgram> programs_;
+  unsigned dep_width_;
+  std::vector<Representative> list_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash_;
 };
 
-// What one thread's share of the programs gives besides the peers it writes in place.
+// First pass over programs [from.first_program, last_program) of a version 2 file: decodes and
+// checks every program's peers into `peers` (at the program's first op) and finds each program's
+// representative among the share's (`rep_of`, share-local indices). A program whose bytes equal
+// the previous program's (a random ring: only the peers differ) costs one comparison; the others
+// are hashed. Writes are disjoint between shares, so shares can run on different threads.
+template <unsigned PeerWidth>
+RepresentativeSet identify_share_v2(Reader in, const Columns& c, unsigned dep_width, std::uint32_t num_ranks,
+                                    std::span<const FileProgram> programs, std::uint32_t* peers,
+                                    std::uint32_t* rep_of, const ColumnCursor& from,
+                                    std::size_t last_program) {
+  RepresentativeSet reps(c, programs, dep_width);
+  FieldBytes at{from.size, from.tag, from.cpu_nic, 0, 0, 0};
+  const std::uint8_t* peer_p = c.peers + from.peer;
+  std::size_t previous = 0;
+  FieldBytes previous_at;
+  std::uint32_t previous_rep = kNoRepresentative;
+  for (std::size_t prog = from.first_program; prog < last_program; ++prog) {
+    const FileProgram& e = programs[prog];
+    const std::uint8_t* kind = c.kinds + e.op_begin;
+    // Equal kinds give equal lengths in the other columns, so the comparison stays inside them.
+    at.size_length = previous_at.size_length;
+    at.tag_length = previous_at.tag_length;
+    at.cpu_nic_length = previous_at.cpu_nic_length;
+    if (previous_rep == kNoRepresentative || !reps.same_bytes(previous, previous_at, prog, at)) {
+      std::uint64_t size_length = 0;
+      std::uint64_t tags = 0;
+      std::uint64_t cpu_nics = 0;
+      for (std::size_t i = 0; i < e.num_ops; ++i) {
+        const KindInfo& k = kKinds[kind[i]];
+        size_length += k.size_bytes;
+        tags += k.has_tag;
+        cpu_nics += k.has_cpu_nic;
+      }
+      at.size_length = size_length;
+      at.tag_length = 4 * tags;
+      at.cpu_nic_length = 2 * cpu_nics;
+      previous_rep = reps.find_or_add(prog, at, reps.hash(prog, at));
+    }
+    previous = prog;
+    previous_at = at;
+    rep_of[prog] = previous_rep;
+    std::uint32_t* peer_out = peers + e.op_begin;
+    for (std::size_t i = 0; i < e.num_ops; ++i) {
+      const std::uint8_t f = kind[i];
+      if (kKinds[f].has_peer != 0) {
+        const std::uint64_t peer = load_le<PeerWidth>(peer_p);
+        if (peer >= num_ranks) [[unlikely]] {
+          in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
+                     fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
+        }
+        peer_out[i] = static_cast<std::uint32_t>(peer);
+        peer_p += PeerWidth;
+      } else {
+        peer_out[i] = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
+      }
+    }
+    at.size += at.size_length;
+    at.tag += at.tag_length;
+    at.cpu_nic += at.cpu_nic_length;
+  }
+  return reps;
+}
+
+// What one thread's share of the representatives gives besides the arrays it fills in place.
 struct ShareResult {
-  ShapeSet shapes;  // the share's distinct programs
+  std::vector<std::uint32_t> roots;  // the share's roots, program after program
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
 };
 
-// Decodes and validates programs [from.first_program, last_program) of a version 2 file. Each
-// program is decoded into scratch space and compared with the last distinct program (consecutive
-// programs of a random ring differ only in peers), then by hash; only a new one is completed
-// (dependency counts, roots, cycle check) and stored. Peer offsets go to `peers` at each program's
-// first op and each program's share-local shape index to `shape_of` (both disjoint between shares,
-// so shares can run on different threads).
-template <unsigned PeerWidth, unsigned DepWidth>
-ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks,
-                            std::span<const FileProgram> programs, std::uint32_t* peers,
-                            std::uint32_t* shape_of, const ColumnCursor& from, std::size_t last_program) {
+// Second pass: decodes, validates and completes representatives [first, last) into the store's
+// pre-sized ops, succ_begin, succ and dep_count arrays (at their extents; disjoint between shares,
+// so shares can run on different threads); roots go to the result with share-relative root_begin.
+// Ops keep peer offset 0 (the peers are the ranks'). Each program is finished while it is in
+// cache: separate passes over all ops were memory-bound.
+template <unsigned DepWidth>
+ShareResult decode_share_v2(Reader in, const Columns& c, std::span<const FileProgram> programs,
+                            std::span<const Representative> reps, ProgramStore& store, std::size_t first,
+                            std::size_t last) {
   ShareResult result;
   std::vector<std::uint32_t> remaining;
   std::vector<std::uint32_t> ready;
   std::vector<std::uint32_t> scratch;
-  ScratchProgram sc;
-  const std::uint8_t* size_p = c.sizes + from.size;
-  const std::uint8_t* peer_p = c.peers + from.peer;
-  const std::uint8_t* tag_p = c.tags + from.tag;
-  const std::uint8_t* cpu_nic_p = c.cpu_nic + from.cpu_nic;
-  // The bytes of the last program decoded in full: a program whose bytes are the same except for
-  // the peers has the same shape, and only its peers need decoding (the bytes were validated).
-  struct LastBytes {
-    const std::uint8_t* kinds = nullptr;
-    const std::uint8_t* sizes = nullptr;
-    const std::uint8_t* tags = nullptr;
-    const std::uint8_t* cpu_nic = nullptr;
-    const std::uint8_t* counts = nullptr;
-    const std::uint8_t* deps = nullptr;
-    std::size_t num_ops = 0;
-    std::size_t num_succ = 0;
-    std::size_t sizes_length = 0;
-    std::size_t tags_length = 0;
-    std::size_t cpu_nic_length = 0;
-    std::uint32_t shape = ShapeSet::kNone;
-  } last;
-  for (std::size_t prog = from.first_program; prog < last_program; ++prog) {
-    const FileProgram& e = programs[prog];
+  for (std::size_t id = first; id < last; ++id) {
+    const Representative& rep = reps[id];
+    const std::size_t prog = rep.program;
+    const FileProgram& f_e = programs[prog];
+    ProgramExtent& e = store.extents[id];
     const std::size_t n = e.num_ops;
-    const std::uint8_t* kind = c.kinds + e.op_begin;
-    const std::uint8_t* count_p = c.counts + e.op_begin * c.count_bytes;
-    const std::uint8_t* dep_p = c.deps + e.succ_offset * DepWidth;
-    std::uint32_t* peer_out = peers + e.op_begin;
-    // Equal kinds give equal lengths in the other columns, so each comparison stays inside them.
-    if (last.shape != ShapeSet::kNone && n == last.num_ops && e.num_succ == last.num_succ &&
-        bytes_equal(kind, last.kinds, n) && bytes_equal(size_p, last.sizes, last.sizes_length) &&
-        bytes_equal(tag_p, last.tags, last.tags_length) &&
-        bytes_equal(cpu_nic_p, last.cpu_nic, last.cpu_nic_length) &&
-        bytes_equal(count_p, last.counts, n * c.count_bytes) &&
-        bytes_equal(dep_p, last.deps, e.num_succ * DepWidth)) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint8_t f = kind[i];
-        if (kKinds[f].has_peer != 0) {
-          const std::uint64_t peer = load_le<PeerWidth>(peer_p);
-          if (peer >= num_ranks) [[unlikely]] {
-            in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
-                       fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
-          }
-          peer_out[i] = static_cast<std::uint32_t>(peer);
-          peer_p += PeerWidth;
-        } else {
-          peer_out[i] = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
-        }
-      }
-      size_p += last.sizes_length;
-      tag_p += last.tags_length;
-      cpu_nic_p += last.cpu_nic_length;
-      shape_of[prog] = last.shape;
-      continue;
-    }
-    last.kinds = kind;
-    last.sizes = size_p;
-    last.tags = tag_p;
-    last.cpu_nic = cpu_nic_p;
-    last.counts = count_p;
-    last.deps = dep_p;
-    last.num_ops = n;
-    last.num_succ = e.num_succ;
-    sc.ops.resize(n);
-    sc.offsets.resize(2 * n + 1);
-    sc.succ.resize(e.num_succ);
-    std::uint32_t* offsets = sc.offsets.data();
-    std::uint32_t* succ = sc.succ.data();
-    Op* ops = sc.ops.data();
+    const std::uint8_t* kind = c.kinds + f_e.op_begin;
+    const std::uint8_t* size_p = c.sizes + rep.at.size;
+    const std::uint8_t* tag_p = c.tags + rep.at.tag;
+    const std::uint8_t* cpu_nic_p = c.cpu_nic + rep.at.cpu_nic;
+    const std::uint8_t* count_p = c.counts + f_e.op_begin * c.count_bytes;
+    const std::uint8_t* dep_p = c.deps + f_e.succ_offset * DepWidth;
+    std::uint32_t* offsets = store.succ_begin.data() + 2 * e.op_begin + id;
+    std::uint32_t* succ = store.succ.data() + e.succ_offset;
+    std::uint32_t* dep_count = store.dep_count.data() + e.op_begin;
+    Op* ops = store.ops.data() + e.op_begin;
     std::uint64_t run = 0;
     bool backward = false;
     offsets[0] = 0;
@@ -603,19 +618,7 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
           size_p += 8;
           break;
       }
-      if (kKinds[f].has_peer != 0) {
-        const std::uint64_t peer = load_le<PeerWidth>(peer_p);
-        if (peer >= num_ranks) [[unlikely]] {
-          in.fail_at(c.peers_pos + static_cast<std::size_t>(peer_p - c.peers),
-                     fmt::format("peer offset {} out of range (must be below {})", peer, num_ranks));
-        }
-        peer_out[i] = static_cast<std::uint32_t>(peer);
-        op.peer_offset = 0;
-        peer_p += PeerWidth;
-      } else {
-        op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;
-        peer_out[i] = op.peer_offset;
-      }
+      op.peer_offset = (f & kAnyPeerBit) != 0 ? kAnySource : 0;  // only receives may have the bit
       op.tag = (f & kAnyTagBit) != 0 ? kAnyTag : 0;
       if ((f & kHasTagBit) != 0) [[unlikely]] {
         op.tag = static_cast<std::uint32_t>(load_le<4>(tag_p));
@@ -638,7 +641,7 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
       }
       ops[i] = op;
       const auto [done, start] = read_counts(count_p, c.count_width);
-      const std::uint64_t first = run;
+      const std::uint64_t first_dep = run;
       run += done;
       offsets[2 * i + 1] = static_cast<std::uint32_t>(run);
       run += start;
@@ -651,7 +654,7 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
                         e.num_succ));
       }
       count_p += c.count_bytes;
-      for (std::uint64_t k = first; k < run; ++k) {
+      for (std::uint64_t k = first_dep; k < run; ++k) {
         const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(load_le<DepWidth>(dep_p));
         if (static_cast<std::uint64_t>(target) >= n) [[unlikely]] {
           in.fail_at(c.deps_pos + static_cast<std::size_t>(dep_p - c.deps),
@@ -659,30 +662,29 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::uint32_t num_ranks
         }
         dep_p += DepWidth;
         succ[k] = static_cast<std::uint32_t>(target);
+        ++dep_count[target];
         backward |= static_cast<std::size_t>(target) <= i;
       }
     }
     if (run != e.num_succ) [[unlikely]] {
-      in.fail_at(c.counts_pos + e.op_begin * c.count_bytes,
+      in.fail_at(c.counts_pos + f_e.op_begin * c.count_bytes,
                  fmt::format("the dependant counts of program {} add up to {}, the program table says {}",
                              prog, run, e.num_succ));
     }
-    const std::span<const Op> ops_view(ops, n);
-    const std::span<const std::uint32_t> offsets_view(offsets, 2 * n + 1);
-    const std::span<const std::uint32_t> succ_view(succ, e.num_succ);
-    last.sizes_length = static_cast<std::size_t>(size_p - last.sizes);
-    last.tags_length = static_cast<std::size_t>(tag_p - last.tags);
-    last.cpu_nic_length = static_cast<std::size_t>(cpu_nic_p - last.cpu_nic);
-    const std::uint64_t hash = shape_hash(ops_view, offsets_view, succ_view);
-    last.shape = result.shapes.find(ops_view, offsets_view, succ_view, hash);
-    if (last.shape == ShapeSet::kNone) {
-      last.shape = result.shapes.add(ops_view, offsets_view, succ_view, hash, scratch);
-      // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
-      if (backward && !detail::acyclic(result.shapes.store().view(last.shape), remaining, ready)) {
+    e.root_begin = result.roots.size();
+    detail::append_roots(std::span<const Op>(ops, n), dep_count, result.roots, scratch);
+    e.num_roots = static_cast<std::uint32_t>(result.roots.size() - e.root_begin);
+    // Dependants that all come later cannot form a cycle; Kahn's algorithm only for the rest.
+    if (backward) {
+      const Program program{std::span<const Op>(ops, n),
+                            std::span<const std::uint32_t>(offsets, 2 * n + 1),
+                            std::span<const std::uint32_t>(succ, e.num_succ),
+                            std::span<const std::uint32_t>(dep_count, n),
+                            {}};
+      if (!detail::acyclic(program, remaining, ready)) {
         in.fail_program(fmt::format("program {} has a dependency cycle", prog));
       }
     }
-    shape_of[prog] = last.shape;
   }
   return result;
 }
@@ -770,9 +772,10 @@ struct DecodedV2 {
   Hosts hosts;
 };
 
-// Version 2. The columns are bounds-checked as wholes, then the programs are decoded in shares of
-// about equal size on several threads (each share starts at known positions in every column,
-// found while the kinds are counted).
+// Version 2. The columns are bounds-checked as wholes. A first pass decodes every program's peers
+// and finds the distinct programs (by their bytes, peers aside); a second decodes only those. Both
+// run in shares of about equal size on several threads (each share of the first pass starts at
+// known positions in every column, found while the kinds are counted).
 DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks,
                              std::uint32_t num_programs, unsigned requested_threads) {
   Columns c;
@@ -871,71 +874,113 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
 
   DecodedV2 decoded;
   decoded.peers = std::make_shared_for_overwrite<std::uint32_t[]>(total_ops);
-  // Each share writes its programs' share-local program indices; they are made global below.
+  // Each share writes its programs' share-local representative indices; made global below.
   decoded.shape_of.resize(num_programs);
-  std::vector<ShareResult> results(threads);
+  std::vector<std::optional<RepresentativeSet>> found(threads);
   std::vector<std::exception_ptr> errors(threads);
-  const auto run_share = [&](unsigned t) {
+  run_on_threads(threads, [&](unsigned t) {
     const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
     try {
       with_width(pw, [&](auto peer_w) {
-        switch (dep_width) {
-          case 1:
-            results[t] = decode_share_v2<peer_w(), 1>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      decoded.shape_of.data(), shares[t], last);
-            break;
-          case 2:
-            results[t] = decode_share_v2<peer_w(), 2>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      decoded.shape_of.data(), shares[t], last);
-            break;
-          default:
-            results[t] = decode_share_v2<peer_w(), 4>(in, c, num_ranks, programs, decoded.peers.get(),
-                                                      decoded.shape_of.data(), shares[t], last);
-            break;
-        }
+        found[t].emplace(identify_share_v2<peer_w()>(in, c, dep_width, num_ranks, programs,
+                                                     decoded.peers.get(), decoded.shape_of.data(), shares[t],
+                                                     last));
       });
     } catch (...) {
       errors[t] = std::current_exception();
     }
-  };
-  run_on_threads(threads, run_share);
-  // The first share's error is the one a single-threaded decoder would have met first.
+  });
+  // The first share's error is the one a single-threaded reader would have met first.
   for (const std::exception_ptr& error : errors) {
     if (error) {
       std::rethrow_exception(error);
     }
   }
-  // The shares' distinct programs, merged in order: the first share's are taken whole.
-  ShapeSet& shapes = results[0].shapes;
-  std::vector<std::uint32_t> scratch;
+  // The shares' representatives merged in order of first appearance in the file.
+  RepresentativeSet reps(c, programs, dep_width);
+  for (unsigned t = 0; t < threads; ++t) {
+    const std::vector<Representative>& local = found[t]->list();
+    std::vector<std::uint32_t> global(local.size());
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      global[i] = reps.find_or_add(local[i].program, local[i].at, local[i].hash);
+    }
+    const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
+    for (std::size_t prog = shares[t].first_program; prog < last; ++prog) {
+      decoded.shape_of[prog] = global[decoded.shape_of[prog]];
+    }
+    found[t].reset();
+  }
+
+  // The distinct programs, decoded in place into a store laid out for them.
+  const std::vector<Representative>& list = reps.list();
+  ProgramStore& store = decoded.store;
+  store.extents.resize(list.size());
+  std::uint64_t rep_ops = 0;
+  std::uint64_t rep_succ = 0;
+  for (std::size_t id = 0; id < list.size(); ++id) {
+    ProgramExtent& e = store.extents[id];
+    e.num_ops = programs[list[id].program].num_ops;
+    e.num_succ = programs[list[id].program].num_succ;
+    e.op_begin = rep_ops;
+    e.succ_offset = rep_succ;
+    rep_ops += e.num_ops;
+    rep_succ += e.num_succ;
+  }
+  store.ops.resize(rep_ops);
+  store.succ_begin.resize(2 * rep_ops + list.size());
+  store.succ.resize(rep_succ);
+  store.dep_count.assign(rep_ops, 0);
+  const unsigned decoders = decode_threads(rep_ops, requested_threads);
+  std::vector<std::size_t> first_rep(decoders + 1, list.size());
+  first_rep[0] = 0;
+  for (unsigned t = 1; t < decoders; ++t) {
+    const std::uint64_t goal = (rep_ops + rep_succ) * t / decoders;
+    std::size_t id = first_rep[t - 1];
+    while (id < list.size() && store.extents[id].op_begin + store.extents[id].succ_offset < goal) {
+      ++id;
+    }
+    first_rep[t] = id;
+  }
+  std::vector<ShareResult> results(decoders);
+  errors.assign(decoders, nullptr);
+  run_on_threads(decoders, [&](unsigned t) {
+    try {
+      switch (dep_width) {
+        case 1:
+          results[t] = decode_share_v2<1>(in, c, programs, list, store, first_rep[t], first_rep[t + 1]);
+          break;
+        case 2:
+          results[t] = decode_share_v2<2>(in, c, programs, list, store, first_rep[t], first_rep[t + 1]);
+          break;
+        default:
+          results[t] = decode_share_v2<4>(in, c, programs, list, store, first_rep[t], first_rep[t + 1]);
+          break;
+      }
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
-  for (unsigned t = 0; t < threads; ++t) {
-    ShareResult& r = results[t];
-    std::vector<std::uint32_t> global(r.shapes.store().extents.size());
-    for (std::uint32_t local = 0; local < global.size(); ++local) {
-      if (t == 0) {
-        global[local] = local;
-        continue;
-      }
-      const Program v = r.shapes.store().view(local);
-      const std::uint64_t hash = shape_hash(v.ops, v.succ_begin, v.succ);
-      std::uint32_t id = shapes.find(v.ops, v.succ_begin, v.succ, hash);
-      if (id == ShapeSet::kNone) {
-        id = shapes.add(v.ops, v.succ_begin, v.succ, hash, scratch);
-      }
-      global[local] = id;
-    }
-    if (t != 0) {
-      const std::size_t last = t + 1 < threads ? shares[t + 1].first_program : num_programs;
-      for (std::size_t prog = shares[t].first_program; prog < last; ++prog) {
-        decoded.shape_of[prog] = global[decoded.shape_of[prog]];
-      }
-    }
-    max_cpu = std::max(max_cpu, r.max_cpu);
-    max_nic = std::max(max_nic, r.max_nic);
+  std::size_t roots = 0;
+  for (const ShareResult& r : results) {
+    roots += r.roots.size();
   }
-  decoded.store = std::move(shapes.store());
+  store.roots.reserve(roots);
+  for (unsigned t = 0; t < decoders; ++t) {
+    const std::size_t base = store.roots.size();
+    for (std::size_t id = first_rep[t]; id < first_rep[t + 1]; ++id) {
+      store.extents[id].root_begin += base;
+    }
+    store.roots.insert(store.roots.end(), results[t].roots.begin(), results[t].roots.end());
+    max_cpu = std::max(max_cpu, results[t].max_cpu);
+    max_nic = std::max(max_nic, results[t].max_nic);
+  }
   decoded.programs = std::move(programs);
   decoded.hosts.num_cpus = max_cpu + 1;
   decoded.hosts.num_nics = max_nic + 1;
