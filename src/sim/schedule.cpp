@@ -364,6 +364,7 @@ ScheduleBuilder::ScheduleBuilder(std::uint32_t num_ranks) {
   }
   schedule_.num_ranks_ = num_ranks;
   schedule_.rank_program_.assign(num_ranks, 0);
+  schedule_.rank_peer_begin_.assign(num_ranks, 0);
   built_.assign(num_ranks, 0);
 }
 
@@ -454,6 +455,7 @@ void ScheduleBuilder::end_rank() {
   if (last_program_ != 0xFFFFFFFFU && ops_ == last_ops_ && done_edges_ == last_done_edges_ &&
       start_edges_ == last_start_edges_) {
     schedule_.rank_program_[rank_] = last_program_;
+    schedule_.rank_peer_begin_[rank_] = last_peer_begin_;
     built_[rank_] = 1;
     return;
   }
@@ -464,6 +466,13 @@ void ScheduleBuilder::end_rank() {
   const std::size_t n = ops_.size();
   ProgramStore& program = scratch_;
   program.ops.assign(ops_.begin(), ops_.end());
+  // The program is kept without its peers (ranks that differ only in peers share it); the peers
+  // go to the peer store, shared by ranks with the same ones.
+  for (Op& op : program.ops) {
+    if (op.peer_offset != kAnySource) {
+      op.peer_offset = 0;
+    }
+  }
   program.succ_begin.assign(2 * n + 1, 0);
   program.dep_count.clear();
   program.roots.clear();
@@ -493,25 +502,58 @@ void ScheduleBuilder::end_rank() {
 
   const std::uint64_t h = hash_program(view);
   const auto [first, last] = by_hash_.equal_range(h);
+  std::uint32_t id = 0xFFFFFFFFU;
   for (auto it = first; it != last; ++it) {
     if (store_.view(it->second) == view) {
-      schedule_.rank_program_[rank_] = it->second;
-      built_[rank_] = 1;
-      last_program_ = it->second;
-      return;
+      id = it->second;
+      break;
     }
   }
-  // A new shape: check it for cycles before keeping it.
-  std::vector<std::uint32_t> remaining;
-  if (!detail::acyclic(view, remaining, fill_)) {
-    throw CycleError(rank_, find_cycle(view, remaining));
+  if (id == 0xFFFFFFFFU) {
+    // A new shape: check it for cycles before keeping it.
+    std::vector<std::uint32_t> remaining;
+    if (!detail::acyclic(view, remaining, fill_)) {
+      throw CycleError(rank_, find_cycle(view, remaining));
+    }
+    id = static_cast<std::uint32_t>(store_.extents.size());
+    append_program(view);
+    by_hash_.emplace(h, id);
   }
-  const auto id = static_cast<std::uint32_t>(store_.extents.size());
-  append_program(view);
-  by_hash_.emplace(h, id);
+  const std::uint64_t peer_begin = add_peers();
   schedule_.rank_program_[rank_] = id;
+  schedule_.rank_peer_begin_[rank_] = peer_begin;
   built_[rank_] = 1;
   last_program_ = id;
+  last_peer_begin_ = peer_begin;
+}
+
+std::uint64_t ScheduleBuilder::add_peers() {
+  const std::size_t n = ops_.size();
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  for (const Op& op : ops_) {
+    h = (h ^ op.peer_offset) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32U;
+  }
+  const auto same = [&](std::uint64_t begin) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (peers_[begin + i] != ops_[i].peer_offset) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const auto [first, last] = peers_by_hash_.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    if (same(it->second)) {
+      return it->second;
+    }
+  }
+  const std::uint64_t begin = peers_.size();
+  for (const Op& op : ops_) {
+    peers_.push_back(op.peer_offset);
+  }
+  peers_by_hash_.emplace(h, begin);
+  return begin;
 }
 
 void ScheduleBuilder::append_program(const Program& program) {
@@ -538,6 +580,7 @@ void ScheduleBuilder::set_rank_like(std::uint32_t rank, std::uint32_t like_rank)
     throw InputError(fmt::format("rank {} is defined twice", rank));
   }
   schedule_.rank_program_[rank] = schedule_.rank_program_[like_rank];
+  schedule_.rank_peer_begin_[rank] = schedule_.rank_peer_begin_[like_rank];
   built_[rank] = 1;
 }
 
@@ -570,9 +613,14 @@ Schedule ScheduleBuilder::finish() {
       }
     }
   }
-  schedule_.adopt_with_peers_in_ops(std::move(store_));
+  adopt_store(schedule_.store_, schedule_.programs_, std::move(store_));
+  // The peer store keeps the builder's vector alive without a copy.
+  auto peers = std::make_shared<std::vector<std::uint32_t>>(std::move(peers_));
+  schedule_.peer_store_ = std::shared_ptr<const std::uint32_t[]>(peers, peers->data());
   store_ = ProgramStore{};
+  peers_.clear();
   by_hash_.clear();
+  peers_by_hash_.clear();
   return std::move(schedule_);
 }
 

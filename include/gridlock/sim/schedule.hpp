@@ -224,7 +224,7 @@ namespace detail {
 struct BinaryLoader;
 }  // namespace detail
 
-/// Builds a Schedule rank by rank; identical programs are shared.
+/// Builds a Schedule rank by rank; identical programs are shared, and so are identical peer lists.
 class ScheduleBuilder {
  public:
   /// A builder for `num_ranks` ranks (1 .. kMaxRanks); throws InputError otherwise.
@@ -301,6 +301,12 @@ class ScheduleBuilder {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> last_done_edges_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> last_start_edges_;
   std::uint32_t last_program_ = 0xFFFFFFFFU;
+  std::uint64_t last_peer_begin_ = 0;
+  // Peer offsets of the distinct peer lists met so far (Schedule::peer_offsets), found by hash.
+  std::vector<std::uint32_t> peers_;
+  std::unordered_multimap<std::uint64_t, std::uint64_t> peers_by_hash_;
+  // Where the current rank's peers are in peers_ (added if new).
+  std::uint64_t add_peers();
 };
 
 }  // namespace gridlock::sim
