@@ -453,9 +453,11 @@ void run_schedgen(const SchedgenArgs& a) {
   check_writable(a.output);
   const sim::Schedule schedule = sim::generate(a.program, a.ranks, a.seed);
   sim::save_schedule(schedule, a.output);
-  fmt::print("wrote {}: {} ranks, {} operations, {} messages, {} distinct programs ({}, seed {})\n", a.output,
-             schedule.num_ranks(), schedule.total_ops(), schedule.total_sends(), schedule.programs().size(),
-             a.program, a.seed);
+  fmt::print(
+      "wrote {}: {} ranks, {} operations, {} messages, {} distinct programs, {} without their peers ({}, "
+      "seed {})\n",
+      a.output, schedule.num_ranks(), schedule.total_ops(), schedule.total_sends(),
+      schedule.distinct_programs_with_peers(), schedule.programs().size(), a.program, a.seed);
 }
 
 void run_convert(const ConvertArgs& a) {

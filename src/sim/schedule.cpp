@@ -1,6 +1,7 @@
 #include "gridlock/sim/schedule.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -67,6 +68,13 @@ bool detail::acyclic(const Program& program, std::vector<std::uint32_t>& remaini
 }
 
 namespace {
+
+// Hash of a (program, peer list begin) pair.
+struct PairHash {
+  std::size_t operator()(const std::pair<std::uint32_t, std::uint64_t>& p) const noexcept {
+    return static_cast<std::size_t>((p.second * 0x9E3779B97F4A7C15ULL) ^ p.first);
+  }
+};
 
 // Fast multiplicative hash; equality is always checked in full afterwards.
 std::uint64_t hash_program(const Program& program) {
@@ -140,6 +148,18 @@ std::uint64_t Schedule::total_ops() const noexcept {
     total += programs_[p].ops.size();
   }
   return total;
+}
+
+std::uint64_t Schedule::distinct_programs_with_peers() const {
+  std::unordered_set<std::pair<std::uint32_t, std::uint64_t>, PairHash> seen;
+  for (std::uint32_t r = 0; r < num_ranks_; ++r) {
+    // Consecutive ranks usually share their program and peers.
+    if (r > 0 && rank_program_[r] == rank_program_[r - 1] && rank_peer_begin_[r] == rank_peer_begin_[r - 1]) {
+      continue;
+    }
+    seen.emplace(rank_program_[r], rank_peer_begin_[r]);
+  }
+  return seen.size();
 }
 
 std::uint64_t Schedule::total_sends() const noexcept {

@@ -82,7 +82,10 @@ case "$CASE" in
     "$G" sim --program "2x[allreduce(algo=ring, size=1KiB); halo3d(size=64B)]" --ranks 24 --seed 5 --per-rank |
       grep '^rank' >"$TMP/m.txt" || fail "sim in memory"
     cmp "$TMP/t.txt" "$TMP/b.txt" || fail "text and binary simulate differently"
-    cmp "$TMP/t.txt" "$TMP/m.txt" || fail "file and in-memory generation simulate differently" ;;
+    cmp "$TMP/t.txt" "$TMP/m.txt" || fail "file and in-memory generation simulate differently"
+    # A random ring's ranks differ only in their peers: one program kept, one per rank in the file.
+    expect 0 "wrote .*: 40 ranks, 160 operations, 80 messages, 40 distinct programs, 1 without their peers" -- \
+      "$G" schedgen --program "randomring(size=8B)" --ranks 40 --seed 2 -o "$TMP/rr.gsched" ;;
   deterministic)
     "$G" schedgen --program "3x[randomring(size=1KiB); bcast(algo=binary)]" --ranks 33 --seed 11 -o "$TMP/1.gsched" >/dev/null || fail schedgen
     "$G" schedgen --program "3x[randomring(size=1KiB); bcast(algo=binary)]" --ranks 33 --seed 11 -o "$TMP/2.gsched" >/dev/null || fail schedgen

@@ -161,6 +161,8 @@ class Schedule {
     }
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(rank) + offset) % num_ranks_);
   }
+  /// Distinct (program, peers) pairs over the ranks: the programs a binary file stores.
+  [[nodiscard]] std::uint64_t distinct_programs_with_peers() const;
   /// Total operations over all ranks.
   [[nodiscard]] std::uint64_t total_ops() const noexcept;
   /// Total messages (sends) over all ranks.

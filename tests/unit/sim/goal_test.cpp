@@ -472,11 +472,13 @@ TEST(Goal, BinaryProgramsDifferingOnlyInPeersShareOneProgram) {
   std::uint32_t file_programs = 0;  // the header's program count, after magic, version, flags, ranks
   std::memcpy(&file_programs, bin.data() + 20, sizeof file_programs);
   EXPECT_EQ(file_programs, 300U);
+  EXPECT_EQ(s.distinct_programs_with_peers(), 300U);
   const SimResult expected = simulate(s, SimOptions{});
   for (const unsigned threads : {1U, 2U, 3U}) {
     SCOPED_TRACE(threads);
     const Schedule back = read_binary(bin, "rr.gsched", kMaxRanks, threads);
     EXPECT_EQ(back.programs().size(), 1U);
+    EXPECT_EQ(back.distinct_programs_with_peers(), 300U);
     EXPECT_TRUE(s.same_as(back));
     for (std::uint32_t r = 0; r < s.num_ranks(); r += 37) {
       for (std::uint32_t i = 0; i < s.program_of(r).ops.size(); ++i) {
