@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gridlock/core/rng.hpp"

@@ -162,31 +162,69 @@ InputFile::~InputFile() {
   }
 }
 
-void write_file_atomic(const fs::path& path, std::string_view content) {
+AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path) {
   if (path.empty()) {
     throw IoError("cannot write output: the file name is empty");
   }
-  const fs::path tmp = temporary_sibling(path);
-  std::FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (file == nullptr) {
+  tmp_ = temporary_sibling(path);
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (file_ == nullptr) {
     throw IoError(fmt::format("cannot write '{}': {} (check that the directory '{}' exists and is writable)",
                               path.string(), errno_text(errno), directory_of(path).string()));
   }
-  const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-  const int write_errno = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !flushed || !closed) {
-    std::remove(tmp.c_str());
-    throw IoError(
-        fmt::format("cannot write '{}': {} (is the disk full?)", path.string(), errno_text(write_errno)));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(tmp_.c_str());
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+}
+
+void AtomicFileWriter::fail(int error) {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  std::remove(tmp_.c_str());
+  throw IoError(fmt::format("cannot write '{}': {} (is the disk full?)", path_.string(), errno_text(error)));
+}
+
+void AtomicFileWriter::write(std::string_view bytes) {
+  if (file_ == nullptr) {
+    throw IoError(fmt::format("cannot write '{}': the file was already committed or failed", path_.string()));
+  }
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    fail(errno);
+  }
+}
+
+void AtomicFileWriter::commit() {
+  if (file_ == nullptr) {
+    throw IoError(fmt::format("cannot write '{}': the file was already committed or failed", path_.string()));
+  }
+  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
+    fail(errno);
+  }
+  const int close_errno = std::fclose(file_) == 0 ? 0 : errno;
+  file_ = nullptr;
+  if (close_errno != 0) {
+    std::remove(tmp_.c_str());
+    throw IoError(
+        fmt::format("cannot write '{}': {} (is the disk full?)", path_.string(), errno_text(close_errno)));
+  }
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int rename_errno = errno;
-    std::remove(tmp.c_str());
+    std::remove(tmp_.c_str());
     throw IoError(
-        fmt::format("cannot write '{}': rename failed: {}", path.string(), errno_text(rename_errno)));
+        fmt::format("cannot write '{}': rename failed: {}", path_.string(), errno_text(rename_errno)));
   }
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  AtomicFileWriter writer(path);
+  writer.write(content);
+  writer.commit();
 }
 
 void check_writable(const fs::path& path) {

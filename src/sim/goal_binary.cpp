@@ -1320,7 +1320,10 @@ void save_schedule(const Schedule& schedule, const std::filesystem::path& path) 
   if (is_binary_schedule_name(path)) {
     write_file_atomic(path, write_binary(schedule));
   } else {
-    write_file_atomic(path, write_goal(schedule));
+    // Streamed: a million-rank GOAL file is gigabytes of text.
+    AtomicFileWriter file(path);
+    write_goal(schedule, [&file](std::string_view piece) { file.write(piece); });
+    file.commit();
   }
 }
 

@@ -1,6 +1,7 @@
 // GOAL text: a strict hand-written parser (LogGOPSim's language) and a writer.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -543,9 +544,21 @@ Schedule parse_goal(std::string_view text, std::string_view source_name, bool ke
 }
 
 std::string write_goal(const Schedule& schedule) {
+  std::string text;
+  write_goal(schedule, [&text](std::string_view piece) { text.append(piece); });
+  return text;
+}
+
+void write_goal(const Schedule& schedule, const std::function<void(std::string_view)>& sink) {
+  // Handed to the sink in pieces of about this size, so a million-rank file is never whole in memory.
+  constexpr std::size_t kPieceBytes = std::size_t{1} << 20U;
   fmt::memory_buffer out;
   fmt::format_to(std::back_inserter(out), "num_ranks {}\n", schedule.num_ranks());
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    if (out.size() >= kPieceBytes) {
+      sink(std::string_view(out.data(), out.size()));
+      out.clear();
+    }
     const Program& program = schedule.program_of(r);
     fmt::format_to(std::back_inserter(out), "\nrank {} {{\n", r);
     const auto n = static_cast<std::uint32_t>(program.ops.size());
@@ -610,7 +623,7 @@ std::string write_goal(const Schedule& schedule) {
     }
     fmt::format_to(std::back_inserter(out), "}}\n");
   }
-  return fmt::to_string(out);
+  sink(std::string_view(out.data(), out.size()));
 }
 
 }  // namespace gridlock::sim

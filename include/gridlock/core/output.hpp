@@ -3,6 +3,7 @@
 /// Result files: a context block first, atomic writes, JSON and CSV; reading input files whole.
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -53,6 +54,30 @@ class InputFile {
   std::size_t map_size_ = 0;
   std::string content_;
   std::string_view bytes_;
+};
+
+/// A file written piece by piece and made visible atomically: the pieces go to a temporary file in
+/// the same directory, which commit() flushes, syncs and renames over the path. A writer destroyed
+/// without commit() (an error on the way) removes its temporary file, so nothing half-written is
+/// left. Throws IoError naming the path.
+class AtomicFileWriter {
+ public:
+  /// Creates the temporary file next to `path`.
+  explicit AtomicFileWriter(const std::filesystem::path& path);
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  /// Removes the temporary file unless commit() succeeded.
+  ~AtomicFileWriter();
+  /// Appends `bytes`.
+  void write(std::string_view bytes);
+  /// Flushes, syncs and renames the file into place.
+  void commit();
+
+ private:
+  [[noreturn]] void fail(int error);
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;
+  std::FILE* file_ = nullptr;
 };
 
 /// Writes `content` to `path` atomically: a temporary file in the same directory is written,

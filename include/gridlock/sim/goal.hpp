@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,9 @@ namespace gridlock::sim {
 /// Writes a schedule as GOAL text that parse_goal reads back to the same schedule.
 /// Calc times are written in nanoseconds when whole (LogGOPSim's unit), else with `ps`.
 [[nodiscard]] std::string write_goal(const Schedule& schedule);
+/// The same text handed to `sink` in pieces of about 1 MiB, in order (for files too large to hold
+/// whole in memory).
+void write_goal(const Schedule& schedule, const std::function<void(std::string_view)>& sink);
 
 /// Magic bytes at the start of a binary schedule.
 inline constexpr std::string_view kBinaryMagic{"GLSCHED\x1a", 8};

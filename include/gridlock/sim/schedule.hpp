@@ -265,8 +265,9 @@ class ScheduleBuilder {
   /// A schedule from finished programs (ops with their peer offsets, succ_begin, succ and extents
   /// filled in with num_ops and num_succ; dep_count, roots and the other extent fields are
   /// computed here, and the peer offsets are moved to Schedule::peer_offsets) and each rank's
-  /// program index, without re-deduplicating: how version 1 binary schedules are loaded. Validates the layout, peer offsets, dependency targets and program indices, and
-  /// checks every program for cycles. Throws InputError naming the program.
+  /// program index, without re-deduplicating: how version 1 binary schedules are loaded. Validates the
+  /// layout, peer offsets, dependency targets and program indices, and checks every program for cycles.
+  /// Throws InputError naming the program.
   [[nodiscard]] static Schedule from_programs(std::uint32_t num_ranks, ProgramStore programs,
                                               std::vector<std::uint32_t> rank_program);
 

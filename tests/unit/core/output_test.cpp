@@ -87,6 +87,30 @@ TEST_F(OutputTest, InputFilesAreReadWholeAndDirectoriesAreRefused) {
   EXPECT_NE(message(dir_ / "missing.txt").find("; do this"), std::string::npos);
 }
 
+TEST_F(OutputTest, AtomicFileWriterShowsTheFileOnlyWhenCommitted) {
+  {
+    AtomicFileWriter writer(dir_ / "pieces.txt");
+    writer.write("first ");
+    writer.write("second");
+    EXPECT_FALSE(fs::exists(dir_ / "pieces.txt"));
+    writer.commit();
+    EXPECT_THROW(writer.write("late"), IoError);
+  }
+  EXPECT_EQ(read(dir_ / "pieces.txt"), "first second");
+  {
+    // Abandoned (as when an exception unwinds): neither the file nor its temporary is left.
+    AtomicFileWriter writer(dir_ / "abandoned.txt");
+    writer.write("half");
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "abandoned.txt"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) {
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1U);  // pieces.txt
+  EXPECT_THROW(AtomicFileWriter(dir_ / "missing-dir" / "x.txt"), IoError);
+}
+
 TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
   std::string big(3 * 4096, 'x');  // a whole number of pages: nothing past the end is read
   big[4096] = '\n';

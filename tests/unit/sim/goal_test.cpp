@@ -286,6 +286,23 @@ TEST(Goal, BinaryRoundTripIsExactAndSmaller) {
   EXPECT_EQ(write_binary(from_text), bin);
 }
 
+TEST(Goal, GoalTextIsStreamedInPiecesThatMakeTheWholeText) {
+  const Schedule s = generate("dissemination(size=8B)", 20000, 1);
+  std::string streamed;
+  std::size_t pieces = 0;
+  write_goal(s, [&](std::string_view piece) {
+    streamed.append(piece);
+    ++pieces;
+  });
+  EXPECT_GT(pieces, 1U);
+  EXPECT_EQ(streamed, write_goal(s));
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("gridlock_stream_" + std::to_string(::getpid()) + ".goal");
+  save_schedule(s, path);
+  EXPECT_TRUE(s.same_as(load_schedule(path)));
+  std::filesystem::remove(path);
+}
+
 TEST(Goal, BinaryRoundTripOfParsedText) {
   const Schedule s = parse_goal(kExample);
   EXPECT_TRUE(s.same_as(read_binary(write_binary(s))));
