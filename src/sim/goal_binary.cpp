@@ -440,9 +440,9 @@ class RepresentativeSet {
            bytes_equal(c_->tags + at_a.tag, c_->tags + at_b.tag, at_a.tag_length) &&
            bytes_equal(c_->cpu_nic + at_a.cpu_nic, c_->cpu_nic + at_b.cpu_nic, at_a.cpu_nic_length) &&
            bytes_equal(c_->counts + pa.op_begin * c_->count_bytes, c_->counts + pb.op_begin * c_->count_bytes,
-                       pa.num_ops * c_->count_bytes) &&
+                       std::uint64_t{pa.num_ops} * c_->count_bytes) &&
            bytes_equal(c_->deps + pa.succ_offset * dep_width_, c_->deps + pb.succ_offset * dep_width_,
-                       pa.num_succ * dep_width_);
+                       std::uint64_t{pa.num_succ} * dep_width_);
   }
   // A hash of the bytes same_bytes compares.
   [[nodiscard]] std::uint64_t hash(std::size_t program, const FieldBytes& at) const {

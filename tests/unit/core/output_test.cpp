@@ -112,7 +112,7 @@ TEST_F(OutputTest, AtomicFileWriterShowsTheFileOnlyWhenCommitted) {
 }
 
 TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
-  std::string big(3 * 4096, 'x');  // a whole number of pages: nothing past the end is read
+  std::string big(std::size_t{3} * 4096, 'x');  // a whole number of pages: nothing past the end is read
   big[4096] = '\n';
   write_file_atomic(dir_ / "in.bin", big);
   EXPECT_EQ(InputFile(dir_ / "in.bin", "test input").bytes(), big);
