@@ -991,8 +991,8 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
 
 namespace {
 
-// The programs a file stores: one per distinct (program, peers) pair of the schedule, grouped by
-// program in program order, each group in the order of its first rank.
+// The programs a file stores: one per distinct (program, peers) pair of the schedule, in the
+// order of their first ranks (how the builder used to number programs, so files stay the same).
 struct FilePrograms {
   struct Entry {
     const Program* program;
@@ -1031,9 +1031,6 @@ FilePrograms file_programs(const Schedule& schedule) {
     }
     rank_first[r] = it->second;
   }
-  std::stable_sort(firsts.begin(), firsts.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return schedule.rank_program()[a] < schedule.rank_program()[b];
-  });
   FilePrograms out;
   std::vector<std::uint32_t> entry_of_first(ranks, 0);
   out.list.reserve(firsts.size());
