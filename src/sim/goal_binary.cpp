@@ -1250,21 +1250,25 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
     decoded = decode_programs_v2(in, bytes.size(), num_ranks, num_programs, threads);
   }
   // Each rank's program; for version 2 its file program's shape and where its peers begin.
-  std::vector<std::uint32_t> table(num_ranks);
-  std::vector<std::uint64_t> peer_begin(version == 1 ? 0 : num_ranks);
-  for (std::uint32_t filled = 0; filled < num_ranks;) {
+  // The tables grow run by run, as the file proves them: a corrupt header's rank count alone must
+  // not allocate gigabytes.
+  std::vector<std::uint32_t> table;
+  std::vector<std::uint64_t> peer_begin;
+  while (table.size() < num_ranks) {
     const auto program = static_cast<std::uint32_t>(in.varint_below(num_programs, "program index"));
-    const auto run = static_cast<std::uint32_t>(in.varint_below(num_ranks - filled + 1, "rank run length"));
+    const auto run =
+        static_cast<std::uint32_t>(in.varint_below(num_ranks - table.size() + 1, "rank run length"));
     if (run == 0) {
       in.fail("empty rank run");
     }
     if (version == 1) {
-      std::fill_n(table.begin() + filled, run, program);
+      table.insert(table.end(), run, program);
     } else {
-      std::fill_n(table.begin() + filled, run, decoded.shape_of[program]);
-      std::fill_n(peer_begin.begin() + filled, run, decoded.programs[program].op_begin);
+      const FileProgram& e = decoded.programs[program];
+      table.insert(table.end(), run, decoded.shape_of[program]);
+      // Ranks without ops have no peers: one value for all, as the builder gives them.
+      peer_begin.insert(peer_begin.end(), run, e.num_ops == 0 ? 0 : e.op_begin);
     }
-    filled += run;
   }
   if (in.take(kEndMagic.size()) != kEndMagic) {
     in.fail("missing end marker");

@@ -274,7 +274,9 @@ void Schedule::adopt_with_peers_in_ops(ProgramStore store) {
   }
   rank_peer_begin_.resize(num_ranks_);
   for (std::uint32_t r = 0; r < num_ranks_; ++r) {
-    rank_peer_begin_[r] = store.extents[rank_program_[r]].op_begin;
+    const ProgramExtent& e = store.extents[rank_program_[r]];
+    // Ranks without ops have no peers: one value for all, as the builder gives them.
+    rank_peer_begin_[r] = e.num_ops == 0 ? 0 : e.op_begin;
   }
   peer_store_ = std::move(peers);
   adopt_store(store_, programs_, std::move(store));
@@ -549,12 +551,20 @@ void ScheduleBuilder::end_rank() {
 
 std::uint64_t ScheduleBuilder::add_peers() {
   const std::size_t n = ops_.size();
+  // Every rank without ops has the empty list at 0, begun or not (see finish()).
+  if (n == 0) {
+    return 0;
+  }
   std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
   for (const Op& op : ops_) {
     h = (h ^ op.peer_offset) * 0xFF51AFD7ED558CCDULL;
     h ^= h >> 32U;
   }
   const auto same = [&](std::uint64_t begin) {
+    // A list found by hash may be shorter than this one (a collision) and end the store.
+    if (begin + n > peers_.size()) {
+      return false;
+    }
     for (std::size_t i = 0; i < n; ++i) {
       if (peers_[begin + i] != ops_[i].peer_offset) {
         return false;

@@ -153,7 +153,8 @@ class Schedule {
   /// Where peer_offsets(rank) begins in the schedule's peer store; ranks with equal values have
   /// the same peers (the binary writer shares their programs by it).
   [[nodiscard]] std::uint64_t peer_begin(std::uint32_t rank) const { return rank_peer_begin_[rank]; }
-  /// Absolute peer of op `op` of `rank` (kAnySource for any-source receives, 0 for calcs).
+  /// Absolute peer of op `op` of `rank` (kAnySource for any-source receives; `rank` itself for
+  /// calcs, whose offset is 0).
   [[nodiscard]] std::uint32_t peer(std::uint32_t rank, std::uint32_t op) const {
     const std::uint32_t offset = peer_store_[rank_peer_begin_[rank] + op];
     if (offset == kAnySource) {

@@ -510,6 +510,35 @@ TEST(Goal, BinaryProgramsDifferingOnlyInPeersShareOneProgram) {
   }
 }
 
+TEST(Goal, RanksWithoutOpsShareOneEmptyProgramWhetherBegunOrNot) {
+  // Rank 1 is begun with no ops, rank 2 never: both have the one empty program, and the file
+  // stores it once (it stored two after programs and peers were first kept apart).
+  const Schedule s = parse_goal("num_ranks 3\nrank 0 {\n  send 8b to 1\n}\nrank 1 {\n}\n");
+  EXPECT_EQ(s.distinct_programs_with_peers(), 2U);
+  const std::string bin = write_binary(s);
+  std::uint32_t file_programs = 0;
+  std::memcpy(&file_programs, bin.data() + 20, sizeof file_programs);
+  EXPECT_EQ(file_programs, 2U);
+  const Schedule back = read_binary(bin);
+  EXPECT_TRUE(s.same_as(back));
+  EXPECT_EQ(back.distinct_programs_with_peers(), 2U);
+  EXPECT_EQ(write_binary(back), bin);
+}
+
+TEST(Goal, BinaryHeaderWithAHugeRankCountIsRejectedWithoutAllocatingForIt) {
+  // A 1-rank file whose header claims 0xfffffff0 ranks: the rank table ends long before, which is
+  // an InputError; the reader used to allocate 12 bytes per claimed rank first (48 GB: bad_alloc
+  // or the OOM killer instead of a message).
+  std::string bin = write_binary(parse_goal("num_ranks 1\nrank 0 {\n  calc 100\n}\n"));
+  const std::uint32_t huge = 0xFFFFFFF0U;
+  std::memcpy(bin.data() + 16, &huge, sizeof huge);  // after magic, version and flags
+  EXPECT_THROW((void)read_binary(bin, "huge.gsched"), InputError);
+  EXPECT_THROW((void)read_binary(write_binary(parse_goal("num_ranks 1\nrank 0 {\n  calc 100\n}\n"), 1)
+                                     .replace(16, 4, std::string(reinterpret_cast<const char*>(&huge), 4)),
+                                 "huge1.gsched"),
+               InputError);
+}
+
 TEST(Goal, BinaryVersion2ThreadedDecodeReportsTheFirstErrorLikeOneThread) {
   // Corrupt bytes all over the file: whatever one thread says (an error or a schedule), several
   // threads must say exactly the same, so the message never depends on the machine.
