@@ -162,9 +162,29 @@ InputFile::~InputFile() {
   }
 }
 
+namespace {
+
+// An output path that exists and is neither a regular file nor a directory (/dev/stdout, a FIFO,
+// a device): written in place, since renaming a file over it would replace the node itself.
+bool is_special_output(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  return !ec && fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status);
+}
+
+}  // namespace
+
 AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path) {
   if (path.empty()) {
     throw IoError("cannot write output: the file name is empty");
+  }
+  if (is_special_output(path)) {
+    in_place_ = true;
+    file_ = std::fopen(path.c_str(), "wb");
+    if (file_ == nullptr) {
+      throw IoError(fmt::format("cannot write '{}': {}", path.string(), errno_text(errno)));
+    }
+    return;
   }
   tmp_ = temporary_sibling(path);
   file_ = std::fopen(tmp_.c_str(), "wb");
@@ -177,7 +197,9 @@ AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path) {
 AtomicFileWriter::~AtomicFileWriter() {
   if (file_ != nullptr) {
     std::fclose(file_);
-    std::remove(tmp_.c_str());
+    if (!in_place_) {
+      std::remove(tmp_.c_str());
+    }
   }
 }
 
@@ -186,7 +208,9 @@ void AtomicFileWriter::fail(int error) {
     std::fclose(file_);
     file_ = nullptr;
   }
-  std::remove(tmp_.c_str());
+  if (!in_place_) {
+    std::remove(tmp_.c_str());
+  }
   throw IoError(fmt::format("cannot write '{}': {} (is the disk full?)", path_.string(), errno_text(error)));
 }
 
@@ -203,7 +227,19 @@ void AtomicFileWriter::commit() {
   if (file_ == nullptr) {
     throw IoError(fmt::format("cannot write '{}': the file was already committed or failed", path_.string()));
   }
-  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
+  if (std::fflush(file_) != 0) {
+    fail(errno);
+  }
+  if (in_place_) {
+    // Pipes and devices cannot be synced or renamed; what was written is there.
+    const int close_errno = std::fclose(file_) == 0 ? 0 : errno;
+    file_ = nullptr;
+    if (close_errno != 0) {
+      throw IoError(fmt::format("cannot write '{}': {}", path_.string(), errno_text(close_errno)));
+    }
+    return;
+  }
+  if (::fsync(::fileno(file_)) != 0) {
     fail(errno);
   }
   const int close_errno = std::fclose(file_) == 0 ? 0 : errno;
@@ -234,6 +270,13 @@ void check_writable(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw IoError(fmt::format("cannot write '{}': it is a directory; give a file name", path.string()));
+  }
+  if (is_special_output(path)) {
+    // Written in place (AtomicFileWriter); a FIFO may get its reader only later.
+    if (::access(path.c_str(), W_OK) != 0) {
+      throw IoError(fmt::format("cannot write '{}': {}", path.string(), errno_text(errno)));
+    }
+    return;
   }
   const fs::path dir = directory_of(path);
   const fs::file_status status = fs::status(dir, ec);

@@ -59,7 +59,8 @@ class InputFile {
 /// A file written piece by piece and made visible atomically: the pieces go to a temporary file in
 /// the same directory, which commit() flushes, syncs and renames over the path. A writer destroyed
 /// without commit() (an error on the way) removes its temporary file, so nothing half-written is
-/// left. Throws IoError naming the path.
+/// left. A path that is a FIFO or a device (`/dev/stdout`) is written in place instead: renaming a
+/// file over it would replace the node. Throws IoError naming the path.
 class AtomicFileWriter {
  public:
   /// Creates the temporary file next to `path`.
@@ -78,6 +79,7 @@ class AtomicFileWriter {
   std::filesystem::path path_;
   std::filesystem::path tmp_;
   std::FILE* file_ = nullptr;
+  bool in_place_ = false;  // the path is a FIFO or device: written directly, never renamed over
 };
 
 /// Writes `content` to `path` atomically: a temporary file in the same directory is written,

@@ -1,9 +1,12 @@
 #include "gridlock/core/output.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +112,31 @@ TEST_F(OutputTest, AtomicFileWriterShowsTheFileOnlyWhenCommitted) {
   }
   EXPECT_EQ(entries, 1U);  // pieces.txt
   EXPECT_THROW(AtomicFileWriter(dir_ / "missing-dir" / "x.txt"), IoError);
+}
+
+// Run as root, writing to /dev/full or /dev/stdout renamed a regular file over the device node.
+// A FIFO shows it without touching /dev: its content must arrive through the pipe, and the
+// FIFO must still be there afterwards.
+TEST_F(OutputTest, OutputsThatAreFifosOrDevicesAreWrittenInPlace) {
+  const fs::path fifo = dir_ / "out.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_NO_THROW(check_writable(fifo));
+  write_file_atomic(fifo, "through the fifo");
+  std::array<char, 64> got{};
+  const ssize_t n = ::read(reader, got.data(), got.size());
+  ::close(reader);
+  EXPECT_EQ(std::string(got.data(), n > 0 ? static_cast<std::size_t>(n) : 0), "through the fifo");
+  // Stop here if the FIFO was replaced: the same code would then replace /dev/null below.
+  ASSERT_TRUE(fs::is_fifo(fifo));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) {
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1U);  // the FIFO, no temporary file
+  EXPECT_NO_THROW(write_file_atomic("/dev/null", "discarded"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
