@@ -4,9 +4,7 @@
 
 #include <filesystem>
 #include <map>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gridlock/core/rng.hpp"
@@ -110,20 +108,16 @@ BENCHMARK(BM_ParseTextKeepingSources)->Unit(benchmark::kMillisecond);
 void report_program_shape(benchmark::State& state, const Schedule& schedule, std::size_t file_bytes) {
   // The ops the file stores: those of each distinct (program, peers) pair.
   std::uint64_t stored_ops = 0;
-  std::set<std::pair<std::uint32_t, std::uint64_t>> seen;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    if (seen.emplace(schedule.rank_program()[r], schedule.peer_begin(r)).second) {
-      stored_ops += schedule.program_of(r).ops.size();
-    }
+  for (const std::uint32_t r : schedule.programs_with_peers().first_rank) {
+    stored_ops += schedule.program_of(r).ops.size();
   }
   state.counters["bytes_per_op"] = static_cast<double>(file_bytes) / static_cast<double>(stored_ops);
   state.counters["ops_per_s"] = benchmark::Counter(
       static_cast<double>(stored_ops) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_LoadBinary(benchmark::State& state) {
-  // Random rings: every rank has its own program, so the file is not dominated by sharing.
-  const Schedule schedule = gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1);
+// Times read_binary of `schedule`'s binary file; the counters are per stored op.
+void load_binary(benchmark::State& state, const Schedule& schedule) {
   const std::string bytes = gridlock::sim::write_binary(schedule);
   for (auto _ : state) {
     benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
@@ -131,6 +125,12 @@ void BM_LoadBinary(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes.size()));
   report_program_shape(state, schedule, bytes.size());
+}
+
+void BM_LoadBinary(benchmark::State& state) {
+  // Random rings: every rank has its own program, so the file is not dominated by sharing.
+  const Schedule schedule = gridlock::sim::generate("4x[randomring(size=8B)]", 1U << 16U, 1);
+  load_binary(state, schedule);
 }
 // Loading decodes on several threads: wall-clock time, not the main thread's CPU time.
 BENCHMARK(BM_LoadBinary)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -138,13 +138,7 @@ BENCHMARK(BM_LoadBinary)->UseRealTime()->Unit(benchmark::kMillisecond);
 void BM_LoadBinaryLargePrograms(benchmark::State& state) {
   // 256 programs of about 5,000 ops each that differ only in their peers (one shape in memory).
   const Schedule schedule = gridlock::sim::generate("1000x[randomring(size=8B)]", 256, 1);
-  const std::string bytes = gridlock::sim::write_binary(schedule);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(bytes.size()));
-  report_program_shape(state, schedule, bytes.size());
+  load_binary(state, schedule);
 }
 BENCHMARK(BM_LoadBinaryLargePrograms)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -170,13 +164,7 @@ void BM_LoadBinaryDistinctShapes(benchmark::State& state) {
     builder.end_rank();
   }
   const Schedule schedule = builder.finish();
-  const std::string bytes = gridlock::sim::write_binary(schedule);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(gridlock::sim::read_binary(bytes));
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(bytes.size()));
-  report_program_shape(state, schedule, bytes.size());
+  load_binary(state, schedule);
 }
 BENCHMARK(BM_LoadBinaryDistinctShapes)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -457,7 +457,7 @@ void run_schedgen(const SchedgenArgs& a) {
       "wrote {}: {} ranks, {} operations, {} messages, {} distinct programs, {} without their peers ({}, "
       "seed {})\n",
       a.output, schedule.num_ranks(), schedule.total_ops(), schedule.total_sends(),
-      schedule.distinct_programs_with_peers(), schedule.programs().size(), a.program, a.seed);
+      schedule.programs_with_peers().first_rank.size(), schedule.programs().size(), a.program, a.seed);
 }
 
 void run_convert(const ConvertArgs& a) {

@@ -1003,45 +1003,13 @@ struct FilePrograms {
 };
 
 FilePrograms file_programs(const Schedule& schedule) {
-  struct Key {
-    std::uint32_t program;
-    std::uint64_t peer_begin;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const noexcept {
-      return static_cast<std::size_t>((k.peer_begin * 0x9E3779B97F4A7C15ULL) ^ k.program);
-    }
-  };
-  const std::uint32_t ranks = schedule.num_ranks();
-  std::unordered_map<Key, std::uint32_t, KeyHash> first_rank;
-  std::vector<std::uint32_t> firsts;
-  std::vector<std::uint32_t> rank_first(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    // Consecutive ranks usually share their program and peers.
-    if (r > 0 && schedule.rank_program()[r] == schedule.rank_program()[r - 1] &&
-        schedule.peer_begin(r) == schedule.peer_begin(r - 1)) {
-      rank_first[r] = rank_first[r - 1];
-      continue;
-    }
-    const auto [it, inserted] =
-        first_rank.try_emplace(Key{schedule.rank_program()[r], schedule.peer_begin(r)}, r);
-    if (inserted) {
-      firsts.push_back(r);
-    }
-    rank_first[r] = it->second;
-  }
+  Schedule::ProgramsWithPeers pairs = schedule.programs_with_peers();
   FilePrograms out;
-  std::vector<std::uint32_t> entry_of_first(ranks, 0);
-  out.list.reserve(firsts.size());
-  for (const std::uint32_t r : firsts) {
-    entry_of_first[r] = static_cast<std::uint32_t>(out.list.size());
+  out.list.reserve(pairs.first_rank.size());
+  for (const std::uint32_t r : pairs.first_rank) {
     out.list.push_back({&schedule.program_of(r), schedule.peer_offsets(r)});
   }
-  out.rank_entry.resize(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    out.rank_entry[r] = entry_of_first[rank_first[r]];
-  }
+  out.rank_entry = std::move(pairs.of_rank);
   return out;
 }
 

@@ -1,7 +1,7 @@
 #include "gridlock/sim/schedule.hpp"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -150,16 +150,24 @@ std::uint64_t Schedule::total_ops() const noexcept {
   return total;
 }
 
-std::uint64_t Schedule::distinct_programs_with_peers() const {
-  std::unordered_set<std::pair<std::uint32_t, std::uint64_t>, PairHash> seen;
+Schedule::ProgramsWithPeers Schedule::programs_with_peers() const {
+  ProgramsWithPeers out;
+  out.of_rank.resize(num_ranks_);
+  std::unordered_map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t, PairHash> index;
   for (std::uint32_t r = 0; r < num_ranks_; ++r) {
     // Consecutive ranks usually share their program and peers.
     if (r > 0 && rank_program_[r] == rank_program_[r - 1] && rank_peer_begin_[r] == rank_peer_begin_[r - 1]) {
+      out.of_rank[r] = out.of_rank[r - 1];
       continue;
     }
-    seen.emplace(rank_program_[r], rank_peer_begin_[r]);
+    const auto [it, inserted] = index.try_emplace({rank_program_[r], rank_peer_begin_[r]},
+                                                  static_cast<std::uint32_t>(out.first_rank.size()));
+    if (inserted) {
+      out.first_rank.push_back(r);
+    }
+    out.of_rank[r] = it->second;
   }
-  return seen.size();
+  return out;
 }
 
 std::uint64_t Schedule::total_sends() const noexcept {

@@ -162,8 +162,14 @@ class Schedule {
     }
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(rank) + offset) % num_ranks_);
   }
-  /// Distinct (program, peers) pairs over the ranks: the programs a binary file stores.
-  [[nodiscard]] std::uint64_t distinct_programs_with_peers() const;
+  /// The distinct (program, peers) pairs of the ranks (the programs a binary file stores), in the
+  /// order of their first ranks.
+  struct ProgramsWithPeers {
+    std::vector<std::uint32_t> first_rank;  ///< First rank of each pair.
+    std::vector<std::uint32_t> of_rank;     ///< Index into first_rank of each rank's pair.
+  };
+  /// The distinct (program, peers) pairs (see ProgramsWithPeers).
+  [[nodiscard]] ProgramsWithPeers programs_with_peers() const;
   /// Total operations over all ranks.
   [[nodiscard]] std::uint64_t total_ops() const noexcept;
   /// Total messages (sends) over all ranks.
