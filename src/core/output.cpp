@@ -74,40 +74,7 @@ Json base_context(std::string_view tool, std::string_view schema, int schema_ver
 }
 
 std::string read_input_file(const fs::path& path, std::string_view what, std::string_view hint) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw IoError(fmt::format("cannot read {} '{}': it is a directory, not a file", what, path.string()));
-  }
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    throw IoError(fmt::format("cannot open {} '{}': {}; {}", what, path.string(), errno_text(errno), hint));
-  }
-  // One read into a buffer of the file's size (when known) instead of 64 KiB chunks appended to a
-  // growing string; the loop after it still handles files that grow or report no size.
-  std::string content;
-  const std::uintmax_t expected = fs::file_size(path, ec);
-  if (!ec && expected < (std::uintmax_t{1} << 40U)) {
-    content.resize(static_cast<std::size_t>(expected) + 1);
-    std::size_t filled = 0;
-    std::size_t got = 0;
-    while (filled < content.size() &&
-           (got = std::fread(content.data() + filled, 1, content.size() - filled, file)) > 0) {
-      filled += got;
-    }
-    content.resize(filled);
-  }
-  std::array<char, std::size_t{1} << 16U> chunk{};
-  std::size_t got = 0;
-  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) {
-    content.append(chunk.data(), got);
-  }
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) {
-    throw IoError(fmt::format("cannot read {} '{}': {}", what, path.string(), errno_text(error)));
-  }
-  return content;
+  return std::string(InputFile(path, what, hint).bytes());
 }
 
 InputFile::InputFile(const fs::path& path, std::string_view what, std::string_view hint) {
@@ -227,27 +194,21 @@ void AtomicFileWriter::commit() {
   if (file_ == nullptr) {
     throw IoError(fmt::format("cannot write '{}': the file was already committed or failed", path_.string()));
   }
-  if (std::fflush(file_) != 0) {
-    fail(errno);
-  }
-  if (in_place_) {
-    // Pipes and devices cannot be synced or renamed; what was written is there.
-    const int close_errno = std::fclose(file_) == 0 ? 0 : errno;
-    file_ = nullptr;
-    if (close_errno != 0) {
-      throw IoError(fmt::format("cannot write '{}': {}", path_.string(), errno_text(close_errno)));
-    }
-    return;
-  }
-  if (::fsync(::fileno(file_)) != 0) {
+  // Pipes and devices cannot be synced or renamed: what was written to them is there.
+  if (std::fflush(file_) != 0 || (!in_place_ && ::fsync(::fileno(file_)) != 0)) {
     fail(errno);
   }
   const int close_errno = std::fclose(file_) == 0 ? 0 : errno;
   file_ = nullptr;
   if (close_errno != 0) {
-    std::remove(tmp_.c_str());
-    throw IoError(
-        fmt::format("cannot write '{}': {} (is the disk full?)", path_.string(), errno_text(close_errno)));
+    if (!in_place_) {
+      std::remove(tmp_.c_str());
+    }
+    throw IoError(fmt::format("cannot write '{}': {}{}", path_.string(), errno_text(close_errno),
+                              in_place_ ? "" : " (is the disk full?)"));
+  }
+  if (in_place_) {
+    return;
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int rename_errno = errno;
