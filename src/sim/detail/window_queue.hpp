@@ -1,7 +1,7 @@
 #pragma once
 // Event queue for windowed processing (docs/sim-model.md, "Windowed processing").
 //
-// Time is cut into windows of 2^k ps no longer than o_s + L, the least time in which an event on
+// Time is cut into windows of exactly o_s + L ps, the least time in which an event on
 // one host can cause an event on another. Nothing done inside a window reaches another host
 // before the next window, so within a window the hosts are independent: the queue serves a window
 // host by host (ascending), each host's events in (time, stamp) order. With unsynchronised noise
@@ -52,8 +52,9 @@ class WindowQueue {
 
   // `lookahead_ps` >= 1: the least delay between an event and an event it causes on another host.
   WindowQueue(std::uint64_t lookahead_ps, std::uint32_t hosts)
-      : shift_(static_cast<unsigned>(63 - std::countl_zero(lookahead_ps))),
-        buckets_(WindowOf{shift_}),
+      : width_(lookahead_ps),
+        time_bits_(static_cast<unsigned>(std::bit_width(lookahead_ps - 1))),
+        buckets_(WindowOf{width_}),
         host_bits_(hosts <= 1 ? 1U : static_cast<unsigned>(32 - std::countl_zero(hosts - 1))) {
     assert(lookahead_ps >= 1);
   }
@@ -159,8 +160,8 @@ class WindowQueue {
     std::uint32_t prov_end;
   };
   struct WindowOf {
-    unsigned shift;
-    std::uint64_t operator()(const Item& e) const noexcept { return e.time >> shift; }
+    std::uint64_t width;
+    std::uint64_t operator()(const Item& e) const noexcept { return e.time / width; }
   };
   using Buckets = RadixBuckets<Item, WindowOf>;
   using Slot = Buckets::Slot;
@@ -184,7 +185,7 @@ class WindowQueue {
   }
   [[nodiscard]] static bool after(const Item& a, const Item& b) noexcept { return before(b, a); }
 
-  [[nodiscard]] std::uint64_t window_of(std::uint64_t time) const noexcept { return time >> shift_; }
+  [[nodiscard]] std::uint64_t window_of(std::uint64_t time) const noexcept { return time / width_; }
 
   void push(const Item& e) {
     ++size_;
@@ -254,13 +255,15 @@ class WindowQueue {
   // Stable LSD radix sort of the records on their time within the window.
   void sort_records_by_time() {
     const std::size_t n = records_.size();
-    if (n < 256 || shift_ > 32) {
+    if (n < 256 || time_bits_ > 32) {
       std::stable_sort(records_.begin(), records_.end(),
                        [](const Record& x, const Record& y) { return x.time < y.time; });
       return;
     }
-    // Times in one window differ only in their low shift_ bits.
-    radix_sort(records_, record_scratch_, count_, shift_, [](const Record& r) { return r.time; });
+    // Times in one window are less than its width past its start.
+    const std::uint64_t start = buckets_.last() * width_;
+    radix_sort(records_, record_scratch_, count_, time_bits_,
+               [start](const Record& r) { return r.time - start; });
   }
 
   // Stable LSD radix sort of `v` on the low `bits` bits of key(element), at most 11 bits a pass.
@@ -327,8 +330,9 @@ class WindowQueue {
     }
   }
 
-  unsigned shift_;
-  Buckets buckets_;  // Windows after the current one (buckets_.last()).
+  std::uint64_t width_;  // Of a window: the lookahead.
+  unsigned time_bits_;   // Bits of a time's offset within its window.
+  Buckets buckets_;      // Windows after the current one (buckets_.last()).
   unsigned host_bits_;
   bool rooting_ = true;
   bool failed_ = false;

@@ -2,6 +2,7 @@
 // engine makes of it: times never below the last one popped, new events with rising stamps,
 // retries and wake-ups with old stamps, bursts of one time (lock step) and scattered times (noise).
 #include "detail/event_queue.hpp"
+#include "detail/window_queue.hpp"
 
 #include <gtest/gtest.h>
 
@@ -106,6 +107,47 @@ TEST(EventQueue, LockStepBurstComesOutInStampOrder) {
     last_ts = e.ts;
   }
   EXPECT_TRUE(queue.empty());
+}
+
+// A window is exactly the lookahead wide, not the power of two below it: with a lookahead of
+// 3,000 ps, times 3,000 and 5,999 share window 1 and are served host by host (host 1's later
+// event first); a message created at time 0 for another host at exactly the lookahead is legal.
+TEST(WindowQueue, WindowsAreExactlyTheLookaheadWide) {
+  WindowQueue queue(3'000, 4);
+  queue.set_next_ts(1);
+  queue.enter_root(0);
+  queue.push_new(0, 100, 0);
+  queue.end_roots();
+  const WindowEvent root = queue.pop();
+  EXPECT_EQ(root.payload, 100U);
+  queue.push_new(5'999, 101, 1);
+  queue.push_new(3'000, 102, 2);
+  EXPECT_FALSE(queue.failed());
+  ASSERT_TRUE(queue.window_done());
+  queue.close_window();
+  const WindowEvent first = queue.pop();
+  const WindowEvent second = queue.pop();
+  EXPECT_EQ(first.payload, 101U);
+  EXPECT_EQ(first.at, 1U);
+  EXPECT_EQ(second.payload, 102U);
+  EXPECT_EQ(second.at, 2U);
+  EXPECT_TRUE(queue.window_done());
+  EXPECT_TRUE(queue.empty());
+  // Stamps: the two were created in this order by the one root event.
+  EXPECT_LT(first.ts, second.ts);
+  EXPECT_FALSE(queue.failed());
+}
+
+// Less than the lookahead later on another host breaks the lookahead argument: the queue says so.
+TEST(WindowQueue, AnEventForAnotherHostInsideTheWindowFailsTheWindowedRun) {
+  WindowQueue queue(3'000, 4);
+  queue.set_next_ts(1);
+  queue.enter_root(0);
+  queue.push_new(0, 100, 0);
+  queue.end_roots();
+  (void)queue.pop();
+  queue.push_new(2'999, 101, 1);
+  EXPECT_TRUE(queue.failed());
 }
 
 }  // namespace
