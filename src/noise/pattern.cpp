@@ -4,6 +4,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -148,6 +149,7 @@ void DetourPattern::seek(std::uint64_t a, Cursor& cursor) const noexcept {
   cursor.start = base + spans_[i].start;
   cursor.end = base + spans_[i].end;
   cursor.valid_from = a;
+  hold_next(cursor, base);
 }
 
 std::vector<DetourPattern::Cursor> DetourPattern::cursors_at(std::span<const std::uint64_t> positions) const {
@@ -186,22 +188,67 @@ std::vector<DetourPattern::Cursor> DetourPattern::cursors_at(std::span<const std
     cursor.start = base + span.start;
     cursor.end = base + span.end;
     cursor.valid_from = a;
+    hold_next(cursor, base);
   }
   return cursors;
 }
 
 void DetourPattern::advance(Cursor& cursor) const noexcept {
-  std::uint64_t base = cursor.start - spans_[cursor.index].start;
-  std::size_t i = cursor.index + std::size_t{1};
-  if (i == spans_.size()) {
-    i = 0;
-    base += period_ps_;
-  }
   // Ends increase, so the next detour is the first to end after this one's end.
   cursor.valid_from = cursor.end;
-  cursor.index = static_cast<std::uint32_t>(i);
-  cursor.start = base + spans_[i].start;
-  cursor.end = base + spans_[i].end;
+  const std::uint32_t next = cursor.index + 1 == spans_.size() ? 0 : cursor.index + 1;
+  if (cursor.held > 0) {
+    const std::uint32_t k = Cursor::kHeldMax - cursor.held;
+    --cursor.held;
+    cursor.index = next;
+    cursor.start = cursor.end + cursor.gap_ps[k];
+    cursor.end = cursor.start + cursor.length_ps[k];
+    return;
+  }
+  std::uint64_t base = cursor.start - spans_[cursor.index].start;
+  if (next == 0) {
+    base += period_ps_;
+  }
+  cursor.index = next;
+  cursor.start = base + spans_[next].start;
+  cursor.end = base + spans_[next].end;
+  hold_next(cursor, base);
+}
+
+void DetourPattern::hold_next(Cursor& cursor, std::uint64_t base) const noexcept {
+  std::array<std::uint32_t, Cursor::kHeldMax> gaps{};
+  std::array<std::uint32_t, Cursor::kHeldMax> lengths{};
+  std::uint32_t n = 0;
+  std::size_t j = cursor.index;
+  std::uint64_t previous_end = cursor.end;
+  constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
+  while (n < Cursor::kHeldMax) {
+    if (++j == spans_.size()) {
+      j = 0;
+      if (__builtin_add_overflow(base, period_ps_, &base)) {
+        break;
+      }
+    }
+    std::uint64_t start = 0;
+    if (__builtin_add_overflow(base, spans_[j].start, &start) || start < previous_end) {
+      break;
+    }
+    const std::uint64_t length = spans_[j].end - spans_[j].start;
+    // Only gaps and lengths that fit are held; the rest is read from the list when reached.
+    if (start - previous_end > kMax32 || length > kMax32 || start + length < start) {
+      break;
+    }
+    gaps[n] = static_cast<std::uint32_t>(start - previous_end);
+    lengths[n] = static_cast<std::uint32_t>(length);
+    previous_end = start + length;
+    ++n;
+  }
+  const std::uint32_t first = Cursor::kHeldMax - n;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    cursor.gap_ps[first + k] = gaps[k];
+    cursor.length_ps[first + k] = lengths[k];
+  }
+  cursor.held = n;
 }
 
 std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept {

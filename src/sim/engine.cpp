@@ -312,8 +312,8 @@ class Engine {
   LogGOPSParams p_;
   bool record_;
   const NoiseInjection* noise_;
-  // Per host: its phase and where it is in the pattern, side by side (one cache line).
-  struct NoiseState {
+  // Per host: its phase and where it is in the pattern, side by side in one cache line.
+  struct alignas(64) NoiseState {
     noise::DetourPattern::Cursor cursor;
     std::uint64_t offset = 0;
   };

@@ -3,6 +3,7 @@
 /// Noise for simulations: a periodic detour pattern in integer picoseconds, built from a trace or
 /// from a synthetic model, that answers "CPU work of length d ready at t ends when?".
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -58,12 +59,25 @@ class DetourPattern {
 
   /// Where one caller (one rank) is in the pattern: the next detour that can touch its work, in
   /// pattern time with the period included. Value-initialise it; finish() keeps it up to date.
+  ///
+  /// It also holds the next few detours, read from the list together with detour `index` (one
+  /// access, usually one cache line): a rank crosses one detour at a time, far apart in the
+  /// simulation, and each separate read of a long list would miss the cache again.
   struct Cursor {
+    /// Detours after `index` a cursor can hold.
+    static constexpr std::uint32_t kHeldMax = 3;
     std::uint64_t start = 0;  ///< Pattern time at which detour `index` starts.
     std::uint64_t end = 0;    ///< Pattern time at which detour `index` ends.
     /// Detour `index` is the first to end after any pattern time >= this (max: not set yet).
     std::uint64_t valid_from = ~std::uint64_t{0};
     std::uint32_t index = 0;  ///< Detour within the period.
+    /// How many detours after `index` are held: they are at positions [kHeldMax - held, kHeldMax)
+    /// of the arrays below, the next one first.
+    std::uint32_t held = 0;
+    /// A held detour starts this long after the end of the one before it...
+    std::array<std::uint32_t, kHeldMax> gap_ps{};
+    /// ...and lasts this long.
+    std::array<std::uint32_t, kHeldMax> length_ps{};
   };
 
   /// Cursors for many callers at once: cursor i is valid from pattern time `positions[i]`, as if
@@ -105,6 +119,9 @@ class DetourPattern {
   void seek(std::uint64_t a, Cursor& cursor) const noexcept;
   // Moves `cursor` to the next detour (wrapping into the next period).
   void advance(Cursor& cursor) const noexcept;
+  // Fills the detours `cursor` holds from the list, after detour `cursor.index` (whose period
+  // starts at pattern time `base`).
+  void hold_next(Cursor& cursor, std::uint64_t base) const noexcept;
   // finish() when a detour is in progress at `a` or starts before a + d (pattern time result).
   [[nodiscard]] std::uint64_t finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept;
   // Index of the first detour that ends after pattern position `pos` (< period), or size().

@@ -318,26 +318,55 @@ std::uint64_t reference_finish(const gn::DetourPattern& p, std::uint64_t t, std:
   return end - offset;
 }
 
-TEST(DetourPattern, CursorGivesTheSameAnswers) {
-  const gn::DetourPattern p = gn::DetourPattern::random(1e6, 200'000, true, 3, 200'000'000ULL);
-  ASSERT_GT(p.size(), 100U);
-  gridlock::Rng rng(5);
+// One rank's queries against a cursor: mostly increasing times (as one rank's CPU), sometimes a
+// jump back or across the period, sometimes a long idle stretch (more detours than the cursor
+// steps over one by one). `step_ps` is the usual distance between queries and the work's length.
+void expect_cursor_answers_like_reference(const gn::DetourPattern& p, std::uint64_t step_ps,
+                                          std::uint64_t seed) {
+  gridlock::Rng rng(seed);
   gn::DetourPattern::Cursor cursor;
   std::uint64_t t = 0;
   for (int i = 0; i < 20000; ++i) {
-    // Mostly increasing times (as one rank's CPU), sometimes a jump back or across the period,
-    // sometimes a long idle stretch (more detours than the cursor steps over one by one).
     const std::uint64_t jump = gridlock::uniform_below(rng, 50);
     t = jump == 0   ? gridlock::uniform_below(rng, 3 * p.period_ps())
         : jump == 1 ? t + gridlock::uniform_below(rng, p.period_ps() / 4)
-                    : t + gridlock::uniform_below(rng, 2'000'000);
-    const std::uint64_t d =
-        gridlock::uniform_below(rng, 4) == 0 ? 0 : gridlock::uniform_below(rng, 3'000'000);
+                    : t + gridlock::uniform_below(rng, step_ps);
+    const std::uint64_t d = gridlock::uniform_below(rng, 4) == 0 ? 0 : gridlock::uniform_below(rng, step_ps);
     const std::uint64_t offset = 12'345'678;
     const std::uint64_t want = reference_finish(p, t, d, offset);
-    ASSERT_EQ(p.finish(t, d, offset, cursor), want) << i;
+    ASSERT_EQ(p.finish(t, d, offset, cursor), want) << "query " << i << " seed " << seed;
     ASSERT_EQ(p.finish(t, d, offset), want) << i;
   }
+}
+
+TEST(DetourPattern, CursorGivesTheSameAnswers) {
+  const gn::DetourPattern p = gn::DetourPattern::random(1e6, 200'000, true, 3, 200'000'000ULL);
+  ASSERT_GT(p.size(), 100U);
+  expect_cursor_answers_like_reference(p, 3'000'000, 5);
+}
+
+// A cursor holds the next detours only while their gaps and lengths fit in 32 bits (4.29 ms):
+// patterns where none fit, where some do, and a single detour repeating (the next period's
+// detour held across the wrap) answer like the reference all the same.
+TEST(DetourPattern, CursorHoldingTheNextDetoursGivesTheSameAnswers) {
+  // 10 Hz of 1 ms: gaps of about 100 ms, too long to hold.
+  const gn::DetourPattern sparse =
+      gn::DetourPattern::random(10, 1'000'000'000, true, 4, 20'000'000'000'000ULL);
+  ASSERT_GT(sparse.size(), 100U);
+  expect_cursor_answers_like_reference(sparse, 300'000'000'000, 6);
+  // 300 Hz of 1 ms: exponential gaps around 3.3 ms, some held and some not.
+  const gn::DetourPattern mixed =
+      gn::DetourPattern::random(300, 1'000'000'000, true, 5, 1'000'000'000'000ULL);
+  ASSERT_GT(mixed.size(), 100U);
+  expect_cursor_answers_like_reference(mixed, 10'000'000'000, 7);
+  // 1 kHz of 100 us: one detour a period, held three periods ahead. (Steps stay below the period:
+  // the reference lists detours only three periods past each query.)
+  const gn::DetourPattern periodic = gn::DetourPattern::periodic(1'000'000'000, 100'000'000);
+  expect_cursor_answers_like_reference(periodic, 400'000'000, 8);
+  // Detours longer than 4.29 ms: 10 Hz of 10 ms, fixed.
+  const gn::DetourPattern long_detours =
+      gn::DetourPattern::random(10, 10'000'000'000, false, 6, 20'000'000'000'000ULL);
+  expect_cursor_answers_like_reference(long_detours, 300'000'000'000, 9);
 }
 
 // Cursors found together (sorted sweep or one binary search each, depending on how many) answer
