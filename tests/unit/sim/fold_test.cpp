@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
+#include "gridlock/sim/noise.hpp"
 #include "random_schedules.hpp"
 
 namespace gridlock::sim {
@@ -19,17 +21,20 @@ using testing::expect_same_outcome;
 using testing::parameter_sets;
 using testing::random_goal;
 
-SimResult run(const Schedule& schedule, const LogGOPSParams& params, bool fold) {
+SimResult run(const Schedule& schedule, const LogGOPSParams& params, bool fold,
+              const NoiseInjection* noise = nullptr) {
   SimOptions options;
   options.params = params;
   options.record_timeline = true;
   options.fold_retries = fold;
+  options.noise = noise;
   return simulate(schedule, options);
 }
 
-void expect_same(const Schedule& schedule, const LogGOPSParams& params, const std::string& what) {
-  const SimResult folded = run(schedule, params, true);
-  const SimResult plain = run(schedule, params, false);
+void expect_same(const Schedule& schedule, const LogGOPSParams& params, const std::string& what,
+                 const NoiseInjection* noise = nullptr) {
+  const SimResult folded = run(schedule, params, true, noise);
+  const SimResult plain = run(schedule, params, false, noise);
   expect_same_outcome(folded, plain, what);
   EXPECT_LE(folded.events, plain.events) << what;
   ASSERT_EQ(folded.timeline.size(), plain.timeline.size()) << what;
@@ -59,6 +64,27 @@ TEST(FoldRetries, RandomSchedulesMatchOneByOneRetries) {
     for (const auto& [name, params] : parameter_sets()) {
       expect_same(schedule, params, fmt::format("random schedule {} with {}", seed, name));
     }
+  }
+}
+
+// Under noise at a phase per rank most waits are a single event's, which retries alone, while
+// piles still form groups; both together must still be LogGOPSim's one-by-one retries.
+TEST(FoldRetries, RandomSchedulesUnderNoiseMatchOneByOneRetries) {
+  const noise::DetourPattern pattern =
+      noise::DetourPattern::random(1e5, 1'000'000, true, 7, 100'000'000'000ULL, 1'000'000);
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+    const std::string text = random_goal(seed, seed % 2 == 0 ? 500 : 1'000'000);
+    const Schedule schedule = parse_goal(text, "random.goal");
+    const NoiseInjection noise = make_noise_injection(pattern, schedule.num_ranks(), seed, 0, false);
+    for (const auto& [name, params] : parameter_sets()) {
+      expect_same(schedule, params, fmt::format("random schedule {} with {}, dense noise", seed, name),
+                  &noise);
+    }
+  }
+  for (const char* spec : collective_specs()) {
+    const Schedule schedule = generate(spec, 16, 3);
+    const NoiseInjection noise = make_noise_injection(pattern, 16, 5, 0, false);
+    expect_same(schedule, LogGOPSParams{}, fmt::format("{} on 16 ranks, dense noise", spec), &noise);
   }
 }
 
