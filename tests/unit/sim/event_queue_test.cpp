@@ -112,14 +112,19 @@ TEST(EventQueue, LockStepBurstComesOutInStampOrder) {
 // A window is exactly the lookahead wide, not the power of two below it: with a lookahead of
 // 3,000 ps, times 3,000 and 5,999 share window 1 and are served host by host (host 1's later
 // event first); a message created at time 0 for another host at exactly the lookahead is legal.
-TEST(WindowQueue, WindowsAreExactlyTheLookaheadWide) {
+// A queue with a lookahead of 3,000 ps on 4 hosts, serving the one root event (host 0, time 0).
+WindowQueue queue_serving_one_root() {
   WindowQueue queue(3'000, 4);
   queue.set_next_ts(1);
   queue.enter_root(0);
   queue.push_new(0, 100, 0);
   queue.end_roots();
-  const WindowEvent root = queue.pop();
-  EXPECT_EQ(root.payload, 100U);
+  EXPECT_EQ(queue.pop().payload, 100U);
+  return queue;
+}
+
+TEST(WindowQueue, WindowsAreExactlyTheLookaheadWide) {
+  WindowQueue queue = queue_serving_one_root();
   queue.push_new(5'999, 101, 1);
   queue.push_new(3'000, 102, 2);
   EXPECT_FALSE(queue.failed());
@@ -140,12 +145,7 @@ TEST(WindowQueue, WindowsAreExactlyTheLookaheadWide) {
 
 // Less than the lookahead later on another host breaks the lookahead argument: the queue says so.
 TEST(WindowQueue, AnEventForAnotherHostInsideTheWindowFailsTheWindowedRun) {
-  WindowQueue queue(3'000, 4);
-  queue.set_next_ts(1);
-  queue.enter_root(0);
-  queue.push_new(0, 100, 0);
-  queue.end_roots();
-  (void)queue.pop();
+  WindowQueue queue = queue_serving_one_root();
   queue.push_new(2'999, 101, 1);
   EXPECT_TRUE(queue.failed());
 }
