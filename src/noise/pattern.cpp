@@ -145,11 +145,8 @@ void DetourPattern::seek(std::uint64_t a, Cursor& cursor) const noexcept {
     i = 0;
     base += period_ps_;
   }
-  cursor.index = static_cast<std::uint32_t>(i);
-  cursor.start = base + spans_[i].start;
-  cursor.end = base + spans_[i].end;
+  point_at(cursor, i, base);
   cursor.valid_from = a;
-  hold_next(cursor, base);
 }
 
 std::vector<DetourPattern::Cursor> DetourPattern::cursors_at(std::span<const std::uint64_t> positions) const {
@@ -180,15 +177,9 @@ std::vector<DetourPattern::Cursor> DetourPattern::cursors_at(std::span<const std
     while (next < spans_.size() && spans_[next].end <= a) {
       ++next;
     }
-    Cursor& cursor = cursors[i];
     const bool wraps = next == spans_.size();
-    const Span& span = spans_[wraps ? 0 : next];
-    const std::uint64_t base = wraps ? period_ps_ : 0;
-    cursor.index = static_cast<std::uint32_t>(wraps ? 0 : next);
-    cursor.start = base + span.start;
-    cursor.end = base + span.end;
-    cursor.valid_from = a;
-    hold_next(cursor, base);
+    point_at(cursors[i], wraps ? 0 : next, wraps ? period_ps_ : 0);
+    cursors[i].valid_from = a;
   }
   return cursors;
 }
@@ -209,17 +200,17 @@ void DetourPattern::advance(Cursor& cursor) const noexcept {
   if (next == 0) {
     base += period_ps_;
   }
-  cursor.index = next;
-  cursor.start = base + spans_[next].start;
-  cursor.end = base + spans_[next].end;
-  hold_next(cursor, base);
+  point_at(cursor, next, base);
 }
 
-void DetourPattern::hold_next(Cursor& cursor, std::uint64_t base) const noexcept {
+void DetourPattern::point_at(Cursor& cursor, std::size_t i, std::uint64_t base) const noexcept {
+  cursor.index = static_cast<std::uint32_t>(i);
+  cursor.start = base + spans_[i].start;
+  cursor.end = base + spans_[i].end;
   std::array<std::uint32_t, Cursor::kHeldMax> gaps{};
   std::array<std::uint32_t, Cursor::kHeldMax> lengths{};
   std::uint32_t n = 0;
-  std::size_t j = cursor.index;
+  std::size_t j = i;
   std::uint64_t previous_end = cursor.end;
   constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
   while (n < Cursor::kHeldMax) {

@@ -119,9 +119,9 @@ class DetourPattern {
   void seek(std::uint64_t a, Cursor& cursor) const noexcept;
   // Moves `cursor` to the next detour (wrapping into the next period).
   void advance(Cursor& cursor) const noexcept;
-  // Fills the detours `cursor` holds from the list, after detour `cursor.index` (whose period
-  // starts at pattern time `base`).
-  void hold_next(Cursor& cursor, std::uint64_t base) const noexcept;
+  // Points `cursor` at detour `i` of the period starting at pattern time `base`, and fills the
+  // detours it holds after it (every move that reads the list goes through here).
+  void point_at(Cursor& cursor, std::size_t i, std::uint64_t base) const noexcept;
   // finish() when a detour is in progress at `a` or starts before a + d (pattern time result).
   [[nodiscard]] std::uint64_t finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept;
   // Index of the first detour that ends after pattern position `pos` (< period), or size().

@@ -335,7 +335,7 @@ void expect_cursor_answers_like_reference(const gn::DetourPattern& p, std::uint6
     const std::uint64_t offset = 12'345'678;
     const std::uint64_t want = reference_finish(p, t, d, offset);
     ASSERT_EQ(p.finish(t, d, offset, cursor), want) << "query " << i << " seed " << seed;
-    ASSERT_EQ(p.finish(t, d, offset), want) << i;
+    ASSERT_EQ(p.finish(t, d, offset), want) << "query " << i << " seed " << seed;
   }
 }
 

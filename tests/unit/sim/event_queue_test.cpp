@@ -109,9 +109,6 @@ TEST(EventQueue, LockStepBurstComesOutInStampOrder) {
   EXPECT_TRUE(queue.empty());
 }
 
-// A window is exactly the lookahead wide, not the power of two below it: with a lookahead of
-// 3,000 ps, times 3,000 and 5,999 share window 1 and are served host by host (host 1's later
-// event first); a message created at time 0 for another host at exactly the lookahead is legal.
 // A queue with a lookahead of 3,000 ps on 4 hosts, serving the one root event (host 0, time 0).
 WindowQueue queue_serving_one_root() {
   WindowQueue queue(3'000, 4);
@@ -123,6 +120,9 @@ WindowQueue queue_serving_one_root() {
   return queue;
 }
 
+// A window is exactly the lookahead wide, not the power of two below it: with a lookahead of
+// 3,000 ps, times 3,000 and 5,999 share window 1 and are served host by host (host 1's later
+// event first); a message created at time 0 for another host at exactly the lookahead is legal.
 TEST(WindowQueue, WindowsAreExactlyTheLookaheadWide) {
   WindowQueue queue = queue_serving_one_root();
   queue.push_new(5'999, 101, 1);
