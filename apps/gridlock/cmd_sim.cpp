@@ -118,8 +118,13 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
     return noise::parse_random_spec(a.noise_random);
   }
   if (a.noise_cosched || a.replicas_given) {
+    const char* needing = a.noise_cosched && a.replicas_given ? "--noise-cosched and --replicas need"
+                          : a.noise_cosched                   ? "--noise-cosched needs"
+                                                              : "--replicas needs";
     throw InputError(
-        "--noise-cosched and --replicas need noise: --noise FILE, --noise-periodic or --noise-random");
+        fmt::format("{} noise: add --noise FILE, --noise-periodic FREQ:LENGTH or --noise-random "
+                    "RATE:LENGTH (e.g. --noise-periodic 1000Hz:100us)",
+                    needing));
   }
   return {};
 }

@@ -133,6 +133,14 @@ case "$CASE" in
     done
     expect 0 "wrote" -- "$G" schedule convert "$TMP/p.GSCHED" "$TMP/p.GOAL"
     [ "$(head -c 7 "$TMP/p.GOAL")" != GLSCHED ] || fail "p.GOAL is not text" ;;
+  noise_needed)
+    # The message named both options whichever one was given.
+    expect 2 "^gridlock: error: --replicas needs noise: add --noise FILE" -- "$G" sim --program barrier \
+      --ranks 4 --replicas 3
+    expect 2 "^gridlock: error: --noise-cosched needs noise" -- "$G" sim --program barrier --ranks 4 \
+      --noise-cosched
+    expect 2 "^gridlock: error: --noise-cosched and --replicas need noise" -- "$G" sim --program barrier \
+      --ranks 4 --noise-cosched --replicas 3 ;;
   duplicate_scales)
     expect 2 "--ranks '4,8,4': 4 ranks is given twice; give each scale once" -- "$G" sim --program barrier \
       --ranks 4,8,4 --replicas 3 --noise-periodic 1000Hz:100us
