@@ -30,7 +30,6 @@
 #include <bit>
 #include <cassert>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "radix_buckets.hpp"
@@ -42,10 +41,6 @@ struct WindowEvent {
   std::uint64_t ts;
   std::uint64_t payload;
   std::uint32_t at;  // The host that processes the event.
-  // time / width, computed once when the event is queued: the window heap reads it at every move,
-  // and a 64-bit division each time cost more than the rest of the move (docs/performance.md).
-  // It fills what was padding.
-  std::uint32_t window;
 };
 
 class WindowQueue {
@@ -59,7 +54,7 @@ class WindowQueue {
   WindowQueue(std::uint64_t lookahead_ps, std::uint32_t hosts)
       : width_(lookahead_ps),
         time_bits_(static_cast<unsigned>(std::bit_width(lookahead_ps - 1))),
-        buckets_(WindowOf{}),
+        buckets_(WindowOf{width_}),
         host_bits_(hosts <= 1 ? 1U : static_cast<unsigned>(32 - std::countl_zero(hosts - 1))) {
     assert(lookahead_ps >= 1);
   }
@@ -78,10 +73,10 @@ class WindowQueue {
 
   void push_new(std::uint64_t time, std::uint64_t payload, std::uint32_t at) {
     const Stamp ts = rooting_ ? next_final_++ : kProvisional | next_prov_++;
-    push(Item{time, ts, payload, at, 0});
+    push(Item{time, ts, payload, at});
   }
   void push_retry(std::uint64_t time, Stamp ts, std::uint64_t payload, std::uint32_t at) {
-    push(Item{time, ts, payload, at, 0});
+    push(Item{time, ts, payload, at});
   }
 
   // The event being processed changes the state of `host` at the current time.
@@ -165,7 +160,8 @@ class WindowQueue {
     std::uint32_t prov_end;
   };
   struct WindowOf {
-    std::uint64_t operator()(const Item& e) const noexcept { return e.window; }
+    std::uint64_t width;
+    std::uint64_t operator()(const Item& e) const noexcept { return e.time / width; }
   };
   using Buckets = RadixBuckets<Item, WindowOf>;
   using Slot = Buckets::Slot;
@@ -191,17 +187,10 @@ class WindowQueue {
 
   [[nodiscard]] std::uint64_t window_of(std::uint64_t time) const noexcept { return time / width_; }
 
-  void push(Item e) {
+  void push(const Item& e) {
     ++size_;
     const std::uint64_t w = window_of(e.time);
     assert(w >= buckets_.last());
-    if (w > std::numeric_limits<std::uint32_t>::max()) [[unlikely]] {
-      // Past 2^32 windows (4.9 hours of simulated time with the default o_s + L): the global
-      // order takes over.
-      failed_ = true;
-      return;
-    }
-    e.window = static_cast<std::uint32_t>(w);
     if (w == buckets_.last()) {
       if (rooting_) {
         current_.push_back(e);

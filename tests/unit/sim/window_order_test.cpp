@@ -189,22 +189,6 @@ TEST(WindowedOrder, ProgressSaysWhenARunIsRedoneInGlobalOrder) {
   EXPECT_EQ(reports.back().ops_total, result.ops_total);
 }
 
-TEST(WindowedOrder, MoreWindowsThanFitIn32BitsFallBackToGlobalOrder) {
-  // o_s + L = 1 ps: every picosecond is a window, and a 10 ms calc (GOAL calc is in ns) takes the
-  // second message past window 2^32, which the window queue does not hold.
-  LogGOPSParams params;
-  params.overhead_send = SimTime{0};
-  params.latency = SimTime{1};
-  const Schedule schedule = parse_goal(
-      "num_ranks 2\nrank 0 {\na: send 8b to 1\nb: calc 10000000\nc: send 8b to 1\nb requires a\n"
-      "c requires b\n}\nrank 1 {\nd: recv 8b from 0\ne: recv 8b from 0\ne requires d\n}\n",
-      "windows.goal");
-  EXPECT_FALSE(expect_same(schedule, params, nullptr, "10 ms in 1 ps windows"));
-  // Short of 2^32 windows the run stays windowed.
-  params.latency = SimTime{1000};
-  EXPECT_TRUE(expect_same(schedule, params, nullptr, "10 ms in 1 ns windows"));
-}
-
 TEST(WindowedOrder, OverflowIsReportedAsInGlobalOrder) {
   const Schedule schedule = parse_goal(
       "num_ranks 2\nrank 0 {\na: send 8b to 1\nb: calc 10000000000000000\nb requires a\n}\n"
