@@ -264,6 +264,7 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write the study as JSON (rank 0)");
   cmd.add_option("--csv", o.csv_path, "Write one CSV row per scale (rank 0)");
+  cmd.add_option("--svg", o.svg_path, "Draw the box plot of every scale as SVG (rank 0)");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -280,7 +281,8 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   o.params.rendezvous_handshake = t.rendezvous_handshake;
   o.params = gridlock::sim::scale_network(o.params, o.network_scale);
   gridlock::sim::check_thread_count(o.threads);
-  gridlock::cli::check_distinct_outputs({{"--json", o.json_path}, {"--csv", o.csv_path}});
+  gridlock::cli::check_distinct_outputs(
+      {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--svg", o.svg_path}});
   o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
   gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
   const int given =

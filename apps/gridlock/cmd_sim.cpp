@@ -54,6 +54,7 @@ struct SimArgs {
   unsigned threads = 0;
   double network_scale = 1.0;
   std::string csv;
+  std::string svg;
   bool quiet = false;
   std::string latency = "2.5us";
   std::string overhead = "1.5us";
@@ -219,6 +220,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   if (!a.csv.empty()) {
     check_writable(a.csv);
   }
+  if (!a.svg.empty()) {
+    check_writable(a.svg);
+  }
   const double threshold = a.bottleneck_slowdown_pct.value_or(100.0) / 100.0;
   sim::check_bottleneck_threshold(threshold);
   const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
@@ -293,10 +297,17 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   if (!a.csv.empty()) {
     csv.write(a.csv);
   }
+  if (!a.svg.empty()) {
+    const std::string title =
+        fmt::format("{}\nnoise: {}, {}", a.program.empty() ? a.schedule : a.program,
+                    noise::describe(spec, pattern), a.noise_cosched ? "co-scheduled" : "unsynchronised");
+    write_file_atomic(a.svg, sim::study_boxplot_svg(studied, context, title));
+  }
 }
 
 void run_sim(const SimArgs& a) {
-  check_distinct_outputs({{"--json", a.json}, {"--timeline", a.timeline}, {"--csv", a.csv}});
+  check_distinct_outputs(
+      {{"--json", a.json}, {"--timeline", a.timeline}, {"--csv", a.csv}, {"--svg", a.svg}});
   // The engine records a timeline in the global order only; an explicit windowed order ran global.
   if (a.event_order == "windowed" && !a.timeline.empty()) {
     throw InputError(
@@ -519,6 +530,7 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();
   sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");
+  sim_cmd->add_option("--svg", sim_args->svg, "With --replicas: draw the box plot of every scale (SVG)");
   sim_cmd->add_flag("-q,--quiet", sim_args->quiet, "No progress on stderr");
   add_param_options(*sim_cmd, *sim_args);
   sim_cmd
@@ -532,6 +544,7 @@ void add_sim_commands(CLI::App& app) {
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--noise-format")->needs("--noise");
   sim_cmd->get_option("--csv")->needs("--replicas");
+  sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
   sim_cmd->callback([sim_args, sim_cmd] {

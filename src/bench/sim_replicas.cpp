@@ -36,7 +36,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   }
   // Output paths are checked on rank 0 and the verdict shared, before anything runs.
   detail::agree_on_root(world, [&] {
-    for (const std::string& path : {options.json_path, options.csv_path}) {
+    for (const std::string& path : {options.json_path, options.csv_path, options.svg_path}) {
       if (!path.empty()) {
         check_writable(path);
       }
@@ -131,6 +131,12 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
       write_json_file(
           options.json_path, context,
           Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
+    }
+    if (!options.svg_path.empty()) {
+      const std::string title =
+          fmt::format("{}\nnoise: {}, {}", options.program, noise::describe(options.noise, pattern),
+                      options.cosched ? "co-scheduled" : "unsynchronised");
+      write_file_atomic(options.svg_path, sim::study_boxplot_svg(studied, context, title));
     }
   });
 }

@@ -191,10 +191,15 @@ BoxStats box_stats(std::vector<std::uint64_t> values) {
   }
   b.mean = sum / static_cast<double>(values.size());
   const double iqr = b.q3 - b.q1;
+  b.whisker_low = b.max;
+  b.whisker_high = b.min;
   for (const std::uint64_t v : values) {
     const auto x = static_cast<double>(v);
     if (x < b.q1 - 1.5 * iqr || x > b.q3 + 1.5 * iqr) {
       b.outliers.push_back(v);
+    } else {
+      b.whisker_low = std::min(b.whisker_low, x);
+      b.whisker_high = std::max(b.whisker_high, x);
     }
   }
   return b;

@@ -133,6 +133,22 @@ case "$CASE" in
     done
     expect 0 "wrote" -- "$G" schedule convert "$TMP/p.GSCHED" "$TMP/p.GOAL"
     [ "$(head -c 7 "$TMP/p.GOAL")" != GLSCHED ] || fail "p.GOAL is not text" ;;
+  replicas_svg)
+    # The paper's box plots from one command: one box per scale, the context first, nothing written
+    # when the study is refused.
+    expect 0 "noise bottleneck" -- "$G" sim --program barrier --ranks 4,8 --replicas 5 \
+      --noise-periodic 1000Hz:100us -q --svg "$TMP/b.svg"
+    [ "$(head -c 5 "$TMP/b.svg")" = "<?xml" ] || fail "b.svg does not start with an XML declaration"
+    [ "$(grep -c 'class="box"' "$TMP/b.svg")" -eq 2 ] || fail "b.svg does not have one box per scale"
+    grep -q '"tool": "gridlock sim"' "$TMP/b.svg" || fail "b.svg has no context block"
+    [ "$(tail -n 1 "$TMP/b.svg")" = "</svg>" ] || fail "b.svg is not complete"
+    expect 2 "--svg requires --replicas" -- "$G" sim --program barrier --ranks 4 --svg "$TMP/c.svg"
+    expect 3 "cannot write '/nonexistent-dir/c.svg'" -- "$G" sim --program barrier --ranks 4 --replicas 2 \
+      --noise-periodic 1000Hz:100us --svg /nonexistent-dir/c.svg
+    if grep -q "replicas per scale" "$TMP/out"; then fail "the study started"; fi
+    expect 2 "--json and --svg both write" -- "$G" sim --program barrier --ranks 4 --replicas 2 \
+      --noise-periodic 1000Hz:100us --svg "$TMP/d.out" --json "$TMP/d.out"
+    [ ! -e "$TMP/c.svg" ] && [ ! -e "$TMP/d.out" ] || fail "an output was written" ;;
   noise_needed)
     # The message named both options whichever one was given.
     expect 2 "^gridlock: error: --replicas needs noise: add --noise FILE" -- "$G" sim --program barrier \

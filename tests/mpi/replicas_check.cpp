@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,32 @@ std::vector<std::string> csv_rows(const char* variable) {
   return rows;
 }
 
+// The text of a file, without its <metadata> element (the context: the tool, the MPI ranks).
+std::string svg_without_metadata(const char* variable) {
+  const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
+  EXPECT_NE(path, nullptr) << variable;
+  std::ifstream in(path == nullptr ? "" : path);
+  EXPECT_TRUE(in.good()) << path;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t begin = text.find("<metadata>");
+  const std::size_t end = text.find("</metadata>");
+  EXPECT_NE(begin, std::string::npos) << path;
+  EXPECT_NE(end, std::string::npos) << path;
+  if (begin != std::string::npos && end != std::string::npos && end > begin) {
+    text.erase(begin, end - begin);
+  }
+  return text;
+}
+
 }  // namespace
+
+// Both tools draw the same box plot; only the context block differs.
+TEST(SimReplicas, SpreadSvgEqualsSerialSvg) {
+  const std::string serial = svg_without_metadata("GRIDLOCK_SERIAL_SVG");
+  const std::string spread = svg_without_metadata("GRIDLOCK_SPREAD_SVG");
+  EXPECT_NE(serial.find("data-ranks=\"64\""), std::string::npos);
+  EXPECT_EQ(serial, spread);
+}
 
 // Both tools write the same CSV table: a header with every statistic's slowdown, a row per scale.
 TEST(SimReplicas, SpreadCsvEqualsSerialCsv) {

@@ -27,11 +27,12 @@ struct SimReplicasOptions {
   double bottleneck_threshold = 1.0;  ///< Median slowdown that makes noise the bottleneck (1.0 = +100%).
   std::string json_path;              ///< --json.
   std::string csv_path;               ///< --csv: one row per scale.
+  std::string svg_path;               ///< --svg: the box plot of every scale.
   bool quiet = false;                 ///< No progress on stderr.
 };
 
 /// Runs the study collectively over `world`: rank i simulates replicas [K·i/n, K·(i+1)/n) of every
-/// scale, rank 0 gathers them, prints the table and writes --json and --csv.
+/// scale, rank 0 gathers them, prints the table and writes --json, --csv and --svg.
 void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world);
 
 }  // namespace gridlock::bench

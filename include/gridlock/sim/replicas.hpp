@@ -71,6 +71,8 @@ struct BoxStats {
   double max = 0;                       ///< Largest.
   double mean = 0;                      ///< Mean.
   std::vector<std::uint64_t> outliers;  ///< Samples outside [q1 - 1.5 IQR, q3 + 1.5 IQR], ascending.
+  double whisker_low = 0;               ///< Smallest sample that is not an outlier (Tukey's whisker).
+  double whisker_high = 0;              ///< Largest sample that is not an outlier.
 };
 
 /// Statistics of `values` (any order; empty gives count 0).
@@ -101,6 +103,16 @@ struct ScaleResult {
 
 /// One scale's CSV row, in the order of scale_csv_columns().
 [[nodiscard]] std::vector<std::string> scale_csv_row(const ScaleResult& scale);
+
+/// An SVG box plot of a study, one box per scale in the order given, like the paper's Figs. 5-7:
+/// the completion time (us) of the replicas, box from q1 to q3, a line at the median, whiskers to
+/// the last samples within Tukey's fences, outliers as dots (one per pixel row: a study may have
+/// millions), the noiseless time as a marker, and the median slowdown above each box. `title`
+/// heads the plot, one line per '\n'-separated part; `context` (the JSON context block of the run) is written
+/// first, in the SVG's <metadata>. A standalone SVG 1.1 document. Throws InputError if `scales` is empty or a
+/// scale has no replicas.
+[[nodiscard]] std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json& context,
+                                            const std::string& title);
 
 /// Slowdown of a completion time relative to the noiseless one: value / noiseless - 1 (0 when the
 /// noiseless run takes no time).

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,107 @@ TEST(NoiseReplicas, BoxStats) {
   EXPECT_DOUBLE_EQ(b.max, 100);
   ASSERT_EQ(b.outliers.size(), 1U);
   EXPECT_EQ(b.outliers[0], 100U);
+  // Tukey's whiskers end at the last samples inside the fences, not at min and max.
+  EXPECT_DOUBLE_EQ(b.whisker_low, 1);
+  EXPECT_DOUBLE_EQ(b.whisker_high, 5);
+  const BoxStats flat = box_stats({7, 7, 7});
+  EXPECT_DOUBLE_EQ(flat.whisker_low, 7);
+  EXPECT_DOUBLE_EQ(flat.whisker_high, 7);
+  EXPECT_TRUE(flat.outliers.empty());
+}
+
+// The numbers of attribute `name` of every element whose class is `cls`, in document order.
+std::vector<double> attribute_values(const std::string& svg, const std::string& cls,
+                                     const std::string& name) {
+  std::vector<double> values;
+  const std::regex element("<[a-z]+ class=\"" + cls + "\"[^>]*>");
+  const std::regex attribute(" " + name + "=\"([-0-9.e+]+)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), element); it != std::sregex_iterator(); ++it) {
+    std::smatch m;
+    const std::string text = it->str();
+    if (std::regex_search(text, m, attribute)) {
+      values.push_back(std::stod(m[1].str()));
+    }
+  }
+  return values;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(StudyBoxplot, DrawsOneBoxPerScaleWithTheContextFirst) {
+  std::vector<ScaleResult> scales;
+  // Scale 64: q1 = 100 us, q3 = 110 us, twenty identical outliers at 1 ms and one at 500 us.
+  std::vector<std::uint64_t> times(50, 100'000'000);
+  times.insert(times.end(), 50, 110'000'000);
+  times.insert(times.end(), 20, 1'000'000'000);
+  times.push_back(500'000'000);
+  scales.push_back(ScaleResult{64, 50'000'000, times});
+  scales.push_back(ScaleResult{256, 60'000'000, std::vector<std::uint64_t>(10, 200'000'000)});
+  Json context;
+  context["tool"] = "test <&> tool";
+  const std::string svg = study_boxplot_svg(scales, context, "a<b & c\nnoise: none");
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0U);
+  EXPECT_TRUE(svg.ends_with("</svg>\n"));
+  // The context comes before anything drawn, escaped.
+  const std::size_t metadata = svg.find("<metadata>");
+  ASSERT_NE(metadata, std::string::npos);
+  EXPECT_LT(metadata, svg.find("<rect"));
+  EXPECT_NE(svg.find("test &lt;&amp;&gt; tool"), std::string::npos);
+  // Both title lines, escaped.
+  EXPECT_NE(svg.find(">a&lt;b &amp; c</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">noise: none</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("a<b"), std::string::npos);
+  EXPECT_EQ(count_of(svg, "class=\"box\""), 2U);
+  EXPECT_EQ(count_of(svg, "class=\"median\""), 2U);
+  EXPECT_EQ(count_of(svg, "class=\"noiseless\""), 2U);
+  EXPECT_NE(svg.find("data-ranks=\"64\""), std::string::npos);
+  EXPECT_NE(svg.find("data-ranks=\"256\""), std::string::npos);
+  // Twenty outliers at one time make one circle; the one at 500 us another.
+  EXPECT_EQ(count_of(svg, "class=\"outlier\""), 2U);
+  // Higher times are higher up: scale 64's box (100-110 us) lies below scale 256's (200 us), and
+  // below its own outliers; its noiseless time (50 us) lies below the box.
+  const std::vector<double> box_top = attribute_values(svg, "box", "y");
+  const std::vector<double> box_height = attribute_values(svg, "box", "height");
+  const std::vector<double> noiseless = attribute_values(svg, "noiseless", "y1");
+  const std::vector<double> outlier = attribute_values(svg, "outlier", "cy");
+  ASSERT_EQ(box_top.size(), 2U);
+  ASSERT_EQ(box_height.size(), 2U);
+  ASSERT_EQ(noiseless.size(), 2U);
+  ASSERT_EQ(outlier.size(), 2U);
+  EXPECT_GT(box_height[0], 0);
+  EXPECT_DOUBLE_EQ(box_height[1], 0);  // Every replica of scale 256 took the same time.
+  EXPECT_GT(box_top[0], box_top[1]);
+  EXPECT_LT(outlier[0], box_top[0]);
+  EXPECT_GT(noiseless[0], box_top[0] + box_height[0]);
+  // The median slowdowns above the boxes: 110 us / 50 us (61st of 121 replicas) and 200 us / 60 us.
+  EXPECT_NE(svg.find(">+120.0%</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">+233.3%</text>"), std::string::npos);
+}
+
+TEST(StudyBoxplot, DegenerateStudiesStillDrawFiniteNumbers) {
+  const Json context = Json::object();
+  // Every time 0 (a schedule that takes no time); and times near the top of the range 4 ns apart,
+  // where the tick step (1 ns) is below what a double can add to 1.8 * 10^13 us: adding it step by step
+  // left the value unchanged, and the drawing never ended.
+  for (const std::vector<std::uint64_t>& times :
+       {std::vector<std::uint64_t>{0, 0, 0},
+        std::vector<std::uint64_t>{18'000'000'000'000'000'000ULL, 18'000'000'000'000'004'096ULL}}) {
+    const std::string svg = study_boxplot_svg({ScaleResult{8, times.front(), times}}, context, "degenerate");
+    EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+    EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
+    EXPECT_EQ(count_of(svg, "class=\"box\""), 1U);
+  }
+}
+
+TEST(StudyBoxplot, NeedsScalesWithReplicas) {
+  EXPECT_THROW((void)study_boxplot_svg({}, Json::object(), "t"), InputError);
+  EXPECT_THROW((void)study_boxplot_svg({ScaleResult{8, 1, {}}}, Json::object(), "t"), InputError);
 }
 
 // The context's `noise` object, as both `gridlock sim` and `gridlock-bench sim-replicas` write it.

@@ -1,0 +1,203 @@
+// The box plot of a Monte-Carlo noise study as a standalone SVG (docs/noise.md, "Monte-Carlo
+// study"): written by hand, a few dozen elements, so no plotting library is needed on the machine
+// where the study runs.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/sim/replicas.hpp"
+
+namespace gridlock::sim {
+namespace {
+
+// Layout, in SVG user units (pixels at 100%).
+constexpr double kLeft = 90;
+constexpr double kRight = 30;
+constexpr double kTop = 100;  // Room for two title lines, the legend and the slowdowns.
+constexpr double kPlotHeight = 320;
+constexpr double kBottom = 62;
+constexpr double kSlot = 96;                 // Width given to one scale.
+constexpr double kMinPlotWidth = 5 * kSlot;  // Room for the title and the legend.
+constexpr double kBoxHalf = 20;
+constexpr double kCapHalf = 10;
+constexpr double kNoiselessHalf = 32;
+constexpr double kOutlierRadius = 2.5;
+constexpr int kTargetTicks = 6;
+constexpr int kMaxTicks = 20;
+constexpr double kPsPerUs = 1e6;
+
+// Text content only (nothing escaped goes into an attribute).
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A tick step of 1, 2 or 5 times a power of ten that gives about kTargetTicks ticks over `range`.
+double nice_step(double range) {
+  const double raw = range / kTargetTicks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0}) {
+    if (m * power >= raw) {
+      return m * power;
+    }
+  }
+  return 10 * power;
+}
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json& context,
+                              const std::string& title) {
+  if (scales.empty()) {
+    throw InputError("a box plot needs at least one scale");
+  }
+  std::vector<BoxStats> stats;
+  stats.reserve(scales.size());
+  // The value range covers every sample and every noiseless time, in us.
+  double lo = HUGE_VAL;
+  double hi = -HUGE_VAL;
+  for (const ScaleResult& scale : scales) {
+    if (scale.completion_ps.empty()) {
+      throw InputError(fmt::format("a box plot needs replicas: the scale of {} ranks has none", scale.ranks));
+    }
+    stats.push_back(box_stats(scale.completion_ps));
+    const double noiseless = static_cast<double>(scale.noiseless_ps);
+    lo = std::min({lo, stats.back().min, noiseless});
+    hi = std::max({hi, stats.back().max, noiseless});
+  }
+  lo /= kPsPerUs;
+  hi /= kPsPerUs;
+  // Some air above and below; a study whose samples are all equal still gets a range to draw in.
+  const double pad = hi > lo ? 0.05 * (hi - lo) : std::max(0.05 * hi, 1e-6);
+  lo = std::max(0.0, lo - pad);
+  hi += pad;
+  const double step = nice_step(hi - lo);
+  const double plot_width = std::max(kMinPlotWidth, kSlot * static_cast<double>(scales.size()));
+  const double width = kLeft + plot_width + kRight;
+  const double height = kTop + kPlotHeight + kBottom;
+  const auto y_of = [&](double ps) { return kTop + kPlotHeight * (hi - ps / kPsPerUs) / (hi - lo); };
+
+  std::string svg;
+  svg += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  svg += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"12\">\n",
+      number(width), number(height), number(width), number(height));
+  svg += "<metadata>" + xml_escape(context.dump(1)) + "</metadata>\n";
+  std::string one_line = title;
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  svg += "<title>" + xml_escape(one_line) + "</title>\n";
+  svg +=
+      "<style>.box{fill:#cfe0f3;stroke:#1f4e79;stroke-width:1.2}.median{stroke:#1f4e79;stroke-width:2.5}"
+      ".whisker{stroke:#1f4e79;stroke-width:1.2}.outlier{fill:none;stroke:#1f4e79;stroke-width:1}"
+      ".noiseless{stroke:#c00000;stroke-width:2;stroke-dasharray:5,3}.grid{stroke:#e3e3e3;stroke-width:1}"
+      ".frame{fill:none;stroke:#444;stroke-width:1}.slowdown{fill:#444;font-size:11px}</style>\n";
+  svg += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", number(width), number(height));
+  // The title's lines, then the legend, centred above the plot.
+  double line_y = 20;
+  std::string_view rest = title;
+  while (!rest.empty()) {
+    const std::size_t cut = std::min(rest.find('\n'), rest.size());
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\"{}>{}</text>\n",
+                       number(width / 2), number(line_y), line_y == 20 ? 14 : 12,
+                       line_y == 20 ? " font-weight=\"bold\"" : "", xml_escape(rest.substr(0, cut)));
+    line_y += 18;
+    rest.remove_prefix(std::min(cut + 1, rest.size()));
+  }
+  for (const char* legend : {"box: q1 to q3, bar: median, whiskers: last replica within 1.5 IQR",
+                             "circles: outliers, red dashes: noiseless run, (n): replicas"}) {
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#444\" font-size=\"11\">{}</text>\n",
+        number(width / 2), number(line_y), legend);
+    line_y += 15;
+  }
+  // Grid lines and their labels, counted in whole steps (adding a step that is tiny next to the
+  // values could leave the value unchanged, for ever).
+  const double first = std::ceil(lo / step);
+  const double ticks = std::min(std::floor(hi / step) - first, static_cast<double>(kMaxTicks));
+  for (int k = 0; k <= static_cast<int>(ticks); ++k) {
+    const double v = (first + k) * step;
+    const double y = kTop + kPlotHeight * (hi - v) / (hi - lo);
+    svg += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", number(kLeft),
+                       number(y), number(kLeft + plot_width), number(y));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", number(kLeft - 6),
+                       number(y + 4), number(v));
+  }
+  svg += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", number(kLeft),
+                     number(kTop), number(plot_width), number(kPlotHeight));
+  svg += fmt::format(
+      "<text transform=\"translate(22 {}) rotate(-90)\" text-anchor=\"middle\">completion time (us)</text>\n",
+      number(kTop + kPlotHeight / 2));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">processes (replicas)</text>\n",
+                     number(kLeft + plot_width / 2), number(height - 10));
+
+  const double slot = plot_width / static_cast<double>(scales.size());
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    const ScaleResult& scale = scales[i];
+    const BoxStats& b = stats[i];
+    const double x = kLeft + slot * (static_cast<double>(i) + 0.5);
+    svg += fmt::format("<g class=\"scale\" data-ranks=\"{}\">\n", scale.ranks);
+    // Whiskers with their caps, then the box over them.
+    for (const auto& [from, to] : {std::pair{b.q3, b.whisker_high}, std::pair{b.q1, b.whisker_low}}) {
+      svg += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", number(x),
+                         number(y_of(from)), number(y_of(to)));
+      svg += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+                         number(x - kCapHalf), number(x + kCapHalf), number(y_of(to)));
+    }
+    const double box_top = y_of(b.q3);
+    svg += fmt::format("<rect class=\"box\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
+                       number(x - kBoxHalf), number(box_top), number(2 * kBoxHalf),
+                       number(std::max(y_of(b.q1) - box_top, 0.0)));
+    svg += fmt::format("<line class=\"median\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+                       number(x - kBoxHalf), number(x + kBoxHalf), number(y_of(b.median)));
+    // A study may have millions of outliers: one circle per half-pixel row is all that shows.
+    std::set<long long> rows;
+    for (const std::uint64_t v : b.outliers) {
+      const double y = y_of(static_cast<double>(v));
+      if (rows.insert(std::llround(2 * y)).second) {
+        svg += fmt::format("<circle class=\"outlier\" cx=\"{}\" cy=\"{}\" r=\"{}\"/>\n", number(x), number(y),
+                           number(kOutlierRadius));
+      }
+    }
+    svg += fmt::format("<line class=\"noiseless\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+                       number(x - kNoiselessHalf), number(x + kNoiselessHalf),
+                       number(y_of(static_cast<double>(scale.noiseless_ps))));
+    svg += fmt::format("<text class=\"slowdown\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:+.1f}%</text>\n",
+                       number(x), number(kTop - 6),
+                       100 * slowdown(b.median, static_cast<double>(scale.noiseless_ps)));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", number(x),
+                       number(kTop + kPlotHeight + 18), scale.ranks);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#444\">({})</text>\n",
+                       number(x), number(kTop + kPlotHeight + 33), b.count);
+    svg += "</g>\n";
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace gridlock::sim
