@@ -20,7 +20,9 @@ namespace {
 // Layout, in SVG user units (pixels at 100%).
 constexpr double kLeft = 90;
 constexpr double kRight = 30;
-constexpr double kTop = 100;  // Room for two title lines, the legend and the slowdowns.
+constexpr double kTitleLine = 18;
+constexpr double kLegendLine = 15;
+constexpr double kSlowdownLine = 14;
 constexpr double kPlotHeight = 320;
 constexpr double kBottom = 62;
 constexpr double kSlot = 96;                 // Width given to one scale.
@@ -99,8 +101,17 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
   const double step = nice_step(hi - lo);
   const double plot_width = std::max(kMinPlotWidth, kSlot * static_cast<double>(scales.size()));
   const double width = kLeft + plot_width + kRight;
-  const double height = kTop + kPlotHeight + kBottom;
-  const auto y_of = [&](double ps) { return kTop + kPlotHeight * (hi - ps / kPsPerUs) / (hi - lo); };
+  // Above the plot: the title's lines, two lines of legend, the slowdowns.
+  std::vector<std::string_view> title_lines;
+  for (std::string_view rest = title; !rest.empty();) {
+    const std::size_t cut = std::min(rest.find('\n'), rest.size());
+    title_lines.push_back(rest.substr(0, cut));
+    rest.remove_prefix(std::min(cut + 1, rest.size()));
+  }
+  const double top =
+      kTitleLine * static_cast<double>(title_lines.size() + 1) + 2 * kLegendLine + kSlowdownLine;
+  const double height = top + kPlotHeight + kBottom;
+  const auto y_of = [&](double ps) { return top + kPlotHeight * (hi - ps / kPsPerUs) / (hi - lo); };
 
   std::string svg;
   svg += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -118,23 +129,20 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
       ".noiseless{stroke:#c00000;stroke-width:2;stroke-dasharray:5,3}.grid{stroke:#e3e3e3;stroke-width:1}"
       ".frame{fill:none;stroke:#444;stroke-width:1}.slowdown{fill:#444;font-size:11px}</style>\n";
   svg += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", number(width), number(height));
-  // The title's lines, then the legend, centred above the plot.
-  double line_y = 20;
-  std::string_view rest = title;
-  while (!rest.empty()) {
-    const std::size_t cut = std::min(rest.find('\n'), rest.size());
+  // The title's lines (the first in bold), then the legend, centred above the plot.
+  double line_y = kTitleLine;
+  for (std::size_t i = 0; i < title_lines.size(); ++i) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\"{}>{}</text>\n",
-                       number(width / 2), number(line_y), line_y == 20 ? 14 : 12,
-                       line_y == 20 ? " font-weight=\"bold\"" : "", xml_escape(rest.substr(0, cut)));
-    line_y += 18;
-    rest.remove_prefix(std::min(cut + 1, rest.size()));
+                       number(width / 2), number(line_y), i == 0 ? 14 : 12,
+                       i == 0 ? " font-weight=\"bold\"" : "", xml_escape(title_lines[i]));
+    line_y += kTitleLine;
   }
   for (const char* legend : {"box: q1 to q3, bar: median, whiskers: last replica within 1.5 IQR",
                              "circles: outliers, red dashes: noiseless run, (n): replicas"}) {
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#444\" font-size=\"11\">{}</text>\n",
         number(width / 2), number(line_y), legend);
-    line_y += 15;
+    line_y += kLegendLine;
   }
   // Grid lines and their labels, counted in whole steps (adding a step that is tiny next to the
   // values could leave the value unchanged, for ever).
@@ -142,17 +150,17 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
   const double ticks = std::min(std::floor(hi / step) - first, static_cast<double>(kMaxTicks));
   for (int k = 0; k <= static_cast<int>(ticks); ++k) {
     const double v = (first + k) * step;
-    const double y = kTop + kPlotHeight * (hi - v) / (hi - lo);
+    const double y = top + kPlotHeight * (hi - v) / (hi - lo);
     svg += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", number(kLeft),
                        number(y), number(kLeft + plot_width), number(y));
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", number(kLeft - 6),
                        number(y + 4), number(v));
   }
   svg += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", number(kLeft),
-                     number(kTop), number(plot_width), number(kPlotHeight));
+                     number(top), number(plot_width), number(kPlotHeight));
   svg += fmt::format(
       "<text transform=\"translate(22 {}) rotate(-90)\" text-anchor=\"middle\">completion time (us)</text>\n",
-      number(kTop + kPlotHeight / 2));
+      number(top + kPlotHeight / 2));
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">processes (replicas)</text>\n",
                      number(kLeft + plot_width / 2), number(height - 10));
 
@@ -188,12 +196,12 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
                        number(x - kNoiselessHalf), number(x + kNoiselessHalf),
                        number(y_of(static_cast<double>(scale.noiseless_ps))));
     svg += fmt::format("<text class=\"slowdown\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:+.1f}%</text>\n",
-                       number(x), number(kTop - 6),
+                       number(x), number(top - 6),
                        100 * slowdown(b.median, static_cast<double>(scale.noiseless_ps)));
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", number(x),
-                       number(kTop + kPlotHeight + 18), scale.ranks);
+                       number(top + kPlotHeight + 18), scale.ranks);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#444\">({})</text>\n",
-                       number(x), number(kTop + kPlotHeight + 33), b.count);
+                       number(x), number(top + kPlotHeight + 33), b.count);
     svg += "</g>\n";
   }
   svg += "</svg>\n";
