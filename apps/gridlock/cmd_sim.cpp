@@ -299,8 +299,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   }
   if (!a.svg.empty()) {
     const std::string title =
-        fmt::format("{}\nnoise: {}, {}", a.program.empty() ? a.schedule : a.program,
-                    noise::describe(spec, pattern), a.noise_cosched ? "co-scheduled" : "unsynchronised");
+        sim::study_title(a.program.empty() ? a.schedule : a.program, spec, pattern, a.noise_cosched);
     write_file_atomic(a.svg, sim::study_boxplot_svg(studied, context, title));
   }
 }

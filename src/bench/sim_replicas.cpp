@@ -133,9 +133,7 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
           Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
     }
     if (!options.svg_path.empty()) {
-      const std::string title =
-          fmt::format("{}\nnoise: {}, {}", options.program, noise::describe(options.noise, pattern),
-                      options.cosched ? "co-scheduled" : "unsynchronised");
+      const std::string title = sim::study_title(options.program, options.noise, pattern, options.cosched);
       write_file_atomic(options.svg_path, sim::study_boxplot_svg(studied, context, title));
     }
   });

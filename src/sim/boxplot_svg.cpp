@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,6 +74,12 @@ std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 }  // namespace
 
+std::string study_title(const std::string& source, const noise::NoiseSpec& spec,
+                        const noise::DetourPattern& pattern, bool cosched) {
+  return fmt::format("{}\nnoise: {}, {}", source, noise::describe(spec, pattern),
+                     cosched ? "co-scheduled" : "unsynchronised");
+}
+
 std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json& context,
                               const std::string& title) {
   if (scales.empty()) {
@@ -111,9 +118,15 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
   const double top =
       kTitleLine * static_cast<double>(title_lines.size() + 1) + 2 * kLegendLine + kSlowdownLine;
   const double height = top + kPlotHeight + kBottom;
-  const auto y_of = [&](double ps) { return top + kPlotHeight * (hi - ps / kPsPerUs) / (hi - lo); };
-
+  const auto y_of_us = [&](double us) { return top + kPlotHeight * (hi - us) / (hi - lo); };
+  const auto y_of = [&](double ps) { return y_of_us(ps / kPsPerUs); };
   std::string svg;
+  // Grid lines, whisker caps, medians and the noiseless marks are all horizontal lines.
+  const auto horizontal = [&svg](const char* cls, double x_from, double x_to, double y) {
+    svg += fmt::format("<line class=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", cls, number(x_from),
+                       number(y), number(x_to), number(y));
+  };
+
   svg += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   svg += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{}\" height=\"{}\" "
@@ -150,9 +163,8 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
   const double ticks = std::min(std::floor(hi / step) - first, static_cast<double>(kMaxTicks));
   for (int k = 0; k <= static_cast<int>(ticks); ++k) {
     const double v = (first + k) * step;
-    const double y = top + kPlotHeight * (hi - v) / (hi - lo);
-    svg += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", number(kLeft),
-                       number(y), number(kLeft + plot_width), number(y));
+    const double y = y_of_us(v);
+    horizontal("grid", kLeft, kLeft + plot_width, y);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", number(kLeft - 6),
                        number(y + 4), number(v));
   }
@@ -174,15 +186,13 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
     for (const auto& [from, to] : {std::pair{b.q3, b.whisker_high}, std::pair{b.q1, b.whisker_low}}) {
       svg += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", number(x),
                          number(y_of(from)), number(y_of(to)));
-      svg += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
-                         number(x - kCapHalf), number(x + kCapHalf), number(y_of(to)));
+      horizontal("whisker", x - kCapHalf, x + kCapHalf, y_of(to));
     }
     const double box_top = y_of(b.q3);
     svg += fmt::format("<rect class=\"box\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
                        number(x - kBoxHalf), number(box_top), number(2 * kBoxHalf),
                        number(std::max(y_of(b.q1) - box_top, 0.0)));
-    svg += fmt::format("<line class=\"median\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
-                       number(x - kBoxHalf), number(x + kBoxHalf), number(y_of(b.median)));
+    horizontal("median", x - kBoxHalf, x + kBoxHalf, y_of(b.median));
     // A study may have millions of outliers: one circle per half-pixel row is all that shows.
     std::set<long long> rows;
     for (const std::uint64_t v : b.outliers) {
@@ -192,9 +202,8 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
                            number(kOutlierRadius));
       }
     }
-    svg += fmt::format("<line class=\"noiseless\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
-                       number(x - kNoiselessHalf), number(x + kNoiselessHalf),
-                       number(y_of(static_cast<double>(scale.noiseless_ps))));
+    horizontal("noiseless", x - kNoiselessHalf, x + kNoiselessHalf,
+               y_of(static_cast<double>(scale.noiseless_ps)));
     svg += fmt::format("<text class=\"slowdown\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:+.1f}%</text>\n",
                        number(x), number(top - 6),
                        100 * slowdown(b.median, static_cast<double>(scale.noiseless_ps)));

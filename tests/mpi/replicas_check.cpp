@@ -12,20 +12,23 @@
 
 namespace {
 
-gridlock::Json load(const char* variable) {
+// The file whose path is in environment variable `variable` (set by CTest), opened.
+std::ifstream open_named_by(const char* variable) {
   const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
   EXPECT_NE(path, nullptr) << variable;
   std::ifstream in(path == nullptr ? "" : path);
-  EXPECT_TRUE(in.good()) << path;
+  EXPECT_TRUE(in.good()) << variable << " = " << (path == nullptr ? "(unset)" : path);
+  return in;
+}
+
+gridlock::Json load(const char* variable) {
+  std::ifstream in = open_named_by(variable);
   return gridlock::Json::parse(in, nullptr, false);
 }
 
 // The lines of a CSV file after its context block (`#` lines).
 std::vector<std::string> csv_rows(const char* variable) {
-  const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
-  EXPECT_NE(path, nullptr) << variable;
-  std::ifstream in(path == nullptr ? "" : path);
-  EXPECT_TRUE(in.good()) << path;
+  std::ifstream in = open_named_by(variable);
   std::vector<std::string> rows;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.front() != '#') {
@@ -37,15 +40,12 @@ std::vector<std::string> csv_rows(const char* variable) {
 
 // The text of a file, without its <metadata> element (the context: the tool, the MPI ranks).
 std::string svg_without_metadata(const char* variable) {
-  const char* path = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): single-threaded test
-  EXPECT_NE(path, nullptr) << variable;
-  std::ifstream in(path == nullptr ? "" : path);
-  EXPECT_TRUE(in.good()) << path;
+  std::ifstream in = open_named_by(variable);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t begin = text.find("<metadata>");
   const std::size_t end = text.find("</metadata>");
-  EXPECT_NE(begin, std::string::npos) << path;
-  EXPECT_NE(end, std::string::npos) << path;
+  EXPECT_NE(begin, std::string::npos) << variable;
+  EXPECT_NE(end, std::string::npos) << variable;
   if (begin != std::string::npos && end != std::string::npos && end > begin) {
     text.erase(begin, end - begin);
   }

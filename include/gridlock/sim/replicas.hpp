@@ -108,11 +108,17 @@ struct ScaleResult {
 /// the completion time (us) of the replicas, box from q1 to q3, a line at the median, whiskers to
 /// the last samples within Tukey's fences, outliers as dots (one per pixel row: a study may have
 /// millions), the noiseless time as a marker, and the median slowdown above each box. `title`
-/// heads the plot, one line per '\n'-separated part; `context` (the JSON context block of the run) is written
-/// first, in the SVG's <metadata>. A standalone SVG 1.1 document. Throws InputError if `scales` is empty or a
-/// scale has no replicas.
+/// heads the plot, one line per '\n'-separated part; `context` (the JSON context block of the run)
+/// is written first, in the SVG's <metadata>. A standalone SVG 1.1 document. Throws InputError if
+/// `scales` is empty or a scale has no replicas.
 [[nodiscard]] std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json& context,
                                             const std::string& title);
+
+/// The box plot's title, the same in `gridlock sim --replicas` and `gridlock-bench sim-replicas`:
+/// `source` (the program or schedule file) on the first line, the noise model and whether it is
+/// co-scheduled on the second.
+[[nodiscard]] std::string study_title(const std::string& source, const noise::NoiseSpec& spec,
+                                      const noise::DetourPattern& pattern, bool cosched);
 
 /// Slowdown of a completion time relative to the noiseless one: value / noiseless - 1 (0 when the
 /// noiseless run takes no time).
