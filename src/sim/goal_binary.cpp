@@ -65,6 +65,13 @@ std::uint64_t zigzag(std::int64_t v) {
 std::int64_t unzigzag(std::uint64_t v) {
   return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
 }
+// The op a dependant at zigzagged distance `delta` from op `i` names. Added modulo 2^64 because a
+// corrupt delta may be anywhere in int64, where a signed add could overflow. Ops are numbered below
+// 2^32, so the wrapped sum is below the op count exactly when the true target is in range: a
+// negative target wraps to 2^63 or above, a too-large one stays too large.
+std::uint64_t dependant_target(std::uint64_t i, std::uint64_t delta) {
+  return i + static_cast<std::uint64_t>(unzigzag(delta));
+}
 
 class Reader {
  public:
@@ -205,8 +212,8 @@ void decode_programs_v1(Reader& in, std::size_t file_size, std::uint32_t num_ran
       const std::uint64_t n_done = in.varint_below(file_size + 1, "dependant count");
       const std::uint64_t n_start = in.varint_below(file_size + 1, "dependant count");
       for (std::uint64_t k = 0; k < n_done + n_start; ++k) {
-        const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(in.varint());
-        if (target < 0 || target >= static_cast<std::int64_t>(n)) {
+        const std::uint64_t target = dependant_target(i, in.varint());
+        if (target >= n) {
           in.fail(fmt::format("dependency of operation {} on an operation out of range", i));
         }
         store.succ.push_back(static_cast<std::uint32_t>(target));
@@ -655,8 +662,8 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::span<const FilePro
       }
       count_p += c.count_bytes;
       for (std::uint64_t k = first_dep; k < run; ++k) {
-        const std::int64_t target = static_cast<std::int64_t>(i) + unzigzag(load_le<DepWidth>(dep_p));
-        if (static_cast<std::uint64_t>(target) >= n) [[unlikely]] {
+        const std::uint64_t target = dependant_target(i, load_le<DepWidth>(dep_p));
+        if (target >= n) [[unlikely]] {
           in.fail_at(c.deps_pos + static_cast<std::size_t>(dep_p - c.deps),
                      fmt::format("dependency of operation {} on an operation out of range", i));
         }

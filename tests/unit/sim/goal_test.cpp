@@ -376,6 +376,43 @@ TEST(Goal, BinaryCalcWithANicIsRejected) {
   }
 }
 
+TEST(Goal, BinaryVersion1DependencyAtAnExtremeDistanceIsRejected) {
+  // Found by the fuzzer: a dependant distance near INT64_MAX from op 1 overflowed a signed add
+  // (undefined behaviour, caught by UBSan) before the range check could reject it.
+  const auto file_with_delta = [](const std::string& zigzag_varint) {
+    std::string bin(kBinaryMagic);
+    for (const std::uint32_t word : {1U, 0U, 1U, 1U}) {
+      for (int i = 0; i < 4; ++i) {
+        bin.push_back(static_cast<char>((word >> (8 * i)) & 0xFFU));
+      }
+    }
+    // ops=2; op 0: calc of 1 ps, no dependants; op 1: calc of 1 ps, one "requires" dependant.
+    bin += std::string{'\x02', '\x03', '\x01', '\x00', '\x00', '\x03', '\x01', '\x01', '\x00'};
+    bin += zigzag_varint;
+    bin += std::string{'\x00', '\x01'};  // rank table: program 0 for a run of 1 rank
+    return bin + "GLSCHEND";
+  };
+  const std::string nine_ff(9, '\xff');
+  const std::vector<std::pair<std::string, std::string>> deltas{
+      {"INT64_MAX", std::string{'\xfe'} + std::string(8, '\xff') + '\x01'},
+      {"INT64_MIN", nine_ff + '\x01'},
+      {"-2", std::string{'\x03'}},
+      {"+1", std::string{'\x02'}},
+  };
+  for (const auto& [name, varint] : deltas) {
+    try {
+      (void)read_binary(file_with_delta(varint), "far.gsched");
+      ADD_FAILURE() << "a dependant at distance " << name << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("dependency of operation 1 on an operation out of range"),
+                std::string::npos)
+          << name << ": " << e.what();
+    }
+  }
+  // Distance -1 names op 0, which is in range: the bytes around the delta are well formed.
+  EXPECT_EQ(read_binary(file_with_delta(std::string{'\x01'}), "near.gsched").total_ops(), 2U);
+}
+
 // A version 2 file: the common header for `ranks` ranks and `programs` programs, then `body`
 // (widths, program table, columns, rank table) and the end marker.
 std::string v2_file(std::uint32_t ranks, std::uint32_t programs, const std::string& body) {
