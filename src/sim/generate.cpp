@@ -21,10 +21,27 @@ constexpr std::uint64_t kMaxSteps = 100'000'000;
 // Nested repetitions the parser follows (it recurses once per level).
 constexpr int kMaxNesting = 64;
 
+// Parameters of one step, resolved once however often the step repeats.
+struct StepParams {
+  std::string kind;
+  std::string algo;
+  std::uint64_t size = 8;
+  std::uint32_t root = 0;
+  std::uint64_t segment = 8192;
+  std::uint64_t compute_ps_per_byte = 0;
+  std::uint64_t time_ps = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t ring = 0;
+  bool ring_given = false;  // else the ring is the step's occurrence index in the expanded program
+  std::uint32_t dims[3] = {0, 0, 0};
+  bool periodic = false;
+};
+
 struct Step {
   std::string name;
   std::map<std::string, std::string, std::less<>> params;
   std::size_t column = 0;
+  StepParams resolved;  // filled by resolve_steps()
 };
 
 struct Item {
@@ -214,38 +231,26 @@ std::uint64_t count_steps(std::vector<Item>& items) {
   return total;
 }
 
-void flatten(const std::vector<Item>& items, std::vector<const Step*>& out) {
+// Calls visit(params, ring) for every step `items` expands to, in order, without materialising the
+// expansion (up to kMaxSteps steps from a few bytes of spec). `occurrence` counts the steps visited;
+// it is randomring's ring unless the step names one.
+template <typename Visit>
+void for_each_step(const std::vector<Item>& items, std::uint64_t& occurrence, const Visit& visit) {
   for (const Item& item : items) {
     if (item.steps == 0) {
       continue;  // e.g. 999999999x[0x[...]]: nothing to repeat.
     }
     for (std::uint64_t k = 0; k < item.repeat; ++k) {
       if (item.step) {
-        out.push_back(item.step.get());
+        const StepParams& p = item.step->resolved;
+        visit(p, p.ring_given ? p.ring : occurrence);
+        ++occurrence;
       } else {
-        flatten(item.children, out);
-      }
-      if (out.size() > kMaxSteps) {
-        throw InputError(fmt::format("program spec expands to more than {} steps", kMaxSteps));
+        for_each_step(item.children, occurrence, visit);
       }
     }
   }
 }
-
-// Parameters of one step, parsed once.
-struct StepParams {
-  std::string kind;
-  std::string algo;
-  std::uint64_t size = 8;
-  std::uint32_t root = 0;
-  std::uint64_t segment = 8192;
-  std::uint64_t compute_ps_per_byte = 0;
-  std::uint64_t time_ps = 0;
-  std::uint64_t seed = 0;
-  std::uint64_t ring = 0;
-  std::uint32_t dims[3] = {0, 0, 0};
-  bool periodic = false;
-};
 
 std::uint64_t parse_uint(std::string_view text, std::string_view what) {
   if (text.empty() || text.size() > 19 || !std::all_of(text.begin(), text.end(), [](char c) {
@@ -278,7 +283,7 @@ void balanced_dims(std::uint32_t p, std::uint32_t (&dims)[3]) {
   std::sort(std::rbegin(dims), std::rend(dims));
 }
 
-StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed, std::size_t occurrence) {
+StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed) {
   StepParams p;
   p.kind = step.name;
   const auto get = [&](std::string_view key) -> const std::string* {
@@ -342,12 +347,12 @@ StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed, st
     p.time_ps = parse_time_ps(*v, where("time"));
   }
   p.seed = seed;
-  p.ring = occurrence;
   if (const std::string* v = get("seed")) {
     p.seed = parse_uint(*v, where("seed"));
   }
   if (const std::string* v = get("ring")) {
     p.ring = parse_uint(*v, where("ring"));
+    p.ring_given = true;
   }
   if (const std::string* v = get("periodic")) {
     if (*v != "0" && *v != "1") {
@@ -403,7 +408,9 @@ class RankEmitter {
     prev_sinks_.clear();
   }
 
-  void step(const StepParams& params) {
+  // Emits one step; `ring` is the random ring's index when the step is a randomring.
+  void step(const StepParams& params, std::uint64_t ring) {
+    ring_ = ring;
     const std::uint32_t begin = b_.current_size();
     emit(params);
     const std::uint32_t end = b_.current_size();
@@ -720,7 +727,7 @@ class RankEmitter {
     if (p_ < 2) {
       return;
     }
-    const RingNeighbours nb = random_ring_neighbours(p_, r_, s.seed, s.ring);
+    const RingNeighbours nb = random_ring_neighbours(p_, r_, s.seed, ring_);
     const auto left = static_cast<std::uint32_t>(nb.left);
     const auto right = static_cast<std::uint32_t>(nb.right);
     (void)b_.send(s.size, right, 0);
@@ -763,25 +770,33 @@ class RankEmitter {
   ScheduleBuilder& b_;
   std::uint32_t r_ = 0;
   std::uint32_t p_;
+  std::uint64_t ring_ = 0;
   std::vector<std::uint32_t> prev_sinks_;
   std::vector<std::uint32_t> sources_;
   std::vector<std::uint32_t> sinks_;
 };
 
 // Every step of `spec` with its parameters resolved for `ranks` ranks (parse and layout errors).
-std::vector<StepParams> resolve_spec(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+// Resolves every step of `items` once, in spec order (parameter and layout errors), including steps
+// repeated zero times: a typo there is still a typo.
+void resolve_steps(std::vector<Item>& items, std::uint32_t ranks, std::uint64_t seed) {
+  for (Item& item : items) {
+    if (item.step) {
+      item.step->resolved = resolve(*item.step, ranks, seed);
+    } else {
+      resolve_steps(item.children, ranks, seed);
+    }
+  }
+}
+
+// The parsed and resolved spec (parse, size and layout errors).
+std::vector<Item> resolve_spec(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
   std::vector<Item> items = SpecParser(spec).parse();
   if (count_steps(items) > kMaxSteps) {
     throw InputError(fmt::format("program spec expands to more than {} steps", kMaxSteps));
   }
-  std::vector<const Step*> steps;
-  flatten(items, steps);
-  std::vector<StepParams> params;
-  params.reserve(steps.size());
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    params.push_back(resolve(*steps[i], ranks, seed, i));
-  }
-  return params;
+  resolve_steps(items, ranks, seed);
+  return items;
 }
 
 }  // namespace
@@ -795,14 +810,13 @@ void check_program(std::string_view spec, std::uint32_t ranks, std::uint64_t see
 
 Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
   ScheduleBuilder builder(ranks);
-  const std::vector<StepParams> params = resolve_spec(spec, ranks, seed);
+  const std::vector<Item> items = resolve_spec(spec, ranks, seed);
   RankEmitter emitter(builder, ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     builder.begin_rank(r);
     emitter.reset(r);
-    for (const StepParams& p : params) {
-      emitter.step(p);
-    }
+    std::uint64_t occurrence = 0;
+    for_each_step(items, occurrence, [&](const StepParams& p, std::uint64_t ring) { emitter.step(p, ring); });
     builder.end_rank();
   }
   return builder.finish();

@@ -72,6 +72,33 @@ TEST(Generate, RepeatedEmptySequencesEndAtOnce) {
   EXPECT_THROW((void)generate("999999999x[999999999x[999999999x[calc(time=1us)]]]", 4, 1), InputError);
 }
 
+// Checking a spec costs memory for its text, not for its expansion: 10^8 steps were resolved into a
+// vector of 10^8 parameter records (about 14 GB) before the first op was built, which got the
+// process killed on a 23 GB machine.
+TEST(Generate, CheckingAHundredMillionStepsNeedsNoMemoryForThem) {
+  EXPECT_NO_THROW(check_program("5000x[10000x[calc(time=1ns); barrier]]", 1U << 20U, 1));
+  EXPECT_NO_THROW(check_program("100000000x[randomring(size=8B)]", 64, 1));
+  EXPECT_THROW(check_program("100000001x[barrier]", 4, 1), InputError);
+}
+
+// Steps repeated zero times are still checked: a typo there is still a typo.
+TEST(Generate, StepsRepeatedZeroTimesAreStillChecked) {
+  EXPECT_THROW(check_program("0x[bcast(root=9)]; barrier", 4, 1), InputError);
+  EXPECT_THROW((void)generate("2x[0x[calc(time=1parsec)]]", 4, 1), InputError);
+}
+
+// A randomring without ring= uses its step's index in the expanded program, counting every step
+// (calcs too), so repeated rings differ; ring= pins one.
+TEST(Generate, RepeatedRandomRingsDifferUnlessTheRingIsGiven) {
+  const auto goal = [](std::string_view spec) { return write_goal(generate(spec, 40, 5)); };
+  EXPECT_EQ(goal("randomring(size=8B); 2x[calc(time=1ns); randomring(size=8B)]"),
+            goal("randomring(size=8B, ring=0); calc(time=1ns); randomring(size=8B, ring=2); "
+                 "calc(time=1ns); randomring(size=8B, ring=4)"));
+  EXPECT_NE(goal("2x[randomring(size=8B)]"), goal("2x[randomring(size=8B, ring=0)]"));
+  EXPECT_EQ(goal("2x[randomring(size=8B, ring=3)]"),
+            goal("randomring(size=8B, ring=3); randomring(size=8B, ring=3)"));
+}
+
 // Deep nesting is refused with its column instead of overflowing the parser's stack (30,000 levels
 // of '1x[' ended in SIGSEGV).
 TEST(Generate, DeepNestingIsAnErrorNotACrash) {
