@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the GOAL text parser and the binary schedule reader for a bounded time (CI step).
-# Builds with clang in its own directory (build/fuzz); new interesting inputs go to build/fuzz/corpus,
-# the seed corpus is tests/fuzz/corpus. Usage: scripts/fuzz.sh [seconds]   (default 60, at most 90)
+# Fuzzes gridlock's input parsers for a bounded time each (CI step): goal_fuzz (the GOAL text parser
+# and the binary schedule reader) and inputs_fuzz (noise traces and specs, units, program specs).
+# Builds with clang in its own directory (build/fuzz); new interesting inputs go to
+# build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus and tests/fuzz/inputs-corpus.
+# A crash leaves its input in build/fuzz/crash-* and fails the script.
+# Usage: scripts/fuzz.sh [seconds per target]   (default 60, at most 90)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -10,7 +13,14 @@ if ((seconds > 90)); then
 fi
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLOCK_FUZZ=ON \
   -DGRIDLOCK_WITH_MPI=OFF -DGRIDLOCK_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/fuzz --target goal_fuzz -j "$(nproc)"
-mkdir -p build/fuzz/corpus
-build/fuzz/tests/fuzz/goal_fuzz -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 build/fuzz/corpus tests/fuzz/corpus
+cmake --build build/fuzz --target goal_fuzz inputs_fuzz -j "$(nproc)"
+for target in goal inputs; do
+  seeds=tests/fuzz/corpus
+  if [ "$target" = inputs ]; then
+    seeds=tests/fuzz/inputs-corpus
+  fi
+  mkdir -p "build/fuzz/$target-corpus"
+  echo "fuzz.sh: $target for $seconds s"
+  "build/fuzz/tests/fuzz/${target}_fuzz" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/ "build/fuzz/$target-corpus" "$seeds"
+done
