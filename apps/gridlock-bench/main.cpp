@@ -25,6 +25,7 @@
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/noise/timer.hpp"
 #include "gridlock/sim/replicas.hpp"
+#include "noise_options.hpp"
 
 namespace {
 
@@ -285,10 +286,8 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
       {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--svg", o.svg_path}});
   o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
   gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
-  const int given =
-      (t.noise_trace.empty() ? 0 : 1) + (t.noise_periodic.empty() ? 0 : 1) + (t.noise_random.empty() ? 0 : 1);
-  if (given != 1) {
-    throw gridlock::InputError("give exactly one of --noise, --noise-periodic and --noise-random");
+  if (!gridlock::cli::noise_option_given(t.noise_trace, t.noise_periodic, t.noise_random)) {
+    throw gridlock::InputError(fmt::format("sim-replicas needs noise: {}", gridlock::cli::kHowToGiveNoise));
   }
   if (!t.noise_trace.empty()) {
     o.noise.kind = gn::NoiseSpec::Kind::kTrace;

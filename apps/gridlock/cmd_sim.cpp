@@ -29,6 +29,7 @@
 #include "gridlock/sim/noise.hpp"
 #include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replicas.hpp"
+#include "noise_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -100,11 +101,7 @@ sim::LogGOPSParams parse_params(const SimArgs& a) {
 using sim::kNoiseSeedStream;
 
 noise::NoiseSpec noise_spec_of(const SimArgs& a) {
-  const int given =
-      (a.noise_trace.empty() ? 0 : 1) + (a.noise_periodic.empty() ? 0 : 1) + (a.noise_random.empty() ? 0 : 1);
-  if (given > 1) {
-    throw InputError("give at most one of --noise, --noise-periodic and --noise-random");
-  }
+  (void)cli::noise_option_given(a.noise_trace, a.noise_periodic, a.noise_random);
   if (!a.noise_trace.empty()) {
     noise::NoiseSpec spec;
     spec.kind = noise::NoiseSpec::Kind::kTrace;
@@ -122,10 +119,7 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
     const char* needing = a.noise_cosched && a.replicas_given ? "--noise-cosched and --replicas need"
                           : a.noise_cosched                   ? "--noise-cosched needs"
                                                               : "--replicas needs";
-    throw InputError(
-        fmt::format("{} noise: add --noise FILE, --noise-periodic FREQ:LENGTH or --noise-random "
-                    "RATE:LENGTH (e.g. --noise-periodic 1000Hz:100us)",
-                    needing));
+    throw InputError(fmt::format("{} noise: {}", needing, cli::kHowToGiveNoise));
   }
   return {};
 }
