@@ -23,14 +23,32 @@ Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
                     "e.g. 'dragonfly:g=9,a=4,p=2,h=2'",
                     g, a, p, h));
   }
-  if (static_cast<long long>(g) * a * p > kMaxTopologyNodes) {
-    throw InputError(fmt::format("dragonfly too large: g*a*p must be at most {} nodes", kMaxTopologyNodes));
+  // Per-router counts are radices, bounded like the other models' (fat tree, torus), which also
+  // keeps every product below within 64 bits: g < 2^31 and the rest at most 4096.
+  if (a > kMaxRadix || p > kMaxRadix || h > kMaxRadix) {
+    throw InputError(
+        fmt::format("dragonfly a, p and h are per-router counts and must be 1..{} (got a={} p={} h={})",
+                    kMaxRadix, a, p, h));
   }
-  if (a * h < g - 1) {
+  const long long router_count = static_cast<long long>(g) * a;
+  if (router_count * p > kMaxTopologyNodes) {
+    throw InputError(fmt::format("dragonfly too large: g*a*p = {} nodes, at most {}", router_count * p,
+                                 kMaxTopologyNodes));
+  }
+  const long long ports_per_group = static_cast<long long>(a) * h;
+  if (ports_per_group < g - 1) {
     throw InputError(
         fmt::format("dragonfly with g={} groups needs a*h >= g-1 = {} global ports per group to join "
                     "every pair of groups (a*h = {}): raise a or h, or lower g",
-                    g, g - 1, a * h));
+                    g, g - 1, ports_per_group));
+  }
+  // Every router links to the others of its group and has h global ports: bounded before building,
+  // as g=1024, a=4096, p=1 (4 M nodes, within the node bound) would ask for 17 G local links.
+  const long long links = router_count * (a - 1) + router_count * h;
+  if (links > kMaxTopologyLinks) {
+    throw InputError(fmt::format(
+        "dragonfly too large: g*a*(a-1) local plus g*a*h global links = {}, at most {}; lower a or h", links,
+        kMaxTopologyLinks));
   }
   if (options_.rows < 0 || (options_.rows > 0 && a % options_.rows != 0)) {
     throw InputError(

@@ -19,17 +19,18 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
   }
   long long node_count = 1;
   for (const int m : m_) {
-    if (m < 1 || m > 4096) {
-      throw InputError(fmt::format("fat tree children per switch must be 1..4096 (got {})", m));
+    if (m < 1 || m > kMaxRadix) {
+      throw InputError(fmt::format("fat tree children per switch must be 1..{} (got {})", kMaxRadix, m));
     }
     node_count *= m;
   }
   if (node_count > kMaxTopologyNodes) {
     throw InputError(fmt::format("fat tree too large: at most {} nodes", kMaxTopologyNodes));
   }
-  if (!(options_.taper >= 1)) {
-    throw InputError(
-        fmt::format("fat tree taper must be >= 1 (got {}), e.g. 'taper=2' for 2:1", options_.taper));
+  // An infinite taper passed `>= 1` and was written to JSON as null.
+  if (!(options_.taper >= 1) || !std::isfinite(options_.taper)) {
+    throw InputError(fmt::format(
+        "fat tree taper must be a finite number >= 1 (got {}), e.g. 'taper=2' for 2:1", options_.taper));
   }
   if (!(options_.capacity_bytes_per_s > 0)) {
     throw InputError("fat tree link capacity must be positive");
@@ -47,8 +48,8 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
     }
   }
   for (const int w : w_) {
-    if (w < 1 || w > 4096) {
-      throw InputError(fmt::format("fat tree up ports per switch must be 1..4096 (got {})", w));
+    if (w < 1 || w > kMaxRadix) {
+      throw InputError(fmt::format("fat tree up ports per switch must be 1..{} (got {})", kMaxRadix, w));
     }
   }
   // W[l] = w_2 * ... * w_l (W[1] = 1); A[l] = m_{l+1} * ... * m_h (switches' a-part count).

@@ -147,7 +147,7 @@ std::unique_ptr<Topology> make_dragonfly(std::string_view shape, const std::vect
           throw InputError(fmt::format("dragonfly 'intra={}' in '{}': use 2d:RxC, e.g. 2d:2x2", value, spec));
         }
         o.rows = rc[0];
-        if (rc[0] < 1 || rc[0] * rc[1] != o.routers_per_group) {
+        if (rc[0] < 1 || static_cast<long long>(rc[0]) * rc[1] != o.routers_per_group) {
           throw InputError(
               fmt::format("dragonfly 'intra={}' in '{}': R*C must equal a = {} (give a before intra)", value,
                           spec, o.routers_per_group));

@@ -32,6 +32,14 @@ namespace gridlock::topo {
 /// oracle and the mapping tools are built for (a few hundred MB of routes tables at most).
 inline constexpr long long kMaxTopologyNodes = 1LL << 22;
 
+/// Most network links a topology model may have: 2^25, what the largest torus allowed (2^22
+/// routers, six links each) has; about 2 GB with their tables.
+inline constexpr long long kMaxTopologyLinks = 1LL << 25;
+
+/// Most ports of one kind per router or switch: a fat tree's children and up-links, a dragonfly's
+/// routers per group, nodes per router and global links per router.
+inline constexpr int kMaxRadix = 4096;
+
 /// Index of a node (0-based, dense).
 using NodeId = std::uint32_t;
 /// Index of a router or switch (0-based, dense).

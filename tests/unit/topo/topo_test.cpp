@@ -3,6 +3,8 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -289,6 +291,37 @@ TEST(Spec, ErrorsNameThePartAndTheForm) {
   EXPECT_NE(message("torus:128x128x129,npr=2").find("at most 4194304"), std::string::npos);
   EXPECT_NE(message("dragonfly:g=4097,a=1024,p=1,h=4").find("dragonfly too large"), std::string::npos);
   EXPECT_NE(message("fattree:4096x4096").find("fat tree too large"), std::string::npos);
+}
+
+// Found by hand with UBSan: products of dragonfly counts overflowed int and long long before the
+// size checks (a*h = -4 was printed for h=2147483647), and large but in-range counts built until
+// memory ran out (h=10^7 on 12 routers: out of memory after 11 s). An infinite fat tree taper was
+// accepted and written to JSON as null.
+TEST(Spec, ExtremeCountsAreRefusedBeforeAnyOverflowOrBuild) {
+  const auto message = [](const std::string& spec) {
+    try {
+      (void)make_topology(spec);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"dragonfly:g=2147483647,a=2147483647,p=2147483647,h=1", "must be 1..4096"},
+      {"dragonfly:g=9,a=4,p=2,h=2147483647", "must be 1..4096 (got a=4 p=2 h=2147483647)"},
+      {"dragonfly:g=3,a=4,p=1,h=10000000", "must be 1..4096"},
+      {"dragonfly:g=2147483647,a=2,p=1,h=1", "g*a*p = 4294967294 nodes, at most 4194304"},
+      {"dragonfly:g=1024,a=4096,p=1,h=1", "local plus g*a*h global links = 17179869184, at most 33554432"},
+      {"dragonfly:g=9,a=4,p=2,h=2,intra=2d:2147483647x2", "R*C must equal a = 4"},
+      {"dragonfly:g=9,a=4,p=2,h=2,intra=2d:2x-2", "R*C must equal a = 4"},
+      {"fattree:4x4,taper=inf", "taper must be a finite number >= 1 (got inf)"},
+      {"fattree:4x4,taper=nan", "taper must be a finite number >= 1 (got nan)"},
+  };
+  for (const auto& [spec, expected] : cases) {
+    EXPECT_NE(message(spec).find(expected), std::string::npos) << spec << ": " << message(spec);
+  }
+  // At the bounds, the models still build: a and h of 4096 are allowed where the totals fit.
+  EXPECT_EQ(make_topology("dragonfly:g=2,a=1,p=4096,h=4096")->nodes().size(), 8192U);
 }
 
 TEST(Topology, UnknownNodeErrorSaysHowToFix) {
