@@ -204,7 +204,8 @@ void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
 void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
   o.measure.duration_s = gridlock::parse_duration_seconds(t.duration, "--duration");
   o.measure.timer = gridlock::noise::parse_timer_choice(t.timer);
-  o.outlier_cutoff_ns = gridlock::parse_duration_seconds(t.outlier_cutoff, "--outlier-cutoff") * 1e9;
+  const double outlier_cutoff_s = gridlock::parse_duration_seconds(t.outlier_cutoff, "--outlier-cutoff");
+  o.outlier_cutoff_ns = outlier_cutoff_s * 1e9;
   o.pin = !t.no_pin;
   if (!(o.measure.duration_s > 0)) {
     throw gridlock::InputError("--duration must be positive");
@@ -217,6 +218,7 @@ void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
   }
   // The rest (e.g. --duration beyond a day) before any rank starts, as in `gridlock noise measure`.
   gridlock::noise::check_measure_options(o.measure);
+  gridlock::noise::check_outlier_cutoff(outlier_cutoff_s);
 }
 
 // `sim-replicas` options, as in `gridlock sim`.

@@ -51,13 +51,15 @@ void run_measure(const MeasureArgs& a) {
   o.cpu = a.cpu;
   o.timer = noise::parse_timer_choice(a.timer);
   o.max_detours = a.max_detours;
-  const double cutoff_ns = parse_duration_seconds(a.outlier_cutoff, "--outlier-cutoff") * 1e9;
+  const double cutoff_s = parse_duration_seconds(a.outlier_cutoff, "--outlier-cutoff");
+  const double cutoff_ns = cutoff_s * 1e9;
   const noise::TraceFormat trace_format = noise::parse_trace_format(a.trace_format, "--trace-format");
   if (trace_format == noise::TraceFormat::kAuto) {
     throw InputError("--trace-format: choose gridlock, netgauge or loggopsim");
   }
   // Every option is checked before the run is announced.
   noise::check_measure_options(o);
+  noise::check_outlier_cutoff(cutoff_s);
   for (const std::string& path : {a.json, a.trace, a.histogram}) {
     if (!path.empty()) {
       check_writable(path);

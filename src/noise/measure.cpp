@@ -164,6 +164,16 @@ void check_measure_options(const MeasureOptions& options) {
   }
 }
 
+void check_outlier_cutoff(double cutoff_s) {
+  constexpr double kDayS = 86400;
+  if (!(cutoff_s >= 0) || cutoff_s > kDayS) {
+    throw InputError(
+        fmt::format("--outlier-cutoff must be at most 1 day (no detour outlasts the measurement; 0 turns it "
+                    "off), not {} s",
+                    cutoff_s));
+  }
+}
+
 Measurement measure(const MeasureOptions& options) {
   check_measure_options(options);
   if (options.cpu >= 0) {

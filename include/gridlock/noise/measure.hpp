@@ -66,6 +66,10 @@ void pin_to_cpu(int cpu);
 /// measured with; callers check before announcing a measurement.
 void check_measure_options(const MeasureOptions& options);
 
+/// Throws InputError naming --outlier-cutoff unless `cutoff_s` is 0 (off) or a length a detour
+/// can have: at most a day, the longest measurement (1e30s was shown as "9223372.04 s").
+void check_outlier_cutoff(double cutoff_s);
+
 /// Runs the selfish-detour loop (after pinning and calibrating). Throws InputError for bad options
 /// (check_measure_options) and if pinning fails.
 [[nodiscard]] Measurement measure(const MeasureOptions& options);
