@@ -260,37 +260,40 @@ TEST(Spec, ParsesAndRoundTrips) {
   EXPECT_EQ(t->links()[*t->link_out(0, "Y+")].capacity_bytes_per_s, 2e9);
 }
 
+// The InputError make_topology throws for `spec`, or "no error".
+std::string topology_error(const std::string& spec) {
+  try {
+    (void)make_topology(spec);
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return "no error";
+}
+
 TEST(Spec, ErrorsNameThePartAndTheForm) {
-  const auto message = [](const char* spec) {
-    try {
-      (void)make_topology(spec);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message("mesh:2x2").find("unknown topology kind 'mesh'"), std::string::npos);
-  EXPECT_NE(message("torus").find("no ':'"), std::string::npos);
-  EXPECT_NE(message("torus:2x2").find("three sizes"), std::string::npos);
-  EXPECT_NE(message("torus:2xAx8").find("'A'"), std::string::npos);
-  EXPECT_NE(message("torus:2x2x8,tie=up").find("tie-break"), std::string::npos);
-  EXPECT_NE(message("torus:2x2x8,foo=1").find("unknown key 'foo'"), std::string::npos);
-  EXPECT_NE(message("torus:2x2x8,cap=fast").find("capacity"), std::string::npos);
-  EXPECT_NE(message("dragonfly:g=40,a=2,p=1,h=1").find("a*h >= g-1"), std::string::npos);
-  EXPECT_NE(message("fattree:").find("needs a shape"), std::string::npos);
-  EXPECT_NE(message("fattree:4x4,taper=0.5").find("taper"), std::string::npos);
+  EXPECT_NE(topology_error("mesh:2x2").find("unknown topology kind 'mesh'"), std::string::npos);
+  EXPECT_NE(topology_error("torus").find("no ':'"), std::string::npos);
+  EXPECT_NE(topology_error("torus:2x2").find("three sizes"), std::string::npos);
+  EXPECT_NE(topology_error("torus:2xAx8").find("'A'"), std::string::npos);
+  EXPECT_NE(topology_error("torus:2x2x8,tie=up").find("tie-break"), std::string::npos);
+  EXPECT_NE(topology_error("torus:2x2x8,foo=1").find("unknown key 'foo'"), std::string::npos);
+  EXPECT_NE(topology_error("torus:2x2x8,cap=fast").find("capacity"), std::string::npos);
+  EXPECT_NE(topology_error("dragonfly:g=40,a=2,p=1,h=1").find("a*h >= g-1"), std::string::npos);
+  EXPECT_NE(topology_error("fattree:").find("needs a shape"), std::string::npos);
+  EXPECT_NE(topology_error("fattree:4x4,taper=0.5").find("taper"), std::string::npos);
   // A key given twice, or two keys that set the same thing, used to take the last or one silently.
-  EXPECT_NE(message("torus:2x2x8,npr=2,npr=3").find("key 'npr' is given twice"), std::string::npos);
-  EXPECT_NE(message("dragonfly:g=9,a=4,p=2,h=2,g=5").find("key 'g' is given twice"), std::string::npos);
-  EXPECT_NE(message("fattree:16x8,taper=2,up=4").find("keys 'taper=2' and 'up=4' conflict"),
+  EXPECT_NE(topology_error("torus:2x2x8,npr=2,npr=3").find("key 'npr' is given twice"), std::string::npos);
+  EXPECT_NE(topology_error("dragonfly:g=9,a=4,p=2,h=2,g=5").find("key 'g' is given twice"),
+            std::string::npos);
+  EXPECT_NE(topology_error("fattree:16x8,taper=2,up=4").find("keys 'taper=2' and 'up=4' conflict"),
             std::string::npos);
   // Every model refuses more than kMaxTopologyNodes nodes before building anything (a 4096^3 torus
   // used to start building 68 G routers).
-  EXPECT_NE(message("torus:4096x4096x4096").find("torus too large"), std::string::npos);
-  EXPECT_NE(message("torus:4x4x4,npr=2000000000").find("torus too large"), std::string::npos);
-  EXPECT_NE(message("torus:128x128x129,npr=2").find("at most 4194304"), std::string::npos);
-  EXPECT_NE(message("dragonfly:g=4097,a=1024,p=1,h=4").find("dragonfly too large"), std::string::npos);
-  EXPECT_NE(message("fattree:4096x4096").find("fat tree too large"), std::string::npos);
+  EXPECT_NE(topology_error("torus:4096x4096x4096").find("torus too large"), std::string::npos);
+  EXPECT_NE(topology_error("torus:4x4x4,npr=2000000000").find("torus too large"), std::string::npos);
+  EXPECT_NE(topology_error("torus:128x128x129,npr=2").find("at most 4194304"), std::string::npos);
+  EXPECT_NE(topology_error("dragonfly:g=4097,a=1024,p=1,h=4").find("dragonfly too large"), std::string::npos);
+  EXPECT_NE(topology_error("fattree:4096x4096").find("fat tree too large"), std::string::npos);
 }
 
 // Found by hand with UBSan: products of dragonfly counts overflowed int and long long before the
@@ -298,14 +301,6 @@ TEST(Spec, ErrorsNameThePartAndTheForm) {
 // memory ran out (h=10^7 on 12 routers: out of memory after 11 s). An infinite fat tree taper was
 // accepted and written to JSON as null.
 TEST(Spec, ExtremeCountsAreRefusedBeforeAnyOverflowOrBuild) {
-  const auto message = [](const std::string& spec) {
-    try {
-      (void)make_topology(spec);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::vector<std::pair<std::string, std::string>> cases{
       {"dragonfly:g=2147483647,a=2147483647,p=2147483647,h=1", "must be 1..4096"},
       {"dragonfly:g=9,a=4,p=2,h=2147483647", "must be 1..4096 (got a=4 p=2 h=2147483647)"},
@@ -318,7 +313,7 @@ TEST(Spec, ExtremeCountsAreRefusedBeforeAnyOverflowOrBuild) {
       {"fattree:4x4,taper=nan", "taper must be a finite number >= 1 (got nan)"},
   };
   for (const auto& [spec, expected] : cases) {
-    EXPECT_NE(message(spec).find(expected), std::string::npos) << spec << ": " << message(spec);
+    EXPECT_NE(topology_error(spec).find(expected), std::string::npos) << spec << ": " << topology_error(spec);
   }
   // At the bounds, the models still build: a and h of 4096 are allowed where the totals fit.
   EXPECT_EQ(make_topology("dragonfly:g=2,a=1,p=4096,h=4096")->nodes().size(), 8192U);
