@@ -74,6 +74,17 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
   if (total > kMaxTopologyNodes) {
     throw InputError(fmt::format("fat tree too large: at most {} switches", kMaxTopologyNodes));
   }
+  // Every switch below the top has w up-links, each a pair of directed links: bounded before
+  // building, as 'fattree:1x4096x2,up=4096x1' (8192 nodes) would ask for 67 M links (about 13 GB).
+  long long links = 0;
+  for (int l = 2; l <= h; ++l) {
+    links += 2 * A(l - 1) * W(l - 1) * w_[static_cast<std::size_t>(l - 2)];
+  }
+  if (links > kMaxTopologyLinks) {
+    throw InputError(
+        fmt::format("fat tree too large: {} network links, at most {}; lower the up-links (up, taper)", links,
+                    kMaxTopologyLinks));
+  }
   for (int l = 1; l <= h; ++l) {
     level_first_.push_back(static_cast<RouterId>(routers().size()));
     const long long count = A(l) * W(l);

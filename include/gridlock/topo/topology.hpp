@@ -32,8 +32,8 @@ namespace gridlock::topo {
 /// oracle and the mapping tools are built for (a few hundred MB of routes tables at most).
 inline constexpr long long kMaxTopologyNodes = 1LL << 22;
 
-/// Most network links a topology model may have: 2^25, what the largest torus allowed (2^22
-/// routers, six links each) has; about 2 GB with their tables.
+/// Most network links a topology model may have: 2^25, about what the largest torus allowed (2^22
+/// routers, six links each) has; such a model takes 4-7 GB and 10-20 s to build.
 inline constexpr long long kMaxTopologyLinks = 1LL << 25;
 
 /// Most ports of one kind per router or switch: a fat tree's children and up-links, a dragonfly's

@@ -309,6 +309,7 @@ TEST(Spec, ExtremeCountsAreRefusedBeforeAnyOverflowOrBuild) {
       {"dragonfly:g=1024,a=4096,p=1,h=1", "local plus g*a*h global links = 17179869184, at most 33554432"},
       {"dragonfly:g=9,a=4,p=2,h=2,intra=2d:2147483647x2", "R*C must equal a = 4"},
       {"dragonfly:g=9,a=4,p=2,h=2,intra=2d:2x-2", "R*C must equal a = 4"},
+      {"fattree:1x4096x2,up=4096x1", "fat tree too large: 67125248 network links, at most 33554432"},
       {"fattree:4x4,taper=inf", "taper must be a finite number >= 1 (got inf)"},
       {"fattree:4x4,taper=nan", "taper must be a finite number >= 1 (got nan)"},
   };
