@@ -2,8 +2,8 @@
 // The noise options both command-line tools take (--noise, --noise-periodic, --noise-random): one
 // check that at most one is given and one hint for runs that need noise, so the tools say the same.
 
-#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>

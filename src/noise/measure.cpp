@@ -147,8 +147,11 @@ void pin_to_cpu(int cpu) {
   }
 }
 
+// The longest measurement: a day. It also bounds a meaningful --outlier-cutoff.
+constexpr double kMaxMeasureSeconds = 86400;
+
 void check_measure_options(const MeasureOptions& options) {
-  if (!(options.duration_s > 0) || options.duration_s > 86400) {
+  if (!(options.duration_s > 0) || options.duration_s > kMaxMeasureSeconds) {
     throw InputError(fmt::format("--duration must be in (0, 1 day], not {} s", options.duration_s));
   }
   if (!(options.threshold > 1) || !std::isfinite(options.threshold)) {
@@ -165,8 +168,7 @@ void check_measure_options(const MeasureOptions& options) {
 }
 
 void check_outlier_cutoff(double cutoff_s) {
-  constexpr double kDayS = 86400;
-  if (!(cutoff_s >= 0) || cutoff_s > kDayS) {
+  if (!(cutoff_s >= 0) || cutoff_s > kMaxMeasureSeconds) {
     throw InputError(
         fmt::format("--outlier-cutoff must be at most 1 day (no detour outlasts the measurement; 0 turns it "
                     "off), not {} s",

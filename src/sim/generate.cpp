@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,7 @@ struct StepParams {
   std::uint64_t compute_ps_per_byte = 0;
   std::uint64_t time_ps = 0;
   std::uint64_t seed = 0;
-  std::uint64_t ring = 0;
-  bool ring_given = false;  // else the ring is the step's occurrence index in the expanded program
+  std::optional<std::uint64_t> ring;  // unset: the step's occurrence index in the expanded program
   std::uint32_t dims[3] = {0, 0, 0};
   bool periodic = false;
 };
@@ -243,7 +243,7 @@ void for_each_step(const std::vector<Item>& items, std::uint64_t& occurrence, co
     for (std::uint64_t k = 0; k < item.repeat; ++k) {
       if (item.step) {
         const StepParams& p = item.step->resolved;
-        visit(p, p.ring_given ? p.ring : occurrence);
+        visit(p, p.ring.value_or(occurrence));
         ++occurrence;
       } else {
         for_each_step(item.children, occurrence, visit);
@@ -352,7 +352,6 @@ StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed) {
   }
   if (const std::string* v = get("ring")) {
     p.ring = parse_uint(*v, where("ring"));
-    p.ring_given = true;
   }
   if (const std::string* v = get("periodic")) {
     if (*v != "0" && *v != "1") {
@@ -776,7 +775,6 @@ class RankEmitter {
   std::vector<std::uint32_t> sinks_;
 };
 
-// Every step of `spec` with its parameters resolved for `ranks` ranks (parse and layout errors).
 // Resolves every step of `items` once, in spec order (parameter and layout errors), including steps
 // repeated zero times: a typo there is still a typo.
 void resolve_steps(std::vector<Item>& items, std::uint32_t ranks, std::uint64_t seed) {
