@@ -1,4 +1,6 @@
-// `gridlock topo route SPEC SRC DST` and `gridlock topo info SPEC`: topologies and routes for people.
+// `gridlock topo route SPEC SRC DST`, `gridlock topo info SPEC` and `gridlock topo simgrid SPEC -o FILE`:
+// topologies and routes for people, and as SimGrid platforms.
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,7 +10,9 @@
 
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
 #include "gridlock/topo/dragonfly.hpp"
+#include "gridlock/topo/simgrid_platform.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::cli {
@@ -25,6 +29,16 @@ struct TopoRouteArgs {
 struct TopoInfoArgs {
   std::string spec;
   bool json = false;
+};
+
+struct TopoSimgridArgs {
+  std::string spec;
+  std::string output;
+  std::string latency = "100ns";
+  std::optional<std::string> terminal_latency;  // default: --latency
+  std::string speed = "1Gf";
+  std::size_t max_nodes = topo::kSimgridDefaultMaxNodes;
+  bool quiet = false;
 };
 
 // Sorted group numbers as ranges: "1-3, 5, 7-8" (a dragonfly may have hundreds of groups).
@@ -111,6 +125,23 @@ void run_info(const TopoInfoArgs& args) {
              summary["parameters"].dump());
 }
 
+void run_simgrid(const TopoSimgridArgs& args) {
+  topo::SimgridPlatformOptions options;
+  options.network_latency_ps = parse_time_ps(args.latency, "--latency");
+  options.terminal_latency_ps = args.terminal_latency.has_value()
+                                    ? parse_time_ps(*args.terminal_latency, "--terminal-latency")
+                                    : options.network_latency_ps;
+  options.host_speed_flops = topo::parse_speed_flops(args.speed, "--speed");
+  options.max_nodes = args.max_nodes;
+  const auto topo = topo::make_topology(args.spec);
+  topo::write_simgrid_platform(*topo, options, args.output);
+  if (!args.quiet) {
+    const std::size_t n = topo->nodes().size();
+    fmt::print("wrote {}: {} hosts, {} links, {} routes ({})\n", args.output, n, topo->links().size(),
+               n * (n - 1), topo->spec());
+  }
+}
+
 }  // namespace
 
 void add_topo_command(CLI::App& app) {
@@ -131,6 +162,29 @@ void add_topo_command(CLI::App& app) {
   info->add_option("spec", info_args->spec, "Topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2")->required();
   info->add_flag("--json", info_args->json, "Print JSON instead of text");
   info->callback([info_args] { run_info(*info_args); });
+  const auto simgrid_args = std::make_shared<TopoSimgridArgs>();
+  auto* simgrid = topo->add_subcommand(
+      "simgrid", "Write a SimGrid platform (XML) whose hosts, links and routes are the topology's");
+  simgrid->add_option("spec", simgrid_args->spec, "Topology spec, e.g. torus:2x2x8 (see docs/topologies.md)")
+      ->required();
+  simgrid
+      ->add_option("-o,--output", simgrid_args->output,
+                   "Platform file to write, e.g. platforms/gemini-2x2x8.xml")
+      ->required();
+  simgrid->add_option("--latency", simgrid_args->latency, "Latency of each network link (per hop)")
+      ->capture_default_str();
+  simgrid->add_option("--terminal-latency", simgrid_args->terminal_latency,
+                      "Latency of each injection and ejection link (default: --latency)");
+  simgrid
+      ->add_option("--speed", simgrid_args->speed, "Host speed in flop/s (SimGrid units: f, kf, Mf, Gf, ...)")
+      ->capture_default_str();
+  simgrid
+      ->add_option("--max-nodes", simgrid_args->max_nodes,
+                   "Refuse larger topologies (the file holds one route per ordered node pair)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, static_cast<std::size_t>(topo::kMaxTopologyNodes)));
+  simgrid->add_flag("-q,--quiet", simgrid_args->quiet, "Print nothing on success");
+  simgrid->callback([simgrid_args] { run_simgrid(*simgrid_args); });
 }
 
 }  // namespace gridlock::cli
