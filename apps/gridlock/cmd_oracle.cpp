@@ -107,71 +107,6 @@ oracle::XmitWaitUnit xmit_wait_unit(const ServeArgs& args) {
   return oracle::XmitWaitUnit::parse(args.xmit_wait_unit);
 }
 
-std::unique_ptr<oracle::Source> make_source(const std::string& text, const topo::Topology& topology,
-                                            const ServeArgs& args, const oracle::XmitWaitUnit& xmit_wait) {
-  const auto colon = text.find(':');
-  const std::string kind = text.substr(0, colon);
-  const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
-  if (kind == "sim") {
-    if (rest == "none") {
-      return std::make_unique<oracle::SimulatedLoad>(topology, std::vector<oracle::Flow>{});
-    }
-    if (rest.empty() || rest == "paper") {
-      return std::make_unique<oracle::SimulatedLoad>(
-          topology, oracle::paper_congestion_flows(
-                        topology, topo::parse_rate_bytes_per_s(args.sim_rate, "--sim-rate")));
-    }
-    return std::make_unique<oracle::SimulatedLoad>(topology, oracle::read_traffic_matrix(topology, rest));
-  }
-  if (kind == "ldms") {
-    if (rest.empty()) {
-      throw InputError("--source ldms:PATH needs a store_csv file or directory, e.g. ldms:/var/ldms/csv");
-    }
-    // Fail now rather than serve no data: the path is the directory (or file) store_csv writes.
-    std::error_code ec;
-    if (!std::filesystem::exists(rest, ec)) {
-      throw IoError(
-          fmt::format("--source ldms:{}: no such file or directory; give the store_csv output directory (its "
-                      "path/container) or one of its files, e.g. ldms:/var/ldms/csv",
-                      rest));
-    }
-    oracle::LdmsCsvOptions options;
-    options.counter_bits = args.counter_bits;
-    options.ib_xmit_wait = xmit_wait;
-    return std::make_unique<oracle::LdmsCsvSource>(topology, std::vector<std::filesystem::path>{rest},
-                                                   options);
-  }
-  if (kind == "sysfs") {
-    oracle::SysfsIbOptions options;
-    if (!rest.empty()) {
-      options.sys_root = rest;
-    }
-    std::error_code ec;
-    const auto devices = options.sys_root / "class" / "infiniband";
-    if (!std::filesystem::is_directory(options.sys_root, ec)) {
-      throw IoError(fmt::format("--source {}: '{}' is not a directory; give the sysfs root, e.g. sysfs:/sys",
-                                text, options.sys_root.string()));
-    }
-    if (!std::filesystem::is_directory(devices, ec)) {
-      throw IoError(
-          fmt::format("--source {}: no InfiniBand devices ('{}' does not exist): is an InfiniBand driver "
-                      "loaded on this node?",
-                      text, devices.string()));
-    }
-    options.counter_bits = args.counter_bits;
-    options.xmit_wait = xmit_wait;
-    const std::string node = args.node.empty() ? host_name() : args.node;
-    const auto id = topology.find_node(node);
-    if (!id) {
-      throw InputError(
-          fmt::format("--source sysfs: this node '{}' is not in the topology; name it with --node", node));
-    }
-    return std::make_unique<oracle::SysfsIbSource>(topology, *id, options);
-  }
-  throw InputError(fmt::format(
-      "unknown --source '{}': use sim[:paper|:none|:MATRIX_FILE], ldms:PATH or sysfs[:ROOT]", text));
-}
-
 // Shortest --poll: sources are read in a loop, and a shorter period only burns CPU (LDMS samples
 // every second or so, InfiniBand counters are read from sysfs).
 constexpr double kMinPollS = 0.01;
@@ -203,7 +138,11 @@ void run_serve(const ServeArgs& args) {
   }
   // Parsed before the sources: a malformed unit is an error even when no source reads
   // InfiniBand counters.
-  const oracle::XmitWaitUnit xmit_wait = xmit_wait_unit(args);
+  oracle::SourceOptions source_options;
+  source_options.sim_rate = args.sim_rate;
+  source_options.counter_bits = args.counter_bits;
+  source_options.xmit_wait = xmit_wait_unit(args);
+  source_options.node = args.node;
   oracle::MetricStore store(*topology, args.retention_s);
   std::vector<std::unique_ptr<oracle::Source>> sources;
   // Default: the paper's congestion pairs when the topology has the paper's node names, else no load.
@@ -211,7 +150,7 @@ void run_serve(const ServeArgs& args) {
                            topology->find_node("nid00042") && topology->find_node("nid00038");
   const std::string default_source = paper_nodes ? "sim:paper" : "sim:none";
   for (const auto& text : args.sources.empty() ? std::vector<std::string>{default_source} : args.sources) {
-    sources.push_back(make_source(text, *topology, args, xmit_wait));
+    sources.push_back(oracle::make_source(text, *topology, source_options));
   }
   std::mutex sources_mutex;
   const auto poll_all = [&] {

@@ -21,4 +21,7 @@ void add_sim_commands(CLI::App& app);
 /// `gridlock noise measure|convert`: noise measurement and noise traces.
 void add_noise_command(CLI::App& app);
 
+/// `gridlock map`: congestion-aware task mapping with Scotch.
+void add_map_command(CLI::App& app);
+
 }  // namespace gridlock::cli

@@ -224,6 +224,20 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   writer.commit();
 }
 
+void check_output_not_input(const fs::path& output, std::string_view option,
+                            const std::vector<fs::path>& inputs) {
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    // equivalent() compares device and inode, so hard links and symbolic links are caught too.
+    if (!input.empty() && !output.empty() && fs::equivalent(output, input, ec) && !ec) {
+      throw InputError(
+          fmt::format("{} '{}' is the input file '{}': writing it would destroy the input; give "
+                      "another output file",
+                      option, output.string(), input.string()));
+    }
+  }
+}
+
 void check_writable(const fs::path& path) {
   if (path.empty()) {
     throw IoError("output file name is empty");

@@ -91,6 +91,12 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 /// saying what is wrong and how to fix it.
 void check_writable(const std::filesystem::path& path);
 
+/// Refuses to write `output` over one of `inputs`: throws InputError when `output` is the same file
+/// as an input (the same path, a symbolic link to it or a hard link of it), naming `option` (e.g.
+/// `--rankfile`). Inputs or an output that do not exist yet are never the same file.
+void check_output_not_input(const std::filesystem::path& output, std::string_view option,
+                            const std::vector<std::filesystem::path>& inputs);
+
 /// Writes `{"context": context, ...body}` as indented JSON, atomically.
 void write_json_file(const std::filesystem::path& path, const Json& context, const Json& body);
 

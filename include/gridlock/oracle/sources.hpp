@@ -181,6 +181,22 @@ class SysfsIbSource final : public Source {
   double rate_bytes_per_s_ = 0;
 };
 
+/// Options of make_source().
+struct SourceOptions {
+  /// Rate of each flow of `sim:paper`, or `line`: each flow at its sender's injection link rate.
+  std::string sim_rate = "2GB/s";
+  unsigned counter_bits = 64;  ///< Width of raw counters (LDMS and sysfs sources).
+  XmitWaitUnit xmit_wait{};    ///< Meaning of one `port_xmit_wait` increment.
+  std::string node;            ///< `sysfs`: this node's name in the topology (default: host name).
+};
+
+/// The source a `--source` argument names: `sim:paper` (the paper's congestion pairs at
+/// `sim_rate`; only on a topology with the paper's nodes), `sim:none` (no load), `sim:FILE` (a
+/// traffic matrix), `ldms:PATH` (store_csv files or directory) or `sysfs[:ROOT]` (this node's
+/// InfiniBand counters). Throws InputError for an unknown kind and IoError for a missing path.
+[[nodiscard]] std::unique_ptr<Source> make_source(std::string_view text, const topo::Topology& topology,
+                                                  const SourceOptions& options = {});
+
 /// Parses an InfiniBand `rate` file (`100 Gb/sec (4X EDR)`) into bytes/s; 0 when unreadable.
 [[nodiscard]] double parse_ib_rate_bytes_per_s(std::string_view text) noexcept;
 

@@ -1,0 +1,265 @@
+// `gridlock map TOPOLOGY --nodes ... --cores-per-node N --tasks SPEC`: congestion-aware task
+// mapping with Scotch (docs/mapping.md). Parses, calls gridlock::mapping, writes the outputs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "distinct_outputs.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/mapping/launch_files.hpp"
+#include "gridlock/mapping/study.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::cli {
+namespace {
+
+struct MapArgs {
+  std::string spec;
+  std::string nodes;
+  std::uint32_t cores_per_node = 1;
+  std::string tasks;
+  std::string metric = "hops";
+  std::string method = "scotch";
+  std::string source = "sim:none";
+  std::string sim_rate = "line";
+  std::string timeout = "5s";
+  std::string levels = "auto";
+  std::uint32_t two_level_above = 1024;
+  std::uint32_t tries = 0;
+  bool refine = false;
+  double stall_weight = 0.1;
+  std::uint64_t seed = 1;
+  bool compare = false;
+  std::string json;
+  std::string rankfile;
+  std::string slurm_hostfile;
+  std::string mpich_rank_order;
+  bool quiet = false;
+};
+
+mapping::Levels parse_levels(const std::string& text) {
+  if (text == "auto") {
+    return mapping::Levels::kAuto;
+  }
+  if (text == "cores") {
+    return mapping::Levels::kCores;
+  }
+  if (text == "nodes") {
+    return mapping::Levels::kNodes;
+  }
+  throw InputError(fmt::format("--levels '{}': use auto, cores (one level) or nodes (two levels)", text));
+}
+
+void run_map(const MapArgs& a) {
+  const auto say = [&](const std::string& line) {
+    if (!a.quiet) {
+      fmt::print(stderr, "gridlock map: {}\n", line);
+    }
+  };
+  // Check every output before the work: a typo in a path must not cost a 60-second mapping.
+  check_distinct_outputs({{"--json", a.json},
+                          {"--rankfile", a.rankfile},
+                          {"--slurm-hostfile", a.slurm_hostfile},
+                          {"--mpich-rank-order", a.mpich_rank_order}});
+  std::vector<std::filesystem::path> inputs = mapping::task_graph_inputs(a.tasks);
+  if (const auto list = mapping::node_list_input(a.nodes); !list.empty()) {
+    inputs.push_back(list);
+  }
+  if (a.source.starts_with("sim:") && a.source != "sim:none" && a.source != "sim:paper" &&
+      a.source != "sim:") {
+    inputs.emplace_back(a.source.substr(4));
+  }
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", a.json},
+                                     {"--rankfile", a.rankfile},
+                                     {"--slurm-hostfile", a.slurm_hostfile},
+                                     {"--mpich-rank-order", a.mpich_rank_order}}) {
+    if (!path.empty()) {
+      check_output_not_input(path, option, inputs);
+      check_writable(path);
+    }
+  }
+  const mapping::WeightMetric metric = mapping::parse_weight_metric(a.metric);
+  const mapping::Method method = mapping::parse_method(a.method, metric);
+  mapping::StudyOptions study_options;
+  study_options.seed = a.seed;
+  study_options.scotch.levels = parse_levels(a.levels);
+  study_options.scotch.two_level_above = a.two_level_above;
+  study_options.scotch.tries = a.tries;
+  study_options.scotch.refine = a.refine;
+  const double timeout_s = parse_duration_seconds(a.timeout, "--timeout");
+  if (!(timeout_s >= 0.001) || timeout_s > 3600) {
+    throw InputError(fmt::format("--timeout {}: must be between 1ms and 1h, e.g. --timeout 5s", a.timeout));
+  }
+
+  const auto topology = topo::make_topology(a.spec);
+  const auto names = mapping::read_node_list(a.nodes);
+  mapping::Allocation allocation = mapping::make_allocation(*topology, names, a.cores_per_node);
+  const mapping::TaskGraph graph = mapping::parse_task_graph(a.tasks);
+  if (graph.num_tasks > allocation.num_cores()) {
+    throw InputError(
+        fmt::format("{} tasks ({}) do not fit on {} cores ({} nodes x {} cores per node): give more "
+                    "--nodes or a larger --cores-per-node",
+                    graph.num_tasks, graph.spec, allocation.num_cores(), allocation.num_nodes(),
+                    allocation.cores_per_node));
+  }
+
+  std::vector<mapping::WeightMetric> wanted{metric};
+  if (a.compare) {
+    wanted.assign(mapping::kAllWeightMetrics.begin(), mapping::kAllWeightMetrics.end());
+  }
+  mapping::FetchOptions fetch;
+  fetch.sim_rate = a.sim_rate;
+  fetch.timeout_s = std::max(1, static_cast<int>(std::ceil(timeout_s)));
+  say(fmt::format("reading link metrics from {} for {} nodes", a.source, allocation.num_nodes()));
+  mapping::NodeMetrics metrics =
+      mapping::fetch_node_metrics(*topology, allocation, a.source, mapping::needs_of(wanted), fetch);
+  const double fetch_seconds = metrics.fetch_seconds;
+  const std::string source = metrics.source;
+  mapping::WeightOptions weights;
+  weights.stall_weight = a.stall_weight;
+  const mapping::Machine machine(*topology, std::move(allocation), std::move(metrics), weights);
+
+  const std::vector<mapping::Method> methods =
+      a.compare ? mapping::comparison_methods(machine) : std::vector<mapping::Method>{method};
+  const mapping::Study study = mapping::run_study(graph, machine, methods, study_options, say);
+  // The chosen method's row: with --compare, the one named by --method (or Scotch with --metric).
+  std::size_t chosen = 0;
+  for (std::size_t r = 0; r < study.rows.size(); ++r) {
+    if (study.rows[r].method.name() == method.name()) {
+      chosen = r;
+    }
+  }
+  const mapping::StudyRow& result = study.rows[chosen];
+  const mapping::Allocation& alloc = machine.allocation();
+
+  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology->spec(),
+             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
+  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
+             result.method.name(), a.seed);
+  if (result.method.kind == mapping::Method::Kind::kScotch) {
+    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
+               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
+               result.scotch.terminals, result.scotch.tries,
+               result.scotch.build_seconds + result.scotch.map_seconds,
+               result.scotch.repaired_tasks > 0
+                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
+                   : std::string());
+  }
+  fmt::print("\n\n{}", mapping::study_table(study));
+  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
+    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
+  }
+
+  if (!a.rankfile.empty()) {
+    write_file_atomic(a.rankfile, mapping::write_rankfile(result.placement, alloc));
+  }
+  if (!a.slurm_hostfile.empty()) {
+    write_file_atomic(a.slurm_hostfile, mapping::write_slurm_hostfile(result.placement, alloc));
+  }
+  if (!a.mpich_rank_order.empty()) {
+    write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(result.placement, alloc));
+  }
+  if (!a.json.empty()) {
+    Json context = base_context("gridlock map", "gridlock.map", 1);
+    context["seed"] = a.seed;
+    context["parameters"] = {{"topology", topology->spec()},
+                             {"nodes", alloc.names},
+                             {"cores_per_node", alloc.cores_per_node},
+                             {"tasks", graph.spec},
+                             {"metric", a.metric},
+                             {"method", result.method.name()},
+                             {"source", source},
+                             {"levels", a.levels},
+                             {"stall_weight", a.stall_weight},
+                             {"compare", a.compare},
+                             {"refine", a.refine},
+                             {"tries", a.tries}};
+    Json body{{"task_graph", graph.summary()},
+              {"metrics", {{"source", source}, {"fetch_seconds", fetch_seconds}}},
+              {"chosen", result.method.name()},
+              {"mappings", mapping::study_json(study, machine, {chosen})}};
+    write_json_file(a.json, context, body);
+  }
+}
+
+}  // namespace
+
+void add_map_command(CLI::App& app) {
+  auto args = std::make_shared<MapArgs>();
+  auto* cmd = app.add_subcommand(
+      "map",
+      "Place an application's tasks on allocated cores so that heavy communication avoids congested links "
+      "(Scotch, with HOPS/BW/STALLS weights from the resource oracle; docs/mapping.md)");
+  cmd->add_option("topology", args->spec, "Topology spec, e.g. torus:2x2x8 (docs/topologies.md)")->required();
+  cmd->add_option(
+         "--nodes", args->nodes,
+         "Allocated nodes in order: a list (nid00017,nid00018), a Slurm hostlist (nid[00017-00019]) or "
+         "@FILE")
+      ->required();
+  cmd->add_option("--cores-per-node", args->cores_per_node, "Cores (ranks) per node")->required();
+  cmd->add_option(
+         "--tasks", args->tasks,
+         "Task graph: stencil3d:PXxPYxPZ[,bytes=B][,periodic], stencil2d:PXxPY[...], alltoall:N[,bytes=B], "
+         "matrix:FILE or goal:FILE")
+      ->required();
+  cmd->add_option("--metric", args->metric, "Machine weights: none, hops, bw, stalls or hops+stalls")
+      ->capture_default_str();
+  cmd->add_option(
+         "--method", args->method,
+         "Placement written to the outputs: scotch (with --metric), scotch:METRIC, identity, cyclic, "
+         "random or geometric")
+      ->capture_default_str();
+  cmd->add_option(
+         "--source", args->source,
+         "Link metrics: oracle:http://HOST:PORT (a running 'gridlock oracle serve'), sim:paper, sim:none, "
+         "sim:MATRIX_FILE, ldms:PATH or sysfs[:ROOT]")
+      ->capture_default_str();
+  cmd->add_option(
+         "--sim-rate", args->sim_rate,
+         "Rate of each flow of sim:paper (e.g. 2GB/s), or line: as fast as the sender's link, like the "
+         "paper's congestion utility")
+      ->capture_default_str();
+  cmd->add_option("--timeout", args->timeout, "Oracle service: connect and read timeout")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of Scotch and of the random baseline")->capture_default_str();
+  cmd->add_option("--levels", args->levels,
+                  "Scotch: cores (complete graph of the cores, the paper's method), nodes (nodes first, then "
+                  "cores), or auto (nodes above --two-level-above cores)")
+      ->capture_default_str();
+  cmd->add_option("--two-level-above", args->two_level_above,
+                  "With --levels auto: cores above which to map by nodes")
+      ->capture_default_str();
+  cmd->add_option(
+         "--tries", args->tries,
+         "Scotch runs with derived seeds, keeping the cheapest placement (0: 8 up to 1,024 tasks, 1 above)")
+      ->capture_default_str();
+  cmd->add_flag(
+      "--refine", args->refine,
+      "After Scotch, swap tasks pairwise while the exact cost drops (gridlock's addition to the paper's "
+      "method; at most 8,192 cores or nodes)");
+  cmd->add_option("--stall-weight", args->stall_weight, "hops+stalls: hops per stall %")
+      ->capture_default_str();
+  cmd->add_flag("--compare", args->compare,
+                "Map with every baseline and every metric, and print the paper's cross table");
+  cmd->add_option("--json", args->json, "Write the inputs, the placement and the cost table as JSON");
+  cmd->add_option("--rankfile", args->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
+  cmd->add_option("--slurm-hostfile", args->slurm_hostfile,
+                  "Write a Slurm hostfile (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
+  cmd->add_option("--mpich-rank-order", args->mpich_rank_order,
+                  "Write an MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3)");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
+  cmd->callback([args] { run_map(*args); });
+}
+
+}  // namespace gridlock::cli

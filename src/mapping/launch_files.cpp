@@ -1,0 +1,235 @@
+// Launcher files for a placement, and readers for them (so that a placement survives a round trip
+// and gridlock-bench can apply a rankfile in the application).
+#include "gridlock/mapping/launch_files.hpp"
+
+#include <charconv>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
+
+namespace gridlock::mapping {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+bool parse_u32(std::string_view text, std::uint32_t& out) {
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end && !text.empty();
+}
+
+// Lines without comments and surrounding blanks, numbered from 1; empty lines are skipped.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn fn) {
+  std::uint32_t line_no = 0;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++line_no;
+    if (const auto hash = line.find('#'); hash != std::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    line = trim(line);
+    if (!line.empty()) {
+      fn(line_no, line);
+    }
+  }
+}
+
+std::unordered_map<std::string, std::uint32_t> node_index(const Allocation& allocation) {
+  std::unordered_map<std::string, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < allocation.names.size(); ++i) {
+    index.emplace(allocation.names[i], i);
+  }
+  return index;
+}
+
+Placement finish(std::vector<std::uint32_t>& core_of_rank, std::string_view where,
+                 const Allocation& allocation) {
+  for (std::uint32_t r = 0; r < core_of_rank.size(); ++r) {
+    if (core_of_rank[r] == UINT32_MAX) {
+      throw InputError(fmt::format("{}: rank {} is missing (ranks must be 0..{}, each once)", where, r,
+                                   core_of_rank.size() - 1));
+    }
+  }
+  check_placement(core_of_rank, static_cast<std::uint32_t>(core_of_rank.size()), allocation.num_cores());
+  return core_of_rank;
+}
+
+void place(std::vector<std::uint32_t>& core_of_rank, std::uint32_t rank, std::uint32_t core,
+           std::string_view where, std::uint32_t line_no, std::uint32_t num_cores) {
+  if (rank >= num_cores) {
+    throw InputError(fmt::format("{}:{}: rank {} is beyond the allocation's {} cores (ranks are 0..{})",
+                                 where, line_no, rank, num_cores, num_cores - 1));
+  }
+  if (rank >= core_of_rank.size()) {
+    core_of_rank.resize(rank + 1, UINT32_MAX);
+  }
+  if (core_of_rank[rank] != UINT32_MAX) {
+    throw InputError(fmt::format("{}:{}: rank {} is placed twice", where, line_no, rank));
+  }
+  core_of_rank[rank] = core;
+}
+
+}  // namespace
+
+std::string write_rankfile(const Placement& placement, const Allocation& allocation) {
+  check_placement(placement, static_cast<std::uint32_t>(placement.size()), allocation.num_cores());
+  std::string out;
+  out.reserve(placement.size() * 32);
+  for (std::size_t r = 0; r < placement.size(); ++r) {
+    out += fmt::format("rank {}={} slot={}\n", r, allocation.names[allocation.node_of_core(placement[r])],
+                       allocation.slot_of_core(placement[r]));
+  }
+  return out;
+}
+
+std::string write_slurm_hostfile(const Placement& placement, const Allocation& allocation) {
+  check_placement(placement, static_cast<std::uint32_t>(placement.size()), allocation.num_cores());
+  std::string out;
+  out.reserve(placement.size() * 16);
+  for (const auto core : placement) {
+    out += allocation.names[allocation.node_of_core(core)];
+    out += '\n';
+  }
+  return out;
+}
+
+std::string write_mpich_rank_order(const Placement& placement, const Allocation& allocation) {
+  check_placement(placement, static_cast<std::uint32_t>(placement.size()), allocation.num_cores());
+  if (placement.size() != allocation.num_cores()) {
+    throw InputError(
+        fmt::format("MPICH_RANK_ORDER cannot leave cores empty: {} ranks on {} cores; map as many tasks as "
+                    "cores, or use the "
+                    "rankfile or Slurm hostfile",
+                    placement.size(), allocation.num_cores()));
+  }
+  std::vector<std::uint32_t> rank_at(allocation.num_cores());
+  for (std::uint32_t r = 0; r < placement.size(); ++r) {
+    rank_at[placement[r]] = r;
+  }
+  // One line per node keeps the file readable and the lines short.
+  std::string out;
+  for (std::uint32_t node = 0; node < allocation.num_nodes(); ++node) {
+    for (std::uint32_t slot = 0; slot < allocation.cores_per_node; ++slot) {
+      out += fmt::format("{}{}", slot == 0 ? "" : ",", rank_at[node * allocation.cores_per_node + slot]);
+    }
+    out += node + 1 < allocation.num_nodes() ? ",\n" : "\n";
+  }
+  return out;
+}
+
+Placement read_rankfile(std::string_view text, const Allocation& allocation, std::string_view where) {
+  const auto index = node_index(allocation);
+  std::vector<std::uint32_t> core_of_rank;
+  for_each_line(text, [&](std::uint32_t line_no, std::string_view line) {
+    // rank R=HOST slot=S
+    const auto bad = [&](std::string_view why) {
+      return InputError(fmt::format("{}:{}: {} in '{}'; expected 'rank R=HOST slot=S'", where, line_no, why,
+                                    printable_excerpt(line)));
+    };
+    if (!line.starts_with("rank")) {
+      throw bad("no 'rank'");
+    }
+    line = trim(line.substr(4));
+    const auto eq = line.find('=');
+    const auto space = line.find_first_of(" \t", eq == std::string_view::npos ? 0 : eq);
+    if (eq == std::string_view::npos || space == std::string_view::npos) {
+      throw bad("malformed line");
+    }
+    std::uint32_t rank = 0;
+    if (!parse_u32(trim(line.substr(0, eq)), rank)) {
+      throw bad("bad rank number");
+    }
+    const std::string host(trim(line.substr(eq + 1, space - eq - 1)));
+    std::string_view slot_text = trim(line.substr(space));
+    if (!slot_text.starts_with("slot=")) {
+      throw bad("no 'slot='");
+    }
+    slot_text = slot_text.substr(5);
+    std::uint32_t slot = 0;
+    if (!parse_u32(slot_text, slot)) {
+      throw bad("bad slot number (gridlock writes one core per rank, e.g. slot=2)");
+    }
+    const auto it = index.find(host);
+    if (it == index.end()) {
+      throw bad(fmt::format("host '{}' is not in the allocation", printable_excerpt(host)));
+    }
+    if (slot >= allocation.cores_per_node) {
+      throw bad(fmt::format("slot {} is beyond the {} cores per node", slot, allocation.cores_per_node));
+    }
+    place(core_of_rank, rank, it->second * allocation.cores_per_node + slot, where, line_no,
+          allocation.num_cores());
+  });
+  return finish(core_of_rank, where, allocation);
+}
+
+Placement read_slurm_hostfile(std::string_view text, const Allocation& allocation, std::string_view where) {
+  const auto index = node_index(allocation);
+  std::vector<std::uint32_t> next_slot(allocation.num_nodes(), 0);
+  std::vector<std::uint32_t> core_of_rank;
+  for_each_line(text, [&](std::uint32_t line_no, std::string_view line) {
+    const auto it = index.find(std::string(line));
+    if (it == index.end()) {
+      throw InputError(
+          fmt::format("{}:{}: host '{}' is not in the allocation", where, line_no, printable_excerpt(line)));
+    }
+    auto& slot = next_slot[it->second];
+    if (slot >= allocation.cores_per_node) {
+      throw InputError(fmt::format("{}:{}: host '{}' is named more than {} times (its cores per node)", where,
+                                   line_no, line, allocation.cores_per_node));
+    }
+    const auto rank = static_cast<std::uint32_t>(core_of_rank.size());
+    place(core_of_rank, rank, it->second * allocation.cores_per_node + slot++, where, line_no,
+          allocation.num_cores());
+  });
+  return finish(core_of_rank, where, allocation);
+}
+
+Placement read_mpich_rank_order(std::string_view text, const Allocation& allocation, std::string_view where) {
+  std::vector<std::uint32_t> core_of_rank;
+  std::uint32_t next_core = 0;
+  for_each_line(text, [&](std::uint32_t line_no, std::string_view line) {
+    for (auto item : split(line, ',')) {
+      item = trim(item);
+      if (item.empty()) {
+        continue;
+      }
+      std::uint32_t first = 0;
+      std::uint32_t last = 0;
+      const auto dash = item.find('-');
+      const bool ok = dash == std::string_view::npos ? parse_u32(item, first) && ((last = first), true)
+                                                     : parse_u32(trim(item.substr(0, dash)), first) &&
+                                                           parse_u32(trim(item.substr(dash + 1)), last);
+      if (!ok || last < first) {
+        throw InputError(fmt::format("{}:{}: '{}' is not a rank or an ascending range A-B", where, line_no,
+                                     printable_excerpt(item)));
+      }
+      for (std::uint64_t r = first; r <= last; ++r) {
+        if (next_core >= allocation.num_cores()) {
+          throw InputError(fmt::format("{}:{}: more ranks than the {} cores of the allocation", where,
+                                       line_no, allocation.num_cores()));
+        }
+        place(core_of_rank, static_cast<std::uint32_t>(r), next_core++, where, line_no,
+              allocation.num_cores());
+      }
+    }
+  });
+  return finish(core_of_rank, where, allocation);
+}
+
+}  // namespace gridlock::mapping
