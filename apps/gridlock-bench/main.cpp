@@ -20,6 +20,7 @@
 #include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
 #include "gridlock/bench/sim_replicas.hpp"
+#include "gridlock/bench/spmv.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/noise/pattern.hpp"
@@ -302,6 +303,58 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   }
 }
 
+// `spmv` options given as text and converted after parsing.
+struct SpmvText {
+  std::string local = "5x5x5";
+  std::string grid;
+  std::string mapping = "identity";
+};
+
+void add_spmv_options(CLI::App& cmd, gb::SpmvOptions& o, SpmvText& t) {
+  cmd.add_option("--local", t.local, "Cells per rank, NXxNYxNZ")->capture_default_str();
+  cmd.add_option("--grid", t.grid, "Tasks per dimension, PXxPYxPZ (default: near-cubic, as MPI_Dims_create)");
+  cmd.add_option("--vectors", o.vectors, "Columns of the multivector")->capture_default_str();
+  cmd.add_option("--iterations", o.iterations, "Timed iterations")->capture_default_str();
+  cmd.add_option("--warmup", o.warmup, "Untimed iterations first")->capture_default_str();
+  cmd.add_option("--mapping", t.mapping,
+                 "identity (as launched), rankfile (the placement of --rankfile, applied in the application) "
+                 "or oracle (remapped in the application by Scotch on metrics from --source)")
+      ->capture_default_str();
+  cmd.add_option("--rankfile", o.rankfile, "--mapping rankfile: Open MPI rankfile written by `gridlock map`");
+  cmd.add_option("--topology", o.topology,
+                 "Network topology spec (--mapping oracle; optional with rankfile), e.g. torus:2x2x2");
+  cmd.add_option("--source", o.source,
+                 "--mapping oracle: metric source (sim:paper, sim:none, oracle:http://HOST:PORT, ...)")
+      ->capture_default_str();
+  cmd.add_option("--metric", o.metric,
+                 "--mapping oracle: weight metric (none, hops, bw, stalls, hops+stalls)")
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "--mapping oracle: Scotch's seed")->capture_default_str();
+  cmd.add_option(
+      "--node-names", o.node_names,
+      "Virtual node names (hostlist, e.g. nid[00000-00015]): rank r gets name r / (ranks / names); for "
+      "remapping on one host");
+  cmd.add_option("--json", o.json_path,
+                 "Write the statistics, checksum, placement and context to this JSON file");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
+}
+
+void finish_spmv_options(gb::SpmvOptions& o, const SpmvText& t, const CLI::App& cmd) {
+  o.local = gb::parse_dims3(t.local, "--local", gb::kMaxSpmvLocal);
+  if (!t.grid.empty()) {
+    o.grid = gb::parse_dims3(t.grid, "--grid", static_cast<std::uint32_t>(kMaxNodes));
+  }
+  o.mapping = gb::parse_spmv_mapping(t.mapping);
+  if (o.mapping != gb::SpmvMapping::kOracle) {
+    for (const char* name : {"--source", "--metric", "--seed"}) {
+      if (given(cmd, name)) {
+        throw gridlock::InputError(fmt::format("{} is used with --mapping oracle only", name));
+      }
+    }
+  }
+  gb::validate(o);
+}
+
 int run(int argc, char** argv, int rank) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
@@ -331,6 +384,13 @@ int run(int argc, char** argv, int rank) {
   auto* replicas = app.add_subcommand(
       "sim-replicas", "Monte-Carlo noise study of `gridlock sim --replicas`, replicas spread over the ranks");
   add_sim_replicas_options(*replicas, replicas_options, replicas_text);
+  gb::SpmvOptions spmv_options;
+  SpmvText spmv_text;
+  auto* spmv = app.add_subcommand(
+      "spmv",
+      "Distributed 7-point-stencil SpMV on a multivector (CG-style iterations), as launched or remapped in "
+      "the application (rankfile, or Scotch on network metrics)");
+  add_spmv_options(*spmv, spmv_options, spmv_text);
   gridlock::cli::check_unsigned_options(app);
   try {
     app.parse(argc, argv);
@@ -344,6 +404,12 @@ int run(int argc, char** argv, int rank) {
   if (replicas->parsed()) {
     finish_sim_replicas_options(replicas_options, replicas_text);
     gb::run_sim_replicas(replicas_options, MPI_COMM_WORLD);
+    return 0;
+  }
+  if (spmv->parsed()) {
+    finish_spmv_options(spmv_options, spmv_text, *spmv);
+    const gb::SpmvReport report = gb::run_spmv(spmv_options, MPI_COMM_WORLD);
+    gb::write_spmv_outputs(spmv_options, report, MPI_COMM_WORLD);
     return 0;
   }
   if (noise->parsed()) {

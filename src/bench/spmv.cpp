@@ -1,0 +1,654 @@
+#include "gridlock/bench/spmv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "detail/mpi_util.hpp"
+#include "gridlock/bench/errors.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
+
+#if GRIDLOCK_BENCH_MAPPING
+#include "gridlock/bench/remap.hpp"
+#include "gridlock/mapping/allocation.hpp"
+#include "gridlock/mapping/launch_files.hpp"
+#endif
+
+namespace gridlock::bench {
+namespace {
+
+constexpr std::string_view kOuterBar =
+    "+------------------------------------------------------------------------------+";
+constexpr std::string_view kInnerBar =
+    "+---------------------------------+--------------+--------------+--------------+";
+
+// The six faces: dimension d = face / 2, side -1 (even) or +1 (odd).
+constexpr int kFaces = 6;
+
+// A rank's block of cells with one layer of ghost cells, `vectors` values per cell (contiguous, so
+// the product runs over the vectors in the innermost loop, as a multivector's rows do).
+struct Block {
+  std::array<std::size_t, 3> n{};  // interior cells per dimension
+  std::size_t vectors = 1;
+
+  [[nodiscard]] std::size_t stride(int dim) const noexcept {
+    std::size_t s = vectors;
+    for (int d = 0; d < dim; ++d) {
+      s *= n[static_cast<std::size_t>(d)] + 2;
+    }
+    return s;
+  }
+  [[nodiscard]] std::size_t offset(std::size_t i, std::size_t j, std::size_t k) const noexcept {
+    return ((k * (n[1] + 2) + j) * (n[0] + 2) + i) * vectors;
+  }
+  [[nodiscard]] std::size_t doubles() const noexcept {
+    return (n[0] + 2) * (n[1] + 2) * (n[2] + 2) * vectors;
+  }
+  // Cells of a face (the two other dimensions' interior).
+  [[nodiscard]] std::size_t face_cells(int dim) const noexcept {
+    const auto d = static_cast<std::size_t>(dim);
+    return n[(d + 1) % 3] * n[(d + 2) % 3];
+  }
+  // Calls f(offset) for every cell of the plane `plane` (0 .. n+1) across dimension `dim`, other
+  // coordinates over the interior, in a fixed order.
+  template <class F>
+  void for_plane(int dim, std::size_t plane, F&& f) const {
+    std::array<std::size_t, 3> lo{1, 1, 1};
+    std::array<std::size_t, 3> hi{n[0] + 1, n[1] + 1, n[2] + 1};
+    lo[static_cast<std::size_t>(dim)] = plane;
+    hi[static_cast<std::size_t>(dim)] = plane + 1;
+    for (std::size_t k = lo[2]; k < hi[2]; ++k) {
+      for (std::size_t j = lo[1]; j < hi[1]; ++j) {
+        for (std::size_t i = lo[0]; i < hi[0]; ++i) {
+          f(offset(i, j, k));
+        }
+      }
+    }
+  }
+};
+
+// The exchange partners of a task on the grid (-1: none, the domain's boundary).
+std::array<int, kFaces> neighbours_of(int task, const std::array<std::uint32_t, 3>& grid) {
+  const auto t = static_cast<std::uint32_t>(task);
+  const std::array<std::uint32_t, 3> c{t % grid[0], (t / grid[0]) % grid[1], t / (grid[0] * grid[1])};
+  const std::array<std::uint32_t, 3> step{1, grid[0], grid[0] * grid[1]};
+  std::array<int, kFaces> result{};
+  for (int face = 0; face < kFaces; ++face) {
+    const auto d = static_cast<std::size_t>(face / 2);
+    const bool up = face % 2 == 1;
+    const bool exists = up ? c[d] + 1 < grid[d] : c[d] > 0;
+    result[static_cast<std::size_t>(face)] = exists ? static_cast<int>(up ? t + step[d] : t - step[d]) : -1;
+  }
+  return result;
+}
+
+// Right-hand side: exact binary fractions that depend on the global cell and the vector, so a halo
+// taken from the wrong neighbour changes the checksum.
+double rhs(std::uint64_t gx, std::uint64_t gy, std::uint64_t gz, std::uint64_t v) {
+  return 1.0 + static_cast<double>((gx * 7 + gy * 13 + gz * 29 + v) % 17) * 0.0625;
+}
+
+// Statistics of one per-iteration series (seconds in, microseconds out).
+SpmvStat stat_of(std::string key, std::string title, std::vector<double> seconds) {
+  SpmvStat s;
+  s.key = std::move(key);
+  s.title = std::move(title);
+  if (seconds.empty()) {
+    s.mean = s.median = s.p99 = s.min = s.max = std::nan("");
+    return s;
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t n = seconds.size();
+  double sum = 0;
+  for (const double v : seconds) {
+    sum += v;
+  }
+  constexpr double kUs = 1e6;
+  s.mean = kUs * sum / static_cast<double>(n);
+  s.median = kUs * (n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]));
+  // Nearest rank: the smallest value with at least 99% of the values at or below it.
+  const auto rank99 = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n)));
+  s.p99 = kUs * seconds[std::max<std::size_t>(rank99, 1) - 1];
+  s.min = kUs * seconds.front();
+  s.max = kUs * seconds.back();
+  return s;
+}
+
+std::string dims_text(const std::array<std::uint32_t, 3>& d) {
+  return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
+}
+
+// The grid of tasks: as given, or MPI_Dims_create's near-cubic factorisation of the ranks.
+std::array<std::uint32_t, 3> task_grid(const SpmvOptions& options, int size) {
+  if (options.grid != std::array<std::uint32_t, 3>{0, 0, 0}) {
+    const std::uint64_t tasks = std::uint64_t{options.grid[0]} * options.grid[1] * options.grid[2];
+    if (tasks != static_cast<std::uint64_t>(size)) {
+      throw InputError(
+          fmt::format("--grid {} has {} tasks but the job runs {} ranks; give a grid whose product "
+                      "is the number of ranks, or leave --grid out for a near-cubic one",
+                      dims_text(options.grid), tasks, size));
+    }
+    return options.grid;
+  }
+  std::array<int, 3> dims{0, 0, 0};
+  GRIDLOCK_MPI(MPI_Dims_create(size, 3, dims.data()));
+  return {static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]),
+          static_cast<std::uint32_t>(dims[2])};
+}
+
+// This rank's node name for remapping: from --node-names, or empty (MPI_Get_processor_name).
+std::string virtual_node_name(const SpmvOptions& options, int rank, int size) {
+  if (options.node_names.empty()) {
+    return {};
+  }
+#if GRIDLOCK_BENCH_MAPPING
+  const std::vector<std::string> names = mapping::expand_hostlist(options.node_names);
+  const auto k = static_cast<int>(names.size());
+  if (k == 0 || size % k != 0) {
+    throw InputError(
+        fmt::format("--node-names: {} names do not divide the {} ranks; give a number of node names "
+                    "that divides the ranks (rank r gets name r / (ranks / names))",
+                    k, size));
+  }
+  return names[static_cast<std::size_t>(rank / (size / k))];
+#else
+  (void)rank;
+  (void)size;
+  throw InputError(
+      "--node-names needs gridlock::mapping, which this build of gridlock-bench (SMPI) leaves out");
+#endif
+}
+
+#if GRIDLOCK_BENCH_MAPPING
+// The task graph of the product: each task sends each face neighbour its face, all vectors.
+mapping::TaskGraph spmv_task_graph(const std::array<std::uint32_t, 3>& grid, const Block& block) {
+  const std::uint32_t tasks = grid[0] * grid[1] * grid[2];
+  std::vector<mapping::Message> messages;
+  messages.reserve(std::size_t{tasks} * kFaces);
+  for (std::uint32_t t = 0; t < tasks; ++t) {
+    const std::array<int, kFaces> nb = neighbours_of(static_cast<int>(t), grid);
+    for (int face = 0; face < kFaces; ++face) {
+      if (nb[static_cast<std::size_t>(face)] >= 0) {
+        messages.push_back({t, static_cast<std::uint32_t>(nb[static_cast<std::size_t>(face)]),
+                            block.face_cells(face / 2) * block.vectors * sizeof(double)});
+      }
+    }
+  }
+  return mapping::make_task_graph(tasks, std::move(messages),
+                                  fmt::format("spmv:{},local={}x{}x{},vectors={}", dims_text(grid),
+                                              block.n[0], block.n[1], block.n[2], block.vectors));
+}
+
+Json remap_json(const RemapReport& r) {
+  Json scotch = nullptr;
+  if (r.method != "placement") {
+    scotch = {{"levels", r.scotch.levels},         {"architecture", r.scotch.architecture},
+              {"terminals", r.scotch.terminals},   {"repaired_tasks", r.scotch.repaired_tasks},
+              {"build_s", r.scotch.build_seconds}, {"map_s", r.scotch.map_seconds},
+              {"version", r.scotch.scotch_version}};
+  }
+  // World rank r runs task new_rank_of_rank[r].
+  std::vector<std::uint32_t> task_on_core(r.placement.size());
+  for (std::size_t t = 0; t < r.placement.size(); ++t) {
+    task_on_core[r.placement[t]] = static_cast<std::uint32_t>(t);
+  }
+  std::vector<std::uint32_t> new_rank_of_rank;
+  new_rank_of_rank.reserve(r.core_of_rank.size());
+  for (const std::uint32_t core : r.core_of_rank) {
+    new_rank_of_rank.push_back(task_on_core[core]);
+  }
+  return {{"method", r.method},
+          {"source", r.source.empty() ? Json(nullptr) : Json(r.source)},
+          {"nodes", r.nodes},
+          {"cores_per_node", r.cores_per_node},
+          {"placement", r.placement},
+          {"core_of_rank", r.core_of_rank},
+          {"new_rank_of_rank", new_rank_of_rank},
+          {"gather_s", r.gather_s},
+          {"fetch_s", r.fetch_s},
+          {"map_s", r.map_s},
+          {"broadcast_s", r.broadcast_s},
+          {"scotch", std::move(scotch)}};
+}
+
+std::optional<Remapping> remap_ranks(const SpmvOptions& options, MPI_Comm world,
+                                     const std::array<std::uint32_t, 3>& grid, const Block& block, int rank,
+                                     int size) {
+  const std::string node_name = virtual_node_name(options, rank, size);
+  if (options.mapping == SpmvMapping::kOracle) {
+    RemapOptions remap;
+    remap.topology = options.topology;
+    remap.source = options.source;
+    remap.metric = mapping::parse_weight_metric(options.metric);
+    remap.seed = options.seed;
+    remap.node_name = node_name;
+    // Only rank 0 maps; the others pass an empty graph.
+    const mapping::TaskGraph graph = rank == 0 ? spmv_task_graph(grid, block) : mapping::TaskGraph{};
+    return remap_with_scotch(world, graph, remap);
+  }
+  if (options.mapping == SpmvMapping::kRankfile) {
+    return remap_with_placement(world, options.topology, node_name,
+                                [&](const mapping::Allocation& allocation, RemapReport& /*report*/) {
+                                  const std::string text =
+                                      read_input_file(options.rankfile, "rankfile",
+                                                      "give the rankfile `gridlock map --rankfile` wrote");
+                                  return mapping::read_rankfile(text, allocation, options.rankfile);
+                                });
+  }
+  return std::nullopt;
+}
+#endif
+
+// One rank's run of the product on `comm`, in which its rank is its task.
+struct RankRun {
+  std::vector<double> times;  // 4 x iterations: halo, compute, allreduce, iteration
+  double loop_s = 0;
+  double local_sum = 0;
+  double residual2 = 0;  // last global r.r summed over the vectors
+};
+
+RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<std::uint32_t, 3>& grid,
+                    const Block& block) {
+  int task = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
+  const auto t = static_cast<std::uint32_t>(task);
+  const std::array<std::uint64_t, 3> origin{std::uint64_t{t % grid[0]} * block.n[0],
+                                            std::uint64_t{(t / grid[0]) % grid[1]} * block.n[1],
+                                            std::uint64_t{t / (grid[0] * grid[1])} * block.n[2]};
+  const std::size_t vecs = block.vectors;
+  std::vector<double> x(block.doubles(), 0.0);
+  std::vector<double> next(block.doubles(), 0.0);
+  std::vector<double> b(block.doubles(), 0.0);
+  for (std::size_t k = 1; k <= block.n[2]; ++k) {
+    for (std::size_t j = 1; j <= block.n[1]; ++j) {
+      for (std::size_t i = 1; i <= block.n[0]; ++i) {
+        const std::size_t c = block.offset(i, j, k);
+        for (std::size_t v = 0; v < vecs; ++v) {
+          b[c + v] = rhs(origin[0] + i - 1, origin[1] + j - 1, origin[2] + k - 1, v);
+        }
+      }
+    }
+  }
+  const std::array<int, kFaces> nb = neighbours_of(task, grid);
+  std::array<std::vector<double>, kFaces> send_buf;
+  std::array<std::vector<double>, kFaces> recv_buf;
+  for (int face = 0; face < kFaces; ++face) {
+    if (nb[static_cast<std::size_t>(face)] >= 0) {
+      const std::size_t count = block.face_cells(face / 2) * vecs;
+      send_buf[static_cast<std::size_t>(face)].resize(count);
+      recv_buf[static_cast<std::size_t>(face)].resize(count);
+    }
+  }
+  const std::size_t bytes_per_cell = vecs * sizeof(double);
+
+  // Exchanges the faces of `x` into its ghost cells. A message sent on face f carries tag f; the
+  // neighbour across it receives it on the opposite face (f ^ 1).
+  const auto halo = [&] {
+    std::array<MPI_Request, std::size_t{2} * kFaces> requests{};
+    int count = 0;
+    for (int face = 0; face < kFaces; ++face) {
+      const auto f = static_cast<std::size_t>(face);
+      if (nb[f] < 0) {
+        continue;
+      }
+      GRIDLOCK_MPI(MPI_Irecv(recv_buf[f].data(), detail::to_count(recv_buf[f].size(), "halo doubles"),
+                             MPI_DOUBLE, nb[f], face ^ 1, comm,
+                             &requests[static_cast<std::size_t>(count++)]));
+    }
+    for (int face = 0; face < kFaces; ++face) {
+      const auto f = static_cast<std::size_t>(face);
+      if (nb[f] < 0) {
+        continue;
+      }
+      const int dim = face / 2;
+      const std::size_t plane = face % 2 == 1 ? block.n[static_cast<std::size_t>(dim)] : 1;
+      double* out = send_buf[f].data();
+      block.for_plane(dim, plane, [&](std::size_t c) {
+        std::memcpy(out, &x[c], bytes_per_cell);
+        out += vecs;
+      });
+      GRIDLOCK_MPI(MPI_Isend(send_buf[f].data(), detail::to_count(send_buf[f].size(), "halo doubles"),
+                             MPI_DOUBLE, nb[f], face, comm, &requests[static_cast<std::size_t>(count++)]));
+    }
+    GRIDLOCK_MPI(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE));
+    for (int face = 0; face < kFaces; ++face) {
+      const auto f = static_cast<std::size_t>(face);
+      if (nb[f] < 0) {
+        continue;
+      }
+      const int dim = face / 2;
+      const std::size_t plane = face % 2 == 1 ? block.n[static_cast<std::size_t>(dim)] + 1 : 0;
+      const double* in = recv_buf[f].data();
+      block.for_plane(dim, plane, [&](std::size_t c) {
+        std::memcpy(&x[c], in, bytes_per_cell);
+        in += vecs;
+      });
+    }
+  };
+
+  // One Jacobi step on A x = b with the 7-point Laplacian (diagonal 6): r = b - A x, x += r / 6;
+  // dots[v] = r.r of vector v. Ghost cells of the domain's boundary stay 0 (Dirichlet).
+  std::vector<double> dots(vecs);
+  std::vector<double> global_dots(vecs);
+  const std::size_t sy = block.stride(1);
+  const std::size_t sz = block.stride(2);
+  const auto compute = [&] {
+    std::fill(dots.begin(), dots.end(), 0.0);
+    for (std::size_t k = 1; k <= block.n[2]; ++k) {
+      for (std::size_t j = 1; j <= block.n[1]; ++j) {
+        for (std::size_t i = 1; i <= block.n[0]; ++i) {
+          const std::size_t c = block.offset(i, j, k);
+          for (std::size_t v = 0; v < vecs; ++v) {
+            const std::size_t e = c + v;
+            const double ax =
+                6.0 * x[e] - x[e - vecs] - x[e + vecs] - x[e - sy] - x[e + sy] - x[e - sz] - x[e + sz];
+            const double r = b[e] - ax;
+            next[e] = x[e] + r / 6.0;
+            dots[v] += r * r;
+          }
+        }
+      }
+    }
+    std::swap(x, next);
+  };
+  const auto allreduce = [&] {
+    GRIDLOCK_MPI(MPI_Allreduce(dots.data(), global_dots.data(), detail::to_count(vecs, "vectors"), MPI_DOUBLE,
+                               MPI_SUM, comm));
+  };
+
+  for (std::uint64_t it = 0; it < options.warmup; ++it) {
+    halo();
+    compute();
+    allreduce();
+  }
+  RankRun run;
+  const std::size_t n = options.iterations;
+  run.times.resize(4 * n);
+  GRIDLOCK_MPI(MPI_Barrier(comm));
+  const double loop_start = MPI_Wtime();
+  for (std::size_t it = 0; it < n; ++it) {
+    const double t0 = MPI_Wtime();
+    halo();
+    const double t1 = MPI_Wtime();
+    compute();
+    const double t2 = MPI_Wtime();
+    allreduce();
+    const double t3 = MPI_Wtime();
+    run.times[it] = t1 - t0;
+    run.times[n + it] = t2 - t1;
+    run.times[2 * n + it] = t3 - t2;
+    run.times[3 * n + it] = t3 - t0;
+  }
+  run.loop_s = MPI_Wtime() - loop_start;
+  for (std::size_t k = 1; k <= block.n[2]; ++k) {
+    for (std::size_t j = 1; j <= block.n[1]; ++j) {
+      for (std::size_t i = 1; i <= block.n[0]; ++i) {
+        const std::size_t c = block.offset(i, j, k);
+        for (std::size_t v = 0; v < vecs; ++v) {
+          run.local_sum += x[c + v];
+        }
+      }
+    }
+  }
+  for (const double d : global_dots) {
+    run.residual2 += d;
+  }
+  return run;
+}
+
+void print_title(std::string_view title) {
+  fmt::print("\n{}\n", kOuterBar);
+  const std::size_t inner = kOuterBar.size() - 4;
+  const std::string_view shown = title.substr(0, inner);
+  const std::size_t left = (inner - shown.size()) / 2;
+  fmt::print("| {:<{}}{:<{}} |\n", "", left, shown, inner - left);
+}
+
+std::string cell(double value) {
+  return std::isfinite(value) ? fmt::format("{:>12.1f}", value) : fmt::format("{:>12}", "-");
+}
+
+// Rank 0's part of write_spmv_outputs.
+void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
+  const Json& c = report.context;
+  fmt::print(
+      "spmv: {} ranks, grid {} of {}x{}x{} cells, {} vectors, {} iterations (+{} warm-up), mapping {}\n",
+      c.value("ranks", 0), dims_text(report.grid), options.local[0], options.local[1], options.local[2],
+      options.vectors, options.iterations, options.warmup, to_string(options.mapping));
+  if (report.remap.contains("gather_s")) {
+    fmt::print("remap ({}): gather {:.6f} s, metrics {:.6f} s, map {:.6f} s, broadcast {:.6f} s\n",
+               report.remap.value("method", std::string("?")), report.remap.value("gather_s", 0.0),
+               report.remap.value("fetch_s", 0.0), report.remap.value("map_s", 0.0),
+               report.remap.value("broadcast_s", 0.0));
+  }
+  print_title(
+      fmt::format("SpMV 7-point, {} vectors, mapping {}", options.vectors, to_string(options.mapping)));
+  fmt::print("{}\n", kInnerBar);
+  fmt::print("| {:>31} | {:>12} | {:>12} | {:>12} |\n", "Name", "Avg", "99%", "Units");
+  fmt::print("{}\n", kInnerBar);
+  for (const SpmvStat& s : report.stats) {
+    fmt::print("| {:>31} | {} | {} | {:>12} |\n", s.title.substr(0, 31), cell(s.mean), cell(s.p99), "usec");
+    fmt::print("{}\n", kInnerBar);
+  }
+  fmt::print("per iteration: the slowest rank's time; medians:");
+  for (const SpmvStat& s : report.stats) {
+    fmt::print(" {} {:.1f} usec{}", s.key, s.median, &s == &report.stats.back() ? "\n" : ",");
+  }
+  fmt::print("loop {:.6f} s (slowest rank), checksum {:.17g}, residual {:.6g}\n", report.loop_s,
+             report.checksum, report.residual);
+  if (options.json_path.empty()) {
+    return;
+  }
+  Json stats = Json::object();
+  for (const SpmvStat& s : report.stats) {
+    stats[s.key] = {{"title", s.title}, {"units", "usec"}, {"mean", s.mean}, {"median", s.median},
+                    {"p99", s.p99},     {"min", s.min},    {"max", s.max}};
+  }
+  write_json_file(options.json_path, report.context,
+                  Json{{"grid", report.grid},
+                       {"remap", report.remap},
+                       {"statistics", std::move(stats)},
+                       {"loop_s", report.loop_s},
+                       {"checksum", report.checksum},
+                       {"residual", report.residual},
+                       {"status", "ok"}});
+}
+
+}  // namespace
+
+SpmvMapping parse_spmv_mapping(std::string_view text) {
+  if (text == "identity") {
+    return SpmvMapping::kIdentity;
+  }
+  if (text == "rankfile") {
+    return SpmvMapping::kRankfile;
+  }
+  if (text == "oracle") {
+    return SpmvMapping::kOracle;
+  }
+  throw InputError(fmt::format("--mapping '{}': give identity, rankfile or oracle", text));
+}
+
+std::string_view to_string(SpmvMapping mapping) noexcept {
+  switch (mapping) {
+    case SpmvMapping::kIdentity:
+      return "identity";
+    case SpmvMapping::kRankfile:
+      return "rankfile";
+    case SpmvMapping::kOracle:
+      return "oracle";
+  }
+  return "?";
+}
+
+std::array<std::uint32_t, 3> parse_dims3(std::string_view text, std::string_view option, std::uint32_t max) {
+  const std::vector<std::string_view> parts = split(text, 'x');
+  std::array<std::uint32_t, 3> dims{};
+  bool ok = parts.size() == dims.size();
+  for (std::size_t d = 0; ok && d < dims.size(); ++d) {
+    std::uint64_t value = 0;
+    ok = !parts[d].empty() && parts[d].size() <= 10;
+    for (const char ch : parts[d]) {
+      ok = ok && ch >= '0' && ch <= '9';
+      value = ok ? value * 10 + static_cast<std::uint64_t>(ch - '0') : 0;
+    }
+    ok = ok && value >= 1 && value <= max;
+    dims[d] = static_cast<std::uint32_t>(value);
+  }
+  if (!ok) {
+    throw InputError(
+        fmt::format("{} '{}': give three numbers from 1 to {} as AxBxC, e.g. 5x5x5", option, text, max));
+  }
+  return dims;
+}
+
+void validate(const SpmvOptions& o) {
+  for (const std::uint32_t n : o.local) {
+    if (n == 0 || n > kMaxSpmvLocal) {
+      throw InputError(fmt::format("--local: give 1 to {} cells per dimension", kMaxSpmvLocal));
+    }
+  }
+  if (o.vectors == 0 || o.vectors > kMaxSpmvVectors) {
+    throw InputError(fmt::format("--vectors {}: give 1 to {} vectors", o.vectors, kMaxSpmvVectors));
+  }
+  const std::uint64_t doubles =
+      std::uint64_t{o.local[0] + 2} * (o.local[1] + 2) * (o.local[2] + 2) * o.vectors;
+  if (doubles > kMaxSpmvDoubles) {
+    throw InputError(
+        fmt::format("--local {}x{}x{} with {} vectors needs {} doubles per array on each rank (at most "
+                    "{}); give a smaller block or fewer vectors",
+                    o.local[0], o.local[1], o.local[2], o.vectors, doubles, kMaxSpmvDoubles));
+  }
+  if (o.iterations == 0 || o.iterations > kMaxSpmvIterations) {
+    throw InputError(fmt::format("--iterations {}: give 1 to {}", o.iterations, kMaxSpmvIterations));
+  }
+  if (o.warmup > kMaxSpmvIterations) {
+    throw InputError(fmt::format("--warmup {}: give 0 to {}", o.warmup, kMaxSpmvIterations));
+  }
+  if (o.mapping == SpmvMapping::kRankfile && o.rankfile.empty()) {
+    throw InputError("--mapping rankfile needs --rankfile FILE (written by `gridlock map --rankfile`)");
+  }
+  if (o.mapping != SpmvMapping::kRankfile && !o.rankfile.empty()) {
+    throw InputError("--rankfile is read with --mapping rankfile only; add --mapping rankfile");
+  }
+  if (o.mapping == SpmvMapping::kOracle && o.topology.empty()) {
+    throw InputError("--mapping oracle needs --topology SPEC (the machine's network, e.g. torus:2x2x2)");
+  }
+  if (o.mapping == SpmvMapping::kIdentity && !o.topology.empty()) {
+    throw InputError("--topology is used with --mapping oracle or rankfile only");
+  }
+#if !GRIDLOCK_BENCH_MAPPING
+  if (o.mapping != SpmvMapping::kIdentity) {
+    throw InputError(
+        fmt::format("--mapping {} needs gridlock::mapping, which this build of gridlock-bench (SMPI) "
+                    "leaves out; use --mapping identity",
+                    to_string(o.mapping)));
+  }
+#endif
+}
+
+SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
+  validate(options);
+  int rank = 0;
+  int size = 1;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  GRIDLOCK_MPI(MPI_Comm_size(world, &size));
+  const std::array<std::uint32_t, 3> grid = task_grid(options, size);
+  Block block;
+  block.n = {options.local[0], options.local[1], options.local[2]};
+  block.vectors = options.vectors;
+  // The output path is checked before anything runs; the verdict reaches every rank.
+  detail::agree_on_root(world, [&] {
+    if (!options.json_path.empty()) {
+      check_writable(options.json_path);
+    }
+  });
+
+  SpmvReport report;
+  MPI_Comm comm = world;
+#if GRIDLOCK_BENCH_MAPPING
+  // Node names from --node-names can be wrong on some ranks only in principle; they are computed
+  // alike on every rank, so an error there is every rank's.
+  const std::optional<Remapping> remapping = remap_ranks(options, world, grid, block, rank, size);
+  if (remapping) {
+    comm = remapping->comm();
+    if (rank == 0) {
+      report.remap = remap_json(remapping->report());
+    }
+  }
+#else
+  (void)virtual_node_name(options, rank, size);
+#endif
+  if (rank == 0 && report.remap.is_null()) {
+    report.remap = {{"method", "identity"}};
+  }
+
+  const RankRun run = run_product(options, comm, grid, block);
+
+  // Reductions over the launch communicator to world rank 0, which reports.
+  const std::size_t n = options.iterations;
+  std::vector<double> slowest(rank == 0 ? run.times.size() : 0);
+  GRIDLOCK_MPI(MPI_Reduce(run.times.data(), slowest.data(), detail::to_count(run.times.size(), "timings"),
+                          MPI_DOUBLE, MPI_MAX, 0, world));
+  double loop_s = 0;
+  GRIDLOCK_MPI(MPI_Reduce(&run.loop_s, &loop_s, 1, MPI_DOUBLE, MPI_MAX, 0, world));
+  // The checksum is summed in task order, so it is the same bits whatever the mapping.
+  int task = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
+  std::array<double, 2> mine{static_cast<double>(task), run.local_sum};
+  std::vector<double> sums(rank == 0 ? 2 * static_cast<std::size_t>(size) : 0);
+  GRIDLOCK_MPI(MPI_Gather(mine.data(), 2, MPI_DOUBLE, sums.data(), 2, MPI_DOUBLE, 0, world));
+  if (rank != 0) {
+    return {};
+  }
+  std::vector<double> by_task(static_cast<std::size_t>(size));
+  for (std::size_t r = 0; r < by_task.size(); ++r) {
+    by_task[static_cast<std::size_t>(sums[2 * r])] = sums[2 * r + 1];
+  }
+  for (const double s : by_task) {
+    report.checksum += s;
+  }
+  report.residual = std::sqrt(run.residual2);
+  report.loop_s = loop_s;
+  report.grid = grid;
+  const auto series = [&](std::size_t i) {
+    return std::vector<double>(slowest.begin() + static_cast<std::ptrdiff_t>(i * n),
+                               slowest.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+  };
+  report.stats.push_back(stat_of("halo", "Halo exchange", series(0)));
+  report.stats.push_back(stat_of("compute", "SpMV compute", series(1)));
+  report.stats.push_back(stat_of("allreduce", "Dot allreduce", series(2)));
+  report.stats.push_back(stat_of("iteration", "Iteration", series(3)));
+
+  Json context = base_context("gridlock-bench spmv", "gridlock.bench.spmv", 1);
+  context["mpi_library"] = detail::mpi_library_version();
+  context["ranks"] = size;
+  context["grid"] = dims_text(grid);
+  context["local"] = fmt::format("{}x{}x{}", options.local[0], options.local[1], options.local[2]);
+  context["vectors"] = options.vectors;
+  context["iterations"] = options.iterations;
+  context["warmup"] = options.warmup;
+  context["mapping"] = to_string(options.mapping);
+  context["rankfile"] = options.rankfile.empty() ? Json(nullptr) : Json(options.rankfile);
+  context["topology"] = options.topology.empty() ? Json(nullptr) : Json(options.topology);
+  if (options.mapping == SpmvMapping::kOracle) {
+    context["source"] = options.source;
+    context["metric"] = options.metric;
+    context["seed"] = options.seed;
+  }
+  context["node_names"] = options.node_names.empty() ? Json(nullptr) : Json(options.node_names);
+  report.context = std::move(context);
+  return report;
+}
+
+void write_spmv_outputs(const SpmvOptions& options, const SpmvReport& report, MPI_Comm world) {
+  detail::agree_on_root(world, [&] { print_and_write(options, report); });
+}
+
+}  // namespace gridlock::bench
