@@ -31,22 +31,32 @@ bench="${GRIDLOCK_SMPI_BENCH:-$root/build/smpi/apps/gridlock-bench/gridlock-benc
 per_host="${GRIDLOCK_SMPI_RANKS_PER_HOST:-1}"
 
 # Hosts of the platform, in cluster order: every <cluster> gives prefix + N + suffix for each
-# N of its radical ("0-255" or "0-3,8-11").
+# N of its radical ("0-255" or "0-3,8-11"); then every explicit <host id="..."> in file order
+# (platforms written by `gridlock topo simgrid`, e.g. gemini-2x2x8: nid00000 .. nid00063).
 hosts="$(mktemp "${TMPDIR:-/tmp}/gridlock-smpi-hosts.XXXXXX")"
 trap 'rm -f "$hosts"' EXIT
-tr '\n' ' ' <"$platform" | grep -o '<cluster [^>]*>' | while read -r tag; do
-  attr() { sed -n "s/.* $1=\"\([^\"]*\)\".*/\1/p" <<<"$tag"; }
-  prefix="$(attr prefix)"
-  suffix="$(attr suffix)"
-  IFS=',' read -ra parts <<<"$(attr radical)"
-  for part in "${parts[@]}"; do
-    for ((n = ${part%-*}; n <= ${part#*-}; n++)); do
-      for ((k = 0; k < per_host; k++)); do
-        echo "$prefix$n$suffix"
+{
+  # A platform may have no <cluster> or no <host> elements: grep finding none is no error.
+  tr '\n' ' ' <"$platform" | { grep -o '<cluster [^>]*>' || true; } | while read -r tag; do
+    attr() { sed -n "s/.* $1=\"\([^\"]*\)\".*/\1/p" <<<"$tag"; }
+    prefix="$(attr prefix)"
+    suffix="$(attr suffix)"
+    IFS=',' read -ra parts <<<"$(attr radical)"
+    for part in "${parts[@]}"; do
+      for ((n = ${part%-*}; n <= ${part#*-}; n++)); do
+        for ((k = 0; k < per_host; k++)); do
+          echo "$prefix$n$suffix"
+        done
       done
     done
   done
-done >"$hosts"
+  tr '\n' ' ' <"$platform" | { grep -o '<host [^>]*>' || true; } | sed -n 's/.* id="\([^"]*\)".*/\1/p' |
+    while read -r name; do
+      for ((k = 0; k < per_host; k++)); do
+        echo "$name"
+      done
+    done
+} >"$hosts"
 available="$(wc -l <"$hosts")"
 if ((np > available)); then
   echo "smpi-run: $np ranks, but $(basename "$platform") has only $((available / per_host)) hosts x $per_host ranks" >&2
