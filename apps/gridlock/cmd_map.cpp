@@ -38,6 +38,7 @@ struct MapArgs {
   std::uint32_t two_level_above = 1024;
   std::uint32_t tries = 0;
   bool refine = false;
+  std::string architecture = "auto";
   double stall_weight = 0.1;
   std::uint64_t seed = 1;
   bool compare = false;
@@ -97,6 +98,7 @@ void run_map(const MapArgs& a) {
   study_options.scotch.two_level_above = a.two_level_above;
   study_options.scotch.tries = a.tries;
   study_options.scotch.refine = a.refine;
+  study_options.scotch.architecture = a.architecture;
   const double timeout_s = parse_duration_seconds(a.timeout, "--timeout");
   if (!(timeout_s >= 0.001) || timeout_s > 3600) {
     throw InputError(fmt::format("--timeout {}: must be between 1ms and 1h, e.g. --timeout 5s", a.timeout));
@@ -248,6 +250,11 @@ void add_map_command(CLI::App& app) {
       "--refine", args->refine,
       "After Scotch, swap tasks pairwise while the exact cost drops (gridlock's addition to the paper's "
       "method; at most 8,192 cores or nodes)");
+  cmd->add_option(
+         "--architecture", args->architecture,
+         "Scotch target architecture: auto (deco up to 256 terminals, deco2 above), deco (exact distances, "
+         "cubic time) or deco2 (multilevel)")
+      ->capture_default_str();
   cmd->add_option("--stall-weight", args->stall_weight, "hops+stalls: hops per stall %")
       ->capture_default_str();
   cmd->add_flag("--compare", args->compare,

@@ -433,7 +433,14 @@ Placement scotch_placement(const TaskGraph& graph, const Machine& machine, Weigh
   ScotchReport local;
   local.levels = by_nodes ? "nodes" : "cores";
   local.terminals = terminals;
-  local.architecture = terminals <= kMaxDecoOneTerminals ? "deco" : "deco2";
+  if (options.architecture == "auto") {
+    local.architecture = terminals <= kMaxDecoOneTerminals ? "deco" : "deco2";
+  } else if (options.architecture == "deco" || options.architecture == "deco2") {
+    local.architecture = options.architecture;
+  } else {
+    throw InputError(
+        fmt::format("unknown Scotch architecture '{}': use auto, deco or deco2", options.architecture));
+  }
   {
     int major = 0;
     int minor = 0;

@@ -54,6 +54,9 @@ struct ScotchOptions {
   /// After Scotch, swap tasks pairwise while gridlock's exact cost drops (gridlock's addition, not
   /// the paper's method; at most 8,192 cores or nodes).
   bool refine = false;
+  /// Scotch architecture: `auto` (deco up to 256 terminals, deco2 above), `deco` (archBuild0, exact
+  /// distances, cubic time) or `deco2` (archBuild2, multilevel).
+  std::string architecture = "auto";
 };
 
 /// What the Scotch mapper did.
