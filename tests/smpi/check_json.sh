@@ -4,6 +4,10 @@
 #   check_json.sh run FILE MODE NODES         a complete run: mode, node and rank counts, every
 #                                             canary measured in every phase, no timeouts
 #   check_json.sh impact FILE KEY MIN MAX     MIN <= mean Congestion Impact of canary KEY <= MAX
+#   check_json.sh spmv RANKS A.json B.json    two spmv runs of one problem (e.g. identity and
+#                                             oracle mapping): complete, RANKS ranks, a positive
+#                                             halo-exchange and allreduce time per iteration, and
+#                                             the same result checksum
 set -euo pipefail
 fail() { echo "check_json: FAILED: $*" >&2; exit 1; }
 case "${1:-}" in
@@ -36,8 +40,28 @@ case "${1:-}" in
       fail "$file: mean Congestion Impact of $key is $ci, expected within [$min, $max]"
     echo "check_json: $file: mean Congestion Impact of $key is $ci, within [$min, $max]"
     ;;
+  spmv)
+    ranks="$2"
+    shift 2
+    for file in "$@"; do
+      [ "$(jq -r .status "$file")" = ok ] || fail "$file: status $(jq .status "$file")"
+      [ "$(jq -r .context.ranks "$file")" = "$ranks" ] || fail "$file: $(jq .context.ranks "$file") ranks, expected $ranks"
+      # Computation is not simulated (smpi/simulate-computation:no), so the iteration's time is
+      # its communication: the halo exchange and the dot-product allreduce.
+      for key in halo allreduce; do
+        jq -e ".statistics.$key.mean > 0" "$file" >/dev/null ||
+          fail "$file: statistics.$key.mean is $(jq ".statistics.$key.mean" "$file"), expected > 0"
+      done
+      echo "check_json: $file: mapping $(jq -r .remap.method "$file"), halo $(jq .statistics.halo.mean "$file") us, allreduce $(jq .statistics.allreduce.mean "$file") us per iteration"
+    done
+    a="$(jq -r .checksum "$1")"
+    b="$(jq -r .checksum "$2")"
+    [ "$a" != null ] || fail "$1: no checksum"
+    [ "$a" = "$b" ] || fail "checksums differ: $a ($1) and $b ($2)"
+    echo "check_json: $1 and $2 have the same checksum $a"
+    ;;
   *)
-    sed -n '2,7p' "$0" >&2
+    sed -n '2,11p' "$0" >&2
     exit 2
     ;;
 esac
