@@ -29,7 +29,7 @@ std::vector<WeightMetric> shown_metrics(const Study& study) {
 
 // 4 significant digits and the change against the baseline: `1.234e+07 (-12.3%)`.
 std::string cell(double value, double baseline, bool is_baseline) {
-  const std::string number = fmt::format("{:.4g}", value);
+  std::string number = fmt::format("{:.4g}", value);
   if (is_baseline) {
     return number;
   }
@@ -58,6 +58,7 @@ std::string markdown_table(const std::vector<std::string>& header,
   };
   std::string out = line(header);
   std::vector<std::string> rule;
+  rule.reserve(width.size());
   for (const auto w : width) {
     rule.emplace_back(w, '-');
   }
