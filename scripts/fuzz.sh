@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes gridlock's input parsers for a bounded time each (CI step): goal_fuzz (the GOAL text parser
-# and the binary schedule reader) and inputs_fuzz (noise traces and specs, units, program specs).
+# and the binary schedule reader) and inputs_fuzz (noise traces and specs, units, program specs,
+# gridlock map's task-graph specs (stencil3d, stencil2d, alltoall) and Slurm hostlists for --nodes).
 # Builds with clang in its own directory (build/fuzz); new interesting inputs go to
 # build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus and tests/fuzz/inputs-corpus.
 # A crash leaves its input in build/fuzz/crash-* and fails the script.
