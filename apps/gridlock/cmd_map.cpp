@@ -36,7 +36,7 @@ struct MapArgs {
   std::string timeout = "5s";
   std::string levels = "auto";
   std::uint32_t two_level_above = 1024;
-  std::uint32_t tries = 0;
+  std::uint32_t tries = 1;
   bool refine = false;
   std::string architecture = "auto";
   double stall_weight = 0.1;
@@ -108,6 +108,16 @@ void run_map(const MapArgs& a) {
   const auto names = mapping::read_node_list(a.nodes);
   mapping::Allocation allocation = mapping::make_allocation(*topology, names, a.cores_per_node);
   const mapping::TaskGraph graph = mapping::parse_task_graph(a.tasks);
+  if (!a.mpich_rank_order.empty() && graph.num_tasks != allocation.num_cores()) {
+    // Refused before the mapping and before any output is written: the format cannot say "leave this
+    // core empty".
+    throw InputError(fmt::format(
+        "--mpich-rank-order: MPICH_RANK_ORDER cannot leave cores empty, and {} tasks leave {} of the {} "
+        "cores "
+        "empty; map as many tasks as cores, or use --rankfile or --slurm-hostfile",
+        graph.num_tasks, allocation.num_cores() - std::min(graph.num_tasks, allocation.num_cores()),
+        allocation.num_cores()));
+  }
   if (graph.num_tasks > allocation.num_cores()) {
     throw InputError(
         fmt::format("{} tasks ({}) do not fit on {} cores ({} nodes x {} cores per node): give more "
@@ -122,7 +132,7 @@ void run_map(const MapArgs& a) {
   }
   mapping::FetchOptions fetch;
   fetch.sim_rate = a.sim_rate;
-  fetch.timeout_s = std::max(1, static_cast<int>(std::ceil(timeout_s)));
+  fetch.timeout_s = timeout_s;
   say(fmt::format("reading link metrics from {} for {} nodes", a.source, allocation.num_nodes()));
   mapping::NodeMetrics metrics =
       mapping::fetch_node_metrics(*topology, allocation, a.source, mapping::needs_of(wanted), fetch);
@@ -182,7 +192,11 @@ void run_map(const MapArgs& a) {
                              {"metric", a.metric},
                              {"method", result.method.name()},
                              {"source", source},
+                             {"sim_rate", a.sim_rate},
+                             {"timeout_s", timeout_s},
                              {"levels", a.levels},
+                             {"two_level_above", a.two_level_above},
+                             {"architecture", a.architecture},
                              {"stall_weight", a.stall_weight},
                              {"compare", a.compare},
                              {"refine", a.refine},
@@ -242,9 +256,8 @@ void add_map_command(CLI::App& app) {
   cmd->add_option("--two-level-above", args->two_level_above,
                   "With --levels auto: cores above which to map by nodes")
       ->capture_default_str();
-  cmd->add_option(
-         "--tries", args->tries,
-         "Scotch runs with derived seeds, keeping the cheapest placement (0: 8 up to 1,024 tasks, 1 above)")
+  cmd->add_option("--tries", args->tries,
+                  "Scotch runs with seeds derived from --seed, keeping the cheapest placement (1..1000)")
       ->capture_default_str();
   cmd->add_flag(
       "--refine", args->refine,

@@ -70,9 +70,8 @@ constexpr double kMaxTaskLoad = 1 << 20;
 // matrix, all-pairs shortest paths, cubic time: 0.03 s at 256, 5.7 s at 1,024 here); larger ones use
 // deco 2 (SCOTCH_archBuild2: multilevel, 0.12 s at 1,024 and 2.5 s at 4,096 terminals).
 constexpr std::uint32_t kMaxDecoOneTerminals = 256;
-// Tries by default: small graphs map in about a millisecond, so several seeds cost little.
-constexpr std::uint32_t kManyTriesUpToTasks = 1024;
-constexpr std::uint32_t kDefaultTries = 8;
+// Most Scotch runs one mapping may ask for.
+constexpr std::uint32_t kMaxTries = 1000;
 // Swap refinement tries every pair of vertices per pass.
 constexpr std::size_t kMaxRefineVertices = 8192;
 constexpr std::uint32_t kRefinePasses = 20;
@@ -449,8 +448,11 @@ Placement scotch_placement(const TaskGraph& graph, const Machine& machine, Weigh
     local.scotch_version = fmt::format("{}.{}.{}", major, minor, patch);
   }
   std::vector<SCOTCH_Num> part(static_cast<std::size_t>(terminals) * capacity, 0);
-  const std::uint32_t tries =
-      options.tries > 0 ? options.tries : (graph.num_tasks <= kManyTriesUpToTasks ? kDefaultTries : 1);
+  if (options.tries == 0 || options.tries > kMaxTries) {
+    throw InputError(
+        fmt::format("--tries {}: must be 1..{} (Scotch runs with derived seeds)", options.tries, kMaxTries));
+  }
+  const std::uint32_t tries = options.tries;
   const std::uint32_t fillers = terminals * capacity - graph.num_tasks;
   const auto start = std::chrono::steady_clock::now();
   if (terminals > 1) {

@@ -13,15 +13,18 @@ struct Client::Impl {
   std::string host;  // As written in the URL (an IPv6 address in brackets), for messages.
   int port = 0;
   httplib::Client http;
-  Impl(std::string h, int p, int timeout_s)
+  Impl(std::string h, int p, double timeout_s)
       : host(std::move(h)),
         port(p),
         http(host.starts_with('[') ? host.substr(1, host.size() - 2) : host, port) {
     http.set_keep_alive(true);
     http.set_tcp_nodelay(true);
-    http.set_connection_timeout(timeout_s, 0);
-    http.set_read_timeout(timeout_s, 0);
-    http.set_write_timeout(timeout_s, 0);
+    // Seconds and microseconds, so that a timeout below a second (--timeout 200ms) is kept.
+    const auto whole = static_cast<time_t>(timeout_s);
+    const auto micro = static_cast<time_t>((timeout_s - static_cast<double>(whole)) * 1e6);
+    http.set_connection_timeout(whole, micro);
+    http.set_read_timeout(whole, micro);
+    http.set_write_timeout(whole, micro);
   }
 
   // cpp-httplib names its errors in one word ("Connection"); say what each means here.
@@ -87,7 +90,10 @@ struct Client::Impl {
   }
 };
 
-Client::Client(const std::string& url, int timeout_s) {
+Client::Client(const std::string& url, double timeout_s) {
+  if (!(timeout_s > 0) || timeout_s > 86400) {
+    throw InputError(fmt::format("oracle client timeout {} s: must be above 0 and at most a day", timeout_s));
+  }
   std::string_view rest(url);
   if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) {
     if (rest.substr(0, scheme) != "http") {

@@ -249,7 +249,7 @@ time.sleep(20)' &
     ;;
   mpich_fewer_tasks)
     # 32 tasks on 64 cores: MPICH_RANK_ORDER fills cores in order and cannot leave holes.
-    expect nonzero "MPICH_RANK_ORDER cannot leave cores empty: 32 ranks on 64 cores" -- \
+    expect nonzero "MPICH_RANK_ORDER cannot leave cores empty, and 32 tasks leave 32 of the 64 cores empty" -- \
       "$G" map "$SPEC" --nodes "$NODES" --cores-per-node 4 --tasks stencil3d:4x4x2 --mpich-rank-order order -q
     [ ! -e order ] || fail "an MPICH_RANK_ORDER file was written"
     ;;

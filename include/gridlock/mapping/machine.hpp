@@ -67,8 +67,8 @@ struct MetricNeeds {
 
 /// Options of metric fetching.
 struct FetchOptions {
-  int timeout_s = 5;    ///< Oracle service: time to connect, and to each read or write.
-  double window_s = 0;  ///< Averaging window of the metrics (0: newest interval).
+  double timeout_s = 5;  ///< Oracle service: time to connect, and to each read or write.
+  double window_s = 0;   ///< Averaging window of the metrics (0: newest interval).
   /// Rate of each flow of `sim:paper`; `line`: the sender's link rate (the paper's utility sends
   /// "as quickly as possible").
   std::string sim_rate = "line";

@@ -48,9 +48,9 @@ struct ScotchOptions {
   std::uint64_t seed = 1;                ///< Seed of Scotch's random generator.
   Levels levels = Levels::kAuto;         ///< One or two levels.
   std::uint32_t two_level_above = 1024;  ///< kAuto: cores above which to map two levels.
-  /// Scotch runs with seeds derived from `seed`, keeping the cheapest placement (gridlock's cost
-  /// under the metric); 0: 8 up to 1,024 tasks, 1 above.
-  std::uint32_t tries = 0;
+  /// Scotch runs with seeds derived from `seed` (1..1000), keeping the cheapest placement
+  /// (gridlock's cost under the metric); 1 is the paper's method.
+  std::uint32_t tries = 1;
   /// After Scotch, swap tasks pairwise while gridlock's exact cost drops (gridlock's addition, not
   /// the paper's method; at most 8,192 cores or nodes).
   bool refine = false;

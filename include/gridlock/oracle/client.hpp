@@ -16,7 +16,7 @@ class Client {
  public:
   /// `url` is `http://HOST:PORT` or `HOST:PORT` (a trailing `/` is fine). Throws InputError on a
   /// malformed URL, another scheme (`https://`: the oracle serves plain HTTP) or a path (`/v1`).
-  explicit Client(const std::string& url, int timeout_s = 10);
+  explicit Client(const std::string& url, double timeout_s = 10);
   /// Closes the connection.
   ~Client();
   Client(const Client&) = delete;             ///< Not copyable.
