@@ -35,8 +35,8 @@ inline constexpr std::uint32_t kMaxCoresPerNode = 4096;
 
 /// Allocated nodes and cores.
 struct Allocation {
-  std::vector<topo::NodeId> nodes;  ///< Topology node of each allocated node, in the given order.
-  std::vector<std::string> names;   ///< Their names, as given.
+  std::vector<topo::NodeId> nodes;   ///< Topology node of each allocated node, in the given order.
+  std::vector<std::string> names;    ///< Their names, as given.
   std::uint32_t cores_per_node = 1;  ///< Cores (slots) per node.
 
   /// Number of allocated nodes.
@@ -44,15 +44,19 @@ struct Allocation {
   /// Number of cores: nodes x cores per node.
   [[nodiscard]] std::uint32_t num_cores() const noexcept { return num_nodes() * cores_per_node; }
   /// Index (in `nodes`) of the node holding core `core`.
-  [[nodiscard]] std::uint32_t node_of_core(std::uint32_t core) const noexcept { return core / cores_per_node; }
+  [[nodiscard]] std::uint32_t node_of_core(std::uint32_t core) const noexcept {
+    return core / cores_per_node;
+  }
   /// Slot of core `core` on its node.
-  [[nodiscard]] std::uint32_t slot_of_core(std::uint32_t core) const noexcept { return core % cores_per_node; }
+  [[nodiscard]] std::uint32_t slot_of_core(std::uint32_t core) const noexcept {
+    return core % cores_per_node;
+  }
 };
 
 /// Resolves node names against the topology. Throws InputError naming every unknown node (and the
 /// topology's naming, e.g. `nid00000..nid00063`), any duplicate, an empty list, cores_per_node 0 or
 /// above kMaxCoresPerNode, or more than 2^31 cores.
-[[nodiscard]] Allocation make_allocation(const topo::Topology& topology, const std::vector<std::string>& names,
-                                         std::uint32_t cores_per_node);
+[[nodiscard]] Allocation make_allocation(const topo::Topology& topology,
+                                         const std::vector<std::string>& names, std::uint32_t cores_per_node);
 
 }  // namespace gridlock::mapping
