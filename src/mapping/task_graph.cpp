@@ -297,25 +297,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// Fields separated by blanks (Matrix Market).
-std::vector<std::string_view> blank_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
-      ++i;
-    }
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-      ++i;
-    }
-    if (i > start) {
-      out.push_back(line.substr(start, i - start));
-    }
-  }
-  return out;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            const auto lower = [](char c) {
@@ -433,7 +414,7 @@ class FileParser {
   TaskGraph matrix_market() {
     std::string_view line;
     lines_.next(line);
-    const auto banner = blank_fields(without_utf8_bom(line));
+    const auto banner = split_blanks(without_utf8_bom(line));
     if (banner.size() != 5 || !iequals(banner[1], "matrix") || !iequals(banner[2], "coordinate")) {
       fail(fmt::format(
           "expected '%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric', found "
@@ -458,7 +439,7 @@ class FileParser {
       if (line.starts_with('%')) {
         continue;
       }
-      fields = blank_fields(line);
+      fields = split_blanks(line);
       if (!fields.empty()) {
         have_size = true;
         break;
@@ -490,7 +471,7 @@ class FileParser {
     const std::size_t values = pattern ? 2 : 3;
     std::uint64_t seen = 0;
     while (lines_.next(line)) {
-      fields = blank_fields(line);
+      fields = split_blanks(line);
       if (fields.empty() || line.starts_with('%')) {
         continue;
       }

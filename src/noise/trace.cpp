@@ -75,25 +75,6 @@ std::uint64_t parse_decimal_as_ns(std::string_view field, std::string_view sourc
   return static_cast<std::uint64_t>(ns);
 }
 
-// Splits on runs of spaces and tabs.
-std::vector<std::string_view> fields_of(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
-      ++i;
-    }
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-      ++i;
-    }
-    if (i > start) {
-      out.push_back(line.substr(start, i - start));
-    }
-  }
-  return out;
-}
-
 // Appends a detour read at `line`, checking order against the previous one.
 void add_detour(NoiseTrace& t, Detour d, std::string_view source, std::size_t line) {
   if (!t.detours.empty()) {
@@ -208,7 +189,7 @@ NoiseTrace parse_columns(std::string_view text, std::string_view source, bool lo
     if (line.empty() || line.front() == '#') {
       continue;
     }
-    const auto f = fields_of(line);
+    const auto f = split_blanks(line);
     if (f.size() != 2) {
       fail(source, no,
            fmt::format("expected two columns (start, length{}), got {}: '{}'",

@@ -24,6 +24,26 @@ namespace gridlock {
   }
 }
 
+/// The fields of `line` separated by runs of blanks (spaces and tabs); no empty fields: "a \t b "
+/// gives {"a", "b"}. The views point into `line`.
+[[nodiscard]] inline std::vector<std::string_view> split_blanks(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+      ++i;
+    }
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+      ++i;
+    }
+    if (i > start) {
+      out.push_back(line.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
 /// `text` without a leading UTF-8 byte-order mark (as some Windows editors write one), which is
 /// not part of the text in any of the formats gridlock reads.
 [[nodiscard]] inline std::string_view without_utf8_bom(std::string_view text) {

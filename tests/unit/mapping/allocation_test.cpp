@@ -13,6 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
+
 #include "gridlock/core/error.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -92,22 +94,9 @@ TEST(Hostlist, CountIsBoundedBeforeExpanding) {
   EXPECT_EQ(expand_hostlist("a[0-1023]b[0-1023]").size(), 1048576U);
 }
 
-class NodeListFiles : public ::testing::Test {
+class NodeListFiles : public TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("gridlock_allocation_" + std::to_string(::getpid()) + "_" + std::string(info->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path write(const std::string& name, const std::string& content) const {
-    fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
-  fs::path dir_;
+  NodeListFiles() : TempDirTest("gridlock_allocation_") {}
 };
 
 TEST_F(NodeListFiles, OneHostlistPerLineWithComments) {

@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
+
 #include "gridlock/core/error.hpp"
 
 namespace gridlock::mapping {
@@ -23,22 +25,9 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // A fresh directory per test (tests may run in parallel processes).
-class TaskGraphFiles : public ::testing::Test {
+class TaskGraphFiles : public TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("gridlock_task_graph_" + std::to_string(::getpid()) + "_" + std::string(info->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path write(const std::string& name, const std::string& content) const {
-    fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
-  fs::path dir_;
+  TaskGraphFiles() : TempDirTest("gridlock_task_graph_") {}
 };
 
 // The message of the InputError `f` throws, or "" (and a test failure) when it throws nothing.

@@ -1,0 +1,41 @@
+#pragma once
+// A GoogleTest fixture with a fresh temporary directory per test, for tests that read files.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+namespace gridlock::mapping {
+
+/// Each test gets `<TempDir>/<prefix><pid>_<test name>/`, emptied before and removed after it.
+class TempDirTest : public ::testing::Test {
+ protected:
+  /// `prefix` names the test file's directories, e.g. `gridlock_task_graph_`.
+  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  /// Creates the directory.
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           (prefix_ + std::to_string(::getpid()) + "_" + std::string(info->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  /// Removes the directory.
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  /// Writes `content` to `name` in the directory and returns its path.
+  [[nodiscard]] std::filesystem::path write(const std::string& name, const std::string& content) const {
+    std::filesystem::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  std::filesystem::path dir_;  ///< The test's directory.
+
+ private:
+  std::string prefix_;
+};
+
+}  // namespace gridlock::mapping
