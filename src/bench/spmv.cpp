@@ -14,11 +14,9 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 
-#if GRIDLOCK_BENCH_MAPPING
 #include "gridlock/bench/remap.hpp"
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/mapping/launch_files.hpp"
-#endif
 
 namespace gridlock::bench {
 namespace {
@@ -147,7 +145,6 @@ std::string virtual_node_name(const SpmvOptions& options, int rank, int size) {
   if (options.node_names.empty()) {
     return {};
   }
-#if GRIDLOCK_BENCH_MAPPING
   const std::vector<std::string> names = mapping::expand_hostlist(options.node_names);
   const auto k = static_cast<int>(names.size());
   if (k == 0 || size % k != 0) {
@@ -157,15 +154,8 @@ std::string virtual_node_name(const SpmvOptions& options, int rank, int size) {
                     k, size));
   }
   return names[static_cast<std::size_t>(rank / (size / k))];
-#else
-  (void)rank;
-  (void)size;
-  throw InputError(
-      "--node-names needs gridlock::mapping, which this build of gridlock-bench (SMPI) leaves out");
-#endif
 }
 
-#if GRIDLOCK_BENCH_MAPPING
 // The task graph of the product: each task sends each face neighbour its face, all vectors.
 mapping::TaskGraph spmv_task_graph(const std::array<std::uint32_t, 3>& grid, const Block& block) {
   const std::uint32_t tasks = grid[0] * grid[1] * grid[2];
@@ -243,7 +233,6 @@ std::optional<Remapping> remap_ranks(const SpmvOptions& options, MPI_Comm world,
   }
   return std::nullopt;
 }
-#endif
 
 // One rank's run of the product on `comm`, in which its rank is its task.
 struct RankRun {
@@ -543,14 +532,6 @@ void validate(const SpmvOptions& o) {
   if (o.mapping == SpmvMapping::kIdentity && !o.topology.empty()) {
     throw InputError("--topology is used with --mapping oracle or rankfile only");
   }
-#if !GRIDLOCK_BENCH_MAPPING
-  if (o.mapping != SpmvMapping::kIdentity) {
-    throw InputError(
-        fmt::format("--mapping {} needs gridlock::mapping, which this build of gridlock-bench (SMPI) "
-                    "leaves out; use --mapping identity",
-                    to_string(o.mapping)));
-  }
-#endif
 }
 
 SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
@@ -572,7 +553,6 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
 
   SpmvReport report;
   MPI_Comm comm = world;
-#if GRIDLOCK_BENCH_MAPPING
   // Node names from --node-names can be wrong on some ranks only in principle; they are computed
   // alike on every rank, so an error there is every rank's.
   const std::optional<Remapping> remapping = remap_ranks(options, world, grid, block, rank, size);
@@ -582,9 +562,6 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
       report.remap = remap_json(remapping->report());
     }
   }
-#else
-  (void)virtual_node_name(options, rank, size);
-#endif
   if (rank == 0 && report.remap.is_null()) {
     report.remap = {{"method", "identity"}};
   }
