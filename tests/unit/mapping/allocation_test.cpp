@@ -26,17 +26,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Names = std::vector<std::string>;
 
-template <typename F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return "";
-}
-
 std::string hostlist_error(const std::string& text) {
   return input_error([&] { (void)expand_hostlist(text); });
 }

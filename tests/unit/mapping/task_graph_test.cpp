@@ -30,18 +30,6 @@ class TaskGraphFiles : public TempDirTest {
   TaskGraphFiles() : TempDirTest("gridlock_task_graph_") {}
 };
 
-// The message of the InputError `f` throws, or "" (and a test failure) when it throws nothing.
-template <typename F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return "";
-}
-
 template <typename F>
 std::string io_error(F&& f) {
   try {

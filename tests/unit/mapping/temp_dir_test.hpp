@@ -1,5 +1,6 @@
 #pragma once
-// A GoogleTest fixture with a fresh temporary directory per test, for tests that read files.
+// Shared pieces of the mapping tests: a fixture with a fresh temporary directory per test, for
+// tests that read files, and the message of an expected InputError.
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +9,8 @@
 #include <utility>
 
 #include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
 
 namespace gridlock::mapping {
 
@@ -37,5 +40,17 @@ class TempDirTest : public ::testing::Test {
  private:
   std::string prefix_;
 };
+
+/// The message of the InputError `f` throws, or "" (and a test failure) when it throws nothing.
+template <typename F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError";
+  return "";
+}
 
 }  // namespace gridlock::mapping
