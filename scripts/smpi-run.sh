@@ -5,7 +5,10 @@
 #   PLATFORM  a file in platforms/ (e.g. dragonfly-256 or platforms/dragonfly-256.xml)
 #   NP        number of ranks = simulated hosts used (at most the platform's host count)
 # Environment: GRIDLOCK_SMPI_BENCH (default build/smpi/apps/gridlock-bench/gridlock-bench),
-#              GRIDLOCK_SMPI_RANKS_PER_HOST (default 1: one rank per simulated host).
+#              GRIDLOCK_SMPI_RANKS_PER_HOST (default 1: one rank per simulated host),
+#              GRIDLOCK_SMPI_HOSTS (default: the platform's hosts in order): comma-separated host
+#              names of the platform to use, in this order (e.g. an allocation scattered over a
+#              torus); each gets GRIDLOCK_SMPI_RANKS_PER_HOST consecutive ranks.
 # Example: scripts/smpi-run.sh dragonfly-256 256 -- load --quick --seed 1
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -57,6 +60,21 @@ trap 'rm -f "$hosts"' EXIT
       done
     done
 } >"$hosts"
+if [ -n "${GRIDLOCK_SMPI_HOSTS:-}" ]; then
+  chosen="$(mktemp "${TMPDIR:-/tmp}/gridlock-smpi-chosen.XXXXXX")"
+  trap 'rm -f "$hosts" "$chosen"' EXIT
+  IFS=',' read -ra names <<<"$GRIDLOCK_SMPI_HOSTS"
+  for name in "${names[@]}"; do
+    grep -qxF -- "$name" "$hosts" ||
+      { echo "smpi-run: GRIDLOCK_SMPI_HOSTS: '$name' is not a host of $(basename "$platform")" >&2; exit 2; }
+    for ((k = 0; k < per_host; k++)); do
+      echo "$name"
+    done
+  done >"$chosen"
+  [ "$(sort -u "$chosen" | wc -l)" -eq "${#names[@]}" ] ||
+    { echo "smpi-run: GRIDLOCK_SMPI_HOSTS names a host twice" >&2; exit 2; }
+  cp "$chosen" "$hosts"
+fi
 available="$(wc -l <"$hosts")"
 if ((np > available)); then
   echo "smpi-run: $np ranks, but $(basename "$platform") has only $((available / per_host)) hosts x $per_host ranks" >&2

@@ -308,6 +308,9 @@ struct SpmvText {
   std::string local = "5x5x5";
   std::string grid;
   std::string mapping = "identity";
+  std::string congestors;
+  std::string congestor_size = "4KiB";
+  std::string allreduce_congestor_size = "8MiB";
 };
 
 void add_spmv_options(CLI::App& cmd, gb::SpmvOptions& o, SpmvText& t) {
@@ -334,6 +337,19 @@ void add_spmv_options(CLI::App& cmd, gb::SpmvOptions& o, SpmvText& t) {
       "--node-names", o.node_names,
       "Virtual node names (hostlist, e.g. nid[00000-00015]): rank r gets name r / (ranks / names); for "
       "remapping on one host");
+  cmd.add_option("--congestors", t.congestors,
+                 "Run these congestor kernels beside the product (as `load`: a2a, p2p-incast, rma-incast, "
+                 "rma-bcast, allreduce) on the last --congestor-ranks ranks");
+  cmd.add_option(
+      "--congestor-ranks", o.congestor_ranks,
+      "How many of the last ranks run the congestors (whole nodes: a multiple of the ranks per node)");
+  cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")
+      ->capture_default_str();
+  cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size, "Size of the allreduce congestor")
+      ->capture_default_str();
+  cmd.add_option("--congestor-timeout", o.congestor_timeout_s,
+                 "Seconds after which a congestor stops by itself if the product has not finished")
+      ->capture_default_str();
   cmd.add_option("--json", o.json_path,
                  "Write the statistics, checksum, placement and context to this JSON file");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
@@ -345,6 +361,12 @@ void finish_spmv_options(gb::SpmvOptions& o, const SpmvText& t, const CLI::App& 
     o.grid = gb::parse_dims3(t.grid, "--grid", static_cast<std::uint32_t>(kMaxNodes));
   }
   o.mapping = gb::parse_spmv_mapping(t.mapping);
+  if (!t.congestors.empty()) {
+    o.congestors = gb::parse_congestor_list(t.congestors);
+  }
+  o.congestor_bytes = gridlock::parse_byte_size(t.congestor_size, "--congestor-size");
+  o.allreduce_congestor_bytes =
+      gridlock::parse_byte_size(t.allreduce_congestor_size, "--allreduce-congestor-size");
   if (o.mapping != gb::SpmvMapping::kOracle) {
     for (const char* name : {"--source", "--metric", "--seed"}) {
       if (given(cmd, name)) {

@@ -41,12 +41,7 @@ struct LocalCanary {
 };
 
 // What one congestor rank achieved in one loaded test.
-struct LocalCongestor {
-  std::uint64_t iterations = 0;
-  std::uint64_t bytes = 0;
-  double seconds = 0;
-  bool timed_out = false;
-};
+using LocalCongestor = detail::CongestorRun;
 
 // Everything a rank needs during the run; built once after the layout is known.
 struct RunState {
@@ -197,48 +192,10 @@ LocalCanary measure_canary(const RunState& s, const CanarySpec& spec, CanaryKern
   return r;
 }
 
-// Listing 2 of the paper. Load stays constant while canaries run: the stop decision travels in
-// a pipelined MPI_Iallreduce over the congestor's slice that overlaps `congestor_check` kernel
-// iterations, so every rank of the slice leaves the loop after the same iteration and the
-// congestion never pauses for a blocking collective.
+// Listing 2 of the paper, shared with `spmv --congest` (detail::drive_congestor).
 LocalCongestor drive_congestor(const RunState& s, CongestorKernel& kernel, double timeout_s) {
-  LocalCongestor r;
-  for (std::uint64_t w = 0; w < s.options.congestor_warmup; ++w) {
-    kernel.run();
-  }
-  MPI_Request warm = MPI_REQUEST_NULL;
-  MPI_Request stop = MPI_REQUEST_NULL;
-  GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));  // Releases the canaries once every congestor is warm.
-  GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));  // Completes when every canary has finished.
-  const double start = MPI_Wtime();
-  int send = 0;
-  int verdict = 0;
-  MPI_Request vote = MPI_REQUEST_NULL;
-  GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, s.slice_comm.get(), &vote));
-  bool stop_seen = false;
-  for (;;) {
-    for (std::uint64_t j = 0; j < s.options.congestor_check; ++j) {
-      kernel.run();
-    }
-    r.iterations += s.options.congestor_check;
-    GRIDLOCK_MPI(MPI_Wait(&vote, MPI_STATUS_IGNORE));
-    if (verdict != 0) {
-      r.timed_out = verdict == 2;
-      break;
-    }
-    if (!stop_seen) {
-      int done = 0;
-      GRIDLOCK_MPI(MPI_Test(&stop, &done, MPI_STATUS_IGNORE));
-      stop_seen = done != 0;
-    }
-    send = stop_seen ? 1 : (MPI_Wtime() - start > timeout_s ? 2 : 0);
-    GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, s.slice_comm.get(), &vote));
-  }
-  r.seconds = MPI_Wtime() - start;
-  r.bytes = r.iterations * kernel.bytes_per_iteration();
-  detail::idle_wait(stop);
-  detail::idle_wait(warm);
-  return r;
+  return detail::drive_congestor(kernel, s.world, s.slice_comm.get(), s.options.congestor_warmup,
+                                 s.options.congestor_check, timeout_s);
 }
 
 // Rank 0 decides how long the next test may run, so the decision is the same everywhere.
@@ -358,28 +315,20 @@ CanaryResult run_test(const RunState& s, const CanarySpec& spec, CanaryKernel* c
   const auto mine = my_congestor(s);
   const bool my_type_active = mine && std::find(active.begin(), active.end(), *mine) != active.end();
   if (is_canary(s)) {
-    MPI_Request warm = MPI_REQUEST_NULL;
     if (loaded) {
-      GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));
-      detail::idle_wait(warm);
+      detail::wait_for_congestors(s.world);
     }
     local = measure_canary(s, spec, *canary_kernel, *budget);
     if (loaded) {
-      MPI_Request stop = MPI_REQUEST_NULL;
-      GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));
-      detail::idle_wait(stop);
+      detail::measure_done(s.world);
     }
   } else if (my_type_active) {
     // Congestors outlast the canaries: they stop on the canaries' signal, and on their own only
     // if that signal is far overdue.
     congestor = drive_congestor(s, *congestor_kernel, 3.0 * *budget + 10.0);
   } else if (loaded) {
-    MPI_Request warm = MPI_REQUEST_NULL;
-    MPI_Request stop = MPI_REQUEST_NULL;
-    GRIDLOCK_MPI(MPI_Ibarrier(s.world, &warm));
-    GRIDLOCK_MPI(MPI_Ibarrier(s.world, &stop));
-    detail::idle_wait(warm);
-    detail::idle_wait(stop);
+    detail::wait_for_congestors(s.world);
+    detail::measure_done(s.world);
   }
   // Idle ranks sleep here instead of spinning in the blocking reductions that follow.
   detail::idle_barrier(s.world);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/core/error.hpp"
@@ -207,10 +208,14 @@ Json remap_json(const RemapReport& r) {
           {"scotch", std::move(scotch)}};
 }
 
-std::optional<Remapping> remap_ranks(const SpmvOptions& options, MPI_Comm world,
-                                     const std::array<std::uint32_t, 3>& grid, const Block& block, int rank,
-                                     int size) {
-  const std::string node_name = virtual_node_name(options, rank, size);
+// Remaps the ranks of `app` (the product's ranks); virtual node names follow the world ranks, so
+// congestor ranks (the last ones) get the last names.
+// `out` is filled in place: a Remapping owns a communicator and cannot be assigned.
+void remap_ranks(const SpmvOptions& options, MPI_Comm app, const std::array<std::uint32_t, 3>& grid,
+                 const Block& block, int world_rank, int world_size, std::optional<Remapping>& out) {
+  const std::string node_name = virtual_node_name(options, world_rank, world_size);
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(app, &rank));
   if (options.mapping == SpmvMapping::kOracle) {
     RemapOptions remap;
     remap.topology = options.topology;
@@ -220,18 +225,18 @@ std::optional<Remapping> remap_ranks(const SpmvOptions& options, MPI_Comm world,
     remap.node_name = node_name;
     // Only rank 0 maps; the others pass an empty graph.
     const mapping::TaskGraph graph = rank == 0 ? spmv_task_graph(grid, block) : mapping::TaskGraph{};
-    return remap_with_scotch(world, graph, remap);
+    out.emplace(remap_with_scotch(app, graph, remap));
+    return;
   }
   if (options.mapping == SpmvMapping::kRankfile) {
-    return remap_with_placement(world, options.topology, node_name,
-                                [&](const mapping::Allocation& allocation, RemapReport& /*report*/) {
-                                  const std::string text =
-                                      read_input_file(options.rankfile, "rankfile",
-                                                      "give the rankfile `gridlock map --rankfile` wrote");
-                                  return mapping::read_rankfile(text, allocation, options.rankfile);
-                                });
+    out.emplace(remap_with_placement(app, options.topology, node_name,
+                                     [&](const mapping::Allocation& allocation, RemapReport& /*report*/) {
+                                       const std::string text = read_input_file(
+                                           options.rankfile, "rankfile",
+                                           "give the rankfile `gridlock map --rankfile` wrote");
+                                       return mapping::read_rankfile(text, allocation, options.rankfile);
+                                     }));
   }
-  return std::nullopt;
 }
 
 // One rank's run of the product on `comm`, in which its rank is its task.
@@ -391,6 +396,103 @@ RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<
   return run;
 }
 
+// The congestor side of a --congestors run: which type this rank runs, and its communicators.
+struct CongestorPart {
+  int type = -1;       // index into options.congestors; -1: this rank runs the product
+  detail::Comm block;  // the ranks of this type
+  detail::Comm slice;  // the kernel's communicator: one local rank of every host, or the block
+};
+
+// Consecutive blocks of the congestor ranks, one per type; the first (ranks mod types) one rank
+// more. Returns the type of congestor rank `c`.
+int congestor_type_of(std::uint64_t c, std::uint64_t ranks, std::size_t types) {
+  const std::uint64_t t = types;
+  const std::uint64_t base = ranks / t;
+  const std::uint64_t extra = ranks % t;
+  const std::uint64_t big = extra * (base + 1);
+  return static_cast<int>(c < big ? c / (base + 1) : extra + (c - big) / base);
+}
+
+// Collective over `congestors` (the congestor ranks). The slice is one local rank of every host
+// (GPCNeT's PPort slices, so a kernel's messages cross the network) when every host of the block
+// runs the same number of its ranks and there are two hosts or more; otherwise the whole block
+// (one host, e.g. a test, or uneven hosts).
+CongestorPart split_congestors(const SpmvOptions& options, MPI_Comm congestors) {
+  CongestorPart part;
+  int c = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(congestors, &c));
+  part.type =
+      congestor_type_of(static_cast<std::uint64_t>(c), options.congestor_ranks, options.congestors.size());
+  part.block = detail::split(congestors, part.type, c);
+  MPI_Comm host_raw = MPI_COMM_NULL;
+  GRIDLOCK_MPI(MPI_Comm_split_type(part.block.get(), MPI_COMM_TYPE_SHARED, c, MPI_INFO_NULL, &host_raw));
+  const detail::Comm host(host_raw);
+  const int local = host.rank();
+  // Hosts in the block, and the smallest and largest number of the block's ranks on one host.
+  std::array<int, 3> counts{local == 0 ? 1 : 0, host.size(), -host.size()};
+  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, counts.data(), 1, MPI_INT, MPI_SUM, part.block.get()));
+  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &counts[1], 2, MPI_INT, MPI_MIN, part.block.get()));
+  const bool per_local_rank = counts[0] >= 2 && counts[1] == -counts[2];
+  part.slice = detail::split(part.block.get(), per_local_rank ? local : 0, c);
+  return part;
+}
+
+// Throughput per congestor type, reduced over `world` to rank 0 (others get an empty list).
+std::vector<CongestorResult> reduce_congestors(const SpmvOptions& options, const CongestorPart& part,
+                                               const detail::CongestorRun& run, MPI_Comm world) {
+  const std::size_t types = options.congestors.size();
+  std::vector<double> rates(types, 0.0);
+  std::vector<std::uint64_t> counters(3 * types, 0);  // ranks, iterations, bytes
+  std::vector<int> late(types, 0);
+  if (part.type >= 0) {
+    const auto t = static_cast<std::size_t>(part.type);
+    rates[t] = run.seconds > 0 ? static_cast<double>(run.bytes) / run.seconds / (1024.0 * 1024.0) : 0.0;
+    counters[3 * t] = 1;
+    counters[3 * t + 1] = run.iterations;
+    counters[3 * t + 2] = run.bytes;
+    late[t] = run.timed_out ? 1 : 0;
+  }
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  std::vector<double> rates_total(types, 0.0);
+  std::vector<std::uint64_t> counters_total(3 * types, 0);
+  std::vector<int> late_total(types, 0);
+  const int n = detail::to_count(types, "congestor types");
+  GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), n, MPI_DOUBLE, MPI_SUM, 0, world));
+  GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), 3 * n, MPI_UINT64_T, MPI_SUM, 0, world));
+  GRIDLOCK_MPI(MPI_Reduce(late.data(), late_total.data(), n, MPI_INT, MPI_MAX, 0, world));
+  std::vector<CongestorResult> results;
+  if (rank != 0) {
+    return results;
+  }
+  for (std::size_t t = 0; t < types; ++t) {
+    CongestorResult r;
+    r.type = options.congestors[t];
+    r.ranks = counters_total[3 * t];
+    r.iterations = counters_total[3 * t + 1];
+    r.bytes = counters_total[3 * t + 2];
+    r.mib_per_s_total = rates_total[t];
+    r.mib_per_s_per_rank = r.ranks > 0 ? rates_total[t] / static_cast<double>(r.ranks) : std::nan("");
+    r.timed_out = late_total[t] != 0;
+    results.push_back(r);
+  }
+  return results;
+}
+
+Json congestors_json(const std::vector<CongestorResult>& results) {
+  Json list = Json::array();
+  for (const CongestorResult& r : results) {
+    list.push_back({{"type", congestor_key(r.type)},
+                    {"ranks", r.ranks},
+                    {"iterations", r.iterations},
+                    {"bytes", r.bytes},
+                    {"mib_per_s_total", r.mib_per_s_total},
+                    {"mib_per_s_per_rank", r.mib_per_s_per_rank},
+                    {"timed_out", r.timed_out}});
+  }
+  return list;
+}
+
 void print_title(std::string_view title) {
   fmt::print("\n{}\n", kOuterBar);
   const std::size_t inner = kOuterBar.size() - 4;
@@ -410,6 +512,14 @@ void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
       "spmv: {} ranks, grid {} of {}x{}x{} cells, {} vectors, {} iterations (+{} warm-up), mapping {}\n",
       c.value("ranks", 0), dims_text(report.grid), options.local[0], options.local[1], options.local[2],
       options.vectors, options.iterations, options.warmup, to_string(options.mapping));
+  if (!report.congestors.empty()) {
+    fmt::print("beside congestors on the last {} ranks:", options.congestor_ranks);
+    for (const CongestorResult& r : report.congestors) {
+      fmt::print(" {} {} ranks {:.1f} MiB/s/rank{}{}", congestor_key(r.type), r.ranks, r.mib_per_s_per_rank,
+                 r.timed_out ? " (stopped by --congestor-timeout before the product ended)" : "",
+                 &r == &report.congestors.back() ? "\n" : ";");
+    }
+  }
   if (report.remap.contains("gather_s")) {
     fmt::print("remap ({}): gather {:.6f} s, metrics {:.6f} s, map {:.6f} s, broadcast {:.6f} s\n",
                report.remap.value("method", std::string("?")), report.remap.value("gather_s", 0.0),
@@ -442,6 +552,7 @@ void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
   write_json_file(options.json_path, report.context,
                   Json{{"grid", report.grid},
                        {"remap", report.remap},
+                       {"congestors", congestors_json(report.congestors)},
                        {"statistics", std::move(stats)},
                        {"loop_s", report.loop_s},
                        {"checksum", report.checksum},
@@ -532,6 +643,29 @@ void validate(const SpmvOptions& o) {
   if (o.mapping == SpmvMapping::kIdentity && !o.topology.empty()) {
     throw InputError("--topology is used with --mapping oracle or rankfile only");
   }
+  if (o.congestors.empty() != (o.congestor_ranks == 0)) {
+    throw InputError(
+        o.congestors.empty()
+            ? "--congestor-ranks needs --congestors LIST (e.g. a2a,p2p-incast), the kernels they run"
+            : "--congestors needs --congestor-ranks N, how many of the last ranks run them");
+  }
+  if (!o.congestors.empty() && o.congestor_ranks < 2 * o.congestors.size()) {
+    throw InputError(
+        fmt::format("--congestor-ranks {}: each of the {} congestor types needs at least 2 ranks; give "
+                    "at least {} or fewer types",
+                    o.congestor_ranks, o.congestors.size(), 2 * o.congestors.size()));
+  }
+  if (o.congestor_bytes == 0 || o.congestor_bytes > kMaxCongestorBytes || o.allreduce_congestor_bytes == 0 ||
+      o.allreduce_congestor_bytes > kMaxCongestorBytes) {
+    throw InputError(fmt::format("--congestor-size and --allreduce-congestor-size: give 1 B to {} MiB",
+                                 kMaxCongestorBytes >> 20));
+  }
+  if (o.allreduce_congestor_bytes % sizeof(double) != 0) {
+    throw InputError("--allreduce-congestor-size: give a multiple of 8 bytes (the allreduce sums doubles)");
+  }
+  if (!(o.congestor_timeout_s > 0) || o.congestor_timeout_s > 1e7) {
+    throw InputError("--congestor-timeout: give a number of seconds above 0 (and below 10^7)");
+  }
 }
 
 SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
@@ -540,7 +674,16 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
   int size = 1;
   GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
   GRIDLOCK_MPI(MPI_Comm_size(world, &size));
-  const std::array<std::uint32_t, 3> grid = task_grid(options, size);
+  const bool congesting = !options.congestors.empty();
+  if (congesting && options.congestor_ranks >= static_cast<std::uint64_t>(size)) {
+    throw InputError(
+        fmt::format("--congestor-ranks {}: the job runs {} ranks; leave at least one rank for the "
+                    "product (launch more ranks, or give fewer congestor ranks)",
+                    options.congestor_ranks, size));
+  }
+  const int app_size = size - static_cast<int>(congesting ? options.congestor_ranks : 0);
+  const bool in_app = rank < app_size;
+  const std::array<std::uint32_t, 3> grid = task_grid(options, app_size);
   Block block;
   block.n = {options.local[0], options.local[1], options.local[2]};
   block.vectors = options.vectors;
@@ -550,46 +693,76 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
       check_writable(options.json_path);
     }
   });
+  // The product's ranks (world order, so world rank 0 is its rank 0), or the congestors'.
+  const detail::Comm part_comm = detail::split(world, in_app ? 0 : 1, rank);
 
   SpmvReport report;
-  MPI_Comm comm = world;
-  // Node names from --node-names can be wrong on some ranks only in principle; they are computed
-  // alike on every rank, so an error there is every rank's.
-  const std::optional<Remapping> remapping = remap_ranks(options, world, grid, block, rank, size);
-  if (remapping) {
-    comm = remapping->comm();
-    if (rank == 0) {
-      report.remap = remap_json(remapping->report());
+  // A remap failure is the product ranks' (every one of them throws it); agree() hands it to the
+  // congestor ranks too, before any of them starts a load that would wait for the product.
+  std::optional<Remapping> remapping;
+  detail::agree(world, [&] {
+    if (in_app) {
+      remap_ranks(options, part_comm.get(), grid, block, rank, size, remapping);
     }
-  }
-  if (rank == 0 && report.remap.is_null()) {
-    report.remap = {{"method", "identity"}};
+  });
+  if (rank == 0) {
+    report.remap = remapping ? remap_json(remapping->report()) : Json{{"method", "identity"}};
   }
 
-  const RankRun run = run_product(options, comm, grid, block);
+  RankRun run;
+  int task = 0;
+  CongestorPart part;
+  detail::CongestorRun load;
+  if (in_app) {
+    const MPI_Comm comm = remapping ? remapping->comm() : part_comm.get();
+    GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
+    if (congesting) {
+      detail::wait_for_congestors(world);
+    }
+    run = run_product(options, comm, grid, block);
+    if (congesting) {
+      detail::measure_done(world);
+    }
+  } else {
+    part = split_congestors(options, part_comm.get());
+    Options kernel_options;
+    kernel_options.congestor_bytes = options.congestor_bytes;
+    kernel_options.allreduce_congestor_bytes = options.allreduce_congestor_bytes;
+    const auto kernel = detail::make_congestor_kernel(options.congestors[static_cast<std::size_t>(part.type)],
+                                                      kernel_options, part.slice.get());
+    load = detail::drive_congestor(*kernel, world, part.slice.get(), kernel_options.congestor_warmup,
+                                   kernel_options.congestor_check, options.congestor_timeout_s);
+  }
+  if (congesting) {
+    // Congestor ranks sleep here instead of spinning while the product's ranks reduce.
+    detail::idle_barrier(world);
+    report.congestors = reduce_congestors(options, part, load, world);
+  }
+  if (!in_app) {
+    return {};
+  }
 
-  // Reductions over the launch communicator to world rank 0, which reports.
+  // Reductions over the product's ranks to its rank 0 (world rank 0), which reports.
+  const MPI_Comm app = part_comm.get();
   const std::size_t n = options.iterations;
   std::vector<double> slowest(rank == 0 ? run.times.size() : 0);
   GRIDLOCK_MPI(MPI_Reduce(run.times.data(), slowest.data(), detail::to_count(run.times.size(), "timings"),
-                          MPI_DOUBLE, MPI_MAX, 0, world));
+                          MPI_DOUBLE, MPI_MAX, 0, app));
   double loop_s = 0;
-  GRIDLOCK_MPI(MPI_Reduce(&run.loop_s, &loop_s, 1, MPI_DOUBLE, MPI_MAX, 0, world));
+  GRIDLOCK_MPI(MPI_Reduce(&run.loop_s, &loop_s, 1, MPI_DOUBLE, MPI_MAX, 0, app));
   // The checksum is summed in task order, so it is the same bits whatever the mapping.
-  int task = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
   std::array<double, 2> mine{static_cast<double>(task), run.local_sum};
-  std::vector<double> sums(rank == 0 ? 2 * static_cast<std::size_t>(size) : 0);
-  GRIDLOCK_MPI(MPI_Gather(mine.data(), 2, MPI_DOUBLE, sums.data(), 2, MPI_DOUBLE, 0, world));
+  std::vector<double> sums(rank == 0 ? 2 * static_cast<std::size_t>(app_size) : 0);
+  GRIDLOCK_MPI(MPI_Gather(mine.data(), 2, MPI_DOUBLE, sums.data(), 2, MPI_DOUBLE, 0, app));
   if (rank != 0) {
     return {};
   }
-  std::vector<double> by_task(static_cast<std::size_t>(size));
+  std::vector<double> by_task(static_cast<std::size_t>(app_size));
   for (std::size_t r = 0; r < by_task.size(); ++r) {
     by_task[static_cast<std::size_t>(sums[2 * r])] = sums[2 * r + 1];
   }
-  for (const double s : by_task) {
-    report.checksum += s;
+  for (const double v : by_task) {
+    report.checksum += v;
   }
   report.residual = std::sqrt(run.residual2);
   report.loop_s = loop_s;
@@ -605,7 +778,8 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
 
   Json context = base_context("gridlock-bench spmv", "gridlock.bench.spmv", 1);
   context["mpi_library"] = detail::mpi_library_version();
-  context["ranks"] = size;
+  context["ranks"] = app_size;
+  context["world_ranks"] = size;
   context["grid"] = dims_text(grid);
   context["local"] = fmt::format("{}x{}x{}", options.local[0], options.local[1], options.local[2]);
   context["vectors"] = options.vectors;
@@ -620,6 +794,17 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
     context["seed"] = options.seed;
   }
   context["node_names"] = options.node_names.empty() ? Json(nullptr) : Json(options.node_names);
+  Json congestors = Json::array();
+  for (const CongestorType type : options.congestors) {
+    congestors.push_back(congestor_key(type));
+  }
+  context["congestors"] = std::move(congestors);
+  context["congestor_ranks"] = congesting ? options.congestor_ranks : 0;
+  if (congesting) {
+    context["congestor_bytes"] = options.congestor_bytes;
+    context["allreduce_congestor_bytes"] = options.allreduce_congestor_bytes;
+    context["congestor_timeout_s"] = options.congestor_timeout_s;
+  }
   report.context = std::move(context);
   return report;
 }

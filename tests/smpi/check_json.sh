@@ -8,6 +8,10 @@
 #                                             oracle mapping): complete, RANKS ranks, a positive
 #                                             halo-exchange and allreduce time per iteration, and
 #                                             the same result checksum
+#   check_json.sh spmv-loaded RANKS ALONE.json LOADED.json
+#                                             one problem alone and beside congestors: same
+#                                             checksum, every congestor type ran, and the halo
+#                                             exchange is slower under the load
 set -euo pipefail
 fail() { echo "check_json: FAILED: $*" >&2; exit 1; }
 case "${1:-}" in
@@ -60,8 +64,25 @@ case "${1:-}" in
     [ "$a" = "$b" ] || fail "checksums differ: $a ($1) and $b ($2)"
     echo "check_json: $1 and $2 have the same checksum $a"
     ;;
+  spmv-loaded)
+    # ISOLATED and LOADED: one problem alone and beside congestors; in simulated time the load
+    # must slow the halo exchange, and every congestor type must have run.
+    ranks="$2" alone="$3" loaded="$4"
+    for file in "$alone" "$loaded"; do
+      [ "$(jq -r .status "$file")" = ok ] || fail "$file: status $(jq .status "$file")"
+      [ "$(jq -r .context.ranks "$file")" = "$ranks" ] || fail "$file: $(jq .context.ranks "$file") ranks, expected $ranks"
+    done
+    [ "$(jq -r .checksum "$alone")" = "$(jq -r .checksum "$loaded")" ] || fail "checksums differ: $alone and $loaded"
+    jq -e '(.congestors | length) > 0 and ([.congestors[] | select(.iterations > 0 and (.timed_out | not))] | length) == (.congestors | length)' \
+      "$loaded" >/dev/null || fail "$loaded: not every congestor type ran: $(jq -c .congestors "$loaded")"
+    a="$(jq .statistics.halo.mean "$alone")"
+    b="$(jq .statistics.halo.mean "$loaded")"
+    jq -n --argjson a "$a" --argjson b "$b" '$b > $a' | grep -q true ||
+      fail "halo exchange beside congestors ($b us) is not slower than alone ($a us)"
+    echo "check_json: halo exchange $a us alone, $b us beside $(jq -r '[.congestors[] | "\(.type) (\(.mib_per_s_per_rank | floor) MiB/s/rank)"] | join(", ")' "$loaded")"
+    ;;
   *)
-    sed -n '2,11p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
     ;;
 esac

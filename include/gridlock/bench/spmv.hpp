@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gridlock/bench/options.hpp"
+#include "gridlock/bench/results.hpp"
 #include "gridlock/core/output.hpp"
 
 namespace gridlock::bench {
@@ -45,6 +47,9 @@ inline constexpr std::uint64_t kMaxSpmvDoubles = 1ULL << 28;
 /// Largest --iterations (four per-iteration timings per rank are kept: 32 MB at the limit).
 inline constexpr std::uint64_t kMaxSpmvIterations = 1'000'000;
 
+/// Largest congestor message (--congestor-size, --allreduce-congestor-size): 1 GiB.
+inline constexpr std::uint64_t kMaxCongestorBytes = std::uint64_t{1} << 30;
+
 /// Options of `gridlock-bench spmv`.
 struct SpmvOptions {
   std::array<std::uint32_t, 3> local{5, 5, 5};   ///< Cells per rank (nx, ny, nz).
@@ -59,12 +64,19 @@ struct SpmvOptions {
   std::string metric = "hops";                   ///< kOracle: weight metric.
   std::uint64_t seed = 1;                        ///< kOracle: Scotch's seed.
   std::string node_names;  ///< Hostlist of virtual node names, given to ranks in equal consecutive blocks.
-  std::string json_path;   ///< --json.
-  bool quiet = false;      ///< No progress on stderr.
+  /// Congestor kernels run beside the product (the `load` congestors, paper §3.2); empty: none.
+  std::vector<CongestorType> congestors;
+  std::uint64_t congestor_ranks = 0;  ///< The last N world ranks run the congestors; the others the product.
+  std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.
+  std::uint64_t allreduce_congestor_bytes = std::uint64_t{8} << 20;  ///< Size of the allreduce congestor.
+  double congestor_timeout_s =
+      3600;               ///< A congestor stops by itself after this long without the stop signal.
+  std::string json_path;  ///< --json.
+  bool quiet = false;     ///< No progress on stderr.
 };
 
 /// Throws InputError for options that are wrong on any number of ranks (sizes out of range, a
-/// mapping without its inputs, inputs of another mapping).
+/// mapping without its inputs, inputs of another mapping, congestors without ranks or the reverse).
 void validate(const SpmvOptions& options);
 
 /// Statistics over the timed iterations of one per-iteration time, each iteration's value being
@@ -81,18 +93,24 @@ struct SpmvStat {
 
 /// What rank 0 reports (other ranks get an empty report).
 struct SpmvReport {
-  Json context;                         ///< Context block.
-  std::array<std::uint32_t, 3> grid{};  ///< Tasks per dimension.
-  std::vector<SpmvStat> stats;          ///< halo, compute, allreduce, iteration.
-  double loop_s = 0;                    ///< Timed loop, largest over ranks.
-  double checksum = 0;                  ///< Sum of every entry of the result, summed in task order.
-  double residual = 0;                  ///< 2-norm of the last residual over all vectors.
-  Json remap;                           ///< How the ranks were placed (method, nodes, placement, times).
+  Json context;                             ///< Context block.
+  std::array<std::uint32_t, 3> grid{};      ///< Tasks per dimension.
+  std::vector<SpmvStat> stats;              ///< halo, compute, allreduce, iteration.
+  double loop_s = 0;                        ///< Timed loop, largest over ranks.
+  double checksum = 0;                      ///< Sum of every entry of the result, summed in task order.
+  double residual = 0;                      ///< 2-norm of the last residual over all vectors.
+  Json remap;                               ///< How the ranks were placed (method, nodes, placement, times).
+  std::vector<CongestorResult> congestors;  ///< Congestor throughput while the product ran (--congestors).
 };
 
-/// Runs the benchmark collectively over `world`; world rank 0 gets the report. Errors that
-/// depend on the job (a grid that does not match the ranks, a remap failure, an unwritable
-/// output) are thrown on every rank as CollectiveError.
+/// Runs the benchmark collectively over `world`; world rank 0 gets the report. With congestors, the
+/// first ranks - congestor_ranks ranks run the product (remapped among themselves) and the last
+/// congestor_ranks ranks run the congestor types in equal consecutive blocks (the first types one
+/// rank more when they do not divide), each block's kernel over one slice per local rank when every
+/// host of the block runs the same number of its ranks on two hosts or more, else over the block;
+/// the congestors start before the timed loop and stop when every product rank has finished.
+/// Errors that depend on the job (a grid that does not match the ranks, too few congestor ranks, a
+/// remap failure, an unwritable output) are thrown on every rank as CollectiveError.
 [[nodiscard]] SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world);
 
 /// Collective over `world`: rank 0 prints the summary table and writes --json; a failure there

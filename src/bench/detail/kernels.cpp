@@ -449,4 +449,57 @@ std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const
   throw std::logic_error("unknown congestor type");
 }
 
+CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice, std::uint64_t warmup,
+                             std::uint64_t check, double timeout_s) {
+  CongestorRun r;
+  for (std::uint64_t w = 0; w < warmup; ++w) {
+    kernel.run();
+  }
+  MPI_Request warm = MPI_REQUEST_NULL;
+  MPI_Request stop = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Ibarrier(world, &warm));  // Releases the measuring ranks once every congestor is warm.
+  GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));  // Completes when every measuring rank has finished.
+  const double start = MPI_Wtime();
+  int send = 0;
+  int verdict = 0;
+  MPI_Request vote = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, slice, &vote));
+  bool stop_seen = false;
+  for (;;) {
+    for (std::uint64_t j = 0; j < check; ++j) {
+      kernel.run();
+    }
+    r.iterations += check;
+    GRIDLOCK_MPI(MPI_Wait(&vote, MPI_STATUS_IGNORE));
+    if (verdict != 0) {
+      r.timed_out = verdict == 2;
+      break;
+    }
+    if (!stop_seen) {
+      int done = 0;
+      GRIDLOCK_MPI(MPI_Test(&stop, &done, MPI_STATUS_IGNORE));
+      stop_seen = done != 0;
+    }
+    send = stop_seen ? 1 : (MPI_Wtime() - start > timeout_s ? 2 : 0);
+    GRIDLOCK_MPI(MPI_Iallreduce(&send, &verdict, 1, MPI_INT, MPI_MAX, slice, &vote));
+  }
+  r.seconds = MPI_Wtime() - start;
+  r.bytes = r.iterations * kernel.bytes_per_iteration();
+  idle_wait(stop);
+  idle_wait(warm);
+  return r;
+}
+
+void wait_for_congestors(MPI_Comm world) {
+  MPI_Request warm = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Ibarrier(world, &warm));
+  idle_wait(warm);
+}
+
+void measure_done(MPI_Comm world) {
+  MPI_Request stop = MPI_REQUEST_NULL;
+  GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));
+  idle_wait(stop);
+}
+
 }  // namespace gridlock::bench::detail

@@ -71,4 +71,29 @@ class CongestorKernel {
 [[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type,
                                                                      const Options& options, MPI_Comm slice);
 
+/// What one congestor rank achieved while it ran.
+struct CongestorRun {
+  std::uint64_t iterations = 0;  ///< Kernel iterations.
+  std::uint64_t bytes = 0;       ///< Bytes injected.
+  double seconds = 0;            ///< Time of the loaded loop.
+  bool timed_out = false;        ///< Stopped by `timeout_s`, not by the measuring ranks' signal.
+};
+
+/// Runs `kernel` (paper Listing 2) beside the measuring ranks of `world` until they are done.
+///
+/// Protocol (every rank of `world` takes part in two MPI_Ibarrier calls, in this order): the
+/// congestor runs `warmup` iterations, then enters the first ("warm") barrier, which releases the
+/// measuring ranks, and the second ("stop"), which completes when the measuring ranks have
+/// finished. The stop decision travels in a pipelined MPI_Iallreduce over `slice` that overlaps
+/// `check` kernel iterations, so every rank of the slice leaves after the same iteration and the
+/// load never pauses for a blocking collective; `timeout_s` ends it if the stop never comes.
+[[nodiscard]] CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice,
+                                           std::uint64_t warmup, std::uint64_t check, double timeout_s);
+
+/// The measuring side of drive_congestor's protocol: enters the "warm" barrier and idles until every
+/// congestor is warm. Call measure_done() after measuring.
+void wait_for_congestors(MPI_Comm world);
+/// Enters the "stop" barrier (the congestors stop) and idles until it completes.
+void measure_done(MPI_Comm world);
+
 }  // namespace gridlock::bench::detail
