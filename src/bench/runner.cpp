@@ -234,30 +234,10 @@ CanaryResult reduce_results(const RunState& s, const CanarySpec& spec, const Loc
   GRIDLOCK_MPI(MPI_Reduce(mins.data(), mins_total.data(), 3, MPI_DOUBLE, MPI_MIN, 0, s.world));
   GRIDLOCK_MPI(MPI_Reduce(maxes.data(), maxes_total.data(), 3, MPI_DOUBLE, MPI_MAX, 0, s.world));
 
-  // Congestor throughput, one slot per configured type.
-  const std::size_t types = s.roles.congestors().size();
-  std::vector<double> rates(types, 0.0);
-  std::vector<std::uint64_t> counters(3 * types, 0);  // ranks, iterations, bytes
-  std::vector<int> late(types, 0);
-  if (const auto mine = my_congestor(s); mine && congestor.seconds > 0) {
-    const auto t = static_cast<std::size_t>(s.role.group - 1);
-    rates[t] = static_cast<double>(congestor.bytes) / congestor.seconds / (1024.0 * 1024.0);
-    counters[3 * t] = 1;
-    counters[3 * t + 1] = congestor.iterations;
-    counters[3 * t + 2] = congestor.bytes;
-    late[t] = congestor.timed_out ? 1 : 0;
-  }
-  std::vector<double> rates_total(types, 0.0);
-  std::vector<std::uint64_t> counters_total(3 * types, 0);
-  std::vector<int> late_total(types, 0);
-  if (types > 0) {
-    GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), static_cast<int>(types), MPI_DOUBLE, MPI_SUM, 0,
-                            s.world));
-    GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), static_cast<int>(3 * types), MPI_UINT64_T,
-                            MPI_SUM, 0, s.world));
-    GRIDLOCK_MPI(
-        MPI_Reduce(late.data(), late_total.data(), static_cast<int>(types), MPI_INT, MPI_MAX, 0, s.world));
-  }
+  // Congestor throughput, one entry per configured type; only the active ones are reported.
+  const auto mine = my_congestor(s);
+  const std::vector<CongestorResult> congestors =
+      detail::reduce_congestor_runs(s.roles.congestors(), mine ? s.role.group - 1 : -1, congestor, s.world);
 
   if (s.layout.world_rank() != 0) {
     return result;
@@ -276,20 +256,10 @@ CanaryResult reduce_results(const RunState& s, const CanarySpec& spec, const Loc
   result.blocks_planned = spec.loop.measurements * spec.loop.rings;
   result.timed_out = maxes_total[1] > 0;
   result.elapsed_s = maxes_total[2];
-  for (std::size_t t = 0; t < types; ++t) {
-    const CongestorType type = s.roles.congestors()[t];
-    if (std::find(active.begin(), active.end(), type) == active.end()) {
-      continue;
+  for (const CongestorResult& c : congestors) {
+    if (std::find(active.begin(), active.end(), c.type) != active.end()) {
+      result.congestors.push_back(c);
     }
-    CongestorResult c;
-    c.type = type;
-    c.ranks = counters_total[3 * t];
-    c.iterations = counters_total[3 * t + 1];
-    c.bytes = counters_total[3 * t + 2];
-    c.mib_per_s_total = rates_total[t];
-    c.mib_per_s_per_rank = c.ranks > 0 ? rates_total[t] / static_cast<double>(c.ranks) : std::nan("");
-    c.timed_out = late_total[t] != 0;
-    result.congestors.push_back(c);
   }
   return result;
 }

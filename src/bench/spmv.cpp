@@ -437,48 +437,6 @@ CongestorPart split_congestors(const SpmvOptions& options, MPI_Comm congestors) 
   return part;
 }
 
-// Throughput per congestor type, reduced over `world` to rank 0 (others get an empty list).
-std::vector<CongestorResult> reduce_congestors(const SpmvOptions& options, const CongestorPart& part,
-                                               const detail::CongestorRun& run, MPI_Comm world) {
-  const std::size_t types = options.congestors.size();
-  std::vector<double> rates(types, 0.0);
-  std::vector<std::uint64_t> counters(3 * types, 0);  // ranks, iterations, bytes
-  std::vector<int> late(types, 0);
-  if (part.type >= 0) {
-    const auto t = static_cast<std::size_t>(part.type);
-    rates[t] = run.seconds > 0 ? static_cast<double>(run.bytes) / run.seconds / (1024.0 * 1024.0) : 0.0;
-    counters[3 * t] = 1;
-    counters[3 * t + 1] = run.iterations;
-    counters[3 * t + 2] = run.bytes;
-    late[t] = run.timed_out ? 1 : 0;
-  }
-  int rank = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
-  std::vector<double> rates_total(types, 0.0);
-  std::vector<std::uint64_t> counters_total(3 * types, 0);
-  std::vector<int> late_total(types, 0);
-  const int n = detail::to_count(types, "congestor types");
-  GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), n, MPI_DOUBLE, MPI_SUM, 0, world));
-  GRIDLOCK_MPI(MPI_Reduce(counters.data(), counters_total.data(), 3 * n, MPI_UINT64_T, MPI_SUM, 0, world));
-  GRIDLOCK_MPI(MPI_Reduce(late.data(), late_total.data(), n, MPI_INT, MPI_MAX, 0, world));
-  std::vector<CongestorResult> results;
-  if (rank != 0) {
-    return results;
-  }
-  for (std::size_t t = 0; t < types; ++t) {
-    CongestorResult r;
-    r.type = options.congestors[t];
-    r.ranks = counters_total[3 * t];
-    r.iterations = counters_total[3 * t + 1];
-    r.bytes = counters_total[3 * t + 2];
-    r.mib_per_s_total = rates_total[t];
-    r.mib_per_s_per_rank = r.ranks > 0 ? rates_total[t] / static_cast<double>(r.ranks) : std::nan("");
-    r.timed_out = late_total[t] != 0;
-    results.push_back(r);
-  }
-  return results;
-}
-
 Json congestors_json(const std::vector<CongestorResult>& results) {
   Json list = Json::array();
   for (const CongestorResult& r : results) {
@@ -736,7 +694,7 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
   if (congesting) {
     // Congestor ranks sleep here instead of spinning while the product's ranks reduce.
     detail::idle_barrier(world);
-    report.congestors = reduce_congestors(options, part, load, world);
+    report.congestors = detail::reduce_congestor_runs(options.congestors, part.type, load, world);
   }
   if (!in_app) {
     return {};

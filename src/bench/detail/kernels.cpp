@@ -1,6 +1,7 @@
 #include "detail/kernels.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 
 #include <fmt/format.h>
@@ -488,6 +489,50 @@ CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm s
   idle_wait(stop);
   idle_wait(warm);
   return r;
+}
+
+std::vector<CongestorResult> reduce_congestor_runs(const std::vector<CongestorType>& types, int my_type,
+                                                   const CongestorRun& run, MPI_Comm world) {
+  const std::size_t n = types.size();
+  std::vector<double> rates(n, 0.0);
+  std::vector<std::uint64_t> counters(3 * n, 0);  // ranks, iterations, bytes
+  std::vector<int> late(n, 0);
+  if (my_type >= 0 && run.seconds > 0) {
+    const auto t = static_cast<std::size_t>(my_type);
+    rates.at(t) = static_cast<double>(run.bytes) / run.seconds / (1024.0 * 1024.0);
+    counters[3 * t] = 1;
+    counters[3 * t + 1] = run.iterations;
+    counters[3 * t + 2] = run.bytes;
+    late[t] = run.timed_out ? 1 : 0;
+  }
+  std::vector<double> rates_total(n, 0.0);
+  std::vector<std::uint64_t> counters_total(3 * n, 0);
+  std::vector<int> late_total(n, 0);
+  const int count = to_count(n, "congestor types");
+  if (count > 0) {
+    GRIDLOCK_MPI(MPI_Reduce(rates.data(), rates_total.data(), count, MPI_DOUBLE, MPI_SUM, 0, world));
+    GRIDLOCK_MPI(
+        MPI_Reduce(counters.data(), counters_total.data(), 3 * count, MPI_UINT64_T, MPI_SUM, 0, world));
+    GRIDLOCK_MPI(MPI_Reduce(late.data(), late_total.data(), count, MPI_INT, MPI_MAX, 0, world));
+  }
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &rank));
+  std::vector<CongestorResult> results;
+  if (rank != 0) {
+    return results;
+  }
+  for (std::size_t t = 0; t < n; ++t) {
+    CongestorResult r;
+    r.type = types[t];
+    r.ranks = counters_total[3 * t];
+    r.iterations = counters_total[3 * t + 1];
+    r.bytes = counters_total[3 * t + 2];
+    r.mib_per_s_total = rates_total[t];
+    r.mib_per_s_per_rank = r.ranks > 0 ? rates_total[t] / static_cast<double>(r.ranks) : std::nan("");
+    r.timed_out = late_total[t] != 0;
+    results.push_back(r);
+  }
+  return results;
 }
 
 void wait_for_congestors(MPI_Comm world) {

@@ -11,6 +11,7 @@
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/options.hpp"
+#include "gridlock/bench/results.hpp"
 #include "gridlock/core/stats.hpp"
 
 namespace gridlock::bench::detail {
@@ -89,6 +90,14 @@ struct CongestorRun {
 /// load never pauses for a blocking collective; `timeout_s` ends it if the stop never comes.
 [[nodiscard]] CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice,
                                            std::uint64_t warmup, std::uint64_t check, double timeout_s);
+
+/// Reduces every rank's CongestorRun over `world` to rank 0: one CongestorResult per entry of
+/// `types` (ranks, iterations, bytes, throughput summed; timed out if any rank was). A rank that ran
+/// congestor `types[my_type]` passes its run; others pass my_type = -1. Ranks whose run lasted no
+/// time add nothing. Other ranks get an empty list. Collective over `world`.
+[[nodiscard]] std::vector<CongestorResult> reduce_congestor_runs(const std::vector<CongestorType>& types,
+                                                                 int my_type, const CongestorRun& run,
+                                                                 MPI_Comm world);
 
 /// The measuring side of drive_congestor's protocol: enters the "warm" barrier and idles until every
 /// congestor is warm. Call measure_done() after measuring.
