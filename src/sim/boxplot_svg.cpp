@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::sim {
@@ -35,28 +36,6 @@ constexpr double kOutlierRadius = 2.5;
 constexpr int kTargetTicks = 6;
 constexpr int kMaxTicks = 20;
 constexpr double kPsPerUs = 1e6;
-
-// Text content only (nothing escaped goes into an attribute).
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // A tick step of 1, 2 or 5 times a power of ten that gives about kTargetTicks ticks over `range`.
 double nice_step(double range) {
@@ -132,10 +111,11 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       number(width), number(height), number(width), number(height));
-  svg += "<metadata>" + xml_escape(context.dump(1)) + "</metadata>\n";
+  // Element text: quotes stay, so the context block reads (and greps) as the JSON it is.
+  svg += "<metadata>" + xml_escaped(context.dump(1), false) + "</metadata>\n";
   std::string one_line = title;
   std::replace(one_line.begin(), one_line.end(), '\n', ' ');
-  svg += "<title>" + xml_escape(one_line) + "</title>\n";
+  svg += "<title>" + xml_escaped(one_line) + "</title>\n";
   svg +=
       "<style>.box{fill:#cfe0f3;stroke:#1f4e79;stroke-width:1.2}.median{stroke:#1f4e79;stroke-width:2.5}"
       ".whisker{stroke:#1f4e79;stroke-width:1.2}.outlier{fill:none;stroke:#1f4e79;stroke-width:1}"
@@ -147,7 +127,7 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
   for (std::size_t i = 0; i < title_lines.size(); ++i) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\"{}>{}</text>\n",
                        number(width / 2), number(line_y), i == 0 ? 14 : 12,
-                       i == 0 ? " font-weight=\"bold\"" : "", xml_escape(title_lines[i]));
+                       i == 0 ? " font-weight=\"bold\"" : "", xml_escaped(title_lines[i]));
     line_y += kTitleLine;
   }
   for (const char* legend : {"box: q1 to q3, bar: median, whiskers: last replica within 1.5 IQR",

@@ -13,6 +13,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/version.hpp"
 
 namespace gridlock::topo {
@@ -21,37 +22,6 @@ namespace {
 // Pieces are handed to the sink in chunks of about this size: a large platform is streamed to its
 // file instead of being held whole in memory.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
-
-// Names come from the model or from a coordinates file, which may hold any character.
-void append_escaped(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
-std::string escaped(std::string_view text) {
-  std::string out;
-  append_escaped(out, text);
-  return out;
-}
 
 // An XML comment may not contain "--" nor end with '-' (a spec's coords=FILE path might).
 std::string comment_safe(std::string_view text) {
@@ -122,7 +92,7 @@ void emit(const Topology& topo, const SimgridPlatformOptions& options, Sink&& si
   const std::string speed = number(options.host_speed_flops) + "f";
   for (const auto& node : topo.nodes()) {
     out += "    <host id=\"";
-    append_escaped(out, node.name);
+    append_xml_escaped(out, node.name);
     out += fmt::format("\" speed=\"{}\"/>\n", speed);
     flush_if_full();
   }
@@ -132,7 +102,7 @@ void emit(const Topology& topo, const SimgridPlatformOptions& options, Sink&& si
   ids.reserve(topo.links().size());
   std::unordered_set<std::string> seen;
   for (const auto& link : topo.links()) {
-    ids.push_back(escaped(simgrid_link_id(topo, link.id)));
+    ids.push_back(xml_escaped(simgrid_link_id(topo, link.id)));
     if (!seen.insert(ids.back()).second) {
       // Port names are unique per router and node names per topology, so only a coordinates file
       // naming a node like a router port could get here.
@@ -150,7 +120,7 @@ void emit(const Topology& topo, const SimgridPlatformOptions& options, Sink&& si
   std::vector<std::string> hosts;
   hosts.reserve(topo.nodes().size());
   for (const auto& node : topo.nodes()) {
-    hosts.push_back(escaped(node.name));
+    hosts.push_back(xml_escaped(node.name));
   }
   std::vector<LinkId> route;
   for (const auto& src : topo.nodes()) {

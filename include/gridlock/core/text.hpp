@@ -44,6 +44,42 @@ namespace gridlock {
   return out;
 }
 
+/// Appends `text` to `out` with the five XML special characters as entities (`&amp;`, `&lt;`,
+/// `&gt;`, `&quot;`, `&apos;`), so the result is safe in element text and in attribute values of
+/// either quote (SVG, SimGrid platforms, HTML). With `quotes` false only `&`, `<` and `>` are
+/// replaced: enough for element text, and JSON put there (an SVG's metadata) stays readable.
+inline void append_xml_escaped(std::string& out, std::string_view text, bool quotes = true) {
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += quotes ? "&quot;" : "\"";
+        break;
+      case '\'':
+        out += quotes ? "&apos;" : "'";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+/// `text` escaped as append_xml_escaped() does.
+[[nodiscard]] inline std::string xml_escaped(std::string_view text, bool quotes = true) {
+  std::string out;
+  out.reserve(text.size());
+  append_xml_escaped(out, text, quotes);
+  return out;
+}
+
 /// `text` without a leading UTF-8 byte-order mark (as some Windows editors write one), which is
 /// not part of the text in any of the formats gridlock reads.
 [[nodiscard]] inline std::string_view without_utf8_bom(std::string_view text) {

@@ -70,5 +70,14 @@ TEST(Text, PrintableExcerptEscapesAndCuts) {
   EXPECT_EQ(printable_excerpt(""), "");
 }
 
+TEST(Text, XmlEscapedReplacesTheFiveSpecialCharacters) {
+  EXPECT_EQ(xml_escaped("nid00012"), "nid00012");
+  EXPECT_EQ(xml_escaped("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;");
+  std::string out = "x=";
+  append_xml_escaped(out, "&&");
+  EXPECT_EQ(out, "x=&amp;&amp;");
+  EXPECT_EQ(xml_escaped("{\"a\": '<'}", false), "{\"a\": '&lt;'}");
+}
+
 }  // namespace
 }  // namespace gridlock
