@@ -10,6 +10,7 @@
 #include "gridlock/core/units.hpp"
 #include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/guidelines.hpp"
+#include "gridlock/model/loggp.hpp"
 #include "gridlock/model/sweep.hpp"
 #include "synthetic_sweep.hpp"
 
@@ -210,6 +211,25 @@ TEST(FitJson, RoundTripAndPredict) {
               HasSubstr("the fit has no op 'bcast'"));
   doc["context"]["schema"] = "gridlock.sweep";
   EXPECT_THAT(input_error([&] { (void)fit_from_json(doc, "fit.json"); }), HasSubstr("schema is not"));
+}
+
+TEST(LogGp, FromAFitWithASwitch) {
+  test::SweepBuilder b;
+  for (const std::uint64_t n : test::pow2_sizes(kMiB)) {
+    const auto nd = static_cast<double>(n);
+    b.add("p2p", "pingpong", n, 2, n < 8 * kKiB ? 2 + 1e-3 * nd : 6 + 5e-4 * nd);
+  }
+  const LogGpFromFit l = loggp_from_fit(fit_sweep(parse_sweep(b.text(), "p.json")));
+  EXPECT_NEAR(l.latency_us, 1.0, 1e-6);
+  EXPECT_NEAR(l.overhead_us, 0.5, 1e-6);
+  EXPECT_NEAR(l.gap_us, 0.5, 1e-6);
+  EXPECT_NEAR(l.gap_per_byte_us, 5e-4, 1e-9);
+  ASSERT_TRUE(l.eager_threshold_bytes.has_value());
+  EXPECT_EQ(*l.eager_threshold_bytes, 4 * kKiB);
+  test::SweepBuilder c;
+  c.add("collective", "bcast", 8, 4, 1.0).add("collective", "bcast", 16, 4, 2.0);
+  EXPECT_THAT(input_error([&] { (void)loggp_from_fit(fit_sweep(parse_sweep(c.text(), "c.json"))); }),
+              HasSubstr("no pingpong series"));
 }
 
 }  // namespace
