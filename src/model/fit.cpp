@@ -443,6 +443,7 @@ std::optional<CollectiveFit> fit_collective(const Sweep& sweep, std::string_view
         continue;
       }
       std::vector<double> errs;
+      errs.reserve(pts.size());
       for (const Obs* o : pts) {
         errs.push_back(std::abs(evaluate(m, q, o->n, o->p) - o->t) / o->t);
       }

@@ -264,7 +264,7 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
     const Json& models = rd.at(j, "models", where);
     for (const CollectiveModel m : kAllCollectiveModels) {
       const std::string mn(model_name(m));
-      const std::string w2 = where + " " + mn;
+      const std::string w2 = fmt::format("{} {}", where, mn);
       const Json& mj = rd.at(models, mn.c_str(), where);
       ModelParams& q = c.models[static_cast<std::size_t>(m)];
       const Json& av = rd.at(mj, "available", w2);

@@ -21,7 +21,7 @@ struct SeriesKey {
   std::uint32_t ranks = 0;  ///< Communicator size.
   std::string pair_class;   ///< `node`, `router`, `far`; empty for collectives.
   /// Orders keys by kind, op, ranks, pair class.
-  auto operator<=>(const SeriesKey&) const = default;
+  auto operator<=>(const SeriesKey&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 /// A key as people read it: `pingpong (far)` or `allreduce p=4`.
