@@ -69,15 +69,15 @@ struct SimArgs {
   std::uint64_t eager_threshold = 65535;
   bool rendezvous_handshake = false;
   bool per_rank = false;
-  std::string json;
-  std::string timeline;
-  std::string loggops_from;  // a gridlock model fit --json file: L, o, g, G, S from its pingpong fit
   // Which LogGP options were on the command line: they win over --loggops-from.
   bool latency_given = false;
   bool overhead_given = false;
   bool gap_given = false;
   bool gap_per_byte_given = false;
   bool eager_threshold_given = false;
+  std::string json;
+  std::string timeline;
+  std::string loggops_from;  // a gridlock model fit --json file: L, o, g, G, S from its pingpong fit
 };
 
 struct SchedgenArgs {

@@ -110,6 +110,7 @@ TEST(RankSum, PValues) {
 
 std::vector<double> samples(Rng& rng, double median, int count = 50) {
   std::vector<double> s;
+  s.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     s.push_back(test::jitter(rng, median, 0.05));
   }
