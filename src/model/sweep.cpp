@@ -225,6 +225,22 @@ void merge_sweep(Sweep& into, Sweep more) {
   into.warnings.insert(into.warnings.end(), more.warnings.begin(), more.warnings.end());
 }
 
+void warn_non_monotone(Sweep& sweep) {
+  // Larger messages faster than smaller ones by more than half is not physics but a measurement
+  // problem (a cache effect, a wrong size): warned, not refused, since it is what was measured.
+  for (const Series& s : sweep.series) {
+    for (std::size_t i = 1; i < s.points.size(); ++i) {
+      const Point& a = s.points[i - 1];
+      const Point& b = s.points[i];
+      if (b.median_us < 0.5 * a.median_us) {
+        sweep.warnings.push_back(fmt::format(
+            "{}: time falls from {:.4g} us at {} to {:.4g} us at {}; check the sweep", describe(s.key),
+            a.median_us, format_bytes(a.size_bytes), b.median_us, format_bytes(b.size_bytes)));
+      }
+    }
+  }
+}
+
 Sweep load_sweeps(const std::vector<std::filesystem::path>& paths) {
   if (paths.empty()) {
     throw InputError("no sweep file given: pass the --json output of gridlock-bench sweep");
@@ -235,6 +251,7 @@ Sweep load_sweeps(const std::vector<std::filesystem::path>& paths) {
         read_input_file(path, "sweep result", "give the --json file that gridlock-bench sweep wrote");
     merge_sweep(all, parse_sweep(text, path.string()));
   }
+  warn_non_monotone(all);
   return all;
 }
 

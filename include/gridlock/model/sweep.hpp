@@ -60,8 +60,13 @@ struct Sweep {
 
 /// Reads and merges sweep files: records of the same key and size from several files are pooled
 /// like repeats. Contexts that differ in host, mpi_library or ranks give a warning naming the
-/// files and values (in Sweep::warnings), not an error. Throws IoError / InputError.
+/// files and values (in Sweep::warnings), not an error; so does a time that falls by more than
+/// half from one size to the next (warn_non_monotone). Throws IoError / InputError.
 [[nodiscard]] Sweep load_sweeps(const std::vector<std::filesystem::path>& paths);
+
+/// Adds a warning to `sweep` for every series whose pooled time falls by more than half from one
+/// size to the next larger one.
+void warn_non_monotone(Sweep& sweep);
 
 /// Merges `more` into `into` (same pooling and warnings as load_sweeps).
 void merge_sweep(Sweep& into, Sweep more);

@@ -98,6 +98,15 @@ TEST(Sweep, MismatchedContextsWarn) {
   EXPECT_DOUBLE_EQ(s.series[0].points[0].median_us, 2.0);
 }
 
+TEST(Sweep, FallingTimesWarn) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 8, 2, 10.0).add("p2p", "pingpong", 16, 2, 4.0).add("p2p", "pingpong", 32, 2, 4.1);
+  Sweep s = parse_sweep(b.text(), "f.json");
+  warn_non_monotone(s);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_THAT(s.warnings[0], HasSubstr("pingpong (far): time falls from 10 us at 8 B to 4 us at 16 B"));
+}
+
 TEST(RankSum, PValues) {
   const std::vector<double> low{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const std::vector<double> high{11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
