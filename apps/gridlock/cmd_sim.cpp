@@ -22,6 +22,8 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/model/fit_json.hpp"
+#include "gridlock/model/loggp.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
@@ -67,8 +69,15 @@ struct SimArgs {
   std::uint64_t eager_threshold = 65535;
   bool rendezvous_handshake = false;
   bool per_rank = false;
+  // Which LogGP options were on the command line: they win over --loggops-from.
+  bool latency_given = false;
+  bool overhead_given = false;
+  bool gap_given = false;
+  bool gap_per_byte_given = false;
+  bool eager_threshold_given = false;
   std::string json;
   std::string timeline;
+  std::string loggops_from;  // a gridlock model fit --json file: L, o, g, G, S from its pingpong fit
 };
 
 struct SchedgenArgs {
@@ -94,6 +103,32 @@ sim::LogGOPSParams parse_params(const SimArgs& a) {
   p.overhead_per_byte = sim::SimTime{parse_time_ps(a.overhead_per_byte, "-O (overhead per byte)")};
   p.eager_threshold_bytes = a.eager_threshold;
   p.rendezvous_handshake = a.rendezvous_handshake;
+  if (!a.loggops_from.empty()) {
+    const model::LogGpFromFit f = model::loggp_from_fit(model::load_fit(a.loggops_from));
+    const auto ps = [](double us) {
+      return sim::SimTime{static_cast<std::uint64_t>(std::llround(us * 1e6))};
+    };
+    if (!a.latency_given) {
+      p.latency = ps(f.latency_us);
+    }
+    if (!a.overhead_given) {
+      p.overhead_send = a.overhead_send.empty() ? ps(f.overhead_us) : p.overhead_send;
+      p.overhead_recv = a.overhead_recv.empty() ? ps(f.overhead_us) : p.overhead_recv;
+    }
+    if (!a.gap_given) {
+      p.gap = ps(f.gap_us);
+    }
+    if (!a.gap_per_byte_given) {
+      p.gap_per_byte = ps(f.gap_per_byte_us);
+    }
+    if (!a.eager_threshold_given && f.eager_threshold_bytes) {
+      p.eager_threshold_bytes = *f.eager_threshold_bytes;
+    }
+    if (!a.quiet) {
+      fmt::print(stderr, "gridlock sim: --loggops-from {}: {} (options on the command line win)\n",
+                 a.loggops_from, f.basis);
+    }
+  }
   p = sim::scale_network(p, a.network_scale);
   return p;
 }
@@ -540,8 +575,15 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
+  sim_cmd->add_option("--loggops-from", sim_args->loggops_from,
+                      "Take L, o, g, G and S from a fit file (gridlock model fit --json; docs/model.md)");
   sim_cmd->callback([sim_args, sim_cmd] {
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
+    sim_args->latency_given = sim_cmd->count("-L") > 0;
+    sim_args->overhead_given = sim_cmd->count("-o") > 0;
+    sim_args->gap_given = sim_cmd->count("-g") > 0;
+    sim_args->gap_per_byte_given = sim_cmd->count("-G") > 0;
+    sim_args->eager_threshold_given = sim_cmd->count("-S") > 0;
     run_sim(*sim_args);
   });
 

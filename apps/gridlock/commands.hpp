@@ -24,4 +24,7 @@ void add_noise_command(CLI::App& app);
 /// `gridlock map`: congestion-aware task mapping with Scotch.
 void add_map_command(CLI::App& app);
 
+/// `gridlock model fit|predict|check`: performance models of sweep results.
+void add_model_command(CLI::App& app);
+
 }  // namespace gridlock::cli

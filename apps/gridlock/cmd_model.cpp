@@ -1,0 +1,253 @@
+// `gridlock model fit|predict|check`: Hockney and collective models fitted to a sweep, predictions
+// from a fit file, and the self-consistent performance guidelines (docs/model.md). Parses, calls
+// gridlock::model, prints tables and writes the outputs.
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/model/fit.hpp"
+#include "gridlock/model/fit_json.hpp"
+#include "gridlock/model/guidelines.hpp"
+#include "gridlock/model/sweep.hpp"
+
+namespace gridlock::cli {
+namespace {
+
+struct FitArgs {
+  std::vector<std::string> sweeps;
+  std::string json;
+  bool quiet = false;
+};
+
+struct PredictArgs {
+  std::string fit;
+  std::string op;
+  std::string size;
+  std::uint32_t ranks = 2;
+  std::string pair_class;
+};
+
+struct CheckArgs {
+  std::string sweep;
+  double level = 0.05;
+  double tolerance = 0.05;
+  std::uint64_t seed = 1;
+  std::string json;
+  bool fail_on_violation = false;
+  bool quiet = false;
+};
+
+std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& names) {
+  return {names.begin(), names.end()};
+}
+
+std::string pct(double v) { return fmt::format("{:.1f}%", 100 * v); }
+
+std::string line_row(const std::string& op, const std::string& pairs, const char* method,
+                     const model::LineFit& f) {
+  return fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {} | {:.4f} | {} |", op, pairs, method, f.alpha_us,
+                     f.beta_us_per_byte,
+                     f.beta_us_per_byte > 0 ? fmt::format("{:.1f}", f.bandwidth_mib_s()) : "-", f.r2,
+                     pct(f.max_rel_err));
+}
+
+void print_fit(const model::FitResult& fit) {
+  fmt::print("Hockney fits T = alpha + beta*n (relative-error weighting; robust: Huber):\n");
+  fmt::print("| op | pairs | fit | alpha us | beta us/B | MiB/s | R^2 | max rel err |\n");
+  for (const model::SeriesFit& s : fit.series) {
+    const std::string pairs =
+        s.key.kind == "collective" ? fmt::format("p={}", s.key.ranks) : s.key.pair_class;
+    fmt::print("{}\n", line_row(s.key.op, pairs, "LS", s.least_squares));
+    fmt::print("{}\n", line_row(s.key.op, pairs, "robust", s.robust));
+  }
+  bool any_switch = false;
+  for (const model::SeriesFit& s : fit.series) {
+    for (std::size_t i = 0; i + 1 < s.segments.size(); ++i) {
+      fmt::print("{}: {}\n", model::describe(s.key),
+                 model::describe_switch(s.segments[i], s.segments[i + 1]));
+      any_switch = true;
+    }
+  }
+  if (!any_switch) {
+    fmt::print("no protocol switch found (segmented regression, BIC)\n");
+  }
+  if (fit.p2p) {
+    fmt::print(
+        "point-to-point reference for the collective models: {} ({}): alpha {:.4g} us, beta {:.4g} us/B\n",
+        fit.p2p->op, fit.p2p->pair_class, fit.p2p->alpha_us, fit.p2p->beta_us_per_byte);
+  }
+  if (!fit.collectives.empty()) {
+    fmt::print("\nCollective models: median relative error per size range (best marked *):\n");
+    std::string header = "| op | p | sizes |";
+    for (const auto m : model::kAllCollectiveModels) {
+      header += fmt::format(" {} |", model::model_name(m));
+    }
+    fmt::print("{}\n", header);
+    for (const model::CollectiveFit& c : fit.collectives) {
+      const std::string ps = c.ranks.size() == 1 ? fmt::format("{}", c.ranks.front())
+                                                 : fmt::format("{}..{}", c.ranks.front(), c.ranks.back());
+      for (const model::SizeRange& r : c.ranges) {
+        std::string row = fmt::format("| {} | {} | {} .. {} |", c.op, ps, format_bytes(r.from_bytes),
+                                      format_bytes(r.to_bytes));
+        for (const auto m : model::kAllCollectiveModels) {
+          const auto& e = r.median_rel_err[static_cast<std::size_t>(m)];
+          row += e ? fmt::format(" {}{} |", pct(*e), m == r.best ? "*" : "") : " - |";
+        }
+        fmt::print("{}\n", row);
+      }
+      const auto& paper = c.models[static_cast<std::size_t>(model::CollectiveModel::kPaperDirect)];
+      const auto& bino = c.models[static_cast<std::size_t>(model::CollectiveModel::kBinomialDirect)];
+      if (bino.available) {
+        fmt::print("  {} binomial_fit: alpha {:.4g} us, beta {:.4g} us/B\n", c.op, bino.alpha_us,
+                   bino.beta_us_per_byte);
+      }
+      if (paper.available) {
+        fmt::print("  {} paper_fit: gamma {:.4g} us, delta {:.4g} us/B, alpha {:.4g} us, beta {:.4g} us/B\n",
+                   c.op, paper.gamma_us, paper.delta_us_per_byte, paper.alpha_us, paper.beta_us_per_byte);
+      } else {
+        fmt::print("  {} paper_fit: {}\n", c.op, paper.note);
+      }
+    }
+  }
+  for (const std::string& n : fit.notes) {
+    fmt::print("note: {}\n", n);
+  }
+}
+
+void run_fit(const FitArgs& a) {
+  const auto inputs = paths_of(a.sweeps);
+  if (!a.json.empty()) {
+    check_output_not_input(a.json, "--json", inputs);
+    check_writable(a.json);
+  }
+  const model::Sweep sweep = model::load_sweeps(inputs);
+  for (const std::string& w : sweep.warnings) {
+    fmt::print(stderr, "gridlock model fit: warning: {}\n", w);
+  }
+  const model::FitResult fit = model::fit_sweep(sweep);
+  if (!a.quiet) {
+    print_fit(fit);
+  }
+  if (!a.json.empty()) {
+    Json context = base_context("gridlock model fit", model::kFitSchema, model::kFitSchemaVersion);
+    context["sweep_context"] = sweep.context;
+    context["parameters"] = Json{{"weighting", "relative (1/T^2)"},
+                                 {"robust", "huber k=1.345"},
+                                 {"switch_detection", "segmented regression, at most 3 breaks, BIC"}};
+    write_json_file(a.json, context, model::fit_to_json(fit));
+    if (!a.quiet) {
+      fmt::print("wrote {}\n", a.json);
+    }
+  }
+}
+
+void run_predict(const PredictArgs& a) {
+  const std::uint64_t size = parse_byte_size(a.size, "--size");
+  const model::FitResult fit = model::load_fit(a.fit);
+  const model::Prediction p = model::predict(fit, a.op, size, a.ranks, a.pair_class);
+  fmt::print("| op | size | ranks | time us | model | basis |\n");
+  fmt::print("| {} | {} | {} | {:.4g} | {} | {} |\n", a.op, format_bytes(size), a.ranks, p.time_us, p.model,
+             p.basis);
+}
+
+void run_check(const CheckArgs& a) {
+  if (!(a.level > 0 && a.level < 1)) {
+    throw InputError(
+        fmt::format("--level {}: give a significance level between 0 and 1 (e.g. 0.05)", a.level));
+  }
+  if (!(a.tolerance >= 0 && std::isfinite(a.tolerance))) {
+    throw InputError(fmt::format("--tolerance {}: give a fraction >= 0 (e.g. 0.05 for 5%)", a.tolerance));
+  }
+  if (!a.json.empty()) {
+    check_output_not_input(a.json, "--json", {a.sweep});
+    check_writable(a.json);
+  }
+  const model::Sweep sweep = model::load_sweeps({a.sweep});
+  for (const std::string& w : sweep.warnings) {
+    fmt::print(stderr, "gridlock model check: warning: {}\n", w);
+  }
+  model::CheckOptions o;
+  o.level = a.level;
+  o.tolerance = a.tolerance;
+  o.seed = a.seed;
+  const model::CheckReport report = model::check_guidelines(sweep, o);
+  if (!a.quiet) {
+    fmt::print("Self-consistent guidelines (level {}, tolerance {}, seed {}):\n", a.level, pct(a.tolerance),
+               a.seed);
+    fmt::print("| guideline | p | size | lhs us | rhs us | lhs/rhs | test | p-value | result |\n");
+    for (const model::CheckResult& r : report.results) {
+      fmt::print("| {} | {} | {} | {:.4g} | {:.4g} | {:.3f} | {} | {} | {} |\n", r.guideline, r.ranks,
+                 format_bytes(r.size_bytes), r.lhs_median_us, r.rhs_median_us, r.factor, r.test,
+                 r.test == "rank-sum" ? fmt::format("{:.3g}", r.p_value) : "-",
+                 r.violated ? "VIOLATED" : "holds");
+    }
+    for (const std::string& n : report.not_checked) {
+      fmt::print("{}\n", n);
+    }
+  }
+  fmt::print("{} of {} checks violated\n", report.violations(), report.results.size());
+  for (const model::CheckResult& r : report.results) {
+    if (r.violated) {
+      fmt::print("violation: {} at {} on {} ranks: factor {:.3f}\n", r.guideline, format_bytes(r.size_bytes),
+                 r.ranks, r.factor);
+    }
+  }
+  if (!a.json.empty()) {
+    Json context = base_context("gridlock model check", "gridlock.model.check", 1);
+    context["sweep_context"] = sweep.context;
+    context["seed"] = a.seed;
+    write_json_file(a.json, context, model::check_to_json(report, o));
+  }
+  if (a.fail_on_violation && report.violations() > 0) {
+    throw Error(fmt::format("{} guideline violation(s) (--fail-on-violation)", report.violations()));
+  }
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app) {
+  auto* model_cmd =
+      app.add_subcommand("model", "Fit performance models to a sweep, predict, check guidelines");
+  model_cmd->require_subcommand(1);
+
+  auto fa = std::make_shared<FitArgs>();
+  auto* fit =
+      model_cmd->add_subcommand("fit", "Hockney, protocol-switch and collective models of sweep results");
+  fit->add_option("sweeps", fa->sweeps, "Sweep result files (gridlock-bench sweep --json)")->required();
+  fit->add_option("--json", fa->json, "Write the fit (schema gridlock.model.fit, docs/formats/fit-json.md)");
+  fit->add_flag("-q,--quiet", fa->quiet, "Print no tables");
+  fit->callback([fa] { run_fit(*fa); });
+
+  auto pa = std::make_shared<PredictArgs>();
+  auto* pred = model_cmd->add_subcommand("predict", "Predict an op's time from a fit file");
+  pred->add_option("fit", pa->fit, "Fit file (gridlock model fit --json)")->required();
+  pred->add_option("--op", pa->op, "Operation (pingpong, allreduce, ...)")->required();
+  pred->add_option("--size", pa->size, "Message size (collectives: per rank), e.g. 1MiB")->required();
+  pred->add_option("--ranks", pa->ranks, "Communicator size")->capture_default_str();
+  pred->add_option("--pair-class", pa->pair_class, "Point-to-point pair class (default: far, router, node)");
+  pred->callback([pa] { run_predict(*pa); });
+
+  auto ca = std::make_shared<CheckArgs>();
+  auto* check =
+      model_cmd->add_subcommand("check", "Check the self-consistent performance guidelines on a sweep");
+  check->add_option("sweep", ca->sweep, "Sweep result file (gridlock-bench sweep --json)")->required();
+  check->add_option("--level", ca->level, "Significance level of the one-sided rank-sum test")
+      ->capture_default_str();
+  check->add_option("--tolerance", ca->tolerance, "Fraction lhs may exceed rhs")->capture_default_str();
+  check->add_option("--seed", ca->seed, "Seed of the resampled sums (printed)")->capture_default_str();
+  check->add_option("--json", ca->json, "Write the results as JSON");
+  check->add_flag("--fail-on-violation", ca->fail_on_violation, "Exit 1 when a guideline is violated");
+  check->add_flag("-q,--quiet", ca->quiet, "Print only the summary and violations");
+  check->callback([ca] { run_check(*ca); });
+}
+
+}  // namespace gridlock::cli

@@ -1,0 +1,246 @@
+// Sweep parsing and its errors, the guideline checks, the fit file round trip and predict.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/model/fit_json.hpp"
+#include "gridlock/model/guidelines.hpp"
+#include "gridlock/model/loggp.hpp"
+#include "gridlock/model/sweep.hpp"
+#include "synthetic_sweep.hpp"
+
+namespace gridlock::model {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string input_error(const auto& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no InputError";
+}
+
+std::string parse_error(test::SweepBuilder& b) {
+  return input_error([&] { (void)parse_sweep(b.text(), "s.json"); });
+}
+
+TEST(Sweep, PoolsRepeatsByMedianOfMedians) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 8, 2, 1.0, {}, 0).add("p2p", "pingpong", 8, 2, 3.0, {}, 1);
+  b.add("p2p", "pingpong", 8, 2, 2.5, {}, 2).add("p2p", "pingpong", 0, 2, 0.9);
+  const Sweep s = parse_sweep(b.text(), "s.json");
+  ASSERT_EQ(s.series.size(), 1U);
+  ASSERT_EQ(s.series[0].points.size(), 2U);
+  EXPECT_EQ(s.series[0].points[0].size_bytes, 0U);
+  EXPECT_DOUBLE_EQ(s.series[0].points[1].median_us, 2.5);
+}
+
+TEST(Sweep, BadRecordsNameFileAndIndex) {
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 1.0);
+    b.doc()["records"][0].erase("size_bytes");
+    EXPECT_THAT(parse_error(b), HasSubstr("s.json: record 0: missing field 'size_bytes'"));
+  }
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 1.0).add("p2p", "pingpong", 16, 2, -1.0);
+    EXPECT_THAT(parse_error(b), HasSubstr("record 1: time_us.median is -1"));
+  }
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 0.0);
+    EXPECT_THAT(parse_error(b), HasSubstr("positive and finite"));
+  }
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 1.0).add("p2p", "pingpong", 8, 2, 1.1);
+    EXPECT_THAT(parse_error(b), HasSubstr("record 1: pingpong (far) at 8 B (repeat 0) is also record 0"));
+  }
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 1.0);
+    b.doc()["records"][0]["size_bytes"] = -8;
+    EXPECT_THAT(parse_error(b), HasSubstr("'size_bytes' is negative"));
+  }
+  {
+    test::SweepBuilder b;
+    b.add("p2p", "pingpong", 8, 2, 1.0, {1.0, -2.0});
+    EXPECT_THAT(parse_error(b), HasSubstr("samples_us[1] is -2"));
+  }
+  {
+    test::SweepBuilder b;
+    b.doc()["context"]["schema"] = "gridlock.load";
+    EXPECT_THAT(parse_error(b), HasSubstr("not 'gridlock.sweep'"));
+  }
+  EXPECT_THAT(input_error([] { (void)parse_sweep("{\"context\": {", "t.json"); }),
+              HasSubstr("t.json: not valid JSON"));
+}
+
+TEST(Sweep, MismatchedContextsWarn) {
+  test::SweepBuilder a("alpha");
+  a.add("p2p", "pingpong", 8, 2, 1.0);
+  test::SweepBuilder b("beta");
+  b.add("p2p", "pingpong", 8, 2, 3.0).add("p2p", "pingpong", 16, 2, 3.0);
+  Sweep s = parse_sweep(a.text(), "a.json");
+  merge_sweep(s, parse_sweep(b.text(), "b.json"));
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_THAT(s.warnings[0], HasSubstr("host differs: a.json has alpha, b.json has beta"));
+  ASSERT_EQ(s.series[0].points.size(), 2U);
+  EXPECT_DOUBLE_EQ(s.series[0].points[0].median_us, 2.0);
+}
+
+TEST(Sweep, FallingTimesWarn) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 8, 2, 10.0).add("p2p", "pingpong", 16, 2, 4.0).add("p2p", "pingpong", 32, 2, 4.1);
+  Sweep s = parse_sweep(b.text(), "f.json");
+  warn_non_monotone(s);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_THAT(s.warnings[0], HasSubstr("pingpong (far): time falls from 10 us at 8 B to 4 us at 16 B"));
+}
+
+TEST(RankSum, PValues) {
+  const std::vector<double> low{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const std::vector<double> high{11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  EXPECT_LT(rank_sum_p_value(high, low), 0.001);
+  EXPECT_GT(rank_sum_p_value(low, high), 0.999);
+  EXPECT_NEAR(rank_sum_p_value(low, low), 0.5, 0.05);
+  EXPECT_DOUBLE_EQ(rank_sum_p_value({1, 1}, {1, 1}), 1.0);
+  EXPECT_DOUBLE_EQ(rank_sum_p_value({}, low), 1.0);
+}
+
+std::vector<double> samples(Rng& rng, double median, int count = 50) {
+  std::vector<double> s;
+  s.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    s.push_back(test::jitter(rng, median, 0.05));
+  }
+  return s;
+}
+
+// A consistent set: every composed guideline holds with margin at p = 4, sizes 1 KiB and 4 KiB.
+test::SweepBuilder consistent(Rng& rng, double allgather_factor) {
+  test::SweepBuilder b;
+  const std::uint32_t p = 4;
+  for (const std::uint64_t n : {256U, 1024U, 4096U, 16384U}) {
+    const auto t = [&](double base) { return base + 1e-3 * static_cast<double>(n); };
+    for (const char* op : {"reduce", "bcast", "gather", "scatter", "alltoallv"}) {
+      b.add("collective", op, n, p, t(10), samples(rng, t(10)));
+    }
+    b.add("collective", "allreduce", n, p, t(12), samples(rng, t(12)));
+    b.add("collective", "allgather", n, p, t(12) * allgather_factor, samples(rng, t(12) * allgather_factor));
+    b.add("collective", "alltoall", n, p, t(9), samples(rng, t(9)));
+  }
+  return b;
+}
+
+TEST(Guidelines, ConsistentSetPasses) {
+  Rng rng(3);
+  test::SweepBuilder b = consistent(rng, 1.0);
+  const CheckReport r = check_guidelines(parse_sweep(b.text(), "ok.json"), CheckOptions{});
+  EXPECT_EQ(r.violations(), 0U);
+  EXPECT_GT(r.results.size(), 10U);
+  for (const CheckResult& c : r.results) {
+    EXPECT_EQ(c.test, "rank-sum");
+  }
+  // Only one communicator size: monotony in p cannot be checked.
+  ASSERT_FALSE(r.not_checked.empty());
+  EXPECT_THAT(r.not_checked.back(), HasSubstr("not checked"));
+}
+
+TEST(Guidelines, FlagsAConstructedViolation) {
+  Rng rng(4);
+  // allgather 3x slower than gather: gather(n) <= allgather(n) holds, but allgather(n) <=
+  // gather(n) + bcast(n*p) fails where bcast(n*p) was measured.
+  test::SweepBuilder b = consistent(rng, 3.0);
+  const CheckReport r = check_guidelines(parse_sweep(b.text(), "bad.json"), CheckOptions{});
+  ASSERT_GT(r.violations(), 0U);
+  for (const CheckResult& c : r.results) {
+    if (c.violated) {
+      EXPECT_EQ(c.guideline, "allgather(n) <= gather(n) + bcast(n*p)");
+      EXPECT_GT(c.factor, 1.05);
+      EXPECT_LT(c.p_value, 0.05);
+    }
+  }
+}
+
+TEST(Guidelines, ToleranceTestWithoutSamplesAndMonotony) {
+  test::SweepBuilder b;
+  b.add("collective", "allreduce", 1024, 4, 10).add("collective", "allreduce", 1024, 8, 9);
+  b.add("collective", "gather", 1024, 4, 12).add("collective", "allgather", 1024, 4, 10);
+  const CheckReport r = check_guidelines(parse_sweep(b.text(), "t.json"), CheckOptions{});
+  ASSERT_EQ(r.violations(), 2U);
+  for (const CheckResult& c : r.results) {
+    EXPECT_EQ(c.test, "tolerance");
+  }
+  bool needs_reduce = false;
+  for (const std::string& n : r.not_checked) {
+    needs_reduce = needs_reduce || n.find("needs reduce at 1 KiB (p=4)") != std::string::npos;
+  }
+  EXPECT_TRUE(needs_reduce);
+}
+
+TEST(Guidelines, NothingCheckableIsAnError) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 8, 2, 1.0);
+  EXPECT_THAT(input_error([&] { (void)check_guidelines(parse_sweep(b.text(), "p.json"), CheckOptions{}); }),
+              HasSubstr("no guideline could be checked"));
+}
+
+TEST(FitJson, RoundTripAndPredict) {
+  test::SweepBuilder b;
+  for (const std::uint64_t n : test::pow2_sizes(kMiB)) {
+    const auto nd = static_cast<double>(n);
+    b.add("p2p", "pingpong", n, 2, 2 + 1e-3 * nd);
+    for (const std::uint32_t p : {2U, 4U, 8U}) {
+      b.add("collective", "allreduce", n, p, 5 + 1e-3 * nd + (10 + 1e-4 * nd) * std::log2(p));
+    }
+  }
+  const FitResult fit = fit_sweep(parse_sweep(b.text(), "f.json"));
+  Json doc = fit_to_json(fit);
+  doc["context"] = Json{{"schema", "gridlock.model.fit"}, {"schema_version", 1}};
+  const FitResult back = fit_from_json(Json::parse(doc.dump()), "fit.json");
+  ASSERT_EQ(back.series.size(), fit.series.size());
+  EXPECT_DOUBLE_EQ(back.series[0].robust.alpha_us, fit.series[0].robust.alpha_us);
+  ASSERT_EQ(back.collectives.size(), 1U);
+  const Prediction pp = predict(back, "pingpong", kMiB, 2);
+  EXPECT_NEAR(pp.time_us, 2 + 1e-3 * static_cast<double>(kMiB), 1e-3);
+  const Prediction pa = predict(back, "allreduce", kMiB, 4096);
+  EXPECT_NEAR(pa.time_us, 5 + 1e-3 * 1048576.0 + (10 + 1e-4 * 1048576.0) * 12, 1.0);
+  EXPECT_EQ(pa.model, "paper_fit");
+  EXPECT_THAT(pa.basis, HasSubstr("extrapolated"));
+  EXPECT_THAT(input_error([&] { (void)predict(back, "bcast", 8, 4); }),
+              HasSubstr("the fit has no op 'bcast'"));
+  doc["context"]["schema"] = "gridlock.sweep";
+  EXPECT_THAT(input_error([&] { (void)fit_from_json(doc, "fit.json"); }), HasSubstr("schema is not"));
+}
+
+TEST(LogGp, FromAFitWithASwitch) {
+  test::SweepBuilder b;
+  for (const std::uint64_t n : test::pow2_sizes(kMiB)) {
+    const auto nd = static_cast<double>(n);
+    b.add("p2p", "pingpong", n, 2, n < 8 * kKiB ? 2 + 1e-3 * nd : 6 + 5e-4 * nd);
+  }
+  const LogGpFromFit l = loggp_from_fit(fit_sweep(parse_sweep(b.text(), "p.json")));
+  EXPECT_NEAR(l.latency_us, 1.0, 1e-6);
+  EXPECT_NEAR(l.overhead_us, 0.5, 1e-6);
+  EXPECT_NEAR(l.gap_us, 0.5, 1e-6);
+  EXPECT_NEAR(l.gap_per_byte_us, 5e-4, 1e-9);
+  ASSERT_TRUE(l.eager_threshold_bytes.has_value());
+  EXPECT_EQ(*l.eager_threshold_bytes, 4 * kKiB);
+  test::SweepBuilder c;
+  c.add("collective", "bcast", 8, 4, 1.0).add("collective", "bcast", 16, 4, 2.0);
+  EXPECT_THAT(input_error([&] { (void)loggp_from_fit(fit_sweep(parse_sweep(c.text(), "c.json"))); }),
+              HasSubstr("no pingpong series"));
+}
+
+}  // namespace
+}  // namespace gridlock::model
