@@ -33,7 +33,8 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kCiLevel = 0.95;
 constexpr double kOutlierIqr = 3.0;
-// Largest buffer of one collective (alltoall, gather: size x ranks); beyond it the size is skipped.
+// Largest buffer of one collective (alltoall, gather: size x ranks; 1 GiB, so counts and
+// displacements fit in an int); beyond it the size is skipped.
 constexpr std::uint64_t kMaxCollectiveBuffer = std::uint64_t{1} << 30;
 
 const std::vector<std::string> kOps = {
@@ -133,13 +134,18 @@ std::vector<int> communicator_sizes(const SweepOptions& o, int world) {
   return sizes;
 }
 
-// Collective sizes of `op` on `ranks` ranks: the sweep's sizes up to --max-coll-size; with
+// Collective sizes of `op` on `ranks` ranks: the sweep's sizes from 1 B up to --max-coll-size (barrier:
+// 0 only); with
 // --guidelines, bcast also at n x ranks (Allgather(n) <= Gather(n) + Bcast(n*p)).
 std::vector<std::uint64_t> collective_sizes(const SweepOptions& o, std::string_view op, int ranks) {
   std::vector<std::uint64_t> sizes;
+  if (op == "barrier") {
+    return {0};
+  }
+  // Zero-byte collectives measure nothing useful, and SMPI's Open MPI selector divides by the count.
   for (const std::uint64_t s : o.sizes) {
-    if (s <= o.max_coll_size) {
-      sizes.push_back(op == "barrier" ? 0 : s);
+    if (s > 0 && s <= o.max_coll_size) {
+      sizes.push_back(s);
     }
   }
   if (o.guidelines && op == "bcast") {
@@ -282,7 +288,7 @@ void measure_collectives(const SweepOptions& o, MPI_Comm world, int rank, int ra
       progress(o, rank, fmt::format("pass {}: {} on {} ranks, {} sizes", pass, op, ranks, sizes.size()));
       for (const std::uint64_t s : sizes) {
         const std::uint64_t bytes = detail::collective_buffer_bytes(op, s, ranks);
-        if (bytes > kMaxCollectiveBuffer || bytes > static_cast<std::uint64_t>(INT_MAX)) {
+        if (bytes > kMaxCollectiveBuffer) {
           if (rank == 0 && pass == 0) {
             report.skipped.push_back({fmt::format("{} {} on {} ranks", op, format_bytes(s), ranks),
                                       fmt::format("needs a buffer of {} bytes per rank, more than {}", bytes,
@@ -580,36 +586,33 @@ SweepStats summarize_sweep_samples(std::vector<double> samples) {
   const double fence = s.q3 + kOutlierIqr * (s.q3 - s.q1);
   s.outliers =
       static_cast<std::uint64_t>(samples.end() - std::upper_bound(samples.begin(), samples.end(), fence));
-  // Binomial order statistics: the largest j with P(B <= j - 1) <= (1 - level) / 2, B ~ Bin(n, 1/2),
-  // summed in logs so large n does not underflow.
+  // Binomial order statistics: the largest j with P(B <= j - 1) <= (1 - level) / 2, B ~ Bin(n, 1/2).
+  // The probabilities go by the recurrence P(k + 1) = P(k) (n - k) / (k + 1) in logs, so large n
+  // does not underflow (and no lgamma, which is not thread-safe).
   const double tail = (1 - kCiLevel) / 2;
-  const double log_half_n = static_cast<double>(n) * std::log(0.5);
-  const double lg_n1 = std::lgamma(static_cast<double>(n) + 1);
-  double cdf = 0;     // P(B <= k)
-  std::size_t j = 0;  // 1-based order statistic; 0: none reaches the level
+  const double nd = static_cast<double>(n);
+  double log_pmf = nd * std::log(0.5);  // log P(B = 0)
+  double cdf = 0;                       // P(B <= j - 1)
+  std::size_t j = 0;                    // 1-based order statistic; 0: none reaches the level
   for (std::size_t k = 0; k < n / 2 + 1; ++k) {
-    const double kd = static_cast<double>(k);
-    cdf += std::exp(lg_n1 - std::lgamma(kd + 1) - std::lgamma(static_cast<double>(n) - kd + 1) + log_half_n);
-    if (cdf > tail) {
+    const double next = cdf + std::exp(log_pmf);
+    if (next > tail) {
       break;
     }
-    j = k + 1;  // P(B <= j - 1) = cdf <= tail
+    cdf = next;
+    j = k + 1;
+    const double kd = static_cast<double>(k);
+    log_pmf += std::log((nd - kd) / (kd + 1));
   }
   if (j == 0) {
     // Too few samples for 95%: the range, with the coverage it has.
     s.ci_low = s.min;
     s.ci_high = s.max;
-    s.ci_level = 1 - 2 * std::exp(log_half_n);
+    s.ci_level = 1 - 2 * std::exp(nd * std::log(0.5));
   } else {
-    double below = 0;
-    for (std::size_t k = 0; k < j; ++k) {
-      const double kd = static_cast<double>(k);
-      below +=
-          std::exp(lg_n1 - std::lgamma(kd + 1) - std::lgamma(static_cast<double>(n) - kd + 1) + log_half_n);
-    }
     s.ci_low = samples[j - 1];
     s.ci_high = samples[n - j];
-    s.ci_level = 1 - 2 * below;
+    s.ci_level = 1 - 2 * cdf;
   }
   return s;
 }

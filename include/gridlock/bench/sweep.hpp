@@ -76,30 +76,31 @@ inline constexpr std::uint64_t kMaxSweepRepeat = 10'000;
 
 /// Options of `gridlock-bench sweep`.
 struct SweepOptions {
-  std::vector<std::string> ops;               ///< Ops to run, in run order (parse_sweep_ops).
-  std::string ops_text = "all";               ///< --ops as given (for the context block).
-  std::vector<std::uint64_t> sizes;           ///< Point-to-point and one-sided sizes (sweep_sizes).
-  std::uint64_t max_size = 64 * 1024 * 1024;  ///< --max-size.
-  std::uint64_t max_coll_size = 1024 * 1024;  ///< --max-coll-size: collectives use sizes up to this.
-  std::uint64_t ranks_per_step = 0;           ///< Communicator sizes K, 2K, ...; 0: powers of two.
-  std::uint64_t reps = 1000;                  ///< Most repetitions per size.
-  std::uint64_t min_reps = 10;                ///< Fewest repetitions per size.
-  double max_time_s = 1.0;                    ///< Time budget per size (sets the repetitions).
-  std::uint64_t warmup = 2;                   ///< Untimed calls before each size.
-  std::uint32_t window = 64;                  ///< Messages per bandwidth sample.
-  SweepSync sync = SweepSync::kBarrier;       ///< Synchronisation of collective calls.
-  double window_us = 0;                       ///< --sync window: window per call; 0: automatic.
-  std::uint64_t repeat = 1;                   ///< Passes of the whole sweep.
-  bool quick = false;                         ///< The one-minute profile was applied.
-  bool samples = false;                       ///< Keep every sample in the JSON.
-  bool guidelines = false;                    ///< Measure what `gridlock model check` compares.
-  std::string topology;                       ///< Topology spec for the `router` class.
-  std::string node_names;            ///< Hostlist of virtual node names (rank r: r / (ranks / names)).
-  std::uint64_t virtual_nodes = 0;   ///< --virtual-nodes.
-  std::uint64_t ranks_per_node = 0;  ///< --ranks-per-node.
-  std::uint64_t seed = 1;            ///< Seed of the buffer contents.
-  std::string json_path;             ///< --json.
-  bool quiet = false;                ///< No progress on stderr.
+  std::vector<std::string> ops;                      ///< Ops to run, in run order (parse_sweep_ops).
+  std::string ops_text = "all";                      ///< --ops as given (for the context block).
+  std::vector<std::uint64_t> sizes;                  ///< Point-to-point and one-sided sizes (sweep_sizes).
+  std::uint64_t max_size = std::uint64_t{64} << 20;  ///< --max-size (64 MiB).
+  std::uint64_t max_coll_size = std::uint64_t{1}
+                                << 20;   ///< --max-coll-size (1 MiB): collectives use sizes up to this.
+  std::uint64_t ranks_per_step = 0;      ///< Communicator sizes K, 2K, ...; 0: powers of two.
+  std::uint64_t reps = 1000;             ///< Most repetitions per size.
+  std::uint64_t min_reps = 10;           ///< Fewest repetitions per size.
+  double max_time_s = 1.0;               ///< Time budget per size (sets the repetitions).
+  std::uint64_t warmup = 2;              ///< Untimed calls before each size.
+  std::uint32_t window = 64;             ///< Messages per bandwidth sample.
+  SweepSync sync = SweepSync::kBarrier;  ///< Synchronisation of collective calls.
+  double window_us = 0;                  ///< --sync window: window per call; 0: automatic.
+  std::uint64_t repeat = 1;              ///< Passes of the whole sweep.
+  bool quick = false;                    ///< The one-minute profile was applied.
+  bool samples = false;                  ///< Keep every sample in the JSON.
+  bool guidelines = false;               ///< Measure what `gridlock model check` compares.
+  std::string topology;                  ///< Topology spec for the `router` class.
+  std::string node_names;                ///< Hostlist of virtual node names (rank r: r / (ranks / names)).
+  std::uint64_t virtual_nodes = 0;       ///< --virtual-nodes.
+  std::uint64_t ranks_per_node = 0;      ///< --ranks-per-node.
+  std::uint64_t seed = 1;                ///< Seed of the buffer contents.
+  std::string json_path;                 ///< --json.
+  bool quiet = false;                    ///< No progress on stderr.
 };
 
 /// Sets the one-minute profile: a few sizes up to 256 KiB (collectives up to 64 KiB), few
