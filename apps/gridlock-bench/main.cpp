@@ -401,7 +401,8 @@ void add_sweep_options(CLI::App& cmd, gb::SweepOptions& o, SweepText& t) {
   cmd.add_flag("--samples", o.samples, "Keep every sample in the JSON");
   cmd.add_flag(
       "--guidelines", o.guidelines,
-      "Also measure what the self-consistent guidelines compare (with samples; bcast also at n x p)");
+      "Measure what the self-consistent guidelines compare, plus an explicit --ops (with samples; bcast "
+      "also at n x p)");
   cmd.add_option("--topology", o.topology,
                  "Network topology spec whose node names the nodes have (for the `router` pair class)");
   cmd.add_option("--node-names", o.node_names,
