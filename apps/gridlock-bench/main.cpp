@@ -9,6 +9,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include "gridlock/bench/runner.hpp"
 #include "gridlock/bench/sim_replicas.hpp"
 #include "gridlock/bench/spmv.hpp"
+#include "gridlock/bench/sweep.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/noise/pattern.hpp"
@@ -377,6 +379,105 @@ void finish_spmv_options(gb::SpmvOptions& o, const SpmvText& t, const CLI::App& 
   gb::validate(o);
 }
 
+// `sweep` options given as text (units, lists) and converted after parsing.
+struct SweepText {
+  std::string ops = "all";
+  std::string sizes;
+  bool only_sizes = false;
+  std::string max_size = "64MiB";
+  std::string max_coll_size = "1MiB";
+  std::string max_time = "1s";
+  std::string sync = "barrier";
+};
+
+void add_sweep_options(CLI::App& cmd, gb::SweepOptions& o, SweepText& t) {
+  cmd.add_option("--ops", t.ops,
+                 "Ops (comma-separated): pingpong,bw_uni,bw_bi, put_fence,get_fence,put_passive,get_passive, "
+                 "allreduce,bcast,barrier,alltoall,alltoallv,reduce,allgatherv,allgather,gather,scatter,"
+                 "reduce_scatter; or the groups all, p2p, rma, collectives")
+      ->capture_default_str();
+  cmd.add_option("--sizes", t.sizes, "Sizes to add to the powers of two (e.g. 3KiB,6KiB)");
+  cmd.add_flag("--only-sizes", t.only_sizes, "Measure only the --sizes, not the powers of two");
+  cmd.add_option("--max-size", t.max_size, "Largest power-of-two size (0 B .. this)")->capture_default_str();
+  cmd.add_option("--max-coll-size", t.max_coll_size, "Collectives use the sizes up to this (bytes per rank)")
+      ->capture_default_str();
+  cmd.add_option("--ranks-per-step", o.ranks_per_step,
+                 "Collectives on K, 2K, 3K, ... ranks and the world (default: powers of two and the world)");
+  cmd.add_option("--reps", o.reps, "Most repetitions per size")->capture_default_str();
+  cmd.add_option("--min-reps", o.min_reps, "Fewest repetitions per size, even beyond --max-time")
+      ->capture_default_str();
+  cmd.add_option("--max-time", t.max_time, "Time per size (sets the repetitions from the warm-up)")
+      ->capture_default_str();
+  cmd.add_option("--warmup", o.warmup, "Untimed calls before each size")->capture_default_str();
+  cmd.add_option("--window", o.window, "Messages in flight per bandwidth sample (bw_uni, bw_bi)")
+      ->capture_default_str();
+  cmd.add_option("--sync", t.sync,
+                 "Collective synchronisation: barrier (MPI_Barrier before each call) or window (calls at "
+                 "agreed times of rank 0's clock)")
+      ->capture_default_str();
+  cmd.add_option("--window-us", o.window_us, "--sync window: window per call in microseconds (0: automatic)")
+      ->capture_default_str();
+  cmd.add_option("--repeat", o.repeat, "Run the whole sweep this many times (run-to-run variability)")
+      ->capture_default_str();
+  cmd.add_flag("--quick", o.quick, "One-minute profile: few sizes, few repetitions");
+  cmd.add_flag("--samples", o.samples, "Keep every sample in the JSON");
+  cmd.add_flag(
+      "--guidelines", o.guidelines,
+      "Measure what the self-consistent guidelines compare, plus an explicit --ops (with samples; bcast "
+      "also at n x p)");
+  cmd.add_option("--topology", o.topology,
+                 "Network topology spec whose node names the nodes have (for the `router` pair class)");
+  cmd.add_option("--node-names", o.node_names,
+                 "Virtual node names (hostlist): rank r gets name r / (ranks / names)");
+  add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
+  cmd.add_option("--seed", o.seed, "Seed of the buffer contents")->capture_default_str();
+  cmd.add_option("--json", o.json_path, "Write every record and the context to this JSON file");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
+}
+
+void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::App& cmd) {
+  const gb::SweepOptions user = o;
+  o.ops_text = t.ops;
+  o.ops = gb::parse_sweep_ops(t.ops);
+  o.max_size = gridlock::parse_byte_size(t.max_size, "--max-size");
+  o.max_coll_size = gridlock::parse_byte_size(t.max_coll_size, "--max-coll-size");
+  o.max_time_s = gridlock::parse_duration_seconds(t.max_time, "--max-time");
+  o.sync = gb::parse_sweep_sync(t.sync);
+  const std::vector<std::uint64_t> extra =
+      t.sizes.empty() ? std::vector<std::uint64_t>{} : gb::parse_size_list(t.sizes, "--sizes");
+  o.sizes = gb::sweep_sizes(o.max_size, extra, t.only_sizes);
+  if (o.quick) {
+    gb::apply_sweep_quick_profile(o);
+    // Options the user gave explicitly override the profile.
+    if (given(cmd, "--max-size")) {
+      o.max_size = gridlock::parse_byte_size(t.max_size, "--max-size");
+      o.sizes = gb::sweep_sizes(o.max_size, {}, false);
+    }
+    if (given(cmd, "--sizes")) {
+      std::vector<std::uint64_t> quick_sizes = t.only_sizes ? std::vector<std::uint64_t>{} : o.sizes;
+      std::erase_if(quick_sizes, [&](std::uint64_t s) { return s > o.max_size; });
+      quick_sizes.insert(quick_sizes.end(), extra.begin(), extra.end());
+      o.sizes = gb::sweep_sizes(o.max_size, quick_sizes, true);
+    }
+    if (given(cmd, "--max-coll-size"))
+      o.max_coll_size = gridlock::parse_byte_size(t.max_coll_size, "--max-coll-size");
+    if (given(cmd, "--max-time")) o.max_time_s = gridlock::parse_duration_seconds(t.max_time, "--max-time");
+    if (given(cmd, "--reps")) o.reps = user.reps;
+    if (given(cmd, "--min-reps")) o.min_reps = user.min_reps;
+    if (given(cmd, "--window")) o.window = user.window;
+  }
+  if (o.guidelines) {
+    o.samples = true;
+    // The guideline ops, and with --ops the ops given as well.
+    std::string ops = given(cmd, "--ops") ? o.ops_text : std::string("allreduce");
+    for (const std::string& op : gb::sweep_guideline_ops()) {
+      ops += "," + op;
+    }
+    o.ops = gb::parse_sweep_ops(ops);
+  }
+  gb::validate(o);
+}
+
 int run(int argc, char** argv, int rank) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
@@ -413,6 +514,13 @@ int run(int argc, char** argv, int rank) {
       "Distributed 7-point-stencil SpMV on a multivector (CG-style iterations), as launched or remapped in "
       "the application (rankfile, or Scotch on network metrics)");
   add_spmv_options(*spmv, spmv_options, spmv_text);
+  gb::SweepOptions sweep_options;
+  SweepText sweep_text;
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "MPI performance over message sizes: ping-pong and streaming bandwidth by hop class, one-sided "
+      "put/get, collectives over communicator sizes (ReproMPI method); JSON for `gridlock model`");
+  add_sweep_options(*sweep, sweep_options, sweep_text);
   gridlock::cli::check_unsigned_options(app);
   try {
     app.parse(argc, argv);
@@ -432,6 +540,12 @@ int run(int argc, char** argv, int rank) {
     finish_spmv_options(spmv_options, spmv_text, *spmv);
     const gb::SpmvReport report = gb::run_spmv(spmv_options, MPI_COMM_WORLD);
     gb::write_spmv_outputs(spmv_options, report, MPI_COMM_WORLD);
+    return 0;
+  }
+  if (sweep->parsed()) {
+    finish_sweep_options(sweep_options, sweep_text, *sweep);
+    const gb::SweepReport report = gb::run_sweep(sweep_options, MPI_COMM_WORLD);
+    gb::write_sweep_outputs(sweep_options, report, MPI_COMM_WORLD);
     return 0;
   }
   if (noise->parsed()) {
