@@ -24,4 +24,7 @@ void add_noise_command(CLI::App& app);
 /// `gridlock map`: congestion-aware task mapping with Scotch.
 void add_map_command(CLI::App& app);
 
+/// `gridlock history add|list|show|metrics|trend|regress`: the run history in SQLite.
+void add_history_command(CLI::App& app);
+
 }  // namespace gridlock::cli
