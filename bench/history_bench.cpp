@@ -95,6 +95,17 @@ void BM_AddResult(benchmark::State& state) {
 }
 BENCHMARK(BM_AddResult)->Args({2500, 0})->Args({120, 1000})->Unit(benchmark::kMillisecond)->Iterations(20);
 
+// Parsing and naming alone (no database), for the share of the add.
+void BM_ParseResult(benchmark::State& state) {
+  const std::string text =
+      sweep_text(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)), 1);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gridlock::model::parse_result(text, "bench.json"));
+  }
+  state.counters["json_MB"] = static_cast<double>(text.size()) / 1e6;
+}
+BENCHMARK(BM_ParseResult)->Args({2500, 0})->Args({120, 1000})->Unit(benchmark::kMillisecond);
+
 // A trend of one metric over 10,000 runs of 70 records (490 metrics) each.
 void BM_Trend(benchmark::State& state) {
   const auto runs = static_cast<std::size_t>(state.range(0));
