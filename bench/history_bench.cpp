@@ -64,7 +64,7 @@ std::string sweep_text(std::size_t records, std::size_t samples, std::uint64_t s
 }
 
 fs::path fresh_db(const std::string& name) {
-  const fs::path path = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".db");
+  fs::path path = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".db");
   for (const char* suffix : {"", "-wal", "-shm"}) {
     fs::remove(path.string() + suffix);
   }

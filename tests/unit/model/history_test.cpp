@@ -133,7 +133,7 @@ TEST(HistoryNames, SizeLabelsAndCanonicalNames) {
   EXPECT_EQ(size_label(1536), "1536B");
   EXPECT_EQ(size_label(8192), "8KiB");
   EXPECT_EQ(size_label(1048576), "1MiB");
-  EXPECT_EQ(size_label(3 * 1048576), "3MiB");
+  EXPECT_EQ(size_label(std::uint64_t{3} * 1048576), "3MiB");
   EXPECT_EQ(size_label(1073741824), "1GiB");
   EXPECT_EQ(canonical_metric_name("sweep.allreduce.1M.median"), "sweep.allreduce.1MiB.median");
   EXPECT_EQ(canonical_metric_name("sweep.allreduce.p64.1048576.median"), "sweep.allreduce.p64.1MiB.median");
@@ -466,13 +466,14 @@ TEST_F(HistoryTest, ConcurrentWritersLoseNothing) {
   constexpr int kRunsEach = 25;
   { History h = open(); }
   std::vector<std::thread> writers;
+  writers.reserve(kWriters);
   std::vector<std::string> errors(kWriters);
   for (int w = 0; w < kWriters; ++w) {
     writers.emplace_back([&, w] {
       try {
         History h(db_);  // one connection per writer, as separate jobs would have
         for (int i = 0; i < kRunsEach; ++i) {
-          const auto seed = static_cast<std::uint64_t>(w * 1000 + i);
+          const auto seed = (static_cast<std::uint64_t>(w) * 1000) + static_cast<std::uint64_t>(i);
           (void)h.add({parsed(sweep(100.0 + i, seed, "writer" + std::to_string(w)))});
         }
       } catch (const std::exception& e) {
