@@ -297,8 +297,12 @@ std::vector<Metric> extract(const json& doc, const json& context, std::string_vi
     replicas_metrics(doc, "sim.replicas", out);
   } else if (schema == "gridlock.map") {
     map_metrics(doc, out);
-  } else if (schema == "gridlock.sim.result" || schema == "gridlock.noise.measure" ||
-             schema == "gridlock.bench.noise" || schema == "gridlock.bench.spmv") {
+  } else if (schema == "gridlock.sim.result") {
+    // `gridlock sim --json` keeps its numbers in a "result" object.
+    const auto result = doc.find("result");
+    flatten(result != doc.end() && result->is_object() ? *result : doc, "sim.result", 1, out);
+  } else if (schema == "gridlock.noise.measure" || schema == "gridlock.bench.noise" ||
+             schema == "gridlock.bench.spmv") {
     flatten(doc, std::string(schema.substr(std::string_view("gridlock.").size())), 1, out);
   } else if (notes != nullptr) {
     notes->push_back(fmt::format("unknown schema '{}': stored without metrics", schema));
@@ -406,9 +410,12 @@ Direction direction_from_name(std::string_view name) noexcept {
       last.ends_with("_gb_s")) {
     return Direction::kHigher;
   }
-  if (name.starts_with("sweep.") || name.find(".impact.") != std::string_view::npos || last == "cv" ||
-      last.ends_with("_ps") || last.ends_with("_ns") || last.ends_with("_us") || last.ends_with("_s") ||
-      last.ends_with("seconds") || name.find(".slowdown.") != std::string_view::npos) {
+  const auto has = [&](std::string_view text) { return name.find(text) != std::string_view::npos; };
+  // Times (a part ending in a time unit, e.g. `median_ps` or `detour_length_ns.p99`), sweep
+  // statistics, Congestion Impact, slowdowns, variation and noise are better low.
+  if (name.starts_with("sweep.") || has(".impact.") || has(".slowdown.") || last == "cv" || has("_ps.") ||
+      has("_ns.") || has("_us.") || last.ends_with("_ps") || last.ends_with("_ns") || last.ends_with("_us") ||
+      last.ends_with("seconds") || last.starts_with("noise_fraction") || last == "detours_per_s") {
     return Direction::kLower;
   }
   return Direction::kUnknown;

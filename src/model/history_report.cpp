@@ -20,6 +20,10 @@ std::string number(double v) {
   if (std::isinf(v)) {
     return v > 0 ? "inf" : "-inf";
   }
+  // Whole numbers (picoseconds, counts, costs) in full; others to 6 significant digits.
+  if (v == std::floor(v) && std::abs(v) < 1e15) {
+    return fmt::format("{:.0f}", v);
+  }
   return fmt::format("{:.6g}", v);
 }
 
