@@ -26,5 +26,7 @@ void add_map_command(CLI::App& app);
 
 /// `gridlock model fit|predict|check`: performance models of sweep results.
 void add_model_command(CLI::App& app);
+/// `gridlock history add|list|show|metrics|trend|regress`: the run history in SQLite.
+void add_history_command(CLI::App& app);
 
 }  // namespace gridlock::cli

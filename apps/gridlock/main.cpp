@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_noise_command(app);
   gridlock::cli::add_map_command(app);
   gridlock::cli::add_model_command(app);
+  gridlock::cli::add_history_command(app);
   gridlock::cli::check_unsigned_options(app);
   try {
     app.parse(argc, argv);

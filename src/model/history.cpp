@@ -1,0 +1,599 @@
+// The history database: opening, checking, migrating, adding and querying (docs/model.md, "History").
+#include "gridlock/model/history.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "detail/history_sqlite.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
+
+namespace gridlock::model {
+namespace fs = std::filesystem;
+using detail::Connection;
+using detail::Statement;
+
+namespace {
+
+// Version 1 of the layout, kept verbatim: a new database is created at version 1 and migrated,
+// so that every database, new or old, reaches the current layout by the same steps.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta(key, value) VALUES ('application', 'gridlock history'), ('schema_version', '1');
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  added TEXT NOT NULL,
+  source TEXT NOT NULL,
+  schema TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  tool TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  host TEXT NOT NULL,
+  date TEXT NOT NULL,
+  mpi_library TEXT NOT NULL,
+  gridlock_version TEXT NOT NULL,
+  git_commit TEXT NOT NULL,
+  seed TEXT,
+  ranks INTEGER,
+  notes TEXT NOT NULL,
+  json TEXT NOT NULL);
+CREATE TABLE metrics(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_id, name)) WITHOUT ROWID;
+CREATE INDEX metrics_by_name ON metrics(name, run_id, value);
+PRAGMA application_id = 1196181587;
+PRAGMA user_version = 1;
+)sql";
+
+// 1 -> 2: a content hash per run (duplicates are skipped) and the directions of metrics whose
+// names do not tell them (version 1 knew directions from names only).
+constexpr const char* kMigrate1To2 = R"sql(
+ALTER TABLE runs ADD COLUMN content_hash INTEGER;
+CREATE INDEX runs_by_hash ON runs(content_hash);
+CREATE TABLE metric_info(name TEXT PRIMARY KEY, better TEXT NOT NULL) WITHOUT ROWID;
+)sql";
+
+static_assert(kHistoryApplicationId == 1196181587, "kSchemaV1 spells the application id out");
+
+// Rolls back unless committed: an error in the middle of add() leaves the database as it was.
+class Transaction {
+ public:
+  explicit Transaction(const Connection& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction() {
+    if (!committed_) {
+      sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  }
+  void commit() {
+    db_.exec("COMMIT");
+    committed_ = true;
+  }
+
+ private:
+  const Connection& db_;
+  bool committed_ = false;
+};
+
+std::int64_t as_int64(std::uint64_t v) noexcept { return std::bit_cast<std::int64_t>(v); }
+
+Direction parse_direction(std::string_view text) noexcept {
+  if (text == "lower") {
+    return Direction::kLower;
+  }
+  if (text == "higher") {
+    return Direction::kHigher;
+  }
+  return Direction::kUnknown;
+}
+
+std::int64_t sql_limit(std::size_t limit) {
+  return limit == 0 ? -1
+                    : static_cast<std::int64_t>(
+                          std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));
+}
+
+constexpr const char* kRunColumns =
+    "r.id, r.added, r.source, r.schema, r.schema_version, r.tool, r.mode, r.host, r.date, r.mpi_library, "
+    "r.gridlock_version, r.git_commit, r.seed, r.ranks, r.notes, "
+    "(SELECT count(*) FROM metrics m WHERE m.run_id = r.id)";
+
+RunSummary read_summary(const Statement& s) {
+  RunSummary r;
+  r.id = s.int64(0);
+  r.added = s.text(1);
+  r.source = s.text(2);
+  r.context.schema = s.text(3);
+  r.context.schema_version = static_cast<int>(s.int64(4));
+  r.context.tool = s.text(5);
+  r.context.mode = s.text(6);
+  r.context.host = s.text(7);
+  r.context.date = s.text(8);
+  r.context.mpi_library = s.text(9);
+  r.context.gridlock_version = s.text(10);
+  r.context.git_commit = s.text(11);
+  if (!s.is_null(12)) {
+    try {
+      r.context.seed = std::stoull(s.text(12));
+    } catch (const std::exception&) {
+      r.context.seed.reset();
+    }
+  }
+  if (!s.is_null(13)) {
+    r.context.ranks = static_cast<std::uint64_t>(s.int64(13));
+  }
+  r.notes = s.text(14);
+  r.metrics = static_cast<std::size_t>(s.int64(15));
+  return r;
+}
+
+}  // namespace
+
+struct History::Impl {
+  Impl(const fs::path& file, HistoryOptions o) : options(o), db(file, open_flags(file, o)) {
+    sqlite3_busy_handler(db.get(), &Impl::on_busy, this);
+  }
+
+  static int open_flags(const fs::path& file, const HistoryOptions& o) {
+    std::error_code ec;
+    const bool exists = fs::exists(file, ec);
+    if (exists && fs::is_directory(file, ec)) {
+      throw IoError(
+          fmt::format("history database '{}' is a directory; give a file path to --db", file.string()));
+    }
+    if (!exists && !o.create) {
+      throw InputError(
+          fmt::format("no history database at '{}'; `gridlock history add RESULT.json --db {}` "
+                      "creates it",
+                      file.string(), file.string()));
+    }
+    return SQLITE_OPEN_READWRITE | (o.create ? SQLITE_OPEN_CREATE : 0);
+  }
+
+  // SQLite's own busy timeout would do, but it cannot count the waits, which add() reports.
+  static int on_busy(void* self, int count) {
+    auto* impl = static_cast<Impl*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (count == 0) {
+      impl->wait_started = now;
+    }
+    if (now - impl->wait_started >= impl->options.busy_timeout) {
+      return 0;
+    }
+    ++impl->busy_waits;
+    const auto pause = std::chrono::milliseconds(std::min(1 << std::min(count, 7), 100));
+    std::this_thread::sleep_for(pause);
+    return 1;
+  }
+
+  [[nodiscard]] std::int64_t scalar(const char* sql) const {
+    Statement s(db, sql);
+    return s.step() ? s.int64(0) : 0;
+  }
+
+  [[nodiscard]] bool has_table(const char* name) const {
+    Statement s(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+    s.bind(1, std::string_view(name));
+    return s.step() && s.int64(0) > 0;
+  }
+
+  [[nodiscard]] int stored_version() const {
+    Statement s(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (!s.step()) {
+      throw InputError(
+          fmt::format("history database '{}' has no schema version in its meta table; it was not "
+                      "written by gridlock, or is damaged",
+                      db.path().string()));
+    }
+    try {
+      return std::stoi(s.text(0));
+    } catch (const std::exception&) {
+      throw InputError(fmt::format("history database '{}': schema version '{}' is not a number",
+                                   db.path().string(), s.text(0)));
+    }
+  }
+
+  // Checks what the file is, creates or migrates it. Every decision is taken again under the
+  // write lock, since another process may be creating or migrating the same file right now.
+  void prepare() {
+    check_identity();
+    if (scalar("SELECT count(*) FROM sqlite_master") == 0) {
+      Transaction t(db);
+      if (scalar("SELECT count(*) FROM sqlite_master") == 0) {
+        db.exec(kSchemaV1);
+      }
+      t.commit();
+      check_identity();
+    }
+    opened_version = stored_version();
+    if (opened_version > kHistorySchemaVersion) {
+      throw InputError(fmt::format(
+          "history database '{}' has schema version {}, written by a newer gridlock; this gridlock knows "
+          "versions up to {}: upgrade gridlock",
+          db.path().string(), opened_version, kHistorySchemaVersion));
+    }
+    if (opened_version < kHistorySchemaVersion) {
+      Transaction t(db);
+      migrate(stored_version());
+      t.commit();
+    }
+    // WAL: readers never block the writer and the writer never blocks readers (docs/model.md).
+    Statement wal(db, "PRAGMA journal_mode = WAL");
+    wal.step();
+    // In WAL mode NORMAL syncs at checkpoints only: a power cut may lose the last adds, never the
+    // database's consistency, and an add costs no fsync of its own.
+    db.exec("PRAGMA synchronous = NORMAL");
+    // An add touches one index page per metric name: a larger cache keeps them (64 MiB, per connection).
+    db.exec("PRAGMA cache_size = -65536");
+    db.exec("PRAGMA foreign_keys = ON");
+  }
+
+  void check_identity() const {
+    const std::int64_t app = scalar("PRAGMA application_id");
+    const std::int64_t tables = scalar("SELECT count(*) FROM sqlite_master");
+    if (app == kHistoryApplicationId && has_table("meta")) {
+      return;
+    }
+    if (app == 0 && tables == 0) {
+      return;
+    }
+    if (app != 0 && app != kHistoryApplicationId) {
+      throw InputError(fmt::format(
+          "'{}' is an SQLite database of another application (application_id {:#x}, not gridlock history's "
+          "{:#x}); give another --db path",
+          db.path().string(), app, kHistoryApplicationId));
+    }
+    throw InputError(
+        fmt::format("'{}' is an SQLite database but not a gridlock history (it has {} table{} and no "
+                    "gridlock 'meta' table); "
+                    "give another --db path",
+                    db.path().string(), tables, tables == 1 ? "" : "s"));
+  }
+
+  void migrate(int from) const {
+    for (int version = from; version < kHistorySchemaVersion; ++version) {
+      if (version == 1) {
+        migrate_1_to_2();
+      }
+      Statement set(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
+      set.bind(1, std::to_string(version + 1));
+      set.step();
+      db.exec(fmt::format("PRAGMA user_version = {}", version + 1).c_str());
+    }
+  }
+
+  void migrate_1_to_2() const {
+    db.exec(kMigrate1To2);
+    Statement runs(db, "SELECT id, json FROM runs");
+    Statement set(db, "UPDATE runs SET content_hash = ?1 WHERE id = ?2");
+    while (runs.step()) {
+      set.reset();
+      set.bind(1, as_int64(fnv1a64(runs.text(1))));
+      set.bind(2, runs.int64(0));
+      set.step();
+    }
+  }
+
+  HistoryOptions options;
+  Connection db;
+  std::chrono::steady_clock::time_point wait_started{};
+  std::uint64_t busy_waits = 0;
+  int opened_version = 0;
+};
+
+History::History(const fs::path& path, HistoryOptions options)
+    : impl_(std::make_unique<Impl>(path, options)) {
+  impl_->prepare();
+}
+History::History(History&&) noexcept = default;
+History& History::operator=(History&&) noexcept = default;
+History::~History() = default;
+
+const fs::path& History::path() const noexcept { return impl_->db.path(); }
+
+int History::schema_version() const { return impl_->stored_version(); }
+
+int History::opened_schema_version() const noexcept { return impl_->opened_version; }
+
+AddReport History::add(const std::vector<ParsedResult>& results) {
+  const Connection& db = impl_->db;
+  const std::uint64_t waits_before = impl_->busy_waits;
+  AddReport report;
+  Transaction t(db);
+  Statement find(db, "SELECT id, json FROM runs WHERE content_hash = ?1");
+  Statement run(
+      db,
+      "INSERT INTO runs(added, source, schema, schema_version, tool, mode, host, date, mpi_library, "
+      "gridlock_version, git_commit, seed, ranks, notes, json, content_hash) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  Statement metric(db, "INSERT INTO metrics(run_id, name, value) VALUES (?1, ?2, ?3)");
+  Statement info(db,
+                 "INSERT INTO metric_info(name, better) VALUES (?1, ?2) "
+                 "ON CONFLICT(name) DO UPDATE SET better = excluded.better");
+  const std::string added = utc_timestamp();
+  for (const ParsedResult& r : results) {
+    AddedRun out{r.source, 0, false, 0};
+    find.reset();
+    find.bind(1, as_int64(r.content_hash));
+    while (find.step()) {
+      if (find.text(1) == r.json) {
+        out.id = find.int64(0);
+        out.duplicate = true;
+        break;
+      }
+    }
+    find.reset();
+    if (out.duplicate) {
+      report.runs.push_back(out);
+      continue;
+    }
+    std::string notes;
+    for (const std::string& n : r.notes) {
+      notes += (notes.empty() ? "" : "; ") + n;
+    }
+    const RunContext& c = r.context;
+    run.reset();
+    run.bind(1, std::string_view(added));
+    run.bind(2, std::string_view(r.source));
+    run.bind(3, std::string_view(c.schema));
+    run.bind(4, static_cast<std::int64_t>(c.schema_version));
+    run.bind(5, std::string_view(c.tool));
+    run.bind(6, std::string_view(c.mode));
+    run.bind(7, std::string_view(c.host));
+    run.bind(8, std::string_view(c.date));
+    run.bind(9, std::string_view(c.mpi_library));
+    run.bind(10, std::string_view(c.gridlock_version));
+    run.bind(11, std::string_view(c.git_commit));
+    if (c.seed) {
+      run.bind(12, std::string_view(std::to_string(*c.seed)));
+    } else {
+      run.bind_null(12);
+    }
+    if (c.ranks && *c.ranks <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      run.bind(13, static_cast<std::int64_t>(*c.ranks));
+    } else {
+      run.bind_null(13);
+    }
+    run.bind(14, std::string_view(notes));
+    run.bind(15, std::string_view(r.json));
+    run.bind(16, as_int64(r.content_hash));
+    run.step();
+    out.id = sqlite3_last_insert_rowid(db.get());
+    for (const Metric& m : r.metrics) {
+      metric.reset();
+      metric.bind(1, out.id);
+      metric.bind(2, std::string_view(m.name));
+      metric.bind(3, m.value);
+      metric.step();
+      // Only directions the name does not tell are kept: a sweep adds none of these rows.
+      if (m.better != Direction::kUnknown && m.better != direction_from_name(m.name)) {
+        info.reset();
+        info.bind(1, std::string_view(m.name));
+        info.bind(2, direction_name(m.better));
+        info.step();
+      }
+    }
+    out.metrics = r.metrics.size();
+    report.runs.push_back(out);
+  }
+  t.commit();
+  report.busy_waits = impl_->busy_waits - waits_before;
+  return report;
+}
+
+std::vector<RunSummary> History::list(std::size_t limit) const {
+  Statement s(impl_->db,
+              fmt::format("SELECT {} FROM runs r ORDER BY r.id DESC LIMIT ?1", kRunColumns).c_str());
+  s.bind(1, sql_limit(limit));
+  std::vector<RunSummary> out;
+  while (s.step()) {
+    out.push_back(read_summary(s));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::size_t History::count() const {
+  return static_cast<std::size_t>(impl_->scalar("SELECT count(*) FROM runs"));
+}
+
+std::optional<StoredRun> History::get(std::int64_t id) const {
+  Statement s(impl_->db, fmt::format("SELECT {}, r.json FROM runs r WHERE r.id = ?1", kRunColumns).c_str());
+  s.bind(1, id);
+  if (!s.step()) {
+    return std::nullopt;
+  }
+  StoredRun run;
+  run.summary = read_summary(s);
+  run.json = s.text(16);
+  Statement m(impl_->db,
+              "SELECT m.name, m.value, i.better FROM metrics m LEFT JOIN metric_info i ON i.name = m.name "
+              "WHERE m.run_id = ?1 ORDER BY m.name");
+  m.bind(1, id);
+  while (m.step()) {
+    const std::string name = m.text(0);
+    const Direction d = m.is_null(2) ? direction_from_name(name) : parse_direction(m.text(2));
+    run.metrics.push_back(Metric{name, m.real(1), d});
+  }
+  return run;
+}
+
+std::vector<TrendPoint> History::trend(std::string_view metric, std::size_t limit) const {
+  Statement s(impl_->db,
+              "SELECT m.run_id, r.date, r.host, m.value FROM metrics m JOIN runs r ON r.id = m.run_id "
+              "WHERE m.name = ?1 ORDER BY m.run_id DESC LIMIT ?2");
+  s.bind(1, metric);
+  s.bind(2, sql_limit(limit));
+  std::vector<TrendPoint> out;
+  while (s.step()) {
+    out.push_back(TrendPoint{s.int64(0), s.text(1), s.text(2), s.real(3)});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::pair<std::string, std::size_t>> History::metric_names(std::string_view prefix) const {
+  // A range on the index rather than LIKE, whose wildcards '_' and '%' occur in metric names.
+  Statement s(impl_->db,
+              "SELECT name, count(*) FROM metrics WHERE name >= ?1 AND name < ?1 || x'f48fbfbf' "
+              "GROUP BY name ORDER BY name");
+  s.bind(1, prefix);
+  std::vector<std::pair<std::string, std::size_t>> out;
+  while (s.step()) {
+    out.emplace_back(s.text(0), static_cast<std::size_t>(s.int64(1)));
+  }
+  return out;
+}
+
+Direction History::direction(std::string_view metric) const {
+  Statement s(impl_->db, "SELECT better FROM metric_info WHERE name = ?1");
+  s.bind(1, metric);
+  return s.step() ? parse_direction(s.text(0)) : direction_from_name(metric);
+}
+
+RegressReport History::regress(const RegressOptions& options) const {
+  const Connection& db = impl_->db;
+  RegressReport report;
+  report.options = options;
+  if (options.run) {
+    Statement s(db, "SELECT count(*) FROM runs WHERE id = ?1");
+    s.bind(1, *options.run);
+    if (!s.step() || s.int64(0) == 0) {
+      throw InputError(
+          fmt::format("history database '{}' has no run {}; `gridlock history list` shows the runs",
+                      db.path().string(), *options.run));
+    }
+    report.run = *options.run;
+  } else {
+    report.run = impl_->scalar("SELECT coalesce(max(id), 0) FROM runs");
+    if (report.run == 0) {
+      throw InputError(
+          fmt::format("history database '{}' holds no runs: nothing to check", db.path().string()));
+    }
+  }
+  std::vector<std::pair<std::string, double>> candidate;
+  Statement values(db, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name");
+  values.bind(1, report.run);
+  while (values.step()) {
+    candidate.emplace_back(values.text(0), values.real(1));
+  }
+  if (!options.metrics.empty()) {
+    std::vector<std::pair<std::string, double>> wanted;
+    for (const std::string& name : options.metrics) {
+      const auto it =
+          std::find_if(candidate.begin(), candidate.end(), [&](const auto& p) { return p.first == name; });
+      if (it == candidate.end()) {
+        throw InputError(
+            fmt::format("run {} has no metric '{}'; `gridlock history show {}` lists its metrics", report.run,
+                        name, report.run));
+      }
+      wanted.push_back(*it);
+    }
+    candidate = std::move(wanted);
+  }
+  Statement base(db,
+                 "SELECT value FROM metrics WHERE name = ?1 AND run_id < ?2 ORDER BY run_id DESC LIMIT ?3");
+  for (const auto& [name, x] : candidate) {
+    RegressRow row;
+    row.metric = name;
+    row.value = x;
+    row.better = direction(name);
+    base.reset();
+    base.bind(1, std::string_view(name));
+    base.bind(2, report.run);
+    base.bind(3, sql_limit(options.baseline.last));
+    std::vector<double> baseline;
+    while (base.step()) {
+      baseline.push_back(base.real(0));
+    }
+    row.baseline_runs = baseline.size();
+    if (baseline.size() < std::max<std::size_t>(options.min_baseline, 1)) {
+      row.skipped = true;
+      report.rows.push_back(row);
+      continue;
+    }
+    row.median = median_of(baseline);
+    row.mad = mad_of(baseline, row.median);
+    const double diff = x - row.median;
+    const double scale = 1.4826 * row.mad;
+    const double inf = std::numeric_limits<double>::infinity();
+    row.robust_z = scale > 0 ? diff / scale : (diff == 0 ? 0 : std::copysign(inf, diff));
+    row.change = row.median != 0 ? diff / std::abs(row.median) : (diff == 0 ? 0 : std::copysign(inf, diff));
+    row.flagged = std::abs(diff) > options.threshold * scale && std::abs(row.change) > options.min_change;
+    report.rows.push_back(row);
+  }
+  return report;
+}
+
+std::string_view RegressRow::verdict() const noexcept {
+  if (skipped) {
+    return "skipped";
+  }
+  if (!flagged) {
+    return "ok";
+  }
+  const double diff = value - median;
+  switch (better) {
+    case Direction::kLower:
+      return diff > 0 ? "worse" : "better";
+    case Direction::kHigher:
+      return diff < 0 ? "worse" : "better";
+    case Direction::kUnknown:
+      break;
+  }
+  return "changed";
+}
+
+bool RegressRow::regression() const noexcept {
+  const std::string_view v = verdict();
+  return v == "worse" || v == "changed";
+}
+
+std::size_t RegressReport::regressions() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const RegressRow& r) { return r.regression(); }));
+}
+
+std::string RegressReport::test_description() const {
+  return fmt::format(
+      "run {} against {} (at least {} values per metric): flagged when |x - median| > {} x 1.4826 x MAD "
+      "(robust z-score) and |x - median| / |median| > {}%",
+      run,
+      options.baseline.last == 0
+          ? std::string("every earlier run")
+          : fmt::format("the last {} earlier runs with the metric", options.baseline.last),
+      options.min_baseline, options.threshold, 100.0 * options.min_change);
+}
+
+Baseline parse_baseline(std::string_view text) {
+  if (text == "all") {
+    return Baseline{0};
+  }
+  if (text.starts_with("last:")) {
+    const std::string_view digits = text.substr(5);
+    std::size_t n = 0;
+    bool ok = !digits.empty() && digits.size() <= 9;
+    for (const char c : digits) {
+      ok = ok && c >= '0' && c <= '9';
+      n = n * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (ok && n >= 3) {
+      return Baseline{n};
+    }
+  }
+  throw InputError(fmt::format(
+      "--baseline '{}': give last:N (the last N earlier runs, N >= 3, e.g. last:10) or all", text));
+}
+
+}  // namespace gridlock::model

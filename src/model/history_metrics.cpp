@@ -1,0 +1,487 @@
+// Result files to named metrics: the naming scheme of docs/model.md ("Metric names").
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/model/history.hpp"
+
+namespace gridlock::model {
+namespace {
+
+using nlohmann::json;
+
+// Parts the sweep names take from a record's time_us object, in this order.
+constexpr std::array<const char*, 7> kSweepStats{"median", "mean", "min", "q1", "q3", "p99", "max"};
+// Statistics of a gridlock.bench canary (docs/formats/bench-json.md).
+constexpr std::array<const char*, 10> kCanaryStats{"mean", "min", "max",   "median", "p0_1",
+                                                   "p1",   "p99", "p99_9", "tail99", "tail99_9"};
+// Nested objects deeper than this are not flattened into metric names.
+constexpr int kMaxFlattenDepth = 3;
+
+// Collects metrics with unique names; a name seen again is an input error of the file.
+class MetricSet {
+ public:
+  explicit MetricSet(std::string_view source) : source_(source) {}
+  void add(std::string name, double value, Direction better) {
+    if (!std::isfinite(value)) {
+      return;
+    }
+    const auto [it, inserted] = index_.emplace(name, metrics_.size());
+    if (!inserted) {
+      throw InputError(
+          fmt::format("{}: metric '{}' appears twice; each record must be unique (see docs/model.md, "
+                      "\"Metric names\")",
+                      source_, name));
+    }
+    metrics_.push_back(Metric{std::move(name), value, better});
+  }
+  std::vector<Metric> take() { return std::move(metrics_); }
+
+ private:
+  std::string source_;
+  std::map<std::string, std::size_t> index_;
+  std::vector<Metric> metrics_;
+};
+
+std::optional<double> number(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) {
+    return std::nullopt;
+  }
+  return it->get<double>();
+}
+
+std::optional<std::uint64_t> unsigned_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) {
+    return std::nullopt;
+  }
+  if (!it->is_number_unsigned() && it->get<std::int64_t>() < 0) {
+    return std::nullopt;
+  }
+  return it->get<std::uint64_t>();
+}
+
+std::string string_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A name part must not contain the separator; other characters are kept as the file has them.
+std::string part(std::string text) {
+  std::replace(text.begin(), text.end(), '.', '_');
+  std::replace(text.begin(), text.end(), ' ', '_');
+  return text;
+}
+
+// Sweep records (docs/formats/sweep-json.md): sweep.<op>[.<pair_class>][.p<ranks>].<size>.<stat>.
+void sweep_metrics(const json& doc, const json& context, std::string_view source, MetricSet& out) {
+  const auto records = doc.find("records");
+  if (records == doc.end() || !records->is_array()) {
+    throw InputError(fmt::format(
+        "{}: a gridlock.sweep result needs a 'records' array (docs/formats/sweep-json.md)", source));
+  }
+  const std::optional<std::uint64_t> world = unsigned_field(context, "ranks");
+  const auto record_name = [&](const json& r, std::size_t i, const char* what) {
+    const std::string kind = string_field(r, "kind");
+    const std::string op = string_field(r, "op");
+    if (op.empty() || kind.empty()) {
+      throw InputError(fmt::format("{}: {} {}: 'kind' and 'op' must be non-empty strings", source, what, i));
+    }
+    const std::optional<std::uint64_t> size = unsigned_field(r, "size_bytes");
+    if (!size) {
+      throw InputError(
+          fmt::format("{}: {} {}: 'size_bytes' must be a whole number of bytes >= 0", source, what, i));
+    }
+    const std::optional<std::uint64_t> ranks = unsigned_field(r, "ranks");
+    if (!ranks || *ranks == 0) {
+      throw InputError(fmt::format("{}: {} {}: 'ranks' must be a whole number >= 1", source, what, i));
+    }
+    std::string name = "sweep." + part(op);
+    const auto pair = r.find("pair_class");
+    if (pair != r.end() && pair->is_string()) {
+      name += "." + part(pair->get<std::string>());
+    }
+    const bool default_ranks = kind == "collective" ? (world && *ranks == *world) : *ranks == 2;
+    if (!default_ranks) {
+      name += fmt::format(".p{}", *ranks);
+    }
+    return name + "." + size_label(*size);
+  };
+
+  // Repeats of one (op, pair, ranks, size) pool by the median of their values, as `model fit` does.
+  std::map<std::string, std::vector<double>> pooled;
+  std::map<std::string, Direction> direction;
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    const json& r = (*records)[i];
+    if (!r.is_object()) {
+      throw InputError(fmt::format("{}: record {}: must be an object", source, i));
+    }
+    const std::string base = record_name(r, i, "record");
+    const auto time = r.find("time_us");
+    if (time == r.end() || !time->is_object()) {
+      throw InputError(fmt::format("{}: record {}: 'time_us' must be an object of statistics", source, i));
+    }
+    for (const char* stat : kSweepStats) {
+      if (const auto v = number(*time, stat)) {
+        if (*v < 0 || !std::isfinite(*v)) {
+          throw InputError(
+              fmt::format("{}: record {}: time_us.{} is {}; times must be >= 0", source, i, stat, *v));
+        }
+        pooled[base + "." + stat].push_back(*v);
+        direction[base + "." + stat] = Direction::kLower;
+      }
+    }
+    if (const auto bw = number(r, "bandwidth_mib_s")) {
+      pooled[base + ".bw_mib_s"].push_back(*bw);
+      direction[base + ".bw_mib_s"] = Direction::kHigher;
+    }
+  }
+  for (auto& [name, values] : pooled) {
+    out.add(name, median_of(std::move(values)), direction[name]);
+  }
+  const auto variability = doc.find("variability");
+  if (variability != doc.end() && variability->is_array()) {
+    for (std::size_t i = 0; i < variability->size(); ++i) {
+      const json& v = (*variability)[i];
+      if (!v.is_object()) {
+        throw InputError(fmt::format("{}: variability {}: must be an object", source, i));
+      }
+      if (const auto cv = number(v, "cv")) {
+        out.add(record_name(v, i, "variability") + ".cv", *cv, Direction::kLower);
+      }
+    }
+  }
+}
+
+Direction parse_better(const json& canary) {
+  const std::string better = string_field(canary, "better");
+  if (better == "lower") {
+    return Direction::kLower;
+  }
+  if (better == "higher") {
+    return Direction::kHigher;
+  }
+  return Direction::kUnknown;
+}
+
+// gridlock.bench (docs/formats/bench-json.md): <mode>.<phase>.<canary key>.<stat> and
+// <mode>.impact.<phase>.<canary key>.mean|tail99.
+void bench_metrics(const json& doc, const json& context, std::string_view source, MetricSet& out) {
+  std::string mode = part(string_field(context, "mode"));
+  if (mode.empty()) {
+    mode = "bench";
+  }
+  const auto phases = doc.find("phases");
+  if (phases == doc.end() || !phases->is_object()) {
+    throw InputError(fmt::format(
+        "{}: a gridlock.bench result needs a 'phases' object (docs/formats/bench-json.md)", source));
+  }
+  for (const auto& [phase, content] : phases->items()) {
+    const auto canaries = content.find("canaries");
+    if (!content.is_object() || canaries == content.end() || !canaries->is_array()) {
+      throw InputError(fmt::format("{}: phases.{}: needs a 'canaries' array", source, phase));
+    }
+    for (const json& canary : *canaries) {
+      const std::string key = part(string_field(canary, "key"));
+      if (key.empty()) {
+        throw InputError(fmt::format("{}: phases.{}: a canary has no 'key'", source, phase));
+      }
+      const Direction better = parse_better(canary);
+      for (const char* stat : kCanaryStats) {
+        if (const auto v = number(canary, stat)) {
+          out.add(fmt::format("{}.{}.{}.{}", mode, part(phase), key, stat), *v, better);
+        }
+      }
+    }
+  }
+  const auto impact = doc.find("congestion_impact");
+  if (impact != doc.end() && impact->is_array()) {
+    for (const json& entry : *impact) {
+      const std::string phase = part(string_field(entry, "phase"));
+      const std::string key = part(string_field(entry, "key"));
+      if (phase.empty() || key.empty()) {
+        continue;
+      }
+      // Congestion Impact above 1 means congestion hurt, for latencies and bandwidths alike.
+      for (const char* stat : {"mean", "tail99"}) {
+        if (const auto v = number(entry, stat)) {
+          out.add(fmt::format("{}.impact.{}.{}.{}", mode, phase, key, stat), *v, Direction::kLower);
+        }
+      }
+    }
+  }
+}
+
+// Numbers of nested objects (arrays left out) as <prefix>.<key>.<key>...
+void flatten(const json& object, const std::string& prefix, int depth, MetricSet& out) {
+  for (const auto& [key, value] : object.items()) {
+    if (key == "context") {
+      continue;
+    }
+    const std::string name = prefix + "." + part(key);
+    if (value.is_number()) {
+      out.add(name, value.get<double>(), direction_from_name(name));
+    } else if (value.is_object() && depth < kMaxFlattenDepth) {
+      flatten(value, name, depth + 1, out);
+    }
+  }
+}
+
+// gridlock.sim.replicas: one scale per rank count, sim.replicas.p<ranks>.<field>.
+void replicas_metrics(const json& doc, const std::string& prefix, MetricSet& out) {
+  const auto scales = doc.find("scales");
+  if (scales == doc.end() || !scales->is_array()) {
+    return;
+  }
+  for (const json& scale : *scales) {
+    const std::optional<std::uint64_t> ranks =
+        scale.is_object() ? unsigned_field(scale, "ranks") : std::nullopt;
+    if (!ranks) {
+      continue;
+    }
+    json fields = scale;
+    fields.erase("ranks");
+    flatten(fields, fmt::format("{}.p{}", prefix, *ranks), 1, out);
+  }
+}
+
+// gridlock.map (docs/formats/map-json.md): map.<mapping>.<metric>.total|max_message and hop_bytes.
+void map_metrics(const json& doc, MetricSet& out) {
+  const auto mappings = doc.find("mappings");
+  if (mappings == doc.end() || !mappings->is_array()) {
+    return;
+  }
+  for (const json& m : *mappings) {
+    const std::string mapping = m.is_object() ? part(string_field(m, "mapping")) : std::string();
+    if (mapping.empty()) {
+      continue;
+    }
+    const auto costs = m.find("costs");
+    if (costs != m.end() && costs->is_object()) {
+      for (const auto& [metric, cost] : costs->items()) {
+        for (const char* field : {"total", "max_message"}) {
+          if (const auto v = cost.is_object() ? number(cost, field) : std::nullopt) {
+            out.add(fmt::format("map.{}.{}.{}", mapping, part(metric), field), *v, Direction::kLower);
+          }
+        }
+      }
+    }
+    if (const auto v = number(m, "hop_bytes")) {
+      out.add(fmt::format("map.{}.hop_bytes", mapping), *v, Direction::kLower);
+    }
+  }
+}
+
+std::vector<Metric> extract(const json& doc, const json& context, std::string_view schema,
+                            std::string_view source, std::vector<std::string>* notes) {
+  MetricSet out(source);
+  if (schema == "gridlock.sweep") {
+    sweep_metrics(doc, context, source, out);
+  } else if (schema == "gridlock.bench") {
+    bench_metrics(doc, context, source, out);
+  } else if (schema == "gridlock.sim.replicas") {
+    replicas_metrics(doc, "sim.replicas", out);
+  } else if (schema == "gridlock.map") {
+    map_metrics(doc, out);
+  } else if (schema == "gridlock.sim.result") {
+    // `gridlock sim --json` keeps its numbers in a "result" object.
+    const auto result = doc.find("result");
+    flatten(result != doc.end() && result->is_object() ? *result : doc, "sim.result", 1, out);
+  } else if (schema == "gridlock.noise.measure" || schema == "gridlock.bench.noise" ||
+             schema == "gridlock.bench.spmv") {
+    flatten(doc, std::string(schema.substr(std::string_view("gridlock.").size())), 1, out);
+  } else if (notes != nullptr) {
+    notes->push_back(fmt::format("unknown schema '{}': stored without metrics", schema));
+  }
+  return out.take();
+}
+
+json parse_document(std::string_view text, std::string_view source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not a gridlock result: not valid JSON ({})", source, e.what()));
+  }
+  if (!doc.is_object()) {
+    throw InputError(fmt::format("{}: not a gridlock result: the JSON is not an object", source));
+  }
+  const auto context = doc.find("context");
+  if (context == doc.end() || !context->is_object()) {
+    throw InputError(fmt::format(
+        "{}: not a gridlock result: it has no 'context' block (gridlock tools write one first; see "
+        "docs/formats/)",
+        source));
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string_view direction_name(Direction direction) noexcept {
+  switch (direction) {
+    case Direction::kLower:
+      return "lower";
+    case Direction::kHigher:
+      return "higher";
+    case Direction::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::uint64_t fnv1a64(std::string_view bytes) noexcept {
+  // Hand-written: a stable, portable content hash (std::hash is not stable across standard
+  // libraries, and no hashing library is a dependency); equal hashes are confirmed by comparing text.
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+std::string size_label(std::uint64_t bytes) {
+  if (bytes != 0) {
+    for (const auto& [unit, name] :
+         {std::pair{kGiB, "GiB"}, std::pair{kMiB, "MiB"}, std::pair{kKiB, "KiB"}}) {
+      if (bytes % unit == 0) {
+        return fmt::format("{}{}", bytes / unit, name);
+      }
+    }
+  }
+  return fmt::format("{}B", bytes);
+}
+
+std::string canonical_metric_name(std::string_view name) {
+  if (name.empty()) {
+    throw InputError(
+        "--metric is empty: give a metric name such as sweep.allreduce.1MiB.median "
+        "(`gridlock history metrics` lists the stored ones)");
+  }
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) {
+      break;
+    }
+    start = dot + 1;
+  }
+  for (const std::string_view p : parts) {
+    if (p.empty()) {
+      throw InputError(fmt::format("metric '{}' has an empty part between dots", name));
+    }
+  }
+  if (parts.front() != "sweep") {
+    return std::string(name);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::string piece(parts[i]);
+    // The size part starts with a digit; `p64` (ranks) and names do not.
+    if (i > 1 && i + 1 < parts.size() && std::isdigit(static_cast<unsigned char>(piece.front())) != 0) {
+      piece = size_label(parse_byte_size(piece, fmt::format("the size '{}' of metric '{}'", piece, name)));
+    }
+    out += (i == 0 ? "" : ".") + piece;
+  }
+  return out;
+}
+
+Direction direction_from_name(std::string_view name) noexcept {
+  const std::size_t dot = name.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  if (last == "bw_mib_s" || last == "events_per_second" || last.ends_with("_mib_s") ||
+      last.ends_with("_gb_s")) {
+    return Direction::kHigher;
+  }
+  const auto has = [&](std::string_view text) { return name.find(text) != std::string_view::npos; };
+  // Times (a part ending in a time unit, e.g. `median_ps` or `detour_length_ns.p99`), sweep
+  // statistics, Congestion Impact, slowdowns, variation and noise are better low.
+  if (name.starts_with("sweep.") || has(".impact.") || has(".slowdown.") || last == "cv" || has("_ps.") ||
+      has("_ns.") || has("_us.") || last.ends_with("_ps") || last.ends_with("_ns") || last.ends_with("_us") ||
+      last.ends_with("seconds") || last.starts_with("noise_fraction") || last == "detours_per_s") {
+    return Direction::kLower;
+  }
+  return Direction::kUnknown;
+}
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) {
+    return upper;
+  }
+  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  return lower + (upper - lower) / 2;
+}
+
+double mad_of(const std::vector<double>& values, double median) {
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (const double v : values) {
+    deviations.push_back(std::abs(v - median));
+  }
+  return median_of(std::move(deviations));
+}
+
+std::vector<Metric> result_metrics(std::string_view json_text, std::string_view source) {
+  const json doc = parse_document(json_text, source);
+  const json& context = doc["context"];
+  return extract(doc, context, string_field(context, "schema"), source, nullptr);
+}
+
+ParsedResult parse_result(std::string json_text, std::string source) {
+  const json doc = parse_document(json_text, source);
+  const json& c = doc["context"];
+  ParsedResult r;
+  r.context.schema = string_field(c, "schema");
+  if (const auto v = unsigned_field(c, "schema_version"); v && *v <= 1000000) {
+    r.context.schema_version = static_cast<int>(*v);
+  }
+  r.context.tool = string_field(c, "tool");
+  r.context.mode = string_field(c, "mode");
+  r.context.host = string_field(c, "host");
+  r.context.date = string_field(c, "date");
+  r.context.mpi_library = string_field(c, "mpi_library");
+  r.context.gridlock_version = string_field(c, "gridlock_version");
+  r.context.git_commit = string_field(c, "git_commit");
+  r.context.seed = unsigned_field(c, "seed");
+  r.context.ranks = unsigned_field(c, "ranks");
+  if (!r.context.ranks) {
+    r.context.ranks = unsigned_field(c, "mpi_ranks");
+  }
+  if (r.context.schema.empty()) {
+    r.notes.emplace_back("the context block names no schema: stored without metrics");
+  } else {
+    r.metrics = extract(doc, c, r.context.schema, source, &r.notes);
+    if (r.metrics.empty() && r.notes.empty()) {
+      r.notes.push_back(fmt::format("no metrics found in this {} result", r.context.schema));
+    }
+  }
+  r.content_hash = fnv1a64(json_text);
+  r.json = std::move(json_text);
+  r.source = std::move(source);
+  return r;
+}
+
+}  // namespace gridlock::model

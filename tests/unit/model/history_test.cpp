@@ -1,0 +1,503 @@
+// The run history: metric names, the database's round trip, migration, refusal of foreign and
+// corrupt files, duplicates, lock timeouts and concurrent writers.
+#include "gridlock/model/history.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::model {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class HistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("gridlock_history_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = dir_ / "runs.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  [[nodiscard]] History open() const {
+    return History(db_, HistoryOptions{std::chrono::milliseconds(10000), true});
+  }
+  fs::path dir_;
+  fs::path db_;
+};
+
+// A small hand-written sweep (docs/formats/sweep-json.md): allreduce on the whole world (4 ranks)
+// and on 2, a ping-pong in two hop classes, and one record with two repeats.
+json sweep(double allreduce_us, std::uint64_t seed, const std::string& host = "nid001") {
+  const auto record = [](const char* kind, const char* op, std::uint64_t size, int ranks, json pair,
+                         double median, int repeat, json bandwidth) {
+    return json{{"kind", kind},
+                {"op", op},
+                {"size_bytes", size},
+                {"ranks", ranks},
+                {"pair_class", std::move(pair)},
+                {"repeat", repeat},
+                {"n", 100},
+                {"outliers", 0},
+                {"time_us",
+                 {{"mean", median * 1.1},
+                  {"min", median * 0.9},
+                  {"median", median},
+                  {"q1", median * 0.95},
+                  {"q3", median * 1.05},
+                  {"p99", median * 2},
+                  {"max", median * 3},
+                  {"ci_low", median},
+                  {"ci_high", median},
+                  {"ci_level", 0.95}}},
+                {"bandwidth_mib_s", std::move(bandwidth)}};
+  };
+  json records = json::array();
+  records.push_back(record("collective", "allreduce", 1048576, 4, nullptr, allreduce_us, 0, nullptr));
+  records.push_back(record("collective", "allreduce", 1048576, 2, nullptr, allreduce_us / 2, 0, nullptr));
+  records.push_back(record("p2p", "pingpong", 1024, 2, "node", 1.0, 0, nullptr));
+  records.push_back(record("p2p", "pingpong", 1024, 2, "far", 2.0, 0, nullptr));
+  records.push_back(record("p2p", "bw_uni", 8192, 2, "far", 10.0, 0, 781.25));
+  records.push_back(record("p2p", "bw_uni", 8192, 2, "far", 30.0, 1, 260.0));
+  records.push_back(record("collective", "barrier", 0, 4, nullptr, 3.0, 0, nullptr));
+  return json{{"context",
+               {{"tool", "gridlock-bench sweep"},
+                {"gridlock_version", "0.1.0"},
+                {"git_commit", "abc123"},
+                {"schema", "gridlock.sweep"},
+                {"schema_version", 1},
+                {"date", "2026-11-25T20:00:00Z"},
+                {"host", host},
+                {"mpi_library", "Open MPI v4.1.4, package: Debian"},
+                {"ranks", 4},
+                {"seed", seed}}},
+              {"records", std::move(records)}};
+}
+
+ParsedResult parsed(const json& doc, const std::string& source = "sweep.json") {
+  return parse_result(doc.dump(), source);
+}
+
+double metric_value(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& m : metrics) {
+    if (m.name == name) {
+      return m.value;
+    }
+  }
+  ADD_FAILURE() << "no metric " << name;
+  return NAN;
+}
+
+template <typename E, typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error of the expected type";
+  return "";
+}
+
+void raw_sql(const fs::path& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  const std::string text = message != nullptr ? message : "";
+  sqlite3_free(message);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << text;
+}
+
+TEST(HistoryNames, SizeLabelsAndCanonicalNames) {
+  EXPECT_EQ(size_label(0), "0B");
+  EXPECT_EQ(size_label(8), "8B");
+  EXPECT_EQ(size_label(1536), "1536B");
+  EXPECT_EQ(size_label(8192), "8KiB");
+  EXPECT_EQ(size_label(1048576), "1MiB");
+  EXPECT_EQ(size_label(std::uint64_t{3} * 1048576), "3MiB");
+  EXPECT_EQ(size_label(1073741824), "1GiB");
+  EXPECT_EQ(canonical_metric_name("sweep.allreduce.1M.median"), "sweep.allreduce.1MiB.median");
+  EXPECT_EQ(canonical_metric_name("sweep.allreduce.p64.1048576.median"), "sweep.allreduce.p64.1MiB.median");
+  EXPECT_EQ(canonical_metric_name("sweep.pingpong.far.1024KiB.p99"), "sweep.pingpong.far.1MiB.p99");
+  EXPECT_EQ(canonical_metric_name("load.loaded.rr_two_sided_lat.p99"), "load.loaded.rr_two_sided_lat.p99");
+  EXPECT_THROW((void)canonical_metric_name("sweep..median"), InputError);
+  EXPECT_THROW((void)canonical_metric_name("sweep.allreduce.1XB.median"), InputError);
+  EXPECT_THROW((void)canonical_metric_name(""), InputError);
+}
+
+TEST(HistoryNames, SweepMetrics) {
+  const ParsedResult r = parsed(sweep(250, 1));
+  EXPECT_EQ(r.context.schema, "gridlock.sweep");
+  EXPECT_EQ(r.context.host, "nid001");
+  EXPECT_EQ(r.context.seed, 1U);
+  EXPECT_EQ(r.context.ranks, 4U);
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.allreduce.1MiB.median"), 250);
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.allreduce.p2.1MiB.median"), 125);
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.pingpong.far.1KiB.p99"), 4);
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.pingpong.node.1KiB.median"), 1);
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.barrier.0B.median"), 3);
+  // Two repeats pool by their median (of two: the midpoint).
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.bw_uni.far.8KiB.median"), 20);
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.bw_uni.far.8KiB.bw_mib_s"), (781.25 + 260) / 2);
+  for (const Metric& m : r.metrics) {
+    EXPECT_EQ(m.better, m.name.ends_with("bw_mib_s") ? Direction::kHigher : Direction::kLower) << m.name;
+  }
+}
+
+TEST(HistoryNames, BenchMetricsAndOtherKinds) {
+  const json bench{
+      {"context", {{"tool", "gridlock-bench"}, {"schema", "gridlock.bench"}, {"mode", "load"}, {"seed", 7}}},
+      {"phases",
+       {{"isolated", {{"canaries", {{{"key", "rr_two_sided_lat"}, {"better", "lower"}, {"p99", 5.0}}}}}},
+        {"loaded",
+         {{"canaries",
+           {{{"key", "rr_two_sided_lat"}, {"better", "lower"}, {"p99", 9.0}, {"median", nullptr}},
+            {{"key", "rr_two_sided_bw"}, {"better", "higher"}, {"mean", 900.0}}}}}}}},
+      {"congestion_impact",
+       {{{"phase", "loaded"}, {"key", "rr_two_sided_lat"}, {"mean", 1.5}, {"tail99", 1.8}}}}};
+  const ParsedResult b = parsed(bench, "load.json");
+  EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.loaded.rr_two_sided_lat.p99"), 9);
+  EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.isolated.rr_two_sided_lat.p99"), 5);
+  EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.impact.loaded.rr_two_sided_lat.tail99"), 1.8);
+  EXPECT_EQ(b.metrics.size(), 5U);  // the null median is left out
+  for (const Metric& m : b.metrics) {
+    EXPECT_EQ(m.better, m.name.find("_bw.") != std::string::npos ? Direction::kHigher : Direction::kLower);
+  }
+
+  const json sim{{"context", {{"schema", "gridlock.sim.result"}}},
+                 {"complete", true},
+                 {"max_finish_ps", 123456},
+                 {"events", 10},
+                 {"finish_ps", {1, 2}}};
+  const ParsedResult s = parsed(sim, "sim.json");
+  EXPECT_EQ(s.metrics.size(), 2U);
+  EXPECT_DOUBLE_EQ(metric_value(s.metrics, "sim.result.max_finish_ps"), 123456);
+
+  const ParsedResult u = parsed(json{{"context", {{"schema", "someone.else"}}}, {"x", 1}}, "u.json");
+  EXPECT_TRUE(u.metrics.empty());
+  ASSERT_EQ(u.notes.size(), 1U);
+  EXPECT_NE(u.notes[0].find("unknown schema 'someone.else'"), std::string::npos);
+}
+
+TEST(HistoryNames, BadResultsAreRefused) {
+  EXPECT_NE(error_of<InputError>([] {
+              (void)parse_result("{\"records\": []}", "a.json");
+            }).find("a.json: not a gridlock result: it has no 'context' block"),
+            std::string::npos);
+  EXPECT_NE(error_of<InputError>([] {
+              (void)parse_result("{\"context\": ", "b.json");
+            }).find("b.json: not a gridlock result: not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of<InputError>([] { (void)parse_result("[1]", "c.json"); }).find("not an object"),
+            std::string::npos);
+  json bad = sweep(1, 1);
+  bad["records"][2]["size_bytes"] = -4;
+  EXPECT_NE(error_of<InputError>([&] {
+              (void)parsed(bad, "d.json");
+            }).find("d.json: record 2: 'size_bytes' must be a whole number of bytes >= 0"),
+            std::string::npos);
+  json twice = sweep(1, 1);
+  twice["records"].push_back(twice["records"][0]);
+  twice["records"].back()["repeat"] = 0;
+  twice["variability"] = json::array({{{"kind", "p2p"},
+                                       {"op", "pingpong"},
+                                       {"size_bytes", 1024},
+                                       {"ranks", 2},
+                                       {"pair_class", "far"},
+                                       {"cv", 0.1}},
+                                      {{"kind", "p2p"},
+                                       {"op", "pingpong"},
+                                       {"size_bytes", 1024},
+                                       {"ranks", 2},
+                                       {"pair_class", "far"},
+                                       {"cv", 0.2}}});
+  EXPECT_NE(error_of<InputError>([&] { (void)parsed(twice, "e.json"); }).find("appears twice"),
+            std::string::npos);
+}
+
+TEST_F(HistoryTest, RoundTripAddListShowTrendRegress) {
+  History h = open();
+  EXPECT_EQ(h.schema_version(), kHistorySchemaVersion);
+  const std::vector<double> medians{250, 252, 248, 251, 249, 250, 253, 400};
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    const AddReport report = h.add({parsed(sweep(medians[i], i + 1), "run" + std::to_string(i) + ".json")});
+    ASSERT_EQ(report.runs.size(), 1U);
+    EXPECT_FALSE(report.runs[0].duplicate);
+    EXPECT_EQ(report.runs[0].id, static_cast<std::int64_t>(i + 1));
+  }
+  const std::vector<RunSummary> runs = h.list();
+  ASSERT_EQ(runs.size(), medians.size());
+  EXPECT_EQ(runs.front().id, 1);
+  EXPECT_EQ(runs.back().context.seed, medians.size());
+  EXPECT_EQ(runs.back().context.mpi_library, "Open MPI v4.1.4, package: Debian");
+  EXPECT_EQ(h.list(3).front().id, 6);
+  EXPECT_NE(list_table(runs).find("| 8 | 2026-11-25T20:00:00Z | gridlock.sweep |"), std::string::npos);
+
+  const std::optional<StoredRun> run = h.get(2);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(json::parse(run->json), sweep(252, 2));
+  EXPECT_EQ(run->summary.metrics, run->metrics.size());
+  EXPECT_NE(run_summary_text(*run).find("| sweep.allreduce.1MiB.median | 252 | lower |"), std::string::npos);
+  EXPECT_FALSE(h.get(99).has_value());
+
+  const std::vector<TrendPoint> trend = h.trend("sweep.allreduce.1MiB.median");
+  ASSERT_EQ(trend.size(), medians.size());
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    EXPECT_EQ(trend[i].run_id, static_cast<std::int64_t>(i + 1));
+    EXPECT_DOUBLE_EQ(trend[i].value, medians[i]);
+  }
+  EXPECT_EQ(h.trend("sweep.allreduce.1MiB.median", 2).front().run_id, 7);
+  EXPECT_TRUE(h.trend("sweep.nosuch.1MiB.median").empty());
+  EXPECT_EQ(h.direction("sweep.bw_uni.far.8KiB.bw_mib_s"), Direction::kHigher);
+
+  // The last run's allreduce (400 us against ~250) is flagged worse; its other metrics, equal in
+  // every run (MAD 0), are not.
+  RegressOptions options;
+  options.baseline = parse_baseline("last:5");
+  const RegressReport report = h.regress(options);
+  EXPECT_EQ(report.run, 8);
+  std::size_t flagged = 0;
+  for (const RegressRow& row : report.rows) {
+    if (row.metric.starts_with("sweep.allreduce.1MiB.") ||
+        row.metric.starts_with("sweep.allreduce.p2.1MiB.")) {
+      EXPECT_TRUE(row.flagged) << row.metric;
+      EXPECT_EQ(row.verdict(), "worse") << row.metric;
+      EXPECT_EQ(row.baseline_runs, 5U);
+    } else {
+      EXPECT_FALSE(row.flagged) << row.metric;
+    }
+    flagged += row.flagged ? 1 : 0;
+  }
+  EXPECT_EQ(flagged, 14U);  // 7 statistics of two allreduce records
+  EXPECT_EQ(report.regressions(), 14U);
+  EXPECT_NE(regress_table(report).find("| sweep.allreduce.1MiB.median | 250 | 1 | 5 | 400 | +60.0% |"),
+            std::string::npos);
+
+  // Checked against the runs before it, run 7 (253 us) is within the baseline's spread.
+  options.run = 7;
+  options.metrics = {"sweep.allreduce.1MiB.median"};
+  const RegressReport seven = h.regress(options);
+  ASSERT_EQ(seven.rows.size(), 1U);
+  EXPECT_FALSE(seven.rows[0].flagged);
+  EXPECT_EQ(seven.rows[0].verdict(), "ok");
+  // A faster run is flagged better, not a regression.
+  (void)h.add({parsed(sweep(150, 100), "fast.json")});
+  options.run.reset();
+  const RegressReport fast = h.regress(options);
+  EXPECT_EQ(fast.rows[0].verdict(), "better");
+  EXPECT_EQ(fast.regressions(), 0U);
+  // Too short a baseline: skipped.
+  options.run = 2;
+  EXPECT_TRUE(h.regress(options).rows[0].skipped);
+  options.metrics = {"sweep.nosuch.1MiB.median"};
+  EXPECT_THROW((void)h.regress(options), InputError);
+  EXPECT_THROW((void)parse_baseline("last:2"), InputError);
+  EXPECT_THROW((void)parse_baseline("first:10"), InputError);
+}
+
+TEST_F(HistoryTest, ZeroSpreadBaselineNeedsTheMinimalChange) {
+  History h = open();
+  for (int i = 0; i < 5; ++i) {
+    (void)h.add({parsed(sweep(100, static_cast<std::uint64_t>(i)))});
+  }
+  (void)h.add({parsed(sweep(101, 99))});  // 1% off a baseline with MAD 0: noise, not a regression
+  RegressOptions options;
+  options.metrics = {"sweep.allreduce.1MiB.median"};
+  const RegressReport report = h.regress(options);
+  EXPECT_TRUE(std::isinf(report.rows[0].robust_z));
+  EXPECT_FALSE(report.rows[0].flagged);
+  options.min_change = 0.005;
+  EXPECT_TRUE(h.regress(options).rows[0].flagged);
+}
+
+TEST_F(HistoryTest, DuplicatesAreSkippedAndBatchesAreAllOrNothing) {
+  History h = open();
+  const ParsedResult a = parsed(sweep(1, 1), "a.json");
+  const AddReport first = h.add({a, parsed(sweep(2, 2), "b.json")});
+  ASSERT_EQ(first.runs.size(), 2U);
+  const AddReport again = h.add({a});
+  ASSERT_EQ(again.runs.size(), 1U);
+  EXPECT_TRUE(again.runs[0].duplicate);
+  EXPECT_EQ(again.runs[0].id, first.runs[0].id);
+  EXPECT_EQ(h.count(), 2U);
+  // The same content under another name is still a duplicate; a different byte is not.
+  EXPECT_TRUE(h.add({parsed(sweep(1, 1), "copy.json")}).runs[0].duplicate);
+  EXPECT_FALSE(h.add({parse_result(sweep(1, 1).dump() + "\n", "spaced.json")}).runs[0].duplicate);
+  EXPECT_EQ(h.count(), 3U);
+  // A batch that fails half-way (here a result with one metric twice) adds none of its runs.
+  ParsedResult broken = parsed(sweep(3, 3), "broken.json");
+  broken.metrics.push_back(broken.metrics.front());
+  EXPECT_THROW((void)h.add({parsed(sweep(4, 4), "fine.json"), broken}), Error);
+  EXPECT_EQ(h.count(), 3U);
+  EXPECT_EQ(h.add({parsed(sweep(4, 4), "fine.json")}).runs[0].id, 4);
+}
+
+TEST_F(HistoryTest, MigratesVersion1) {
+  // Version 1 as gridlock wrote it, by hand: no content hashes, no metric directions.
+  raw_sql(db_, R"sql(
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO meta(key, value) VALUES ('application', 'gridlock history'), ('schema_version', '1');
+    CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, added TEXT NOT NULL, source TEXT NOT NULL,
+      schema TEXT NOT NULL, schema_version INTEGER NOT NULL, tool TEXT NOT NULL, mode TEXT NOT NULL,
+      host TEXT NOT NULL, date TEXT NOT NULL, mpi_library TEXT NOT NULL, gridlock_version TEXT NOT NULL,
+      git_commit TEXT NOT NULL, seed TEXT, ranks INTEGER, notes TEXT NOT NULL, json TEXT NOT NULL);
+    CREATE TABLE metrics(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL,
+      value REAL NOT NULL, PRIMARY KEY (run_id, name)) WITHOUT ROWID;
+    CREATE INDEX metrics_by_name ON metrics(name, run_id, value);
+    INSERT INTO runs VALUES (1, '2026-01-01T00:00:00Z', '/old/sweep.json', 'gridlock.sweep', 1,
+      'gridlock-bench sweep', '', 'old-host', '2026-01-01T00:00:00Z', 'MPICH 4.0', '0.0.9', 'deadbeef', '5', 4, '',
+      '{"context": {"schema": "gridlock.sweep"}, "records": []}');
+    INSERT INTO metrics VALUES (1, 'sweep.allreduce.1MiB.median', 240.0), (1, 'sweep.bw_uni.far.8KiB.bw_mib_s', 700);
+    PRAGMA application_id = 1196181587;
+    PRAGMA user_version = 1;
+  )sql");
+  {
+    History h = open();
+    EXPECT_EQ(h.opened_schema_version(), 1);
+    EXPECT_EQ(h.schema_version(), kHistorySchemaVersion);
+    EXPECT_EQ(h.direction("sweep.bw_uni.far.8KiB.bw_mib_s"), Direction::kHigher);
+    const auto old = h.get(1);
+    ASSERT_TRUE(old.has_value());
+    EXPECT_EQ(old->summary.context.host, "old-host");
+    EXPECT_EQ(old->summary.context.seed, 5U);
+    // The migrated run's hash is known: adding its text again is a duplicate.
+    EXPECT_TRUE(h.add({parse_result(old->json, "again.json")}).runs[0].duplicate);
+    (void)h.add({parsed(sweep(260, 2))});
+    const auto trend = h.trend("sweep.allreduce.1MiB.median");
+    ASSERT_EQ(trend.size(), 2U);
+    EXPECT_DOUBLE_EQ(trend[0].value, 240);
+    EXPECT_DOUBLE_EQ(trend[1].value, 260);
+  }
+  EXPECT_EQ(History(db_).opened_schema_version(), kHistorySchemaVersion);
+}
+
+TEST_F(HistoryTest, RefusesForeignCorruptAndNewerDatabases) {
+  const fs::path text = dir_ / "notes.txt";
+  std::ofstream(text) << "this is not a database, but it is long enough to have a header of sorts...\n";
+  EXPECT_NE(error_of<InputError>([&] { History h(text); })
+                .find("notes.txt' is not a gridlock history database: "
+                      "it is not an SQLite database"),
+            std::string::npos);
+
+  const fs::path other = dir_ / "other.db";
+  raw_sql(other, "CREATE TABLE people(name TEXT); INSERT INTO people VALUES ('x');");
+  EXPECT_NE(error_of<InputError>([&] {
+              History h(other);
+            }).find("other.db' is an SQLite database but not a gridlock history"),
+            std::string::npos);
+
+  const fs::path app = dir_ / "app.db";
+  raw_sql(app, "CREATE TABLE meta(key TEXT, value TEXT); PRAGMA application_id = 42;");
+  EXPECT_NE(error_of<InputError>([&] { History h(app); }).find("another application (application_id 0x2a"),
+            std::string::npos);
+
+  { History h = open(); }
+  raw_sql(db_, "UPDATE meta SET value = '99' WHERE key = 'schema_version';");
+  EXPECT_NE(
+      error_of<InputError>([&] { History h(db_); }).find("schema version 99, written by a newer gridlock"),
+      std::string::npos);
+
+  // A history whose pages were overwritten: corrupt, said as such (or as not a database).
+  const fs::path broken = dir_ / "broken.db";
+  {
+    History h(broken, HistoryOptions{std::chrono::milliseconds(1000), true});
+    for (int i = 0; i < 20; ++i) {
+      (void)h.add({parsed(sweep(100 + i, static_cast<std::uint64_t>(i)))});
+    }
+  }
+  {
+    std::fstream f(broken, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);
+    const std::string junk(8192, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  fs::remove(broken.string() + "-wal");
+  fs::remove(broken.string() + "-shm");
+  const std::string message = error_of<InputError>([&] {
+    History h(broken);
+    (void)h.trend("sweep.allreduce.1MiB.median");
+    (void)h.list();
+  });
+  EXPECT_TRUE(message.find("is corrupt") != std::string::npos ||
+              message.find("not an SQLite database") != std::string::npos)
+      << message;
+
+  EXPECT_NE(error_of<InputError>([&] { History h(dir_ / "missing.db"); }).find("no history database at"),
+            std::string::npos);
+}
+
+TEST_F(HistoryTest, LockedBeyondTheTimeoutIsAClearError) {
+  { History h = open(); }
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  History h(db_, HistoryOptions{std::chrono::milliseconds(200), false});
+  const std::string message = error_of<IoError>([&] { (void)h.add({parsed(sweep(1, 1))}); });
+  EXPECT_NE(message.find("runs.db' is locked by another process beyond the busy timeout"), std::string::npos)
+      << message;
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  EXPECT_EQ(h.add({parsed(sweep(1, 1))}).runs.size(), 1U);
+  EXPECT_EQ(h.count(), 1U);
+}
+
+TEST_F(HistoryTest, ConcurrentWritersLoseNothing) {
+  constexpr int kWriters = 4;
+  constexpr int kRunsEach = 25;
+  { History h = open(); }
+  std::vector<std::thread> writers;
+  writers.reserve(kWriters);
+  std::vector<std::string> errors(kWriters);
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      try {
+        History h(db_);  // one connection per writer, as separate jobs would have
+        for (int i = 0; i < kRunsEach; ++i) {
+          const auto seed = (static_cast<std::uint64_t>(w) * 1000) + static_cast<std::uint64_t>(i);
+          (void)h.add({parsed(sweep(100.0 + i, seed, "writer" + std::to_string(w)))});
+        }
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(w)] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : writers) {
+    t.join();
+  }
+  for (const std::string& e : errors) {
+    EXPECT_EQ(e, "");
+  }
+  const History h(db_);
+  const std::vector<RunSummary> runs = h.list();
+  ASSERT_EQ(runs.size(), static_cast<std::size_t>(kWriters * kRunsEach));
+  std::set<std::uint64_t> seeds;
+  for (const RunSummary& r : runs) {
+    seeds.insert(r.context.seed.value_or(0));
+    EXPECT_EQ(r.metrics, runs.front().metrics);
+  }
+  EXPECT_EQ(seeds.size(), runs.size());
+  EXPECT_EQ(h.trend("sweep.allreduce.1MiB.median").size(), runs.size());
+}
+
+}  // namespace
+}  // namespace gridlock::model
