@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Fuzzes gridlock's input parsers for a bounded time each (CI step): goal_fuzz (the GOAL text parser
 # and the binary schedule reader) and inputs_fuzz (noise traces and specs, units, program specs,
-# gridlock map's task-graph specs (stencil3d, stencil2d, alltoall) and Slurm hostlists for --nodes).
+# gridlock map's task-graph specs (stencil3d, stencil2d, alltoall) and Slurm hostlists for --nodes)
+# and model_fuzz (sweep files, fitted and checked against the guidelines; fit files, predicted from;
+# result files named into history metrics; metric names; --baseline specs).
 # Builds with clang in its own directory (build/fuzz); new interesting inputs go to
-# build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus and tests/fuzz/inputs-corpus.
+# build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus, tests/fuzz/inputs-corpus and
+# tests/fuzz/model-corpus.
 # A crash leaves its input in build/fuzz/crash-* and fails the script.
 # Usage: scripts/fuzz.sh [seconds per target]   (default 60, at most 90)
 set -euo pipefail
@@ -14,11 +17,11 @@ if ((seconds > 90)); then
 fi
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLOCK_FUZZ=ON \
   -DGRIDLOCK_WITH_MPI=OFF -DGRIDLOCK_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/fuzz --target goal_fuzz inputs_fuzz -j "$(nproc)"
-for target in goal inputs; do
+cmake --build build/fuzz --target goal_fuzz inputs_fuzz model_fuzz -j "$(nproc)"
+for target in goal inputs model; do
   seeds=tests/fuzz/corpus
-  if [ "$target" = inputs ]; then
-    seeds=tests/fuzz/inputs-corpus
+  if [ "$target" != goal ]; then
+    seeds="tests/fuzz/$target-corpus"
   fi
   mkdir -p "build/fuzz/$target-corpus"
   echo "fuzz.sh: $target for $seconds s"

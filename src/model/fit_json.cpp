@@ -318,7 +318,7 @@ FitResult load_fit(const std::filesystem::path& path) {
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1E999
     throw InputError(fmt::format("{}: not valid JSON ({}); write it again with gridlock model fit --json",
                                  path.string(), e.what()));
   }

@@ -314,7 +314,7 @@ json parse_document(std::string_view text, std::string_view source) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1E999
     throw InputError(fmt::format("{}: not a gridlock result: not valid JSON ({})", source, e.what()));
   }
   if (!doc.is_object()) {

@@ -93,7 +93,7 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1E999
     throw InputError(fmt::format("{}: not valid JSON ({}); {}", name, e.what(), kFix));
   }
   if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) {

@@ -210,6 +210,11 @@ TEST(HistoryNames, BadResultsAreRefused) {
             std::string::npos);
   EXPECT_NE(error_of<InputError>([] { (void)parse_result("[1]", "c.json"); }).find("not an object"),
             std::string::npos);
+  // Found by model_fuzz: a number beyond a double is out_of_range in nlohmann, not a parse_error.
+  EXPECT_NE(error_of<InputError>([] {
+              (void)parse_result("{\"context\": {\"seed\": 1E999}}", "d.json");
+            }).find("d.json: not a gridlock result: not valid JSON"),
+            std::string::npos);
   json bad = sweep(1, 1);
   bad["records"][2]["size_bytes"] = -4;
   EXPECT_NE(error_of<InputError>([&] {

@@ -1,5 +1,7 @@
 // Sweep parsing and its errors, the guideline checks, the fit file round trip and predict.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,33 @@ TEST(Sweep, BadRecordsNameFileAndIndex) {
   }
   EXPECT_THAT(input_error([] { (void)parse_sweep("{\"context\": {", "t.json"); }),
               HasSubstr("t.json: not valid JSON"));
+}
+
+// Found by model_fuzz: a number too large for a double is nlohmann's out_of_range, not a
+// parse_error, and escaped the reader as an internal error.
+TEST(Sweep, NumberOverflowIsInvalidJson) {
+  const std::string text = R"({"context": {"schema": "gridlock.sweep"}, "records": [{"size_bytes": 1E999}]})";
+  try {
+    (void)parse_sweep(text, "big.json");
+    FAIL() << "parse_sweep accepted a number beyond a double";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("big.json: not valid JSON"));
+  }
+}
+
+TEST(FitFile, NumberOverflowIsInvalidJson) {
+  const std::string path = ::testing::TempDir() + "/gridlock-fit-overflow.json";
+  {
+    std::ofstream out(path);
+    out << R"({"context": {"schema": "gridlock.model.fit", "schema_version": 1e999}})";
+  }
+  try {
+    (void)load_fit(path);
+    FAIL() << "load_fit accepted a number beyond a double";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not valid JSON"));
+  }
+  std::remove(path.c_str());
 }
 
 TEST(Sweep, MismatchedContextsWarn) {
