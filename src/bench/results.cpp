@@ -1,5 +1,7 @@
 #include "gridlock/bench/results.hpp"
 
+#include "detail/table.hpp"
+
 #include <cmath>
 #include <string_view>
 
@@ -12,28 +14,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kOuterBar =
-    "+------------------------------------------------------------------------------+";
-constexpr std::string_view kInnerBar =
-    "+---------------------------------+--------------+--------------+--------------+";
+using detail::kInnerBar;
 constexpr std::string_view kImpactBar =
     "+---------------------------------+----------------------+---------------------+";
 
 // NaN and infinities become JSON null (nlohmann does this too, but explicit is clearer).
 Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
-std::string cell(double value, int width) {
-  return std::isfinite(value) ? fmt::format("{:>{}.1f}", value, width) : fmt::format("{:>{}}", "-", width);
-}
+std::string cell(double value, int width) { return detail::table_cell(value, width); }
 
 std::string truncate(std::string_view text, std::size_t width) { return std::string(text.substr(0, width)); }
 
-void print_title(std::FILE* out, std::string_view title) {
-  fmt::print(out, "\n{}\n", kOuterBar);
-  const std::size_t inner = kOuterBar.size() - 4;
-  const std::size_t left = (inner - std::min(inner, title.size())) / 2;
-  fmt::print(out, "| {:<{}}{:<{}} |\n", "", left, truncate(title, inner), inner - left);
-}
+void print_title(std::FILE* out, std::string_view title) { detail::print_table_title(out, title); }
 
 void print_canary_table(std::FILE* out, std::string_view title, const std::vector<CanaryResult>& rows) {
   print_title(out, title);

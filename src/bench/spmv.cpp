@@ -11,6 +11,7 @@
 
 #include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
+#include "detail/table.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
@@ -22,10 +23,7 @@
 namespace gridlock::bench {
 namespace {
 
-constexpr std::string_view kOuterBar =
-    "+------------------------------------------------------------------------------+";
-constexpr std::string_view kInnerBar =
-    "+---------------------------------+--------------+--------------+--------------+";
+using detail::kInnerBar;
 
 // The six faces: dimension d = face / 2, side -1 (even) or +1 (odd).
 constexpr int kFaces = 6;
@@ -451,17 +449,9 @@ Json congestors_json(const std::vector<CongestorResult>& results) {
   return list;
 }
 
-void print_title(std::string_view title) {
-  fmt::print("\n{}\n", kOuterBar);
-  const std::size_t inner = kOuterBar.size() - 4;
-  const std::string_view shown = title.substr(0, inner);
-  const std::size_t left = (inner - shown.size()) / 2;
-  fmt::print("| {:<{}}{:<{}} |\n", "", left, shown, inner - left);
-}
+void print_title(std::string_view title) { detail::print_table_title(stdout, title); }
 
-std::string cell(double value) {
-  return std::isfinite(value) ? fmt::format("{:>12.1f}", value) : fmt::format("{:>12}", "-");
-}
+std::string cell(double value) { return detail::table_cell(value, 12); }
 
 // Rank 0's part of write_spmv_outputs.
 void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
