@@ -31,7 +31,9 @@ constexpr std::array<const char*, 10> kCanaryStats{"mean", "min", "max",   "medi
 // Nested objects deeper than this are not flattened into metric names.
 constexpr int kMaxFlattenDepth = 3;
 
-// Collects metrics with unique names; a name seen again is an input error of the file.
+// Collects metrics with unique names; a name seen again is an input error of the file. Names are
+// checked for uniqueness once, in take(), by sorting: a result has up to tens of thousands of
+// metrics, and a tree of strings per add cost more than the database insert (bench/history_bench).
 class MetricSet {
  public:
   explicit MetricSet(std::string_view source) : source_(source) {}
@@ -39,20 +41,29 @@ class MetricSet {
     if (!std::isfinite(value)) {
       return;
     }
-    const auto [it, inserted] = index_.emplace(name, metrics_.size());
-    if (!inserted) {
+    metrics_.push_back(Metric{std::move(name), value, better});
+  }
+  std::vector<Metric> take() {
+    std::vector<const Metric*> by_name;
+    by_name.reserve(metrics_.size());
+    for (const Metric& m : metrics_) {
+      by_name.push_back(&m);
+    }
+    std::sort(by_name.begin(), by_name.end(),
+              [](const Metric* a, const Metric* b) { return a->name < b->name; });
+    const auto twice = std::adjacent_find(
+        by_name.begin(), by_name.end(), [](const Metric* a, const Metric* b) { return a->name == b->name; });
+    if (twice != by_name.end()) {
       throw InputError(
           fmt::format("{}: metric '{}' appears twice; each record must be unique (see docs/model.md, "
                       "\"Metric names\")",
-                      source_, name));
+                      source_, (*twice)->name));
     }
-    metrics_.push_back(Metric{std::move(name), value, better});
+    return std::move(metrics_);
   }
-  std::vector<Metric> take() { return std::move(metrics_); }
 
  private:
   std::string source_;
-  std::map<std::string, std::size_t> index_;
   std::vector<Metric> metrics_;
 };
 
@@ -123,8 +134,14 @@ void sweep_metrics(const json& doc, const json& context, std::string_view source
   };
 
   // Repeats of one (op, pair, ranks, size) pool by the median of their values, as `model fit` does.
-  std::map<std::string, std::vector<double>> pooled;
-  std::map<std::string, Direction> direction;
+  // Collected flat and grouped by sorting (not in a map of strings): see MetricSet.
+  struct Value {
+    std::string name;
+    double value;
+    Direction better;
+  };
+  std::vector<Value> values;
+  values.reserve(records->size() * (kSweepStats.size() + 1));
   for (std::size_t i = 0; i < records->size(); ++i) {
     const json& r = (*records)[i];
     if (!r.is_object()) {
@@ -141,17 +158,25 @@ void sweep_metrics(const json& doc, const json& context, std::string_view source
           throw InputError(
               fmt::format("{}: record {}: time_us.{} is {}; times must be >= 0", source, i, stat, *v));
         }
-        pooled[base + "." + stat].push_back(*v);
-        direction[base + "." + stat] = Direction::kLower;
+        values.push_back(Value{fmt::format("{}.{}", base, stat), *v, Direction::kLower});
       }
     }
     if (const auto bw = number(r, "bandwidth_mib_s")) {
-      pooled[base + ".bw_mib_s"].push_back(*bw);
-      direction[base + ".bw_mib_s"] = Direction::kHigher;
+      values.push_back(Value{base + ".bw_mib_s", *bw, Direction::kHigher});
     }
   }
-  for (auto& [name, values] : pooled) {
-    out.add(name, median_of(std::move(values)), direction[name]);
+  // Stable, so that the order of metrics out of one file never depends on the sort's whims.
+  std::stable_sort(values.begin(), values.end(),
+                   [](const Value& a, const Value& b) { return a.name < b.name; });
+  std::vector<double> pool;
+  for (auto first = values.begin(); first != values.end();) {
+    auto last = std::find_if(first, values.end(), [&](const Value& v) { return v.name != first->name; });
+    pool.clear();
+    for (auto it = first; it != last; ++it) {
+      pool.push_back(it->value);
+    }
+    out.add(std::move(first->name), pool.size() == 1 ? pool.front() : median_of(pool), first->better);
+    first = last;
   }
   const auto variability = doc.find("variability");
   if (variability != doc.end() && variability->is_array()) {
