@@ -5,10 +5,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -191,6 +193,68 @@ SweepRecord make_record(const SweepOptions& o, std::string_view op, std::uint64_
   return r;
 }
 
+// A measured record, or (measurement failed) a skip naming the measurement and the cause.
+void add_result(const SweepOptions& o, SweepReport& report, std::string_view op, std::uint64_t size,
+                int ranks, std::string_view pair_class, std::uint64_t pass, std::optional<detail::Measured> m,
+                const std::string& error) {
+  if (m) {
+    report.records.push_back(make_record(o, op, size, ranks, pair_class, pass, std::move(*m)));
+    return;
+  }
+  std::string what = pair_class.empty() ? fmt::format("{} {} on {} ranks", op, format_bytes(size), ranks)
+                                        : fmt::format("{} {} {} pair", op, format_bytes(size), pair_class);
+  if (o.repeat > 1) {
+    what += fmt::format(", pass {}", pass);
+  }
+  report.skipped.push_back({std::move(what), "the measurement failed: " + error});
+}
+
+// GRIDLOCK_SWEEP_FAIL=OP:BYTES makes that measurement fail on every rank, as an MPI call failing
+// everywhere would: the only way a test can reach the path below (docs/gridlock-bench.md).
+void inject_failure(std::string_view op, std::uint64_t size_bytes) {
+  // The sweep runs no threads of its own: nothing can change the environment under it.
+  const char* spec = std::getenv("GRIDLOCK_SWEEP_FAIL");  // NOLINT(concurrency-mt-unsafe)
+  if (spec != nullptr && fmt::format("{}:{}", op, size_bytes) == spec) {
+    throw MpiError(
+        fmt::format("{} of {} bytes: failure injected by GRIDLOCK_SWEEP_FAIL={}", op, size_bytes, spec));
+  }
+}
+
+// Runs one measurement on every rank of `comm`. An exception on any rank (an MPI call that failed:
+// a resource or implementation limit, memory) becomes a skipped measurement that rank 0 reports
+// with the first failing rank's message, and the sweep goes on: a failed measurement is data.
+// This recovers when every rank of `comm` leaves the measurement, which is so when the failure is
+// everywhere (limits, memory for the same size) or on a rank whose peers are not waiting on it;
+// a rank that fails while a peer waits in a call for it cannot be recovered in MPI without fault
+// tolerance extensions (ULFM): the job then ends at the launcher's time limit, as with any hang.
+template <typename Measure>
+std::optional<detail::Measured> measure_or_skip(MPI_Comm comm, std::string& error, Measure&& measure) {
+  std::optional<detail::Measured> out;
+  int failed = 0;
+  try {
+    out = measure();
+  } catch (const std::exception& e) {
+    error = e.what();
+    failed = 1;
+  }
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
+  int first = failed != 0 ? rank : INT_MAX;
+  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == INT_MAX) {
+    return out;
+  }
+  // The first failing rank's message, so that rank 0 reports the cause and not "it failed elsewhere".
+  auto length = static_cast<int>(std::min<std::size_t>(error.size(), 4096));
+  GRIDLOCK_MPI(MPI_Bcast(&length, 1, MPI_INT, first, comm));
+  error.resize(static_cast<std::size_t>(length));
+  GRIDLOCK_MPI(MPI_Bcast(error.data(), length, MPI_CHAR, first, comm));
+  if (first != 0) {
+    error = fmt::format("rank {}: {}", first, error);
+  }
+  return std::nullopt;
+}
+
 // This rank's node key for pairing, and rank 0's node names (index = key) for the topology.
 struct NodeKeys {
   int key = 0;
@@ -242,9 +306,13 @@ void measure_pair_class(const SweepOptions& o, MPI_Comm world, int rank, std::si
                fmt::format("pass {}: {} {} pair (ranks 0, {}), {} sizes", pass, op, name, partner,
                            o.sizes.size()));
       for (const std::uint64_t s : o.sizes) {
-        detail::Measured m = detail::measure_p2p(op, pair.get(), s, o.window, budget, buffers);
+        std::string error;
+        std::optional<detail::Measured> m = measure_or_skip(pair.get(), error, [&] {
+          inject_failure(op, s);
+          return detail::measure_p2p(op, pair.get(), s, o.window, budget, buffers);
+        });
         if (rank == 0) {
-          report.records.push_back(make_record(o, op, s, 2, name, pass, std::move(m)));
+          add_result(o, report, op, s, 2, name, pass, std::move(m), error);
         }
       }
     }
@@ -261,9 +329,13 @@ void measure_pair_class(const SweepOptions& o, MPI_Comm world, int rank, std::si
                  fmt::format("pass {}: {} {} pair (ranks 0, {}), {} sizes", pass, op, name, partner,
                              o.sizes.size()));
         for (const std::uint64_t s : o.sizes) {
-          detail::Measured m = detail::measure_rma(op, pair.get(), win, s, budget, buffers);
+          std::string error;
+          std::optional<detail::Measured> m = measure_or_skip(pair.get(), error, [&] {
+            inject_failure(op, s);
+            return detail::measure_rma(op, pair.get(), win, s, budget, buffers);
+          });
           if (rank == 0) {
-            report.records.push_back(make_record(o, op, s, 2, name, pass, std::move(m)));
+            add_result(o, report, op, s, 2, name, pass, std::move(m), error);
           }
         }
       }
@@ -296,11 +368,14 @@ void measure_collectives(const SweepOptions& o, MPI_Comm world, int rank, int ra
           }
           continue;
         }
-        buffers.reserve(bytes, o.seed);
-        detail::Measured m =
-            detail::measure_collective(op, comm.get(), s, o.sync, o.window_us, budget, buffers);
+        std::string error;
+        std::optional<detail::Measured> m = measure_or_skip(comm.get(), error, [&] {
+          inject_failure(op, s);
+          buffers.reserve(bytes, o.seed);
+          return detail::measure_collective(op, comm.get(), s, o.sync, o.window_us, budget, buffers);
+        });
         if (rank == 0) {
-          report.records.push_back(make_record(o, op, s, ranks, "", pass, std::move(m)));
+          add_result(o, report, op, s, ranks, "", pass, std::move(m), error);
         }
       }
     }
