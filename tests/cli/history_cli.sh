@@ -105,6 +105,23 @@ regress)
   # Run 10 against its predecessors: within the spread.
   expect 0 "0 flagged" -- "$G" history regress --db runs.db --run 10 --fail-on-regression
   ;;
+concurrent)
+  # Eight processes adding at once to one new database, as a cluster's jobs would: every run
+  # stored once, ids distinct, nothing lost to a lock (the busy timeout waits).
+  for i in 1 2 3 4 5 6 7 8; do sweep "c$i.json" "$i" "$((250 + i))"; done
+  pids=()
+  for i in 1 2 3 4 5 6 7 8; do
+    "$G" history add "c$i.json" --db shared.db >"add$i.out" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { cat "add$((i + 1)).out"; fail "writer $((i + 1)) failed"; }
+  done
+  expect 0 "^8 of 8 runs in shared.db$" -- "$G" history list --db shared.db
+  [ "$(grep -c '^| [0-9]' out)" -eq 8 ] || fail "not 8 runs listed"
+  [ "$(cat add*.out | grep -Eo '^added run [0-9]+' | sort -u | wc -l)" -eq 8 ] || fail "run ids not distinct"
+  expect 0 "^\| sweep.allreduce.1MiB.median \| 8 \|" -- "$G" history metrics sweep.allreduce --db shared.db
+  ;;
 bad_input)
   sweep good.json 1 250
   echo '{"records": []}' >nocontext.json
