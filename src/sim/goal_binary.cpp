@@ -6,7 +6,6 @@
 #include <exception>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
@@ -16,6 +15,7 @@
 
 #include "detail/acyclic.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/threads.hpp"
 #include "gridlock/sim/goal.hpp"
 
 namespace gridlock::sim {
@@ -694,21 +694,6 @@ ShareResult decode_share_v2(Reader in, const Columns& c, std::span<const FilePro
     }
   }
   return result;
-}
-
-// Runs f(0) .. f(threads - 1), each on its own thread (f(0) on this one); f must not throw.
-template <class F>
-void run_on_threads(unsigned threads, const F& f) {
-  std::vector<std::jthread> workers;
-  for (unsigned t = 1; t < threads; ++t) {
-    try {
-      workers.emplace_back(f, t);
-    } catch (const std::system_error&) {
-      // No thread to be had (process or system limit): run this part here instead.
-      f(t);
-    }
-  }
-  f(0);
 }
 
 // The column lengths a run of kind bytes implies (in fields, not bytes, for peers, tags and

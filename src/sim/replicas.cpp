@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/core/threads.hpp"
 
 namespace gridlock::sim {
 
@@ -151,14 +151,9 @@ std::vector<std::uint64_t> run_replicas(const Schedule& schedule, const SimOptio
   };
   const unsigned threads =
       std::max(1U, std::min<unsigned>(config.threads, static_cast<unsigned>(out.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) {
-    pool.emplace_back(worker);
-  }
-  worker();
-  for (std::thread& t : pool) {
-    t.join();
-  }
+  // Every worker takes replicas from the shared counter until none is left, so a worker that
+  // run_on_threads runs here for want of a thread (ulimit -u) only makes the study slower.
+  run_on_threads(threads, [&](unsigned /*thread*/) { worker(); });
   if (error) {
     std::rethrow_exception(error);
   }
