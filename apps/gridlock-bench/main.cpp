@@ -478,7 +478,7 @@ void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::Ap
   gb::validate(o);
 }
 
-int run(int argc, char** argv, int rank) {
+int run(int argc, char** argv, int rank, int thread_level) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
   gb::Options network_options;
@@ -533,6 +533,17 @@ int run(int argc, char** argv, int rank) {
   }
   if (replicas->parsed()) {
     finish_sim_replicas_options(replicas_options, replicas_text);
+    // Worker threads never call MPI, but below MPI_THREAD_FUNNELED the standard allows no other
+    // thread in the process at all.
+    if (replicas_options.threads > 1 && thread_level < MPI_THREAD_FUNNELED) {
+      if (rank == 0) {
+        fmt::print(stderr,
+                   "gridlock-bench: note: this MPI library provides no thread support (MPI_THREAD_SINGLE); "
+                   "running 1 thread per rank instead of {} (--threads)\n",
+                   replicas_options.threads);
+      }
+      replicas_options.threads = 1;
+    }
     gb::run_sim_replicas(replicas_options, MPI_COMM_WORLD);
     return 0;
   }
@@ -564,17 +575,27 @@ int run(int argc, char** argv, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-    fmt::print(stderr, "gridlock-bench: error: MPI_Init failed; is the program started with mpiexec?\n");
+  // FUNNELED: sim-replicas runs worker threads beside the main thread, which alone calls MPI.
+  int thread_level = MPI_THREAD_SINGLE;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &thread_level) != MPI_SUCCESS) {
+    fmt::print(stderr,
+               "gridlock-bench: error: MPI_Init_thread failed; is the program started with mpiexec?\n");
     return to_int(ExitCode::kMpi);
   }
-  // Errors come back as return codes, so they are reported with context instead of aborting.
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // Errors come back as return codes, so they are reported with context instead of aborting. If
+  // that cannot be set, every later MPI error would abort the job without a word: stop here.
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS) {
+    fmt::print(stderr,
+               "gridlock-bench: error: MPI_Comm_set_errhandler or MPI_Comm_rank failed on MPI_COMM_WORLD; "
+               "the MPI library is not usable here\n");
+    MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kMpi));
+    return to_int(ExitCode::kMpi);
+  }
   int rc = 0;
   try {
-    rc = run(argc, argv, rank);
+    rc = run(argc, argv, rank, thread_level);
   } catch (const gb::CollectiveError& e) {
     if (rank == 0) {
       fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());
@@ -599,6 +620,9 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kInternal));
     return to_int(ExitCode::kInternal);
   }
-  MPI_Finalize();
+  if (MPI_Finalize() != MPI_SUCCESS) {
+    fmt::print(stderr, "gridlock-bench: rank {}: error: MPI_Finalize failed\n", rank);
+    return rc != 0 ? rc : to_int(ExitCode::kMpi);
+  }
   return rc;
 }
