@@ -15,42 +15,17 @@ namespace {
 constexpr std::size_t kNameLength = 256;
 }  // namespace
 
-NodeLayout::NodeLayout(NodeLayout&& other) noexcept
-    : world_rank_(other.world_rank_),
-      world_size_(other.world_size_),
-      node_id_(other.node_id_),
-      nodes_(other.nodes_),
-      local_rank_(other.local_rank_),
-      ranks_per_node_(other.ranks_per_node_),
-      virtual_(other.virtual_),
-      node_name_(std::move(other.node_name_)),
-      host_comm_(std::exchange(other.host_comm_, MPI_COMM_NULL)),
-      node_comm_(std::exchange(other.node_comm_, MPI_COMM_NULL)),
-      leader_comm_(std::exchange(other.leader_comm_, MPI_COMM_NULL)) {}
-
-NodeLayout::~NodeLayout() {
-  if (host_comm_ != MPI_COMM_NULL) {
-    MPI_Comm_free(&host_comm_);
-  }
-  if (node_comm_ != MPI_COMM_NULL) {
-    MPI_Comm_free(&node_comm_);
-  }
-  if (leader_comm_ != MPI_COMM_NULL) {
-    MPI_Comm_free(&leader_comm_);
-  }
-}
-
 NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   NodeLayout layout;
   GRIDLOCK_MPI(MPI_Comm_rank(world, &layout.world_rank_));
   GRIDLOCK_MPI(MPI_Comm_size(world, &layout.world_size_));
 
   GRIDLOCK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, layout.world_rank_, MPI_INFO_NULL,
-                                   &layout.host_comm_));
+                                   layout.host_comm_.reset_and_get_address()));
   int host_rank = 0;
   int host_size = 1;
-  GRIDLOCK_MPI(MPI_Comm_rank(layout.host_comm_, &host_rank));
-  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm_, &host_size));
+  GRIDLOCK_MPI(MPI_Comm_rank(layout.host_comm_.get(), &host_rank));
+  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm_.get(), &host_size));
 
   // Ranks per (virtual) node requested: with --virtual-nodes it follows from the total.
   int group = host_size;
@@ -81,9 +56,10 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   }
   layout.virtual_ = group != host_size;
   const int virtual_index = host_rank / group;
-  GRIDLOCK_MPI(MPI_Comm_split(layout.host_comm_, virtual_index, host_rank, &layout.node_comm_));
-  GRIDLOCK_MPI(MPI_Comm_rank(layout.node_comm_, &layout.local_rank_));
-  GRIDLOCK_MPI(MPI_Comm_size(layout.node_comm_, &layout.ranks_per_node_));
+  GRIDLOCK_MPI(MPI_Comm_split(layout.host_comm_.get(), virtual_index, host_rank,
+                              layout.node_comm_.reset_and_get_address()));
+  GRIDLOCK_MPI(MPI_Comm_rank(layout.node_comm_.get(), &layout.local_rank_));
+  GRIDLOCK_MPI(MPI_Comm_size(layout.node_comm_.get(), &layout.ranks_per_node_));
 
   std::array<int, 2> sizes{layout.ranks_per_node_, -layout.ranks_per_node_};
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, sizes.data(), 2, MPI_INT, MPI_MIN, world));
@@ -97,16 +73,17 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
   }
 
   const bool leader = layout.local_rank_ == 0;
-  GRIDLOCK_MPI(MPI_Comm_split(world, leader ? 0 : MPI_UNDEFINED, layout.world_rank_, &layout.leader_comm_));
+  GRIDLOCK_MPI(MPI_Comm_split(world, leader ? 0 : MPI_UNDEFINED, layout.world_rank_,
+                              layout.leader_comm_.reset_and_get_address()));
   std::array<std::uint64_t, 2> ids{0, 0};
   if (leader) {
     int id = 0;
     int count = 0;
-    GRIDLOCK_MPI(MPI_Comm_rank(layout.leader_comm_, &id));
-    GRIDLOCK_MPI(MPI_Comm_size(layout.leader_comm_, &count));
+    GRIDLOCK_MPI(MPI_Comm_rank(layout.leader_comm_.get(), &id));
+    GRIDLOCK_MPI(MPI_Comm_size(layout.leader_comm_.get(), &count));
     ids = {static_cast<std::uint64_t>(id), static_cast<std::uint64_t>(count)};
   }
-  GRIDLOCK_MPI(MPI_Bcast(ids.data(), 2, MPI_UINT64_T, 0, layout.node_comm_));
+  GRIDLOCK_MPI(MPI_Bcast(ids.data(), 2, MPI_UINT64_T, 0, layout.node_comm_.get()));
   layout.node_id_ = ids[0];
   layout.nodes_ = ids[1];
   // The MPI processor name, not gethostname(): under SimGrid SMPI every rank runs in one real
@@ -125,12 +102,12 @@ NodeLayout NodeLayout::detect(MPI_Comm world, const Options& options) {
 std::vector<std::string> NodeLayout::gather_node_names() const {
   std::vector<std::string> names;
   // Only leaders take part; world rank 0 is always the leader of node 0.
-  if (leader_comm_ != MPI_COMM_NULL) {
+  if (leader_comm_.get() != MPI_COMM_NULL) {
     std::array<char, kNameLength> mine{};
     std::strncpy(mine.data(), node_name_.c_str(), kNameLength - 1);
     std::vector<char> all(world_rank_ == 0 ? kNameLength * nodes_ : 0);
     GRIDLOCK_MPI(MPI_Gather(mine.data(), static_cast<int>(kNameLength), MPI_CHAR, all.data(),
-                            static_cast<int>(kNameLength), MPI_CHAR, 0, leader_comm_));
+                            static_cast<int>(kNameLength), MPI_CHAR, 0, leader_comm_.get()));
     if (world_rank_ == 0) {
       for (std::uint64_t i = 0; i < nodes_; ++i) {
         names.emplace_back(all.data() + i * kNameLength);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gridlock/bench/comm.hpp"
 #include "gridlock/bench/options.hpp"
 
 namespace gridlock::bench {
@@ -27,9 +28,9 @@ class NodeLayout {
 
   NodeLayout(const NodeLayout&) = delete;             ///< Owns communicators: not copyable.
   NodeLayout& operator=(const NodeLayout&) = delete;  ///< Owns communicators: not copyable.
-  NodeLayout(NodeLayout&& other) noexcept;            ///< Moves the communicators.
+  NodeLayout(NodeLayout&& other) noexcept = default;  ///< Moves the communicators.
   NodeLayout& operator=(NodeLayout&&) = delete;       ///< Not needed.
-  ~NodeLayout();                                      ///< Frees the communicators.
+  ~NodeLayout() = default;                            ///< Frees the communicators (Comm).
 
   /// This rank in `world`.
   [[nodiscard]] int world_rank() const noexcept { return world_rank_; }
@@ -49,10 +50,10 @@ class NodeLayout {
   /// SMPI), plus `#k` for the k-th virtual node on the host.
   [[nodiscard]] const std::string& node_name() const noexcept { return node_name_; }
   /// Communicator of the ranks on this node.
-  [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_; }
+  [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
   /// Communicator of the ranks on this physical host (MPI_COMM_TYPE_SHARED): the same as the
   /// node's without virtual nodes; with them, every virtual node of the host is in it.
-  [[nodiscard]] MPI_Comm host_comm() const noexcept { return host_comm_; }
+  [[nodiscard]] MPI_Comm host_comm() const noexcept { return host_comm_.get(); }
 
   /// Gathers every node's name to world rank 0 (index = node id). O(nodes) memory on rank 0
   /// only, for reports; other ranks get an empty vector. Collective over the world the layout
@@ -69,9 +70,9 @@ class NodeLayout {
   int ranks_per_node_ = 1;
   bool virtual_ = false;
   std::string node_name_;
-  MPI_Comm host_comm_ = MPI_COMM_NULL;
-  MPI_Comm node_comm_ = MPI_COMM_NULL;
-  MPI_Comm leader_comm_ = MPI_COMM_NULL;
+  Comm host_comm_;
+  Comm node_comm_;
+  Comm leader_comm_;
 };
 
 }  // namespace gridlock::bench

@@ -74,37 +74,6 @@ void agree_on_root(MPI_Comm comm, const std::function<void()>& step) {
   });
 }
 
-Comm& Comm::operator=(Comm&& other) noexcept {
-  if (this != &other) {
-    if (comm_ != MPI_COMM_NULL) {
-      MPI_Comm_free(&comm_);
-    }
-    comm_ = other.comm_;
-    other.comm_ = MPI_COMM_NULL;
-  }
-  return *this;
-}
-
-Comm::~Comm() {
-  if (comm_ != MPI_COMM_NULL) {
-    // A destructor cannot report an error; freeing a valid communicator only fails after
-    // MPI_Finalize, which gridlock never calls while handles are alive.
-    MPI_Comm_free(&comm_);
-  }
-}
-
-int Comm::rank() const {
-  int r = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(comm_, &r));
-  return r;
-}
-
-int Comm::size() const {
-  int s = 0;
-  GRIDLOCK_MPI(MPI_Comm_size(comm_, &s));
-  return s;
-}
-
 Comm split(MPI_Comm comm, int color, int key) {
   MPI_Comm result = MPI_COMM_NULL;
   GRIDLOCK_MPI(MPI_Comm_split(comm, color, key, &result));

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "gridlock/bench/comm.hpp"
 #include "gridlock/core/histogram.hpp"
 
 namespace gridlock::bench::detail {
@@ -25,23 +26,8 @@ void check_mpi(int rc, const char* call, const char* file, int line);
 
 namespace gridlock::bench::detail {
 
-/// Owns a communicator created by a split; frees it on destruction.
-class Comm {
- public:
-  Comm() = default;
-  explicit Comm(MPI_Comm comm) noexcept : comm_(comm) {}
-  Comm(const Comm&) = delete;
-  Comm& operator=(const Comm&) = delete;
-  Comm(Comm&& other) noexcept : comm_(other.comm_) { other.comm_ = MPI_COMM_NULL; }
-  Comm& operator=(Comm&& other) noexcept;
-  ~Comm();
-  [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
-  [[nodiscard]] int rank() const;
-  [[nodiscard]] int size() const;
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
+/// The owned communicator, public since NodeLayout holds its communicators in it.
+using Comm = ::gridlock::bench::Comm;
 
 /// Splits `comm` by colour and key (MPI_Comm_split) with errors returned, not fatal.
 [[nodiscard]] Comm split(MPI_Comm comm, int color, int key);
