@@ -10,6 +10,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
@@ -37,6 +38,7 @@ enum Field : std::size_t {
   kMax,
   kOutliers,
   kFractionNoOutliers,
+  kTraceFailed,
   kFields
 };
 
@@ -97,14 +99,17 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   NodeLayout layout = NodeLayout::detect(world, layout_options);
   const int rank = layout.world_rank();
 
-  // Output paths are checked on rank 0 and the verdict shared, so a bad path ends every rank
-  // alike before anything is measured.
+  // Output paths are checked before anything is measured and the verdict shared, so a bad path
+  // ends every rank alike: the JSON on rank 0, which writes it; the traces on every rank, since
+  // the directory may be node-local and missing or full on some node only.
   detail::agree_on_root(world, [&] {
     if (!options.json_path.empty()) {
       check_writable(options.json_path);
     }
+  });
+  detail::agree(world, [&] {
     if (!options.traces_dir.empty()) {
-      check_writable(std::filesystem::path(options.traces_dir) / "noise-rank0.trace");
+      check_writable(std::filesystem::path(options.traces_dir) / fmt::format("noise-rank{}.trace", rank));
     }
   });
 
@@ -163,20 +168,25 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   context["outlier_rule"] =
       fmt::format("node noise fraction > median + {} x MAD over nodes", options.mad_factor);
 
-  detail::agree(world, [&] {
-    if (options.traces_dir.empty()) {
-      return;
+  // A trace that cannot be written (the disk filled during the run) loses that trace only: the
+  // rank says why on stderr, and rank 0 names it in the JSON; every summary is still gathered.
+  bool trace_failed = false;
+  try {
+    if (!options.traces_dir.empty()) {
+      Json trace_context = context;
+      trace_context["rank"] = rank;
+      trace_context["node"] = layout.node_name();
+      trace_context["cpu"] = mo.cpu;
+      trace_context["t_min_ns"] = m.t_min_ns;
+      trace_context["detours_not_listed"] = m.detours_not_listed;
+      m.trace.context = std::move(trace_context);
+      noise::write_trace(std::filesystem::path(options.traces_dir) / fmt::format("noise-rank{}.trace", rank),
+                         m.trace, noise::TraceFormat::kGridlock);
     }
-    Json trace_context = context;
-    trace_context["rank"] = rank;
-    trace_context["node"] = layout.node_name();
-    trace_context["cpu"] = mo.cpu;
-    trace_context["t_min_ns"] = m.t_min_ns;
-    trace_context["detours_not_listed"] = m.detours_not_listed;
-    m.trace.context = std::move(trace_context);
-    noise::write_trace(std::filesystem::path(options.traces_dir) / fmt::format("noise-rank{}.trace", rank),
-                       m.trace, noise::TraceFormat::kGridlock);
-  });
+  } catch (const std::exception& e) {
+    trace_failed = true;
+    fmt::print(stderr, "gridlock-bench noise: rank {}: warning: trace not written: {}\n", rank, e.what());
+  }
 
   std::array<double, kFields> mine{};
   mine[kNode] = static_cast<double>(layout.node_id());
@@ -194,6 +204,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   mine[kMax] = s.lengths_ns.max;
   mine[kOutliers] = static_cast<double>(s.outliers);
   mine[kFractionNoOutliers] = s.noise_fraction_no_outliers;
+  mine[kTraceFailed] = trace_failed ? 1.0 : 0.0;
   std::vector<double> all;
   if (rank == 0) {
     all.resize(static_cast<std::size_t>(layout.world_size()) * kFields);
@@ -233,6 +244,9 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
     row.summary.outlier_cutoff_ns = options.outlier_cutoff_ns;
     row.summary.outliers = static_cast<std::uint64_t>(f[kOutliers]);
     row.summary.noise_fraction_no_outliers = f[kFractionNoOutliers];
+    if (f[kTraceFailed] != 0) {
+      report.trace_failed_ranks.push_back(r);
+    }
     NoiseNodeRow& node = report.nodes.at(row.node);
     ++node.ranks;
     node.noise_fraction += row.summary.noise_fraction;
@@ -304,10 +318,19 @@ void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) 
                      {"max_detour_ns", finite(n.max_detour_ns)},
                      {"outlier", n.outlier}});
   }
+  Json warnings = Json::array();
+  if (!report.trace_failed_ranks.empty()) {
+    warnings.push_back(
+        fmt::format("the traces of {} rank(s) could not be written (ranks {}); their summaries "
+                    "are complete, and each rank's stderr says why",
+                    report.trace_failed_ranks.size(), fmt::join(report.trace_failed_ranks, ",")));
+  }
   write_json_file(options.json_path, report.context,
                   Json{{"median_noise_fraction", report.median_noise_fraction},
                        {"mad_noise_fraction", report.mad_noise_fraction},
                        {"outlier_threshold", report.outlier_threshold},
+                       {"warnings", std::move(warnings)},
+                       {"trace_failed_ranks", report.trace_failed_ranks},
                        {"nodes", std::move(nodes)},
                        {"ranks", std::move(ranks)}});
 }

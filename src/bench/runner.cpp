@@ -453,13 +453,16 @@ namespace {
 // Rank 0's part of write_outputs.
 void print_and_write(const Options& options, const Report& report) {
   print_tables(report, stdout);
-  if (!options.csv_dir.empty()) {
-    const auto files = write_histogram_csvs(report, options.csv_dir);
-    fmt::print("histograms: {} CSV files in {}\n", files.size(), options.csv_dir);
-  }
+  // The main record first: an output that fails after it (a histogram directory that filled up)
+  // loses only itself, and the run still ends with its error.
   if (!options.json_path.empty()) {
     write_json_file(options.json_path, report.context, report_body(report));
     fmt::print("results: {}\n", options.json_path);
+  }
+  std::fflush(stdout);
+  if (!options.csv_dir.empty()) {
+    const auto files = write_histogram_csvs(report, options.csv_dir);
+    fmt::print("histograms: {} CSV files in {}\n", files.size(), options.csv_dir);
   }
   std::fflush(stdout);
 }

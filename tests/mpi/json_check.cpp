@@ -1,6 +1,7 @@
 // Checks a gridlock-bench JSON file against what the run was asked to do. The file and the
-// expectations come from the environment (set per CTest entry); a test whose input is not
-// configured is skipped.
+// expectations come from the environment (set per CTest entry, which picks the tests it needs
+// with --gtest_filter); a test whose input is not configured fails, so a miswired entry cannot
+// pass by checking nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +22,16 @@ std::string env(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
+// The value of a variable the test needs: a test without its input fails instead of passing empty.
+std::string required_env(const char* name) {
+  std::string value = env(name);
+  if (value.empty()) {
+    ADD_FAILURE() << name << " is not set: this CTest entry does not configure the test it runs "
+                  << "(tests/mpi/CMakeLists.txt, gridlock_json_check)";
+  }
+  return value;
+}
+
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream ss(text);
@@ -38,11 +49,26 @@ Json load(const std::string& path) {
 
 bool positive_number(const Json& value) { return value.is_number() && value.get<double>() > 0.0; }
 
-TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
-  if (env("GRIDLOCK_JSON").empty()) {
-    GTEST_SKIP() << "GRIDLOCK_JSON not set";
+// Samples a canary records over a test that ran to the end: its loop's measurements x rings x
+// iterations on each of its ranks (docs/formats/bench-json.md).
+std::uint64_t expected_samples(const Json& parameters, const std::string& key, std::uint64_t ranks) {
+  const char* loop = "bandwidth";
+  if (key.find("_lat") != std::string::npos) {
+    loop = "latency";
+  } else if (key.find("allreduce") != std::string::npos) {
+    loop = "allreduce";
+  } else if (key.find("alltoall") != std::string::npos) {
+    loop = "alltoall";
   }
-  const Json doc = load(env("GRIDLOCK_JSON"));
+  const Json& l = parameters.at(loop);
+  const std::uint64_t rings = key.rfind("nat_", 0) == 0 ? 1 : l.at("rings").get<std::uint64_t>();
+  return l.at("measurements").get<std::uint64_t>() * rings * l.at("iterations").get<std::uint64_t>() * ranks;
+}
+
+TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
+  const std::string path = required_env("GRIDLOCK_JSON");
+  ASSERT_FALSE(path.empty());
+  const Json doc = load(path);
   ASSERT_EQ(doc.begin().key(), "context");
   const Json& c = doc["context"];
   for (const char* field :
@@ -62,10 +88,9 @@ TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
 }
 
 TEST(BenchJson, RolesPartitionTheNodes) {
-  if (env("GRIDLOCK_JSON").empty()) {
-    GTEST_SKIP();
-  }
-  const Json doc = load(env("GRIDLOCK_JSON"));
+  const std::string path = required_env("GRIDLOCK_JSON");
+  ASSERT_FALSE(path.empty());
+  const Json doc = load(path);
   const Json& roles = doc["roles"];
   std::vector<std::string> expected{"canary"};
   for (const auto& c : split(env("GRIDLOCK_EXPECT_CONGESTORS"))) {
@@ -89,10 +114,9 @@ TEST(BenchJson, RolesPartitionTheNodes) {
 }
 
 TEST(BenchJson, EveryPhaseHoldsEveryStatistic) {
-  if (env("GRIDLOCK_JSON").empty()) {
-    GTEST_SKIP();
-  }
-  const Json doc = load(env("GRIDLOCK_JSON"));
+  const std::string path = required_env("GRIDLOCK_JSON");
+  ASSERT_FALSE(path.empty());
+  const Json doc = load(path);
   const auto phases = split(env("GRIDLOCK_EXPECT_PHASES"));
   ASSERT_EQ(doc["phases"].size(), phases.size());
   const std::size_t canaries = env("GRIDLOCK_EXPECT_MODE") == "network" ? 8 : 3;
@@ -103,6 +127,12 @@ TEST(BenchJson, EveryPhaseHoldsEveryStatistic) {
     for (const auto& c : phase["canaries"]) {
       SCOPED_TRACE(label + " " + c["key"].get<std::string>());
       EXPECT_GT(c["samples"].get<std::uint64_t>(), 0U);
+      // Without a cut-short test the count is exact: nM x nR x nI per rank (natural ring: one ring).
+      if (doc["timeouts"].empty()) {
+        EXPECT_EQ(c["samples"].get<std::uint64_t>(),
+                  expected_samples(doc["context"]["parameters"], c["key"].get<std::string>(),
+                                   c["ranks"].get<std::uint64_t>()));
+      }
       for (const char* stat : {"mean", "min", "median", "p99", "p99_9", "max", "p1", "tail99"}) {
         EXPECT_TRUE(positive_number(c[stat])) << stat;
       }
@@ -133,10 +163,8 @@ TEST(BenchJson, EveryPhaseHoldsEveryStatistic) {
 }
 
 TEST(BenchJson, HistogramCsvFilesExist) {
-  if (env("GRIDLOCK_EXPECT_CSV_DIR").empty()) {
-    GTEST_SKIP();
-  }
-  const std::filesystem::path dir = env("GRIDLOCK_EXPECT_CSV_DIR");
+  const std::filesystem::path dir = required_env("GRIDLOCK_EXPECT_CSV_DIR");
+  ASSERT_FALSE(dir.empty());
   for (const char* file : {"isolated_rr_two_sided_lat.csv", "loaded_rr_two_sided_bw_sync.csv",
                            "loaded_multiple_allreduce.csv"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
@@ -144,12 +172,13 @@ TEST(BenchJson, HistogramCsvFilesExist) {
 }
 
 TEST(BenchJson, SameSeedSameRolesAndRingsOtherSeedOthers) {
-  if (env("GRIDLOCK_JSON_SAME_SEED").empty()) {
-    GTEST_SKIP();
-  }
-  const Json a = load(env("GRIDLOCK_JSON"));
-  const Json b = load(env("GRIDLOCK_JSON_SAME_SEED"));
-  const Json c = load(env("GRIDLOCK_JSON_OTHER_SEED"));
+  const std::string a_path = required_env("GRIDLOCK_JSON");
+  const std::string b_path = required_env("GRIDLOCK_JSON_SAME_SEED");
+  const std::string c_path = required_env("GRIDLOCK_JSON_OTHER_SEED");
+  ASSERT_FALSE(a_path.empty() || b_path.empty() || c_path.empty());
+  const Json a = load(a_path);
+  const Json b = load(b_path);
+  const Json c = load(c_path);
   EXPECT_EQ(a["context"]["seed"], b["context"]["seed"]);
   EXPECT_EQ(a["roles"], b["roles"]);
   EXPECT_EQ(a["canary_ring0"], b["canary_ring0"]);
@@ -161,9 +190,8 @@ TEST(BenchJson, SameSeedSameRolesAndRingsOtherSeedOthers) {
 // Regression: gridlock-bench noise wrote the MPI library's terminating NUL into its JSON and into
 // every trace header (grep then took the traces for binary files).
 TEST(BenchJson, NoiseOutputsHoldNoNulBytes) {
-  if (env("GRIDLOCK_NOISE_JSON").empty()) {
-    GTEST_SKIP() << "GRIDLOCK_NOISE_JSON not set";
-  }
+  ASSERT_FALSE(required_env("GRIDLOCK_NOISE_JSON").empty());
+  ASSERT_FALSE(required_env("GRIDLOCK_NOISE_TRACES").empty());
   const auto text_of = [](const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;

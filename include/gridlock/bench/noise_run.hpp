@@ -50,12 +50,13 @@ struct NoiseNodeRow {
 
 /// What rank 0 reports.
 struct NoiseReport {
-  Json context;                      ///< Context block.
-  std::vector<NoiseRankRow> ranks;   ///< Per rank (rank order).
-  std::vector<NoiseNodeRow> nodes;   ///< Per node (node order).
-  double median_noise_fraction = 0;  ///< Median over nodes.
-  double mad_noise_fraction = 0;     ///< Median absolute deviation over nodes (unscaled).
-  double outlier_threshold = 0;      ///< median + mad_factor x MAD.
+  Json context;                         ///< Context block.
+  std::vector<NoiseRankRow> ranks;      ///< Per rank (rank order).
+  std::vector<NoiseNodeRow> nodes;      ///< Per node (node order).
+  double median_noise_fraction = 0;     ///< Median over nodes.
+  double mad_noise_fraction = 0;        ///< Median absolute deviation over nodes (unscaled).
+  double outlier_threshold = 0;         ///< median + mad_factor x MAD.
+  std::vector<int> trace_failed_ranks;  ///< Ranks whose --traces file could not be written.
 };
 
 /// Flags outliers among `nodes` (sets `outlier`) and fills the median/MAD fields of `report`.
