@@ -13,5 +13,7 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target gridlock-bench
 source scripts/mpi-env.sh
 mkdir -p out
+echo "demo: $nodes virtual nodes on this one host: the \"network\" is shared memory and the ranks share" \
+  "$(nproc) cores, so the figures show the method, not a network; impacts below 1 are noise (raw values in out/load.json)"
 exec mpiexec -n "$nodes" build/release/apps/gridlock-bench/gridlock-bench load \
   --virtual-nodes "$nodes" --quick --seed 1 --json out/load.json --csv-dir out/histograms "$@"

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <new>
 #include <string>
 #include <vector>
@@ -105,6 +106,20 @@ void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load
       ->capture_default_str();
   cmd.add_option("--allreduce-size", t.allreduce_size, "Allreduce canary size (multiple of 8)")
       ->capture_default_str();
+  const std::map<std::string, gb::RecvBuffers> buffers{{"shared", gb::RecvBuffers::kShared},
+                                                       {"separate", gb::RecvBuffers::kSeparate}};
+  cmd.add_option("--recv-buffers", o.recv_buffers,
+                 "Bandwidth canaries receive every message from a neighbour into one buffer (shared, as "
+                 "GPCNeT) or each into its own (separate)")
+      ->transform(CLI::CheckedTransformer(buffers, CLI::ignore_case))
+      ->default_str("shared");
+  const std::map<std::string, gb::IdleWait> waits{
+      {"barrier", gb::IdleWait::kBarrier}, {"sleep", gb::IdleWait::kSleep}, {"poll", gb::IdleWait::kPoll}};
+  cmd.add_option("--idle-wait", o.idle_wait,
+                 "How idle ranks wait while others measure: barrier (blocking MPI call, as GPCNeT), sleep "
+                 "(test + 50 us naps) or poll (busy test loop)")
+      ->transform(CLI::CheckedTransformer(waits, CLI::ignore_case))
+      ->default_str("barrier");
   add_loop_options(cmd, o.latency, "latency", true);
   add_loop_options(cmd, o.bandwidth, "bandwidth", true);
   add_loop_options(cmd, o.allreduce, "allreduce", false);

@@ -150,6 +150,22 @@ void validate(const Options& o) {
           "cannot be combined with --ranks-per-node (give one of them)", std::to_string(o.virtual_nodes));
 }
 
+std::string_view recv_buffers_key(RecvBuffers value) noexcept {
+  return value == RecvBuffers::kShared ? "shared" : "separate";
+}
+
+std::string_view idle_wait_key(IdleWait value) noexcept {
+  switch (value) {
+    case IdleWait::kBarrier:
+      return "barrier";
+    case IdleWait::kSleep:
+      return "sleep";
+    case IdleWait::kPoll:
+      return "poll";
+  }
+  return "barrier";
+}
+
 Json options_to_json(const Options& o) {
   Json j;
   j["mode"] = o.mode == Mode::kLoad ? "load" : "network";
@@ -172,6 +188,8 @@ Json options_to_json(const Options& o) {
   j["bandwidth_outstanding"] = o.bandwidth_outstanding;
   j["allreduce_bytes"] = o.allreduce_bytes;
   j["alltoall_bytes"] = o.alltoall_bytes;
+  j["recv_buffers"] = recv_buffers_key(o.recv_buffers);
+  j["idle_wait"] = idle_wait_key(o.idle_wait);
   j["congestor_bytes"] = o.congestor_bytes;
   j["allreduce_congestor_bytes"] = o.allreduce_congestor_bytes;
   j["congestor_warmup"] = o.congestor_warmup;

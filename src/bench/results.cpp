@@ -81,12 +81,9 @@ void print_impact_table(std::FILE* out, std::string_view title, const std::vecto
   fmt::print(out, "{}\n", kImpactBar);
   fmt::print(out, "| {:>31} | {:>20} | {:>19} |\n", "", "Avg", "99%");
   fmt::print(out, "{}\n", kImpactBar);
-  const auto factor = [](double v, int width) {
-    return std::isfinite(v) ? fmt::format("{:>{}.1f}X", v, width - 1) : fmt::format("{:>{}}", "-", width);
-  };
   for (const auto& row : rows) {
-    fmt::print(out, "| {:>31} | {} | {} |\n", truncate(row.title, 31), factor(row.mean, 20),
-               factor(row.tail99, 19));
+    fmt::print(out, "| {:>31} | {} | {} |\n", truncate(row.title, 31), format_impact(row.mean, 20),
+               format_impact(row.tail99, 19));
     fmt::print(out, "{}\n", kImpactBar);
   }
 }
@@ -154,6 +151,23 @@ const PhaseResult* find_phase(const Report& report, std::string_view label) {
 }
 
 }  // namespace
+
+std::string_view one_host_explanation() {
+  return "all ranks ran on one host: the \"network\" is shared memory and the ranks share its cores, so "
+         "these figures measure the host, not a network, and impacts near 1 are noise";
+}
+
+std::string format_impact(double factor, int width) {
+  if (!std::isfinite(factor)) {
+    return fmt::format("{:>{}}", "-", width);
+  }
+  // A factor is rounded to one decimal in the table, so 0.96 would read 1.0X and 0.94 0.9X: both
+  // mean no measurable impact; only the rounded value decides.
+  if (std::round(factor * 10.0) < 10.0) {
+    return fmt::format("{:>{}}", kWithinNoise, width);
+  }
+  return fmt::format("{:>{}.1f}X", factor, width - 1);
+}
 
 std::vector<ImpactRow> congestion_impacts(const Report& report) {
   std::vector<ImpactRow> rows;
@@ -244,9 +258,7 @@ Json report_body(const Report& report) {
 void print_tables(const Report& report, std::FILE* out) {
   for (const auto& phase : report.phases) {
     if (phase.label == "isolated") {
-      print_canary_table(
-          out, report.mode == Mode::kNetwork ? "Isolated Network Tests" : "Isolated Congestion Tests",
-          phase.canaries);
+      print_canary_table(out, "Isolated Network Tests", phase.canaries);
     } else {
       print_canary_table(out, phase_title(phase), phase.canaries);
       print_congestor_table(out, phase);
@@ -268,6 +280,22 @@ void print_tables(const Report& report, std::FILE* out) {
             ? fmt::format("{} Congestor only - Key Results", congestor_title(phase.active[0]))
             : "Network Tests running with Congestion Tests - Key Results";
     print_impact_table(out, title, rows);
+  }
+  if (!impacts.empty()) {
+    bool below_one = false;
+    for (const auto& row : impacts) {
+      below_one = below_one || format_impact(row.mean, 1) == kWithinNoise ||
+                  format_impact(row.tail99, 1) == kWithinNoise;
+    }
+    if (below_one) {
+      fmt::print(
+          out,
+          "note: {}: impact below 1.0X, no measurable impact (within noise); the raw factors are in --json\n",
+          kWithinNoise);
+    }
+  }
+  if (report.one_host && report.mode == Mode::kLoad) {
+    fmt::print(out, "note: {}\n", one_host_explanation());
   }
   for (const auto& phase : report.phases) {
     for (const auto& c : phase.canaries) {

@@ -31,8 +31,11 @@ RoleLayout::RoleLayout(std::uint64_t nodes, std::uint64_t seed, double canary_fr
     : RoleLayout(nodes, seed, std::vector<std::uint64_t>{}, std::move(congestors)) {
   const auto types = static_cast<std::uint64_t>(congestors_.size());
   const std::uint64_t needed = kMinNodesPerGroup * (1 + types);
-  const auto canaries =
-      static_cast<std::uint64_t>(std::llround(canary_fraction * static_cast<double>(nodes)));
+  // As GPCNeT: the congestors get floor((1 - f) x nodes) nodes, the canaries the rest (3 of 12
+  // nodes at the default 0.2, where rounding 0.2 x 12 would give 2).
+  const double congestor_nodes = std::floor((1.0 - canary_fraction) * static_cast<double>(nodes));
+  const std::uint64_t canaries =
+      nodes - std::min(nodes, static_cast<std::uint64_t>(std::max(0.0, congestor_nodes)));
   const std::uint64_t rest = nodes - std::min(canaries, nodes);
   const std::uint64_t smallest_congestor_group = types == 0 ? kMinNodesPerGroup : rest / types;
   if (nodes < needed || canaries < kMinNodesPerGroup || smallest_congestor_group < kMinNodesPerGroup) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -396,9 +397,10 @@ RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<
 
 // The congestor side of a --congestors run: which type this rank runs, and its communicators.
 struct CongestorPart {
-  int type = -1;       // index into options.congestors; -1: this rank runs the product
-  detail::Comm block;  // the ranks of this type
-  detail::Comm slice;  // the kernel's communicator: one local rank of every host, or the block
+  int type = -1;        // index into options.congestors; -1: this rank runs the product
+  detail::Comm block;   // the ranks of this type
+  detail::Comm slice;   // the kernel's communicator: one local rank of every host, or the block
+  int slice_color = 0;  // which slice of the block (its local rank, or 0)
 };
 
 // Consecutive blocks of the congestor ranks, one per type; the first (ranks mod types) one rank
@@ -431,7 +433,8 @@ CongestorPart split_congestors(const SpmvOptions& options, MPI_Comm congestors) 
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, counts.data(), 1, MPI_INT, MPI_SUM, part.block.get()));
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &counts[1], 2, MPI_INT, MPI_MIN, part.block.get()));
   const bool per_local_rank = counts[0] >= 2 && counts[1] == -counts[2];
-  part.slice = detail::split(part.block.get(), per_local_rank ? local : 0, c);
+  part.slice_color = per_local_rank ? local : 0;
+  part.slice = detail::split(part.block.get(), part.slice_color, c);
   return part;
 }
 
@@ -676,8 +679,15 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
     Options kernel_options;
     kernel_options.congestor_bytes = options.congestor_bytes;
     kernel_options.allreduce_congestor_bytes = options.allreduce_congestor_bytes;
-    const auto kernel = detail::make_congestor_kernel(options.congestors[static_cast<std::size_t>(part.type)],
-                                                      kernel_options, part.slice.get());
+    std::unique_ptr<detail::CongestorKernel> kernel;
+    // One slice at a time: RMA windows of slices made by one split collide in Open MPI 4.1.
+    int colors = part.slice_color + 1;
+    GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &colors, 1, MPI_INT, MPI_MAX, part_comm.get()));
+    const int turns = static_cast<int>(options.congestors.size()) * colors;
+    detail::create_in_turn(part_comm.get(), part.type * colors + part.slice_color, turns, [&] {
+      kernel = detail::make_congestor_kernel(options.congestors[static_cast<std::size_t>(part.type)],
+                                             kernel_options, part.slice.get());
+    });
     load = detail::drive_congestor(*kernel, world, part.slice.get(), kernel_options.congestor_warmup,
                                    kernel_options.congestor_check, options.congestor_timeout_s);
   }

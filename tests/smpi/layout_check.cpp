@@ -4,6 +4,7 @@
 // Usage (through scripts/smpi-run.sh): layout_check HOSTS RANKS_PER_HOST [SEED]
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -129,7 +130,8 @@ void check_roles(Checker& c, const gb::RoleLayout& roles, std::uint64_t nodes, d
              fmt::format("roles: positions of group {} are not 0..{}", g, count[g] - 1));
   }
   c.expect(total == nodes, "roles: groups do not cover every node once");
-  const auto canaries = static_cast<std::uint64_t>(static_cast<double>(nodes) * fraction + 0.5);
+  const auto canaries =
+      nodes - static_cast<std::uint64_t>(std::floor(static_cast<double>(nodes) * (1.0 - fraction)));
   c.expect(count.at(0) == canaries,
            fmt::format("roles: {} canary nodes, configured {}", count.at(0), canaries));
   const std::uint64_t rest = nodes - canaries;

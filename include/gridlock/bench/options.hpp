@@ -28,6 +28,24 @@ enum class CongestorType {
   kAllreduce,  ///< Large-message MPI_Allreduce (gradient exchange), `allreduce`; off by default.
 };
 
+/// Where the bandwidth canaries receive (RR Two-sided BW, BW+Sync, Nat BW; the Put BW target).
+enum class RecvBuffers {
+  kShared,    ///< One buffer per neighbour that every outstanding message lands in, as GPCNeT does.
+  kSeparate,  ///< One buffer per outstanding message (more memory traffic per rank).
+};
+
+/// How ranks with nothing to do wait (idle congestors in the isolated phase, early finishers).
+enum class IdleWait {
+  kBarrier,  ///< Blocking MPI_Barrier / MPI_Wait, as GPCNeT; MPI yields the core when oversubscribed.
+  kSleep,    ///< MPI_Test then a 50 us sleep, in a loop: frees the core, but wakes 20,000 times a second.
+  kPoll,     ///< MPI_Test in a busy loop: holds a core.
+};
+
+/// Command-line name of a RecvBuffers value (`shared`, `separate`).
+[[nodiscard]] std::string_view recv_buffers_key(RecvBuffers value) noexcept;
+/// Command-line name of an IdleWait value (`barrier`, `sleep`, `poll`).
+[[nodiscard]] std::string_view idle_wait_key(IdleWait value) noexcept;
+
 /// Command-line name of a congestor type (`a2a`, `p2p-incast`, ...).
 [[nodiscard]] std::string_view congestor_key(CongestorType type) noexcept;
 /// Human-readable name of a congestor type for tables (`All-to-all`, ...).
@@ -55,7 +73,9 @@ struct Options {
 
   // Roles (load mode).
   std::optional<std::uint64_t> seed;  ///< Seed of node shuffle and rings; time-based when empty.
-  double canary_fraction = 0.2;       ///< Fraction of nodes running canaries.
+  /// Fraction of nodes running canaries: the congestors get floor((1 - f) x nodes), as GPCNeT's
+  /// CONGESTOR_NODE_FRAC 0.8 (3 canary nodes of 12), the canaries the rest.
+  double canary_fraction = 0.2;
   std::vector<CongestorType> congestors{CongestorType::kAllToAll, CongestorType::kP2pIncast,
                                         CongestorType::kRmaIncast, CongestorType::kRmaBcast};
   bool each_congestor = false;  ///< Also run one loaded phase per congestor type alone.
@@ -70,6 +90,8 @@ struct Options {
   std::uint64_t bandwidth_outstanding = 8;                    ///< Messages in flight to each neighbour.
   std::uint64_t allreduce_bytes = 8;                          ///< Allreduce canary size (multiple of 8).
   std::uint64_t alltoall_bytes = 4096;                        ///< Alltoall canary size per peer.
+  RecvBuffers recv_buffers = RecvBuffers::kShared;            ///< Bandwidth canaries' receive buffers.
+  IdleWait idle_wait = IdleWait::kBarrier;                    ///< How idle ranks wait.
 
   // Congestors (paper §3.2).
   std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gridlock/bench/options.hpp"
@@ -82,7 +83,21 @@ struct Report {
   std::vector<std::string> canary_ring0;
   std::vector<PhaseResult> phases;  ///< isolated first, then loaded phases.
   std::vector<std::string> notes;   ///< Timeouts, skipped tests and other warnings.
+  /// True when every rank ran on one host: the "network" was shared memory and the cores were
+  /// shared, so the tables say so (one_host_explanation).
+  bool one_host = false;
 };
+
+/// The line printed under the tables when every rank ran on one host.
+[[nodiscard]] std::string_view one_host_explanation();
+
+/// How the tables show a Congestion Impact Factor: `2.3X`; below 1 (the congestors sped the
+/// canaries up, which is noise, not a measurement) `kWithinNoise`; `-` when undefined. `width`
+/// pads on the left. JSON keeps the raw value.
+[[nodiscard]] std::string format_impact(double factor, int width);
+
+/// Table text of an impact below 1.
+inline constexpr std::string_view kWithinNoise = "within noise";
 
 /// Congestion Impact rows for every loaded phase (needs an `isolated` phase), paper Eq. 1-2.
 [[nodiscard]] std::vector<ImpactRow> congestion_impacts(const Report& report);

@@ -81,24 +81,30 @@ class GetLatency final : public RingKernel {
 
 // Random-ring bandwidth: `outstanding` messages to and from each neighbour; with `sync`, a
 // barrier on the slice follows (BW+Sync, paper §3.1.1). Bandwidth counts the bytes sent.
+// With shared receive buffers (the default, as GPCNeT) every message from one neighbour lands in
+// one buffer: the contents are never read, and one buffer per neighbour keeps the receive side in
+// cache as in the reference, whose figures a facility compares with (docs/gridlock-bench.md).
 class TwoSidedBandwidth final : public RingKernel {
  public:
-  TwoSidedBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding, bool sync)
+  TwoSidedBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding, bool sync,
+                    RecvBuffers buffers)
       : slice_(slice),
         count_(to_count(bytes, "--bandwidth-size")),
         outstanding_(static_cast<std::size_t>(outstanding)),
+        slots_(buffers == RecvBuffers::kShared ? 1 : outstanding_),
         sync_(sync),
         send_(bytes),
-        recv_(2 * outstanding * bytes),
+        recv_(2 * slots_ * bytes),
         requests_(4 * outstanding_),
         bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
   void run() override {
     const auto n = static_cast<std::size_t>(count_);
     for (std::size_t k = 0; k < outstanding_; ++k) {
+      const std::size_t slot = k % slots_;
       GRIDLOCK_MPI(
-          MPI_Irecv(recv_.data() + k * n, count_, MPI_BYTE, left_, kTagRight, slice_, &requests_[4 * k]));
-      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + (outstanding_ + k) * n, count_, MPI_BYTE, right_, kTagLeft,
-                             slice_, &requests_[4 * k + 1]));
+          MPI_Irecv(recv_.data() + slot * n, count_, MPI_BYTE, left_, kTagRight, slice_, &requests_[4 * k]));
+      GRIDLOCK_MPI(MPI_Irecv(recv_.data() + (slots_ + slot) * n, count_, MPI_BYTE, right_, kTagLeft, slice_,
+                             &requests_[4 * k + 1]));
       // MPI-3 allows concurrent sends from one buffer.
       GRIDLOCK_MPI(MPI_Isend(send_.data(), count_, MPI_BYTE, left_, kTagLeft, slice_, &requests_[4 * k + 2]));
       GRIDLOCK_MPI(
@@ -115,6 +121,7 @@ class TwoSidedBandwidth final : public RingKernel {
   MPI_Comm slice_;
   int count_;
   std::size_t outstanding_;
+  std::size_t slots_;  // receive buffers per neighbour
   bool sync_;
   Bytes send_;
   Bytes recv_;
@@ -122,21 +129,23 @@ class TwoSidedBandwidth final : public RingKernel {
   double bytes_per_iteration_;
 };
 
-// RMA Put bandwidth: `outstanding` puts into each neighbour's window, then flush both.
+// RMA Put bandwidth: `outstanding` puts into each neighbour's window, then flush both. With
+// shared buffers (as GPCNeT) every put from one neighbour targets one slot of the window.
 class PutBandwidth final : public RingKernel {
  public:
-  PutBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding)
+  PutBandwidth(MPI_Comm slice, std::uint64_t bytes, std::uint64_t outstanding, RecvBuffers buffers)
       : count_(to_count(bytes, "--bandwidth-size")),
         outstanding_(outstanding),
-        window_(slice, 2 * outstanding * bytes),
+        slots_(buffers == RecvBuffers::kShared ? 1 : outstanding),
+        window_(slice, 2 * slots_ * bytes),
         send_(bytes),
         bytes_per_iteration_(static_cast<double>(2 * outstanding * bytes)) {}
   void run() override {
     const auto size = static_cast<MPI_Aint>(count_);
     for (std::uint64_t k = 0; k < outstanding_; ++k) {
       // I am my left neighbour's right neighbour: write into its "from right" half, and back.
-      const auto k_offset = static_cast<MPI_Aint>(k) * size;
-      const auto half = static_cast<MPI_Aint>(outstanding_) * size;
+      const auto k_offset = static_cast<MPI_Aint>(k % slots_) * size;
+      const auto half = static_cast<MPI_Aint>(slots_) * size;
       GRIDLOCK_MPI(
           MPI_Put(send_.data(), count_, MPI_BYTE, left_, half + k_offset, count_, MPI_BYTE, window_.get()));
       GRIDLOCK_MPI(
@@ -152,6 +161,7 @@ class PutBandwidth final : public RingKernel {
  private:
   int count_;
   std::uint64_t outstanding_;
+  std::uint64_t slots_;  // window slots per neighbour
   Window window_;
   Bytes send_;
   double bytes_per_iteration_;
@@ -417,13 +427,15 @@ std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const O
     return std::make_unique<GetLatency>(slice, o.latency_bytes);
   }
   if (spec.key == "rr_two_sided_bw" || spec.key == "nat_two_sided_bw") {
-    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, false);
+    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, false,
+                                               o.recv_buffers);
   }
   if (spec.key == "rr_two_sided_bw_sync") {
-    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, true);
+    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, true,
+                                               o.recv_buffers);
   }
   if (spec.key == "rr_put_bw") {
-    return std::make_unique<PutBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding);
+    return std::make_unique<PutBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, o.recv_buffers);
   }
   if (spec.key == "multiple_allreduce") {
     return std::make_unique<AllreduceLatency>(slice, o.allreduce_bytes);
@@ -535,16 +547,16 @@ std::vector<CongestorResult> reduce_congestor_runs(const std::vector<CongestorTy
   return results;
 }
 
-void wait_for_congestors(MPI_Comm world) {
+void wait_for_congestors(MPI_Comm world, IdleWait how) {
   MPI_Request warm = MPI_REQUEST_NULL;
   GRIDLOCK_MPI(MPI_Ibarrier(world, &warm));
-  idle_wait(warm);
+  idle_wait(warm, how);
 }
 
-void measure_done(MPI_Comm world) {
+void measure_done(MPI_Comm world, IdleWait how) {
   MPI_Request stop = MPI_REQUEST_NULL;
   GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));
-  idle_wait(stop);
+  idle_wait(stop, how);
 }
 
 }  // namespace gridlock::bench::detail

@@ -100,9 +100,9 @@ struct CongestorRun {
                                                                  MPI_Comm world);
 
 /// The measuring side of drive_congestor's protocol: enters the "warm" barrier and idles until every
-/// congestor is warm. Call measure_done() after measuring.
-void wait_for_congestors(MPI_Comm world);
+/// congestor is warm (waiting as `how` says). Call measure_done() after measuring.
+void wait_for_congestors(MPI_Comm world, IdleWait how = IdleWait::kSleep);
 /// Enters the "stop" barrier (the congestors stop) and idles until it completes.
-void measure_done(MPI_Comm world);
+void measure_done(MPI_Comm world, IdleWait how = IdleWait::kSleep);
 
 }  // namespace gridlock::bench::detail

@@ -113,14 +113,31 @@ Window& Window::operator=(Window&& other) noexcept {
 
 Window::~Window() { release(); }
 
-void idle_wait(MPI_Request& request) {
+void create_in_turn(MPI_Comm comm, int my_turn, int turns, const std::function<void()>& create) {
+  // An error in one slice's turn must not leave the other slices waiting at the next barrier:
+  // agree() ends every rank with it.
+  for (int turn = 0; turn < turns; ++turn) {
+    agree(comm, [&] {
+      if (turn == my_turn) {
+        create();
+      }
+    });
+  }
+}
+
+void idle_wait(MPI_Request& request, IdleWait how) {
   // Short sleeps keep latency of the wake-up small (tens of microseconds) against phases that
-  // last seconds, while freeing the core on oversubscribed hosts.
+  // last seconds, while freeing the core on oversubscribed hosts; but each wake-up can preempt a
+  // measuring rank on a shared core, which is why kBarrier is the default (docs/gridlock-bench.md).
   constexpr timespec kNap{0, 50'000};
   // A request already completed (and nulled) by an earlier MPI_Test is done. The check is
   // needed: SimGrid SMPI 3.32 leaves `flag` unset for MPI_REQUEST_NULL when the status is
   // MPI_STATUS_IGNORE, which made this loop spin forever (docs/smpi.md).
   if (request == MPI_REQUEST_NULL) {
+    return;
+  }
+  if (how == IdleWait::kBarrier) {
+    GRIDLOCK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
     return;
   }
   int done = 0;
@@ -129,14 +146,20 @@ void idle_wait(MPI_Request& request) {
     if (done != 0) {
       return;
     }
-    nanosleep(&kNap, nullptr);
+    if (how == IdleWait::kSleep) {
+      nanosleep(&kNap, nullptr);
+    }
   }
 }
 
-void idle_barrier(MPI_Comm comm) {
+void idle_barrier(MPI_Comm comm, IdleWait how) {
+  if (how == IdleWait::kBarrier) {
+    GRIDLOCK_MPI(MPI_Barrier(comm));
+    return;
+  }
   MPI_Request request = MPI_REQUEST_NULL;
   GRIDLOCK_MPI(MPI_Ibarrier(comm, &request));
-  idle_wait(request);
+  idle_wait(request, how);
 }
 
 LogHistogram reduce_histogram(const LogHistogram& local, MPI_Comm comm, int root) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gridlock/bench/comm.hpp"
+#include "gridlock/bench/options.hpp"
 #include "gridlock/core/histogram.hpp"
 
 namespace gridlock::bench::detail {
@@ -65,12 +66,24 @@ class Window {
   void* base_ = nullptr;
 };
 
-/// Waits for a request without spinning a core: tests, then sleeps briefly between tests.
-/// Idle ranks on oversubscribed hosts then leave the CPU to the ranks that measure.
-void idle_wait(MPI_Request& request);
+/// Runs `create` (which makes this rank's RMA windows, collectively over its slice) in turn:
+/// the slices of `comm` take turns 0..turns-1, `my_turn` being this rank's, with a barrier over
+/// `comm` after each turn. Open MPI 4.1's osc/rdma names a window's shared-memory segment from
+/// the host, the job and the communicator's context id, and slices made by one MPI_Comm_split
+/// share context ids, so two slices creating windows at once on one host use one segment (SIGBUS
+/// or MPI_ERR_WIN; Open MPI issues 9492 and 7393, fixed in 5.0). The segment file is unlinked
+/// before MPI_Win_allocate returns, so windows created one slice at a time never meet.
+/// Collective over `comm`.
+void create_in_turn(MPI_Comm comm, int my_turn, int turns, const std::function<void()>& create);
 
-/// Idle-waiting barrier over `comm` (MPI_Ibarrier + idle_wait).
-void idle_barrier(MPI_Comm comm);
+/// Waits for a request the way `how` says: kBarrier blocks in MPI_Wait (MPI's own wait, which
+/// yields the core when the host is oversubscribed), kSleep tests and sleeps 50 us between tests,
+/// kPoll tests in a busy loop.
+void idle_wait(MPI_Request& request, IdleWait how = IdleWait::kSleep);
+
+/// Barrier over `comm` for ranks with nothing to do: MPI_Barrier for kBarrier, else
+/// MPI_Ibarrier + idle_wait.
+void idle_barrier(MPI_Comm comm, IdleWait how = IdleWait::kSleep);
 
 /// Reduces histograms to `root` of `comm` exactly (bucket counts and sums added, min/max
 /// reduced). Every rank passes its own (possibly empty) histogram; the root gets the pooled one.

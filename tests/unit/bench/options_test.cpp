@@ -40,6 +40,11 @@ TEST(Options, DefaultsAreThePapersAndValid) {
   EXPECT_EQ(o.congestor_bytes, 4096U);
   EXPECT_DOUBLE_EQ(o.canary_fraction, 0.2);
   EXPECT_DOUBLE_EQ(o.test_timeout_s, 10.0);
+  // GPCNeT's method: shared receive buffers, idle ranks in a blocking barrier.
+  EXPECT_EQ(o.recv_buffers, RecvBuffers::kShared);
+  EXPECT_EQ(o.idle_wait, IdleWait::kBarrier);
+  EXPECT_EQ(options_to_json(o)["recv_buffers"], "shared");
+  EXPECT_EQ(options_to_json(o)["idle_wait"], "barrier");
   EXPECT_NO_THROW(validate(o));
 }
 

@@ -107,6 +107,49 @@ TEST(Results, TablesKeepTheClassicRowLayout) {
   EXPECT_NE(text.find("cut short by --test-timeout after 4 of 10"), std::string::npos) << text;
 }
 
+std::string tables_of(const Report& report) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  EXPECT_NE(out, nullptr);
+  print_tables(report, out);
+  std::fclose(out);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+TEST(Results, ImpactBelowOneIsNoiseInTheTableAndRawInJson) {
+  Report report = make_report();
+  // Loaded latency samples 0.5x the isolated ones: the congestors "sped the canaries up".
+  report.phases[1].canaries[0] = make_canary("lat", Better::kLower, 0.5);
+  const std::string text = tables_of(report);
+  const std::regex noise(R"(^\| +RR Two-sided Lat \(8 B\) \| +within noise \| +within noise \|$)");
+  int rows = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    rows += std::regex_match(line, noise) ? 1 : 0;
+    EXPECT_EQ(line.find("0.5X"), std::string::npos) << line;
+  }
+  EXPECT_EQ(rows, 1) << text;
+  EXPECT_NE(text.find("no measurable impact (within noise)"), std::string::npos) << text;
+  EXPECT_NEAR(report_body(report)["congestion_impact"][0]["mean"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(format_impact(0.96, 5), " 1.0X");  // reads 1.0X: not below 1
+  EXPECT_EQ(format_impact(0.94, 12), "within noise");
+  EXPECT_EQ(format_impact(std::nan(""), 3), "  -");
+}
+
+TEST(Results, OneHostRunsSayWhatTheFiguresMean) {
+  Report report = make_report();
+  EXPECT_EQ(tables_of(report).find("one host"), std::string::npos);
+  report.one_host = true;
+  const std::string text = tables_of(report);
+  EXPECT_NE(text.find("note: " + std::string(one_host_explanation())), std::string::npos) << text;
+  report.mode = Mode::kNetwork;
+  report.phases.resize(1);
+  EXPECT_EQ(tables_of(report).find("one host"), std::string::npos);
+}
+
 TEST(Results, HistogramCsvFilesStartWithContextAndCountEverySample) {
   const fs::path dir = fs::temp_directory_path() / "gridlock_results_csv_test";
   fs::remove_all(dir);

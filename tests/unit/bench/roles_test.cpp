@@ -15,9 +15,10 @@ const std::vector<CongestorType> kFour{CongestorType::kAllToAll, CongestorType::
 TEST(RoleLayout, PartitionsNodesIntoGroupsOfDocumentedSizes) {
   const RoleLayout roles(12, 1, 0.2, kFour);
   ASSERT_EQ(roles.group_count(), 5);
-  EXPECT_EQ(roles.group_size(0), 2U);  // round(0.2 * 12) = 2
-  EXPECT_EQ(roles.group_size(1), 3U);  // 10 nodes over 4 types: 3, 3, 2, 2
-  EXPECT_EQ(roles.group_size(2), 3U);
+  // As GPCNeT: floor(0.8 * 12) = 9 congestor nodes, 3 canary nodes (rounding 2.4 would give 2).
+  EXPECT_EQ(roles.group_size(0), 3U);
+  EXPECT_EQ(roles.group_size(1), 3U);  // 9 nodes over 4 types: 3, 2, 2, 2
+  EXPECT_EQ(roles.group_size(2), 2U);
   EXPECT_EQ(roles.group_size(3), 2U);
   EXPECT_EQ(roles.group_size(4), 2U);
   std::set<std::uint64_t> seen;
@@ -41,6 +42,8 @@ TEST(RoleLayout, SameSeedSameRolesOtherSeedOtherRoles) {
   EXPECT_EQ(a.nodes_of(0), b.nodes_of(0));
   EXPECT_NE(a.nodes_of(0), c.nodes_of(0));
   EXPECT_EQ(a.group_size(0), 200U);
+  EXPECT_EQ(RoleLayout(24, 1, 0.2, kFour).group_size(0), 5U);  // GPCNeT: 24 - floor(19.2)
+  EXPECT_EQ(RoleLayout(10, 1, 0.2, kFour).group_size(0), 2U);
 }
 
 TEST(RoleLayout, TooFewNodesIsAClearError) {
