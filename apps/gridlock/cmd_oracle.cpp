@@ -305,8 +305,9 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("--max-connections", serve_args->max_connections, "Open connections in total")
       ->capture_default_str()
       ->check(CLI::Range(1U, 100000U));
-  serve->add_option("--max-connections-per-address", serve_args->max_connections_per_address,
-                    "Open connections from one client address")
+  serve
+      ->add_option("--max-connections-per-address", serve_args->max_connections_per_address,
+                   "Open connections from one client address")
       ->capture_default_str()
       ->check(CLI::Range(1U, 100000U));
   serve->add_option("--threads", serve_args->threads, "Event-loop threads")

@@ -174,6 +174,39 @@ struct RequestState {
   bool answered = false;
 };
 
+// Decodes %XX escapes in place, as libmicrohttpd's default does, except %00: a NUL would end the
+// C string MHD hands over, so `/v1/nodes/a%00b` would be answered as `/v1/nodes/a`. It stays
+// `%00`, and the request fails with the name as sent.
+std::size_t unescape_keeping_nul(void* /*cls*/, MHD_Connection* /*connection*/, char* text) {
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  };
+  char* out = text;
+  for (const char* in = text; *in != '\0'; ++in) {
+    if (*in == '%' && in[1] != '\0' && in[2] != '\0') {
+      const int high = hex(in[1]);
+      const int low = hex(in[2]);
+      if (high >= 0 && low >= 0 && (high != 0 || low != 0)) {
+        *out++ = static_cast<char>(high * 16 + low);
+        in += 2;
+        continue;
+      }
+    }
+    *out++ = *in;
+  }
+  *out = '\0';
+  return static_cast<std::size_t>(out - text);
+}
+
 }  // namespace
 
 bool is_loopback_host(std::string_view host) {
@@ -400,8 +433,7 @@ struct Server::Impl {
 
   void route_metrics_batch(const Request& req, Response& res) const {
     req.only_args({});
-    const Json body =
-        parse_body(req, {"pairs", "metric", "reducer", "window_s", "endpoints", "undirected"});
+    const Json body = parse_body(req, {"pairs", "metric", "reducer", "window_s", "endpoints", "undirected"});
     const auto q = query_from_json(body);
     const auto it = body.find("pairs");
     if (it == body.end() || !it->is_array()) {
@@ -415,7 +447,8 @@ struct Server::Impl {
     pairs.reserve(it->size());
     for (const auto& pair : *it) {
       if (!pair.is_array() || pair.size() != 2) {
-        throw HttpError(400, "bad_request", "field 'pairs': every pair must be a two-element array [src, dst]");
+        throw HttpError(400, "bad_request",
+                        "field 'pairs': every pair must be a two-element array [src, dst]");
       }
       pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
     }
@@ -434,8 +467,9 @@ struct Server::Impl {
       throw HttpError(400, "bad_request", "field 'nodes' must be an array of node names or indices");
     }
     if (it->size() > options.max_matrix_nodes) {
-      throw HttpError(413, "too_large",
-                      fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
+      throw HttpError(
+          413, "too_large",
+          fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
     }
     std::vector<topo::NodeId> nodes;
     for (const auto& node : *it) {
@@ -444,8 +478,9 @@ struct Server::Impl {
     const auto values = oracle.metric_matrix(nodes, q);
     Json matrix = Json::array();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-      matrix.push_back(std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
-                                           values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
+      matrix.push_back(
+          std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
+                              values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
     }
     Json names = Json::array();
     for (const auto id : nodes) {
@@ -524,7 +559,8 @@ struct Server::Impl {
       if (top < 0 || top > 1e6) {
         throw HttpError(400, "bad_request", "'top' must be between 0 and 1000000");
       }
-      reply(res, {{"links", oracle.top_links(static_cast<std::size_t>(top), query_double(req, "window_s", 0))}});
+      reply(res,
+            {{"links", oracle.top_links(static_cast<std::size_t>(top), query_double(req, "window_s", 0))}});
     } else if (path == "/v1/metric-matrix") {
       need(kMetricMatrix, post, "POST");
       metric_matrix(req, res);
@@ -535,7 +571,8 @@ struct Server::Impl {
       res.content_type = "text/plain; version=0.0.4";
     } else {
       ++requests[kOther];
-      throw HttpError(404, "not_found", fmt::format("no such path '{}': see docs/oracle.md", printable_excerpt(path)));
+      throw HttpError(404, "not_found",
+                      fmt::format("no such path '{}': see docs/oracle.md", printable_excerpt(path)));
     }
   }
 
@@ -574,7 +611,7 @@ struct Server::Impl {
     return queued;
   }
 
-  MHD_Result too_large(MHD_Connection* connection, RequestState& state) {
+  MHD_Result too_large(MHD_Connection* connection, RequestState& state, bool streaming) {
     state.answered = true;
     state.body.clear();
     state.body.shrink_to_fit();
@@ -584,7 +621,23 @@ struct Server::Impl {
           error_body("too_large", fmt::format("request body larger than {} bytes (the server's --max-body)",
                                               options.max_body_bytes)),
           413);
-    return send(connection, res);
+    if (!streaming) {
+      return send(connection, res);
+    }
+    // libmicrohttpd 0.9.75 accepts a response only before the body or after all of it; to refuse
+    // a body that passes the limit while it streams in (a chunked 300 MB body) without reading
+    // the rest, the 413 is written on the socket here and the connection is closed (MHD_NO).
+    // The answer is a few hundred bytes: the socket's send buffer, empty at this point, takes it.
+    const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) {
+      const std::string text = fmt::format(
+          "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+          "Connection: close\r\n\r\n{}",
+          res.body.size(), res.body);
+      (void)::send(info->connect_fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ::shutdown(info->connect_fd, SHUT_WR);
+    }
+    return MHD_NO;
   }
 
   MHD_Result on_request(MHD_Connection* connection, const char* url, const char* method,
@@ -601,11 +654,12 @@ struct Server::Impl {
       }
       state = new RequestState;  // NOLINT(cppcoreguidelines-owning-memory): freed in on_completed
       *request_cls = state;
-      const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      const char* length =
+          MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
       if (length != nullptr) {
         const auto declared = detail::to_double(length);
         if (!declared || *declared > static_cast<double>(options.max_body_bytes)) {
-          return too_large(connection, *state);
+          return too_large(connection, *state, false);
         }
       }
       // Let MHD read the body (answering `Expect: 100-continue`), if any.
@@ -615,7 +669,7 @@ struct Server::Impl {
       if (!state->answered) {
         if (state->body.size() + *upload_size > options.max_body_bytes) {
           *upload_size = 0;
-          return too_large(connection, *state);
+          return too_large(connection, *state, true);
         }
         state->body.append(upload_data, *upload_size);
       }
@@ -647,7 +701,8 @@ struct Server::Impl {
     const auto it = connections.find(connection);
     if (it != connections.end()) {
       it->second.in_request = false;
-      it->second.deadline = Clock::now() + std::chrono::seconds(std::max(options.header_timeout_s, options.keep_alive_s));
+      it->second.deadline =
+          Clock::now() + std::chrono::seconds(std::max(options.header_timeout_s, options.keep_alive_s));
     }
   }
 
@@ -709,7 +764,8 @@ int Server::start() {
   const MHD_AccessHandlerCallback handler = [](void* cls, MHD_Connection* connection, const char* url,
                                                const char* method, const char*, const char* upload_data,
                                                std::size_t* upload_size, void** request_cls) {
-    return static_cast<Impl*>(cls)->on_request(connection, url, method, upload_data, upload_size, request_cls);
+    return static_cast<Impl*>(cls)->on_request(connection, url, method, upload_data, upload_size,
+                                               request_cls);
   };
   const MHD_RequestCompletedCallback completed = [](void* cls, MHD_Connection* connection, void** request_cls,
                                                     MHD_RequestTerminationCode) {
@@ -728,7 +784,8 @@ int Server::start() {
       MHD_OPTION_PER_IP_CONNECTION_LIMIT, o.max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(std::max(1, std::max(o.header_timeout_s, o.keep_alive_s))),
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory, MHD_OPTION_NOTIFY_COMPLETED, completed, impl,
-      MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keeping_nul,
+      nullptr, MHD_OPTION_END);
   if (impl->daemon == nullptr) {
     close(fd);
     throw IoError(fmt::format("cannot start the HTTP server on {} (libmicrohttpd refused its options)",

@@ -19,8 +19,8 @@ double wall_seconds() {
 }
 
 std::vector<NamedSource> make_sources(const topo::Topology& topology, const ServiceOptions& options) {
-  const auto names = options.sources.empty() ? std::vector<std::string>{default_source(topology)}
-                                             : options.sources;
+  const auto names =
+      options.sources.empty() ? std::vector<std::string>{default_source(topology)} : options.sources;
   std::vector<NamedSource> out;
   for (const auto& name : names) {
     out.push_back(NamedSource{name, make_source(name, topology, options.source_options)});
@@ -55,10 +55,10 @@ Service::Service(const topo::Topology& topology, std::vector<NamedSource> source
   for (auto& named : sources) {
     // Two copies of one source add the same traffic twice (a link at 128% used bandwidth).
     if (!seen.insert(named.name).second) {
-      throw InputError(fmt::format(
-          "--source '{}' is given twice: each source is read once (a second copy would count its "
-          "traffic twice); remove the duplicate",
-          printable_excerpt(named.name)));
+      throw InputError(
+          fmt::format("--source '{}' is given twice: each source is read once (a second copy would count its "
+                      "traffic twice); remove the duplicate",
+                      printable_excerpt(named.name)));
     }
     if (!named.source) {
       throw InputError(fmt::format("source '{}' is empty", printable_excerpt(named.name)));

@@ -20,17 +20,17 @@ namespace gridlock::oracle {
 
 /// Limits and addresses of the service (docs/oracle.md, "Bounds").
 struct ServerOptions {
-  std::string host = "127.0.0.1";          ///< Address to bind (loopback by default).
-  int port = 8600;                         ///< TCP port; 0 picks a free one.
-  int threads = 4;                         ///< Event-loop threads (each serves many connections).
-  std::size_t max_body_bytes = 4u << 20U;  ///< Larger request bodies get 413, as soon as they pass it.
+  std::string host = "127.0.0.1";             ///< Address to bind (loopback by default).
+  int port = 8600;                            ///< TCP port; 0 picks a free one.
+  int threads = 4;                            ///< Event-loop threads (each serves many connections).
+  std::size_t max_body_bytes = 4u << 20U;     ///< Larger request bodies get 413, as soon as they pass it.
   std::size_t max_header_bytes = 16u << 10U;  ///< Request line and headers; larger ones get 431.
-  std::size_t max_pairs = 100000;          ///< Pairs per route-metrics request.
-  std::size_t max_matrix_nodes = 2048;     ///< Nodes per metric-matrix request.
-  int header_timeout_s = 5;  ///< A connection has this long, from its opening, to send a whole header.
-  int keep_alive_s = 5;      ///< An idle connection is closed this long after its last answer.
-  unsigned max_connections = 1000;              ///< Open connections in total.
-  unsigned max_connections_per_address = 400;   ///< Open connections from one client address.
+  std::size_t max_pairs = 100000;             ///< Pairs per route-metrics request.
+  std::size_t max_matrix_nodes = 2048;        ///< Nodes per metric-matrix request.
+  int header_timeout_s = 5;         ///< A connection has this long, from its opening, to send a whole header.
+  int keep_alive_s = 5;             ///< An idle connection is closed this long after its last answer.
+  unsigned max_connections = 1000;  ///< Open connections in total.
+  unsigned max_connections_per_address = 400;  ///< Open connections from one client address.
 };
 
 /// True when `host` is a loopback address or `localhost` (127.0.0.0/8, ::1).
