@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
       "rate, open loop (latency from each request's due time)\n\n",
       kSeed, threads, seconds);
   fmt::print("| {:<44} | {:>8} | {:>7} | {:>9} | {:>9} | {:>9} | {:>8} | {:<4} | units |\n", "name",
-             "requests", "dropped", "avg", "50%", "99%", "target", "");
+             "requests", "dropped", "avg", "50%", "99%", "target", "met");
   fmt::print("|{:-<46}|{:-<10}|{:-<9}|{:-<11}|{:-<11}|{:-<11}|{:-<10}|{:-<6}|-------|\n", "", "", "", "", "",
              "", "", "");
   for (const double rate : {1000.0, 10000.0}) {
