@@ -37,7 +37,7 @@ std::vector<NamedSource> sources_with_a_bad_one(const topo::Topology& topology) 
   return sources;
 }
 
-TEST(Service, DefaultSourceIsThePaperLoadOnlyOnThePaperMachine) {
+TEST(OracleService, DefaultSourceIsThePaperLoadOnlyOnThePaperMachine) {
   const topo::Torus3D paper{topo::TorusOptions{}};
   EXPECT_TRUE(is_paper_machine(paper));
   EXPECT_EQ(default_source(paper), "sim:paper");
@@ -54,7 +54,7 @@ TEST(Service, DefaultSourceIsThePaperLoadOnlyOnThePaperMachine) {
   }
 }
 
-TEST(Service, DuplicateSourcesAreRefused) {
+TEST(OracleService, DuplicateSourcesAreRefused) {
   const topo::Torus3D paper{topo::TorusOptions{}};
   ServiceOptions options;
   options.sources = {"sim:paper", "sim:none", "sim:paper"};
@@ -66,7 +66,7 @@ TEST(Service, DuplicateSourcesAreRefused) {
   }
 }
 
-TEST(Service, AThrowingSourceIsRecordedAndTheOthersStillPoll) {
+TEST(OracleService, AThrowingSourceIsRecordedAndTheOthersStillPoll) {
   const topo::Torus3D paper{topo::TorusOptions{}};
   Service service(paper, sources_with_a_bad_one(paper), ServiceOptions{});
   service.poll_once(1.0);
@@ -87,7 +87,7 @@ TEST(Service, AThrowingSourceIsRecordedAndTheOthersStillPoll) {
   EXPECT_GT(values[0], 0);
 }
 
-TEST(Service, HealthOverHttpShowsTheFailingSource) {
+TEST(OracleService, HealthOverHttpShowsTheFailingSource) {
   const topo::Torus3D paper{topo::TorusOptions{}};
   ServiceOptions options;
   options.poll_s = 0.01;
@@ -111,7 +111,7 @@ TEST(Service, HealthOverHttpShowsTheFailingSource) {
 // Polls (each adding an interval, so every query sees a new store version) while four threads
 // query different windows: no crash, no torn value (a used bandwidth over 100% or negative), and
 // ThreadSanitizer/ASan find nothing. Lean: a few hundred polls and queries.
-TEST(Service, PollsWhileQueriesRun) {
+TEST(OracleService, PollsWhileQueriesRun) {
   const topo::Torus3D paper{topo::TorusOptions{}};
   ServiceOptions options;
   options.sources = {"sim:paper"};
