@@ -22,6 +22,7 @@ std::vector<NamedSource> make_sources(const topo::Topology& topology, const Serv
   const auto names =
       options.sources.empty() ? std::vector<std::string>{default_source(topology)} : options.sources;
   std::vector<NamedSource> out;
+  out.reserve(names.size());
   for (const auto& name : names) {
     out.push_back(NamedSource{name, make_source(name, topology, options.source_options)});
   }
@@ -43,7 +44,7 @@ std::string default_source(const topo::Topology& topology) {
   return is_paper_machine(topology) ? "sim:paper" : "sim:none";
 }
 
-Service::Service(const topo::Topology& topology, ServiceOptions options)
+Service::Service(const topo::Topology& topology, const ServiceOptions& options)
     : Service(topology, make_sources(topology, options), options) {}
 
 Service::Service(const topo::Topology& topology, std::vector<NamedSource> sources, ServiceOptions options)

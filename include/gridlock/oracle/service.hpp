@@ -50,7 +50,7 @@ class Service {
   /// Makes the sources named in `options` (or the default one). Throws InputError for an unknown
   /// or duplicate source, or `sim:paper` on another topology, and IoError for a missing path.
   /// `topology` must outlive the service. Polls nothing yet.
-  Service(const topo::Topology& topology, ServiceOptions options);
+  Service(const topo::Topology& topology, const ServiceOptions& options);
   /// A service over ready-made sources (tests, embedding); names must be unique.
   Service(const topo::Topology& topology, std::vector<NamedSource> sources, ServiceOptions options);
   /// Stops the poll thread.
