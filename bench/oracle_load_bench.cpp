@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -276,14 +277,21 @@ int main(int argc, char** argv) {
   int threads = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view flag = argv[i];
-    if (flag == "--seconds") {
-      seconds = std::atof(argv[i + 1]);
-    } else if (flag == "--threads") {
-      threads = std::atoi(argv[i + 1]);
-    } else {
-      fmt::print(stderr, "usage: oracle_load_bench [--seconds S] [--threads N]\n");
+    try {
+      if (flag == "--seconds") {
+        seconds = std::stod(argv[i + 1]);
+        continue;
+      }
+      if (flag == "--threads") {
+        threads = std::stoi(argv[i + 1]);
+        continue;
+      }
+    } catch (const std::exception&) {
+      fmt::print(stderr, "{} {}: not a number\n", flag, argv[i + 1]);
       return 2;
     }
+    fmt::print(stderr, "usage: oracle_load_bench [--seconds S] [--threads N]\n");
+    return 2;
   }
   if (!(seconds > 0) || threads < 1) {
     fmt::print(stderr, "--seconds must be positive and --threads at least 1\n");
@@ -309,6 +317,7 @@ int main(int argc, char** argv) {
   const int port = server.start();
 
   std::vector<std::string> paths;
+  paths.reserve(4096);
   for (int i = 0; i < 4096; ++i) {
     paths.push_back(fmt::format("/v1/route-metrics?src={}&dst={}&metric=bw&reducer=max",
                                 gridlock::uniform_below(rng, n), gridlock::uniform_below(rng, n)));
