@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
@@ -21,6 +21,7 @@
 #include "gridlock/core/units.hpp"
 #include "gridlock/oracle/client.hpp"
 #include "gridlock/oracle/server.hpp"
+#include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -36,13 +37,16 @@ struct ServeArgs {
   std::string poll = "1s";
   std::string duration = "0";
   std::string port_file;
-  int threads = 8;
+  int threads = 4;
   std::size_t max_pairs = 100000;
   std::string max_body = "4MiB";
   unsigned counter_bits = 64;
   std::string xmit_wait_unit = "8B";
   double ib_tick_ns = 0;
   double retention_s = 600;
+  bool allow_remote = false;
+  unsigned max_connections = 1000;
+  unsigned max_connections_per_address = 400;
 };
 
 struct QueryArgs {
@@ -136,79 +140,58 @@ void run_serve(const ServeArgs& args) {
         "--max-body {}: must be at least 1 byte (the largest request body accepted), e.g. --max-body 4MiB",
         args.max_body));
   }
-  // Parsed before the sources: a malformed unit is an error even when no source reads
-  // InfiniBand counters.
-  oracle::SourceOptions source_options;
-  source_options.sim_rate = args.sim_rate;
-  source_options.counter_bits = args.counter_bits;
-  source_options.xmit_wait = xmit_wait_unit(args);
-  source_options.node = args.node;
-  oracle::MetricStore store(*topology, args.retention_s);
-  std::vector<std::unique_ptr<oracle::Source>> sources;
-  // Default: the paper's congestion pairs when the topology has the paper's node names, else no load.
-  const bool paper_nodes = topology->find_node("nid00016") && topology->find_node("nid00048") &&
-                           topology->find_node("nid00042") && topology->find_node("nid00038");
-  const std::string default_source = paper_nodes ? "sim:paper" : "sim:none";
-  for (const auto& text : args.sources.empty() ? std::vector<std::string>{default_source} : args.sources) {
-    sources.push_back(oracle::make_source(text, *topology, source_options));
-  }
-  std::mutex sources_mutex;
-  const auto poll_all = [&] {
-    const std::lock_guard lock(sources_mutex);
-    const double now = now_seconds();
-    for (auto& source : sources) {
-      source->poll(store, now);
-    }
-  };
-  poll_all();
-  const oracle::Oracle oracle(*topology, store);
+  oracle::ServiceOptions service_options;
+  service_options.sources = args.sources;
+  service_options.source_options.sim_rate = args.sim_rate;
+  service_options.source_options.counter_bits = args.counter_bits;
+  service_options.source_options.xmit_wait = xmit_wait_unit(args);
+  service_options.source_options.node = args.node;
+  service_options.retention_s = args.retention_s;
+  service_options.poll_s = poll_s;
+  oracle::Service service(*topology, service_options);
+  service.poll_once(now_seconds());
   oracle::ServerOptions options;
   options.host = host;
   options.port = port;
   options.threads = args.threads;
   options.max_pairs = args.max_pairs;
   options.max_body_bytes = max_body;
+  options.max_connections = args.max_connections;
+  options.max_connections_per_address = args.max_connections_per_address;
+  if (!args.allow_remote && !oracle::is_loopback_host(host)) {
+    fmt::print(stderr,
+               "gridlock oracle: warning: listening on {}, which is not a loopback address: anyone who can "
+               "reach it can query the oracle (there is no authentication); pass --allow-remote if that is "
+               "intended\n",
+               host);
+  }
   // Block SIGINT and SIGTERM in every thread (the server's inherit the mask); wait for them below.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  oracle::Server server(oracle, options, [&] {
-    const std::lock_guard lock(sources_mutex);
-    Json list = Json::array();
-    for (const auto& source : sources) {
-      list.push_back(source->status());
-    }
-    return list;
-  });
+  oracle::Server server(service, options);
   const int bound = server.start();
+  service.start();
   if (!args.port_file.empty()) {
     write_file_atomic(args.port_file, fmt::format("{}\n", bound));
   }
   const bool ipv6 = host.find(':') != std::string::npos;
-  fmt::print("gridlock oracle: serving {} on http://{}{}{}:{} ({} source(s)); stop with Ctrl-C\n",
-             topology->spec(), ipv6 ? "[" : "", host, ipv6 ? "]" : "", bound, sources.size());
+  fmt::print("gridlock oracle: serving {} on http://{}{}{}:{} ({}); stop with Ctrl-C\n", topology->spec(),
+             ipv6 ? "[" : "", host, ipv6 ? "]" : "", bound, fmt::join(service.source_names(), ", "));
   std::fflush(stdout);
-  const auto start = std::chrono::steady_clock::now();
+  timespec timeout{};
+  const bool forever = !(duration_s > 0);
+  timeout.tv_sec = forever ? 0 : static_cast<time_t>(duration_s);
+  timeout.tv_nsec = forever ? 0 : static_cast<long>((duration_s - std::floor(duration_s)) * 1e9);
   while (true) {
-    double wait_s = poll_s;
-    if (duration_s > 0) {
-      const double left =
-          duration_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (left <= 0) {
-        break;
-      }
-      wait_s = std::min(wait_s, left);
-    }
-    timespec timeout{};
-    timeout.tv_sec = static_cast<time_t>(wait_s);
-    timeout.tv_nsec = static_cast<long>((wait_s - std::floor(wait_s)) * 1e9);
-    if (sigtimedwait(&signals, nullptr, &timeout) > 0) {
+    const int got = forever ? sigwaitinfo(&signals, nullptr) : sigtimedwait(&signals, nullptr, &timeout);
+    if (got > 0 || !forever || errno != EINTR) {
       break;
     }
-    poll_all();
   }
+  service.stop();
   server.stop();
   fmt::print("gridlock oracle: stopped after {} requests\n", server.requests());
 }
@@ -308,7 +291,7 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option(
       "--source", serve_args->sources,
       "Metric source (repeatable): sim[:paper|:none|:MATRIX_FILE], ldms:FILE_OR_DIR, sysfs[:ROOT]; "
-      "default sim:paper when the topology has the paper's nodes, else sim:none");
+      "default sim:paper on the paper's torus:2x2x8, else sim:none");
   serve->add_option("--sim-rate", serve_args->sim_rate, "Rate of each flow of sim:paper")
       ->capture_default_str();
   serve->add_option("--node", serve_args->node,
@@ -317,7 +300,17 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("--duration", serve_args->duration, "Stop after this long (0: until SIGINT/SIGTERM)")
       ->capture_default_str();
   serve->add_option("--port-file", serve_args->port_file, "Write the bound port to this file");
-  serve->add_option("--threads", serve_args->threads, "Worker threads")
+  serve->add_flag("--allow-remote", serve_args->allow_remote,
+                  "Listening on a non-loopback address is intended (no warning)");
+  serve->add_option("--max-connections", serve_args->max_connections, "Open connections in total")
+      ->capture_default_str()
+      ->check(CLI::Range(1U, 100000U));
+  serve
+      ->add_option("--max-connections-per-address", serve_args->max_connections_per_address,
+                   "Open connections from one client address")
+      ->capture_default_str()
+      ->check(CLI::Range(1U, 100000U));
+  serve->add_option("--threads", serve_args->threads, "Event-loop threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   serve->add_option("--max-pairs", serve_args->max_pairs, "Most pairs per request")->capture_default_str();

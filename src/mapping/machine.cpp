@@ -12,6 +12,7 @@
 #include "gridlock/core/text.hpp"
 #include "gridlock/oracle/client.hpp"
 #include "gridlock/oracle/metric_store.hpp"
+#include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
 
 namespace gridlock::mapping {
@@ -206,13 +207,20 @@ NodeMetrics fetch_node_metrics(const topo::Topology& topology, const Allocation&
     return from_service(topology, allocation, url, needs, options);
   }
   const auto start = std::chrono::steady_clock::now();
-  oracle::SourceOptions source_options;
-  source_options.sim_rate = options.sim_rate;
-  const auto reader = oracle::make_source(source, topology, source_options);
-  oracle::MetricStore store(topology);
+  oracle::ServiceOptions service_options;
+  service_options.sources = {std::string(source)};
+  service_options.source_options.sim_rate = options.sim_rate;
+  oracle::Service service(topology, service_options);
   // One poll gives one interval: the simulated load's steady state, or what LDMS files hold now.
-  reader->poll(store, 1.0);
-  const oracle::Oracle oracle(topology, store);
+  service.poll_once(1.0);
+  // The service keeps running when a source fails; a one-shot mapping has nothing to map with.
+  for (const auto& entry : service.status()) {
+    if (!entry.value("ok", true)) {
+      throw IoError(fmt::format("--source {}: {}", printable_excerpt(source),
+                                entry.value("error", std::string("the source failed"))));
+    }
+  }
+  const oracle::Oracle& oracle = service.oracle();
   NodeMetrics out = metrics_from_oracle(oracle, allocation, needs);
   out.source = std::string(source);
   out.fetch_seconds = seconds_since(start);

@@ -1,6 +1,8 @@
 #include "detail/bind_failure.hpp"
 
+#include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -63,6 +65,41 @@ std::string bind_failure_reason(const std::string& host, int port) {
     reason = describe_errno(error, host, port);
   }
   return reason;
+}
+
+int open_listen_socket(const std::string& host, int port, int& bound_port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) != 0) {
+    return -1;
+  }
+  const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
+  for (const addrinfo* a = list.get(); a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      continue;
+    }
+    const int yes = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+      close(fd);
+      continue;
+    }
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) {
+      close(fd);
+      continue;
+    }
+    bound_port = local.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
+                                             : ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+    return fd;
+  }
+  return -1;
 }
 
 }  // namespace gridlock::oracle::detail

@@ -11,6 +11,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -27,6 +28,15 @@ std::unique_ptr<Source> make_source(std::string_view text, const topo::Topology&
       return std::make_unique<SimulatedLoad>(topology, std::vector<Flow>{});
     }
     if (rest.empty() || rest == "paper") {
+      // The paper's three pairs are node names of its machine: on another topology the same names
+      // (any torus numbers nodes nid00000...) would load unrelated links.
+      if (!is_paper_machine(topology)) {
+        throw InputError(fmt::format(
+            "--source {}: the paper's congestion pairs apply only to its 2x2x8 Gemini torus (torus:2x2x8), "
+            "not to '{}'; for this topology use sim:none (no load), sim:MATRIX_FILE (a traffic matrix), "
+            "ldms:PATH or sysfs[:ROOT]",
+            text, topology.spec()));
+      }
       double rate = 0;
       if (options.sim_rate == "line") {
         // As fast as the sender's link allows, like the paper's congestion utility ("sends 1 MiB

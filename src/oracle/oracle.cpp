@@ -68,13 +68,23 @@ std::shared_ptr<const Snapshot> Oracle::snapshot(double window_s) const {
   const std::uint64_t version = store_.version();
   {
     const std::lock_guard lock(cache_mutex_);
-    if (cache_ && cache_->version == version && cache_->window_s == window_s) {
-      return cache_;
+    for (const auto& cached : cache_) {
+      if (cached->version == version && cached->window_s == window_s) {
+        return cached;
+      }
     }
   }
+  // Computed outside the lock: a snapshot of a long window takes a while, and other windows'
+  // queries need not wait for it.
   auto fresh = std::make_shared<const Snapshot>(store_.snapshot(window_s));
   const std::lock_guard lock(cache_mutex_);
-  cache_ = fresh;
+  std::erase_if(cache_, [&](const auto& cached) {
+    return cached->version != fresh->version || cached->window_s == window_s;
+  });
+  if (cache_.size() >= kSnapshotCacheWindows) {
+    cache_.erase(cache_.begin());
+  }
+  cache_.push_back(fresh);
   return fresh;
 }
 

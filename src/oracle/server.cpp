@@ -1,29 +1,44 @@
 #include "gridlock/oracle/server.hpp"
 
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <mutex>
-#include <regex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "detail/bind_failure.hpp"
-#include "detail/lean_http.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/version.hpp"
 
+// libmicrohttpd (Debian libmicrohttpd-dev) serves HTTP: an event-driven server with the bounds
+// this service needs built in (connections in total and per address, per-connection memory, an
+// inactivity timeout) and a body handed over as it streams in, so an oversized one, chunked or
+// not, is refused as soon as it passes the limit. What it does not bound, the time to send a whole
+// header, is enforced here by a reaper thread (see Impl::reap).
+
 namespace gridlock::oracle {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // HOST:PORT as a user writes it back: IPv6 addresses in brackets.
 std::string host_port(const std::string& host, int port) {
@@ -43,11 +58,6 @@ Json error_body(std::string_view code, std::string_view message) {
   return {{"error", {{"code", code}, {"message", message}}}};
 }
 
-void reply(httplib::Response& res, const Json& body, int status = 200) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
-}
-
 enum Endpoint : std::uint8_t {
   kHealth,
   kTopology,
@@ -65,57 +75,171 @@ constexpr std::array<std::string_view, kEndpointCount> kEndpointNames{
     "/v1/health", "/v1/topology",      "/v1/nodes",         "/v1/nodes/{name}", "/v1/route",
     "/v1/links",  "/v1/route-metrics", "/v1/metric-matrix", "/metrics",         "other"};
 
-double query_double(const httplib::Request& req, const char* name, double fallback) {
-  if (!req.has_param(name)) {
+// The default metric of every endpoint that takes one (docs/oracle.md): the live one.
+constexpr const char* kDefaultMetric = "bw";
+
+// One request as the handlers see it.
+struct Request {
+  std::string method;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> args;  // query parameters, in order
+  std::string body;
+
+  [[nodiscard]] const std::string* arg(std::string_view name) const {
+    for (const auto& [key, value] : args) {
+      if (key == name) {
+        return &value;
+      }
+    }
+    return nullptr;
+  }
+  // Refuses a query parameter not in `known` (a misspelt `widnow_s` would otherwise be ignored).
+  void only_args(std::initializer_list<std::string_view> known) const {
+    std::set<std::string_view> seen;
+    for (const auto& [key, value] : args) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        std::string list;
+        for (const auto name : known) {
+          list += list.empty() ? std::string(name) : fmt::format(", {}", name);
+        }
+        throw HttpError(400, "bad_request",
+                        fmt::format("unknown query parameter '{}' for {}: {}", printable_excerpt(key), path,
+                                    list.empty() ? "it takes none" : "use " + list));
+      }
+      if (!seen.insert(key).second) {
+        throw HttpError(400, "bad_request", fmt::format("query parameter '{}' is given twice", key));
+      }
+    }
+  }
+};
+
+struct Response {
+  int status = 200;
+  std::string body;
+  const char* content_type = "application/json";
+  std::string allow;
+};
+
+void reply(Response& res, const Json& body, int status = 200) {
+  res.status = status;
+  res.body = body.dump();
+}
+
+double query_double(const Request& req, const char* name, double fallback) {
+  const auto* text = req.arg(name);
+  if (text == nullptr) {
     return fallback;
   }
-  const auto text = req.get_param_value(name);
-  const auto value = detail::to_double(text);
+  const auto value = detail::to_double(*text);
   if (!value || !std::isfinite(*value)) {
-    throw HttpError(400, "bad_request", fmt::format("query parameter '{}={}' must be a number", name, text));
+    throw HttpError(400, "bad_request",
+                    fmt::format("query parameter '{}={}' must be a number", name, printable_excerpt(*text)));
   }
   return *value;
 }
 
 // A true/false query parameter, `fallback` when absent. Anything else is refused rather than read
 // as false: `endpoints=1` or `endpoints=yes` would otherwise quietly leave the endpoints out.
-bool query_bool(const httplib::Request& req, const char* name, bool fallback) {
-  if (!req.has_param(name)) {
+bool query_bool(const Request& req, const char* name, bool fallback) {
+  const auto* text = req.arg(name);
+  if (text == nullptr) {
     return fallback;
   }
-  const auto text = req.get_param_value(name);
-  if (text == "true" || text == "false") {
-    return text == "true";
+  if (*text == "true" || *text == "false") {
+    return *text == "true";
   }
   throw HttpError(
       400, "bad_request",
-      fmt::format("query parameter '{}={}' must be true or false", name, printable_excerpt(text)));
+      fmt::format("query parameter '{}={}' must be true or false", name, printable_excerpt(*text)));
 }
 
-std::string query_required(const httplib::Request& req, const char* name) {
-  if (!req.has_param(name)) {
+std::string query_required(const Request& req, const char* name) {
+  const auto* text = req.arg(name);
+  if (text == nullptr) {
     throw HttpError(400, "bad_request", fmt::format("missing query parameter '{}'", name));
   }
-  return req.get_param_value(name);
+  return *text;
+}
+
+// Per TCP connection: when its header time runs out, and whether a request is being answered.
+struct Connection {
+  int fd = -1;
+  Clock::time_point deadline;
+  bool in_request = false;
+};
+
+// Per request: the body read so far.
+struct RequestState {
+  std::string body;
+  bool answered = false;
+};
+
+// Decodes %XX escapes in place, as libmicrohttpd's default does, except %00: a NUL would end the
+// C string MHD hands over, so `/v1/nodes/a%00b` would be answered as `/v1/nodes/a`. It stays
+// `%00`, and the request fails with the name as sent.
+std::size_t unescape_keeping_nul(void* /*cls*/, MHD_Connection* /*connection*/, char* text) {
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  };
+  char* out = text;
+  for (const char* in = text; *in != '\0'; ++in) {
+    if (*in == '%' && in[1] != '\0' && in[2] != '\0') {
+      const int high = hex(in[1]);
+      const int low = hex(in[2]);
+      if (high >= 0 && low >= 0 && (high != 0 || low != 0)) {
+        *out++ = static_cast<char>(high * 16 + low);
+        in += 2;
+        continue;
+      }
+    }
+    *out++ = *in;
+  }
+  *out = '\0';
+  return static_cast<std::size_t>(out - text);
 }
 
 }  // namespace
+
+bool is_loopback_host(std::string_view host) {
+  if (host == "localhost" || host == "::1" || host == "ip6-localhost") {
+    return true;
+  }
+  in_addr v4{};
+  const std::string text(host);
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24U) == 127U;
+  }
+  in6_addr v6{};
+  return inet_pton(AF_INET6, text.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
 
 struct Server::Impl {
   const Oracle& oracle;
   ServerOptions options;
   std::function<Json()> status;
-  detail::LeanHttpServer http;
+  MHD_Daemon* daemon = nullptr;
   std::array<std::atomic<std::uint64_t>, kEndpointCount> requests{};
   std::mutex errors_mutex;
   std::map<std::string, std::uint64_t> errors;
-  // Every route as registered (filled by install(), read-only afterwards): the same list gives the
-  // handlers and the Allow header of a 405, so a path or method cannot be added to one only.
-  struct Route {
-    std::regex pattern;  // as cpp-httplib matches it: std::regex_match on the path
-    bool post = false;   // POST, else GET (cpp-httplib answers HEAD with the GET handler)
-  };
-  std::vector<Route> routes;
+
+  // Open connections, for the header-time reaper. A Connection is erased when MHD reports the
+  // connection closed, which it does before closing the descriptor, so `fd` is valid while listed.
+  std::mutex connections_mutex;
+  std::unordered_map<MHD_Connection*, Connection> connections;
+  std::mutex reaper_mutex;
+  std::condition_variable reaper_wake;
+  bool stopping = false;
+  std::thread reaper;
+  std::atomic<std::uint64_t> header_timeouts{0};
 
   Impl(const Oracle& o, ServerOptions opts, std::function<Json()> st)
       : oracle(o), options(std::move(opts)), status(std::move(st)) {}
@@ -124,7 +248,6 @@ struct Server::Impl {
     const std::lock_guard lock(errors_mutex);
     ++errors[code];
   }
-
   topo::NodeId resolve_name(std::string_view name) const {
     const auto& t = oracle.topology();
     if (const auto id = t.find_node(name)) {
@@ -183,7 +306,7 @@ struct Server::Impl {
   static MetricQuery query_from_json(const Json& body) {
     MetricQuery q;
     try {
-      q.metric = parse_metric(body_field(body, "metric", std::string("hops")));
+      q.metric = parse_metric(body_field(body, "metric", std::string(kDefaultMetric)));
       q.reducer = parse_reducer(body_field(body, "reducer", std::string("max")));
     } catch (const InputError& e) {
       throw HttpError(400, "bad_request", e.what());
@@ -194,7 +317,8 @@ struct Server::Impl {
     return q;
   }
 
-  static Json parse_body(const httplib::Request& req) {
+  // The body as a JSON object whose fields are all in `known`.
+  static Json parse_body(const Request& req, std::initializer_list<std::string_view> known) {
     Json body = Json::parse(req.body, nullptr, false);
     if (body.is_discarded()) {
       throw HttpError(400, "invalid_json", "the request body is not valid JSON");
@@ -202,66 +326,29 @@ struct Server::Impl {
     if (!body.is_object()) {
       throw HttpError(400, "bad_request", "the request body must be a JSON object");
     }
+    for (const auto& [key, value] : body.items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        std::string list;
+        for (const auto name : known) {
+          list += list.empty() ? std::string(name) : fmt::format(", {}", name);
+        }
+        throw HttpError(400, "bad_request",
+                        fmt::format("unknown field '{}' in the body of {}: use {}", printable_excerpt(key),
+                                    req.path, list));
+      }
+    }
     return body;
   }
 
-  // Runs a handler, turning every exception into a JSON error; counts the request.
-  template <typename Fn>
-  httplib::Server::Handler wrap(Endpoint endpoint, Fn fn) {
-    return [this, endpoint, fn](const httplib::Request& req, httplib::Response& res) {
-      ++requests[endpoint];
-      try {
-        fn(req, res);
-      } catch (const HttpError& e) {
-        count_error(e.code);
-        reply(res, error_body(e.code, e.what()), e.status);
-      } catch (const InputError& e) {
-        count_error("bad_request");
-        reply(res, error_body("bad_request", e.what()), 400);
-      } catch (const std::exception& e) {
-        count_error("internal");
-        reply(res, error_body("internal", e.what()), 500);
-      }
-    };
-  }
-
-  // Registers a GET (and HEAD) route and adds it to `routes`.
-  template <typename Fn>
-  void on_get(const char* pattern, Endpoint endpoint, Fn fn) {
-    http.Get(pattern, wrap(endpoint, std::move(fn)));
-    routes.push_back(Route{std::regex(pattern), false});
-  }
-
-  // Registers a POST route and adds it to `routes`.
-  template <typename Fn>
-  void on_post(const char* pattern, Endpoint endpoint, Fn fn) {
-    http.Post(pattern, wrap(endpoint, std::move(fn)));
-    routes.push_back(Route{std::regex(pattern), true});
-  }
-
-  // The methods a known path answers (the value of an Allow header), or empty for an unknown path.
-  // cpp-httplib answers a known path asked with another method 404, as if it did not exist.
-  std::string allowed_methods(const std::string& path) const {
-    bool get = false;
-    bool post = false;
-    for (const auto& route : routes) {
-      if (std::regex_match(path, route.pattern)) {
-        (route.post ? post : get) = true;
-      }
-    }
-    if (get) {
-      return post ? "GET, HEAD, POST" : "GET, HEAD";
-    }
-    return post ? "POST" : "";
-  }
-
-  Json health() const {
+  Json health() {
     const auto stats = oracle.store().stats();
     const auto snap = oracle.snapshot(0);
     Json out{{"status", "ok"},
              {"service", "gridlock-oracle"},
              {"version", std::string(kVersion)},
              {"topology", oracle.topology().spec()},
+             {"connections", open_connections()},
+             {"header_timeouts", header_timeouts.load()},
              {"time_s", snap->now_s},
              {"store",
               {{"intervals", stats.intervals},
@@ -318,220 +405,414 @@ struct Server::Impl {
     return out + stalls;
   }
 
-  void install() {
-    http.set_payload_max_length(options.max_body_bytes);
-    http.set_read_timeout(options.timeout_s, 0);
-    http.set_write_timeout(options.timeout_s, 0);
-    http.set_keep_alive_timeout(options.keep_alive_s);
-    http.set_keep_alive_max_count(1000);
-    http.set_tcp_nodelay(true);
-    // cpp-httplib's default sets SO_REUSEPORT, which lets a second server bind the same port and
-    // silently steal half the connections; SO_REUSEADDR alone still allows a quick restart.
-    http.set_socket_options([](socket_t sock) {
-      int yes = 1;
-      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    });
-    const int threads = std::max(1, options.threads);
-    http.use_thread_pool(static_cast<std::size_t>(threads));
-    http.set_exception_handler(
-        [this](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
-          count_error("internal");
-          reply(res, error_body("internal", "internal error while answering the request"), 500);
-        });
-    http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) {
-        return;
+  std::size_t open_connections() {
+    const std::lock_guard lock(connections_mutex);
+    return connections.size();
+  }
+
+  // --- handlers -------------------------------------------------------------------------------
+
+  void route_metrics_one(const Request& req, Response& res) const {
+    req.only_args({"src", "dst", "metric", "reducer", "window_s", "endpoints", "undirected"});
+    // No JSON document in between (it took about 10 µs of the one-pair latency); the answer is
+    // the same text as reply() would give. parse_* throw InputError: 400 "bad_request".
+    MetricQuery q;
+    const auto* metric = req.arg("metric");
+    const auto* reducer = req.arg("reducer");
+    q.metric = parse_metric(metric != nullptr ? *metric : kDefaultMetric);
+    q.reducer = parse_reducer(reducer != nullptr ? *reducer : "max");
+    q.window_s = query_double(req, "window_s", 0);
+    q.endpoints = query_bool(req, "endpoints", false);
+    q.undirected = query_bool(req, "undirected", false);
+    const auto src = resolve_name(query_required(req, "src"));
+    const auto dst = resolve_name(query_required(req, "dst"));
+    const auto values = oracle.route_metrics({{src, dst}}, q);
+    res.body = fmt::format(R"({{"metric":"{}","reducer":"{}","value":{}}})", to_string(q.metric),
+                           to_string(q.reducer), Json(values[0]).dump());
+  }
+
+  void route_metrics_batch(const Request& req, Response& res) const {
+    req.only_args({});
+    const Json body = parse_body(req, {"pairs", "metric", "reducer", "window_s", "endpoints", "undirected"});
+    const auto q = query_from_json(body);
+    const auto it = body.find("pairs");
+    if (it == body.end() || !it->is_array()) {
+      throw HttpError(400, "bad_request", "field 'pairs' must be an array of [src, dst] pairs");
+    }
+    if (it->size() > options.max_pairs) {
+      throw HttpError(413, "too_large",
+                      fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
+    }
+    std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
+    pairs.reserve(it->size());
+    for (const auto& pair : *it) {
+      if (!pair.is_array() || pair.size() != 2) {
+        throw HttpError(400, "bad_request",
+                        "field 'pairs': every pair must be a two-element array [src, dst]");
       }
-      const std::string allow = res.status == 404 ? allowed_methods(req.path) : std::string();
-      if (res.status == 413) {
-        count_error("too_large");
-        reply(
-            res,
-            error_body("too_large", fmt::format("request body larger than {} bytes", options.max_body_bytes)),
-            413);
-      } else if (!allow.empty()) {
-        ++requests[kOther];
-        count_error("method_not_allowed");
-        res.set_header("Allow", allow);
-        reply(res,
-              error_body("method_not_allowed",
-                         fmt::format("{} is not allowed on '{}': use {} (see docs/oracle.md)", req.method,
-                                     req.path, allow)),
-              405);
-      } else if (res.status == 404) {
-        ++requests[kOther];
-        count_error("not_found");
-        reply(res, error_body("not_found", fmt::format("no such path '{}': see docs/oracle.md", req.path)),
-              404);
+      pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
+    }
+    reply(res, {{"metric", to_string(q.metric)},
+                {"reducer", to_string(q.reducer)},
+                {"window_s", q.window_s},
+                {"values", oracle.route_metrics(pairs, q)}});
+  }
+
+  void metric_matrix(const Request& req, Response& res) const {
+    req.only_args({});
+    const Json body = parse_body(req, {"nodes", "metric", "reducer", "window_s", "endpoints", "undirected"});
+    const auto q = query_from_json(body);
+    const auto it = body.find("nodes");
+    if (it == body.end() || !it->is_array()) {
+      throw HttpError(400, "bad_request", "field 'nodes' must be an array of node names or indices");
+    }
+    if (it->size() > options.max_matrix_nodes) {
+      throw HttpError(
+          413, "too_large",
+          fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
+    }
+    std::vector<topo::NodeId> nodes;
+    for (const auto& node : *it) {
+      nodes.push_back(resolve(node));
+    }
+    const auto values = oracle.metric_matrix(nodes, q);
+    Json matrix = Json::array();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      matrix.push_back(
+          std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
+                              values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
+    }
+    Json names = Json::array();
+    for (const auto id : nodes) {
+      names.push_back(oracle.topology().nodes()[id].name);
+    }
+    reply(res, {{"metric", to_string(q.metric)},
+                {"reducer", to_string(q.reducer)},
+                {"nodes", std::move(names)},
+                {"matrix", std::move(matrix)}});
+  }
+
+  Json node_json(topo::NodeId id, bool with_id) const {
+    const auto& t = oracle.topology();
+    const auto& node = t.nodes()[id];
+    Json out{{"name", node.name}};
+    if (with_id) {
+      out["id"] = id;
+    }
+    out["router"] = t.routers()[node.router].name;
+    out["coords"] = t.routers()[node.router].coords;
+    return out;
+  }
+
+  // Routes a request; throws HttpError for an unknown path or a method the path does not take.
+  void dispatch(const Request& req, Response& res) {
+    const bool get = req.method == "GET" || req.method == "HEAD";
+    const bool post = req.method == "POST";
+    const auto need = [&](Endpoint endpoint, bool allowed, const char* allow) {
+      ++requests[endpoint];
+      if (!allowed) {
+        res.allow = allow;
+        throw HttpError(405, "method_not_allowed",
+                        fmt::format("{} is not allowed on '{}': use {} (see docs/oracle.md)",
+                                    printable_excerpt(req.method), req.path, allow));
+      }
+    };
+    const auto& path = req.path;
+    if (path == "/v1/route-metrics") {
+      need(kRouteMetrics, get || post, "GET, HEAD, POST");
+      if (get) {
+        route_metrics_one(req, res);
       } else {
-        count_error("http_error");
-        // Statuses set by the HTTP layer before any handler ran: say what usually causes them.
-        const char* why = res.status == 400   ? ": the request could not be read (a POST needs a "
-                                                "Content-Length header or a chunked body)"
-                          : res.status == 414 ? ": the request line is too long"
-                          : res.status == 413 ? ": the request body is too large"
-                                              : "";
-        reply(res, error_body("http_error", fmt::format("HTTP status {}{}", res.status, why)), res.status);
+        route_metrics_batch(req, res);
       }
-    });
-    // First: cpp-httplib tries the patterns (std::regex) in order, and this is the latency-critical
-    // one-pair query (the patterns are anchored and disjoint, so the order changes no answer).
-    on_get("/v1/route-metrics", kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
-      // No JSON document in between (it took about 10 µs of the one-pair latency); the answer is
-      // the same text as reply() would give. parse_* throw InputError: 400 "bad_request".
-      MetricQuery q;
-      q.metric = parse_metric(req.has_param("metric") ? req.get_param_value("metric") : "hops");
-      q.reducer = parse_reducer(req.has_param("reducer") ? req.get_param_value("reducer") : "max");
-      q.window_s = query_double(req, "window_s", 0);
-      q.endpoints = query_bool(req, "endpoints", false);
-      q.undirected = query_bool(req, "undirected", false);
-      const auto src = resolve_name(query_required(req, "src"));
-      const auto dst = resolve_name(query_required(req, "dst"));
-      const auto values = oracle.route_metrics({{src, dst}}, q);
-      res.set_content(fmt::format(R"({{"metric":"{}","reducer":"{}","value":{}}})", to_string(q.metric),
-                                  to_string(q.reducer), Json(values[0]).dump()),
-                      "application/json");
-    });
-    on_get("/v1/health", kHealth,
-           [this](const httplib::Request&, httplib::Response& res) { reply(res, health()); });
-    on_get("/v1/topology", kTopology, [this](const httplib::Request&, httplib::Response& res) {
+    } else if (path == "/v1/health") {
+      need(kHealth, get, "GET, HEAD");
+      req.only_args({});
+      reply(res, health());
+    } else if (path == "/v1/topology") {
+      need(kTopology, get, "GET, HEAD");
+      req.only_args({});
       reply(res, oracle.topology().summary());
-    });
-    on_get("/v1/nodes", kNodes, [this](const httplib::Request&, httplib::Response& res) {
-      const auto& t = oracle.topology();
+    } else if (path == "/v1/nodes") {
+      need(kNodes, get, "GET, HEAD");
+      req.only_args({});
       Json list = Json::array();
-      for (const auto& node : t.nodes()) {
-        list.push_back({{"name", node.name},
-                        {"router", t.routers()[node.router].name},
-                        {"coords", t.routers()[node.router].coords}});
+      for (std::size_t i = 0; i < oracle.topology().nodes().size(); ++i) {
+        list.push_back(node_json(static_cast<topo::NodeId>(i), false));
       }
       reply(res, {{"nodes", std::move(list)}});
-    });
-    on_get(R"(/v1/nodes/([^/]+))", kNode, [this](const httplib::Request& req, httplib::Response& res) {
-      const auto& t = oracle.topology();
-      const auto id = resolve(Json(req.matches[1].str()));
-      const auto& node = t.nodes()[id];
-      reply(res, {{"name", node.name},
-                  {"id", id},
-                  {"router", t.routers()[node.router].name},
-                  {"coords", t.routers()[node.router].coords}});
-    });
-    on_get("/v1/route", kRoute, [this](const httplib::Request& req, httplib::Response& res) {
+    } else if (path.starts_with("/v1/nodes/") && path.size() > 10 &&
+               path.find('/', 10) == std::string::npos) {
+      need(kNode, get, "GET, HEAD");
+      req.only_args({});
+      reply(res, node_json(resolve(Json(path.substr(10))), true));
+    } else if (path == "/v1/route") {
+      need(kRoute, get, "GET, HEAD");
+      req.only_args({"src", "dst", "window_s"});
       const auto src = resolve(Json(query_required(req, "src")));
       const auto dst = resolve(Json(query_required(req, "dst")));
       reply(res, oracle.route_detail(src, dst, query_double(req, "window_s", 0)));
-    });
-    on_get("/v1/links", kLinks, [this](const httplib::Request& req, httplib::Response& res) {
+    } else if (path == "/v1/links") {
+      need(kLinks, get, "GET, HEAD");
+      req.only_args({"top", "window_s"});
       const double top = query_double(req, "top", 10);
       if (top < 0 || top > 1e6) {
         throw HttpError(400, "bad_request", "'top' must be between 0 and 1000000");
       }
       reply(res,
             {{"links", oracle.top_links(static_cast<std::size_t>(top), query_double(req, "window_s", 0))}});
-    });
-    on_post("/v1/route-metrics", kRouteMetrics, [this](const httplib::Request& req, httplib::Response& res) {
-      const Json body = parse_body(req);
-      const auto q = query_from_json(body);
-      const auto it = body.find("pairs");
-      if (it == body.end() || !it->is_array()) {
-        throw HttpError(400, "bad_request", "'pairs' must be an array of [src, dst] pairs");
-      }
-      if (it->size() > options.max_pairs) {
-        throw HttpError(413, "too_large",
-                        fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
-      }
-      std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
-      pairs.reserve(it->size());
-      for (const auto& pair : *it) {
-        if (!pair.is_array() || pair.size() != 2) {
-          throw HttpError(400, "bad_request", "every pair must be a two-element array [src, dst]");
+    } else if (path == "/v1/metric-matrix") {
+      need(kMetricMatrix, post, "POST");
+      metric_matrix(req, res);
+    } else if (path == "/metrics") {
+      need(kPrometheus, get, "GET, HEAD");
+      req.only_args({});
+      res.body = prometheus();
+      res.content_type = "text/plain; version=0.0.4";
+    } else {
+      ++requests[kOther];
+      throw HttpError(404, "not_found",
+                      fmt::format("no such path '{}': see docs/oracle.md", printable_excerpt(path)));
+    }
+  }
+
+  // Answers a request, turning every exception into a JSON error.
+  Response answer(const Request& req) {
+    Response res;
+    try {
+      dispatch(req, res);
+    } catch (const HttpError& e) {
+      count_error(e.code);
+      reply(res, error_body(e.code, e.what()), e.status);
+    } catch (const InputError& e) {
+      count_error("bad_request");
+      reply(res, error_body("bad_request", e.what()), 400);
+    } catch (const std::exception& e) {
+      count_error("internal");
+      reply(res, error_body("internal", e.what()), 500);
+    }
+    return res;
+  }
+
+  // --- libmicrohttpd glue -----------------------------------------------------------------------
+
+  static MHD_Result send(MHD_Connection* connection, const Response& res) {
+    MHD_Response* response = MHD_create_response_from_buffer(
+        res.body.size(), const_cast<char*>(res.body.data()), MHD_RESPMEM_MUST_COPY);
+    if (response == nullptr) {
+      return MHD_NO;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res.content_type);
+    if (!res.allow.empty()) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res.allow.c_str());
+    }
+    const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(res.status), response);
+    MHD_destroy_response(response);
+    return queued;
+  }
+
+  MHD_Result too_large(MHD_Connection* connection, RequestState& state, bool streaming) {
+    state.answered = true;
+    state.body.clear();
+    state.body.shrink_to_fit();
+    count_error("too_large");
+    Response res;
+    reply(res,
+          error_body("too_large", fmt::format("request body larger than {} bytes (the server's --max-body)",
+                                              options.max_body_bytes)),
+          413);
+    if (!streaming) {
+      return send(connection, res);
+    }
+    // libmicrohttpd 0.9.75 accepts a response only before the body or after all of it; to refuse
+    // a body that passes the limit while it streams in (a chunked 300 MB body) without reading
+    // the rest, the 413 is written on the socket here and the connection is closed (MHD_NO).
+    // The answer is a few hundred bytes: the socket's send buffer, empty at this point, takes it.
+    const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) {
+      const std::string text = fmt::format(
+          "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+          "Connection: close\r\n\r\n{}",
+          res.body.size(), res.body);
+      (void)::send(info->connect_fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ::shutdown(info->connect_fd, SHUT_WR);
+    }
+    return MHD_NO;
+  }
+
+  MHD_Result on_request(MHD_Connection* connection, const char* url, const char* method,
+                        const char* upload_data, std::size_t* upload_size, void** request_cls) {
+    auto* state = static_cast<RequestState*>(*request_cls);
+    if (state == nullptr) {
+      // The whole header has arrived: the header deadline no longer applies to this request.
+      {
+        const std::lock_guard lock(connections_mutex);
+        const auto it = connections.find(connection);
+        if (it != connections.end()) {
+          it->second.in_request = true;
         }
-        pairs.emplace_back(resolve(pair[0]), resolve(pair[1]));
       }
-      reply(res, {{"metric", to_string(q.metric)},
-                  {"reducer", to_string(q.reducer)},
-                  {"window_s", q.window_s},
-                  {"values", oracle.route_metrics(pairs, q)}});
-    });
-    on_post("/v1/metric-matrix", kMetricMatrix, [this](const httplib::Request& req, httplib::Response& res) {
-      const Json body = parse_body(req);
-      const auto q = query_from_json(body);
-      const auto it = body.find("nodes");
-      if (it == body.end() || !it->is_array()) {
-        throw HttpError(400, "bad_request", "'nodes' must be an array of node names or indices");
+      state = new RequestState;  // NOLINT(cppcoreguidelines-owning-memory): freed in on_completed
+      *request_cls = state;
+      const char* length =
+          MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      if (length != nullptr) {
+        const auto declared = detail::to_double(length);
+        if (!declared || *declared > static_cast<double>(options.max_body_bytes)) {
+          return too_large(connection, *state, false);
+        }
       }
-      if (it->size() > options.max_matrix_nodes) {
-        throw HttpError(
-            413, "too_large",
-            fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
+      // Let MHD read the body (answering `Expect: 100-continue`), if any.
+      return MHD_YES;
+    }
+    if (*upload_size != 0) {
+      if (!state->answered) {
+        if (state->body.size() + *upload_size > options.max_body_bytes) {
+          *upload_size = 0;
+          return too_large(connection, *state, true);
+        }
+        state->body.append(upload_data, *upload_size);
       }
-      std::vector<topo::NodeId> nodes;
-      for (const auto& node : *it) {
-        nodes.push_back(resolve(node));
+      *upload_size = 0;
+      return MHD_YES;
+    }
+    if (state->answered) {
+      return MHD_YES;
+    }
+    state->answered = true;
+    Request req;
+    req.method = method;
+    req.path = url;
+    req.body = std::move(state->body);
+    MHD_get_connection_values(
+        connection, MHD_GET_ARGUMENT_KIND,
+        [](void* cls, MHD_ValueKind, const char* key, const char* value) -> MHD_Result {
+          static_cast<Request*>(cls)->args.emplace_back(key, value == nullptr ? "" : value);
+          return MHD_YES;
+        },
+        &req);
+    return send(connection, answer(req));
+  }
+
+  void on_completed(MHD_Connection* connection, void** request_cls) {
+    delete static_cast<RequestState*>(*request_cls);  // NOLINT(cppcoreguidelines-owning-memory)
+    *request_cls = nullptr;
+    const std::lock_guard lock(connections_mutex);
+    const auto it = connections.find(connection);
+    if (it != connections.end()) {
+      it->second.in_request = false;
+      it->second.deadline =
+          Clock::now() + std::chrono::seconds(std::max(options.header_timeout_s, options.keep_alive_s));
+    }
+  }
+
+  void on_connection(MHD_Connection* connection, MHD_ConnectionNotificationCode code) {
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      Connection c;
+      c.fd = info != nullptr ? info->connect_fd : -1;
+      c.deadline = Clock::now() + std::chrono::seconds(options.header_timeout_s);
+      const std::lock_guard lock(connections_mutex);
+      connections[connection] = c;
+    } else {
+      const std::lock_guard lock(connections_mutex);
+      connections.erase(connection);
+    }
+  }
+
+  // Closes connections whose header time has run out. libmicrohttpd's own timeout counts from the
+  // last byte received, so a client sending its header one byte a second would never time out;
+  // shutting the socket down makes MHD's next read see the end and close the connection itself.
+  void reap() {
+    std::unique_lock lock(reaper_mutex);
+    while (!reaper_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping; })) {
+      const auto now = Clock::now();
+      const std::lock_guard guard(connections_mutex);
+      for (auto& [connection, c] : connections) {
+        if (!c.in_request && c.fd >= 0 && now > c.deadline) {
+          shutdown(c.fd, SHUT_RDWR);
+          c.fd = -1;
+          ++header_timeouts;
+        }
       }
-      const auto values = oracle.metric_matrix(nodes, q);
-      Json matrix = Json::array();
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
-        matrix.push_back(
-            std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(i * nodes.size()),
-                                values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nodes.size())));
-      }
-      Json names = Json::array();
-      for (const auto id : nodes) {
-        names.push_back(oracle.topology().nodes()[id].name);
-      }
-      reply(res, {{"metric", to_string(q.metric)},
-                  {"reducer", to_string(q.reducer)},
-                  {"nodes", std::move(names)},
-                  {"matrix", std::move(matrix)}});
-    });
-    on_get("/metrics", kPrometheus, [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(prometheus(), "text/plain; version=0.0.4");
-    });
+    }
   }
 };
 
 Server::Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status)
-    : impl_(std::make_unique<Impl>(oracle, std::move(options), std::move(status))) {
-  impl_->install();
-}
+    : impl_(std::make_unique<Impl>(oracle, std::move(options), std::move(status))) {}
+
+Server::Server(const Service& service, ServerOptions options)
+    : Server(service.oracle(), std::move(options), [&service] { return service.status(); }) {}
 
 Server::~Server() { stop(); }
 
 int Server::start() {
-  if (thread_.joinable()) {
+  if (impl_->daemon != nullptr) {
     return port_;
   }
-  auto& http = impl_->http;
   const auto& o = impl_->options;
-  if (o.port == 0) {
-    port_ = http.bind_to_any_port(o.host);
-  } else {
-    port_ = http.bind_to_port(o.host, o.port) ? o.port : -1;
-  }
-  if (port_ > 0 && !http.widen_listen_backlog()) {
-    http.stop();
-    port_ = -1;
-  }
-  if (port_ <= 0) {
-    port_ = 0;
+  int bound = 0;
+  const int fd = detail::open_listen_socket(o.host, o.port, bound);
+  if (fd < 0) {
     throw IoError(
         fmt::format("cannot listen on {}: {}; choose another with --listen HOST:PORT (port 0 picks a "
                     "free one, IPv6 addresses go in brackets: [::1]:8600)",
                     host_port(o.host, o.port), detail::bind_failure_reason(o.host, o.port)));
   }
-  thread_ = std::thread([&http] { http.listen_after_bind(); });
-  // Wait until the accept loop runs, so that stop() right after start() cannot be missed.
-  for (int i = 0; i < 5000 && !http.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto* impl = impl_.get();
+  const MHD_AccessHandlerCallback handler = [](void* cls, MHD_Connection* connection, const char* url,
+                                               const char* method, const char*, const char* upload_data,
+                                               std::size_t* upload_size, void** request_cls) {
+    return static_cast<Impl*>(cls)->on_request(connection, url, method, upload_data, upload_size,
+                                               request_cls);
+  };
+  const MHD_RequestCompletedCallback completed = [](void* cls, MHD_Connection* connection, void** request_cls,
+                                                    MHD_RequestTerminationCode) {
+    static_cast<Impl*>(cls)->on_completed(connection, request_cls);
+  };
+  const MHD_NotifyConnectionCallback notify = [](void* cls, MHD_Connection* connection, void**,
+                                                 MHD_ConnectionNotificationCode code) {
+    static_cast<Impl*>(cls)->on_connection(connection, code);
+  };
+  // The header must fit in the connection's memory pool with room for reading the body.
+  const std::size_t memory = std::max<std::size_t>(2 * o.max_header_bytes, 16U << 10U);
+  impl->daemon = MHD_start_daemon(
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC, 0, nullptr, nullptr,
+      handler, impl, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+      static_cast<unsigned>(std::max(1, o.threads)), MHD_OPTION_CONNECTION_LIMIT, o.max_connections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, o.max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned>(std::max(1, std::max(o.header_timeout_s, o.keep_alive_s))),
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory, MHD_OPTION_NOTIFY_COMPLETED, completed, impl,
+      MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keeping_nul,
+      nullptr, MHD_OPTION_END);
+  if (impl->daemon == nullptr) {
+    close(fd);
+    throw IoError(fmt::format("cannot start the HTTP server on {} (libmicrohttpd refused its options)",
+                              host_port(o.host, bound)));
   }
+  impl->stopping = false;
+  impl->reaper = std::thread([impl] { impl->reap(); });
+  port_ = bound;
   return port_;
 }
 
 void Server::stop() {
-  if (thread_.joinable()) {
-    impl_->http.stop();
-    thread_.join();
+  auto* impl = impl_.get();
+  if (impl->daemon == nullptr) {
+    return;
+  }
+  {
+    const std::lock_guard lock(impl->reaper_mutex);
+    impl->stopping = true;
+  }
+  impl->reaper_wake.notify_all();
+  impl->reaper.join();
+  const int fd = MHD_quiesce_daemon(impl->daemon);
+  MHD_stop_daemon(impl->daemon);
+  impl->daemon = nullptr;
+  if (fd >= 0) {
+    close(fd);
   }
 }
 

@@ -51,9 +51,12 @@ struct MetricQuery {
   bool undirected = false;          ///< max(i->j, j->i).
 };
 
-/// Joins a topology with a metric store. Thread-safe; snapshots are cached per store version.
+/// Joins a topology with a metric store. Thread-safe; snapshots are cached per window and store
+/// version (up to kSnapshotCacheWindows windows; clients asking different windows keep their own).
 class Oracle {
  public:
+  /// Most windows whose snapshots are cached at once.
+  static constexpr std::size_t kSnapshotCacheWindows = 16;
   /// Both must outlive the oracle.
   Oracle(const topo::Topology& topology, const MetricStore& store);
 
@@ -83,7 +86,7 @@ class Oracle {
   const topo::Topology& topology_;
   const MetricStore& store_;
   mutable std::mutex cache_mutex_;
-  mutable std::shared_ptr<const Snapshot> cache_;
+  mutable std::vector<std::shared_ptr<const Snapshot>> cache_;  // one per window, newest last
 };
 
 }  // namespace gridlock::oracle

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oracle HTTP/JSON service (cpp-httplib). Paths (see docs/oracle.md):
+/// The oracle HTTP/JSON service (libmicrohttpd, event-driven). Paths (see docs/oracle.md):
 /// `GET /v1/health`, `GET /v1/topology`, `GET /v1/nodes`, `GET /v1/nodes/<name>`,
 /// `GET /v1/route?src=&dst=`, `GET /v1/links?top=`, `GET|POST /v1/route-metrics`,
 /// `POST /v1/metric-matrix`, `GET /metrics` (Prometheus text).
@@ -10,30 +10,42 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "gridlock/oracle/oracle.hpp"
+#include "gridlock/oracle/service.hpp"
 
 namespace gridlock::oracle {
 
-/// Limits and addresses of the service.
+/// Limits and addresses of the service (docs/oracle.md, "Bounds").
 struct ServerOptions {
-  std::string host = "127.0.0.1";          ///< Address to bind (loopback by default).
-  int port = 8600;                         ///< TCP port; 0 picks a free one.
-  int threads = 8;                         ///< Worker threads.
-  std::size_t max_body_bytes = 4u << 20U;  ///< Larger request bodies get 413.
-  std::size_t max_pairs = 100000;          ///< Pairs per route-metrics request.
-  std::size_t max_matrix_nodes = 2048;     ///< Nodes per metric-matrix request.
-  int timeout_s = 5;                       ///< Read and write timeout per connection.
-  int keep_alive_s = 1;                    ///< Idle keep-alive connections close after this.
+  std::string host = "127.0.0.1";             ///< Address to bind (loopback by default).
+  int port = 8600;                            ///< TCP port; 0 picks a free one.
+  int threads = 4;                            ///< Event-loop threads (each serves many connections).
+  std::size_t max_body_bytes = 4u << 20U;     ///< Larger request bodies get 413, as soon as they pass it.
+  std::size_t max_header_bytes = 16u << 10U;  ///< Request line and headers; larger ones get 431.
+  std::size_t max_pairs = 100000;             ///< Pairs per route-metrics request.
+  std::size_t max_matrix_nodes = 2048;        ///< Nodes per metric-matrix request.
+  int header_timeout_s = 5;         ///< A connection has this long, from its opening, to send a whole header.
+  int keep_alive_s = 5;             ///< An idle connection is closed this long after its last answer.
+  unsigned max_connections = 1000;  ///< Open connections in total.
+  unsigned max_connections_per_address = 400;  ///< Open connections from one client address.
 };
 
-/// A running oracle service. Requests are answered concurrently by a thread pool; no bad request
-/// can stop it.
+/// True when `host` is a loopback address or `localhost` (127.0.0.0/8, ::1).
+[[nodiscard]] bool is_loopback_host(std::string_view host);
+
+/// A running oracle HTTP service. Connections are served by a few event-loop threads, so slow or
+/// idle clients hold no thread; every resource a client can take is bounded (ServerOptions); no
+/// bad request can stop it.
 class Server {
  public:
-  /// `status` (optional) is called for /v1/health to describe the sources; it must be thread-safe.
+  /// `status` (optional) is called for /v1/health to describe the sources; it must be thread-safe
+  /// and must not block (Service::status() is both).
   Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status = {});
+  /// Serves `service`'s oracle, with its source status in /v1/health.
+  Server(const Service& service, ServerOptions options);
   /// Stops the service (see stop()).
   ~Server();
   Server(const Server&) = delete;             ///< Not copyable.
@@ -41,10 +53,10 @@ class Server {
   Server(Server&&) = delete;                  ///< Not movable.
   Server& operator=(Server&&) = delete;       ///< Not movable.
 
-  /// Binds and starts answering in a background thread; returns the bound port.
+  /// Binds and starts answering in background threads; returns the bound port.
   /// Throws IoError when the address cannot be bound.
   int start();
-  /// Stops answering and joins the background thread (idempotent).
+  /// Stops answering and joins the background threads (idempotent).
   void stop();
   /// The bound port (0 before start()).
   [[nodiscard]] int port() const noexcept { return port_; }
@@ -55,7 +67,6 @@ class Server {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
-  std::thread thread_;
 };
 
 }  // namespace gridlock::oracle
