@@ -102,7 +102,7 @@ noise::DetourPattern detours_us(const std::vector<std::pair<std::uint64_t, std::
 // delays the start by a detour in progress; LogGOPSim's adds the rest of the detour in progress
 // and the detours that start within the work, once.
 TEST(NoiseRules, CalcCountsReachedDetoursOnlyUnderTheGridlockRule) {
-  const Schedule s = parse_goal("num_ranks 1\nrank 0 {\ncalc 20000000\n}\n", "x");  // 20 us
+  const Schedule s = parse_goal("num_ranks 1\nrank 0 {\ncalc 20000\n}\n", "x");  // 20 us (ns)
   // Detours [5, 15) and [28, 38) us: the calc [0, 20) us contains the first; extended to 30 us it
   // reaches the second.
   const noise::DetourPattern reached = detours_us({{50, 100}, {280, 100}});
