@@ -579,7 +579,8 @@ void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, 
   const auto sender = static_cast<std::uint32_t>(matched >> 32U);
   const auto send_op = static_cast<std::uint32_t>(matched);
   const auto [start, o_end, cpu_end] = send_cpu(host, t, 0);
-  cpu = cpu_end;
+  // Under gridlock's rule the clear-to-send has no per-byte part to wait for a detour after o_s.
+  cpu = loggopsim_noise_ ? cpu_end : o_end;
   nic = add(start, p_.gap.ps, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), sender, 0, t, cpu);
   slice(host, 1, kMessageKind, sender, 0, t, nic);
