@@ -50,6 +50,8 @@ struct SimArgs {
   std::string noise_periodic;
   std::string noise_random;
   std::string event_order = "auto";
+  std::string noise_rule = "gridlock";
+  bool noise_rule_given = false;
   bool noise_cosched = false;
   std::uint64_t replicas = 0;
   bool replicas_given = false;  // --replicas was on the command line (0 is an error, not "off")
@@ -149,6 +151,9 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
   }
   if (!a.noise_random.empty()) {
     return noise::parse_random_spec(a.noise_random);
+  }
+  if (a.noise_rule_given) {
+    throw InputError(fmt::format("--noise-rule needs noise: {}", cli::kHowToGiveNoise));
   }
   if (a.noise_cosched || a.replicas_given) {
     const char* needing = a.noise_cosched && a.replicas_given ? "--noise-cosched and --replicas need"
@@ -268,13 +273,13 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   context["replicas"] = a.replicas;
   context["network_scale"] = a.network_scale;
   context["loggops"] = sim::params_json(options.params);
-  context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched);
+  context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched, options.noise_rule);
 
   fmt::print(
-      "noise: {} (period {}, {:.4f}% noise), {}; seed {}; {} replicas per scale, {} threads{}\n",
+      "noise: {} (period {}, {:.4f}% noise), {}, {} rule; seed {}; {} replicas per scale, {} threads{}\n",
       noise::describe(spec, pattern), format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
       a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
-      a.seed, a.replicas, threads,
+      sim::to_string(options.noise_rule), a.seed, a.replicas, threads,
       a.threads > threads ? fmt::format(" (--threads {}: one per replica)", a.threads) : std::string());
   fmt::print("{}", sim::scale_table_header());
   CsvWriter csv(context, sim::scale_csv_columns());
@@ -347,6 +352,7 @@ void run_sim(const SimArgs& a) {
   options.event_order = a.event_order == "global"     ? sim::EventOrder::kGlobal
                         : a.event_order == "windowed" ? sim::EventOrder::kWindowed
                                                       : sim::EventOrder::kAuto;
+  options.noise_rule = sim::parse_noise_rule(a.noise_rule, "--noise-rule");
   if (!a.json.empty()) {
     check_writable(a.json);
   }
@@ -423,7 +429,7 @@ void run_sim(const SimArgs& a) {
   context["loggops"] = sim::params_json(options.params);
   context["network_scale"] = a.network_scale;
   if (options.noise != nullptr) {
-    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched);
+    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched, options.noise_rule);
   }
 
   const double events_per_s =
@@ -475,9 +481,10 @@ void run_sim(const SimArgs& a) {
              format_time_ps(p.gap_per_byte.ps), format_time_ps(p.overhead_per_byte.ps),
              p.eager_threshold_bytes, p.rendezvous_handshake ? " (rendezvous handshake)" : "");
   if (options.noise != nullptr) {
-    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, seed {}\n", noise::describe(spec, pattern),
+    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, {} rule, seed {}\n", noise::describe(spec, pattern),
                format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
-               a.noise_cosched ? "co-scheduled" : "unsynchronised", a.seed);
+               a.noise_cosched ? "co-scheduled" : "unsynchronised", sim::to_string(options.noise_rule),
+               a.seed);
   }
   fmt::print("max finish: {} ({} ps) at rank {}\n", format_time_ps(result.max_finish.ps),
              result.max_finish.ps, result.max_finish_rank);
@@ -547,6 +554,13 @@ void add_sim_commands(CLI::App& app) {
                       "Random noise RATE:LENGTH[:exp|fixed] (Poisson arrivals), e.g. 1000Hz:100us:exp");
   sim_cmd->add_flag("--noise-cosched", sim_args->noise_cosched,
                     "Co-scheduled noise: every rank the same phase");
+  sim_cmd
+      ->add_option("--noise-rule", sim_args->noise_rule,
+                   "gridlock (noise in o_s delays the message) or loggopsim (LogGOPSim's rule; "
+                   "docs/sim-model.md, \"Differences\")")
+      ->check(CLI::IsMember({"gridlock", "loggopsim"}))
+      ->capture_default_str()
+      ->each([sim_args](const std::string&) { sim_args->noise_rule_given = true; });
   sim_cmd->add_option("--replicas", sim_args->replicas,
                       "Monte-Carlo study: K replicas with different noise phases per scale (--ranks list)");
   sim_cmd->add_option(

@@ -266,6 +266,30 @@ std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Curso
   return end;
 }
 
+std::uint64_t DetourPattern::loggopsim_noise_slow(std::uint64_t a, std::uint64_t d,
+                                                  Cursor& cursor) const noexcept {
+  constexpr int kSteps = 8;
+  int steps = 0;
+  while (cursor.end <= a) {
+    if (++steps > kSteps) {
+      seek(a, cursor);
+      break;
+    }
+    advance(cursor);
+  }
+  std::uint64_t noise = 0;
+  if (cursor.start <= a) {
+    noise = cursor.end - a;  // The rest of a detour in progress.
+    advance(cursor);
+  }
+  const std::uint64_t end = a + d;  // Fixed: the added noise does not reach further detours.
+  while (cursor.start < end) {
+    noise += cursor.end - cursor.start;
+    advance(cursor);
+  }
+  return noise;
+}
+
 namespace {
 
 double parse_rate_hz(std::string_view text, std::string_view what) {

@@ -1,5 +1,6 @@
 #include "gridlock/noise/trace.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -180,25 +181,54 @@ NoiseTrace parse_gridlock(std::string_view text, std::string_view source) {
   return t;
 }
 
+// The two blank-separated fields of a trimmed line, or false if it has not exactly two. Read in
+// place, line by line: a vector of lines and one of fields per line cost a third of the time of
+// `gridlock sim` with a 10^6-detour trace.
+bool two_fields(std::string_view line, std::string_view& first, std::string_view& second) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t i = 0;
+  while (i < line.size() && !blank(line[i])) {
+    ++i;
+  }
+  first = line.substr(0, i);
+  while (i < line.size() && blank(line[i])) {
+    ++i;
+  }
+  const std::size_t start = i;
+  while (i < line.size() && !blank(line[i])) {
+    ++i;
+  }
+  second = line.substr(start, i - start);
+  return !first.empty() && !second.empty() && i == line.size();
+}
+
 NoiseTrace parse_columns(std::string_view text, std::string_view source, bool loggopsim) {
   NoiseTrace t;
-  const auto lines = split(text, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t no = i + 1;
-    const std::string_view line = trim(lines[i]);
+  constexpr std::size_t kShortestLine = 4;  // "1 1\n"; a reserve, not a limit
+  t.detours.reserve(std::min<std::size_t>(text.size() / kShortestLine, std::size_t{1} << 20U));
+  std::size_t no = 0;
+  for (std::size_t from = 0; from < text.size();) {
+    std::size_t to = text.find('\n', from);
+    if (to == std::string_view::npos) {
+      to = text.size();
+    }
+    ++no;
+    const std::string_view line = trim(text.substr(from, to - from));
+    from = to + 1;
     if (line.empty() || line.front() == '#') {
       continue;
     }
-    const auto f = split_blanks(line);
-    if (f.size() != 2) {
+    std::string_view f0;
+    std::string_view f1;
+    if (!two_fields(line, f0, f1)) {
       fail(source, no,
            fmt::format("expected two columns (start, length{}), got {}: '{}'",
-                       loggopsim ? " in ns" : " in us", f.size(), printable_excerpt(line)));
+                       loggopsim ? " in ns" : " in us", split_blanks(line).size(), printable_excerpt(line)));
     }
-    const Detour d = loggopsim ? Detour{parse_decimal_as_ns(f[0], source, no, "start", 1, "ns"),
-                                        parse_decimal_as_ns(f[1], source, no, "duration", 1, "ns")}
-                               : Detour{parse_decimal_as_ns(f[0], source, no, "start", 1000, "us"),
-                                        parse_decimal_as_ns(f[1], source, no, "length", 1000, "us")};
+    const Detour d = loggopsim ? Detour{parse_decimal_as_ns(f0, source, no, "start", 1, "ns"),
+                                        parse_decimal_as_ns(f1, source, no, "duration", 1, "ns")}
+                               : Detour{parse_decimal_as_ns(f0, source, no, "start", 1000, "us"),
+                                        parse_decimal_as_ns(f1, source, no, "length", 1000, "us")};
     add_detour(t, d, source, no);
   }
   // These formats do not store the measured span: the trace repeats after its last detour.

@@ -63,6 +63,7 @@ class Engine {
         p_(options.params),
         record_(options.record_timeline),
         noise_(options.noise != nullptr && options.noise->pattern != nullptr ? options.noise : nullptr),
+        loggopsim_noise_(noise_ != nullptr && options.noise_rule == NoiseRule::kLogGOPSim),
         max_slices_(options.max_timeline_slices),
         ranks_(schedule.num_ranks()),
         ncpu_(schedule.num_cpus()),
@@ -143,6 +144,46 @@ class Engine {
       return add(t, d, host);
     }
     return noisy_work(host, t, d);
+  }
+  // End of CPU work of length d from t of which only `noisy` is exposed to noise, under
+  // LogGOPSim's rule (noise_ set): the rest of a detour in progress at t and every detour that
+  // starts within `noisy` are added to the end, and nothing else moves.
+  [[nodiscard]] std::uint64_t loggopsim_work(std::uint32_t host, std::uint64_t t, std::uint64_t d,
+                                             std::uint64_t noisy) {
+    NoiseState& state = noise_state_[host];
+    return add(add(t, d, host), noise_->pattern->loggopsim_noise(t, noisy, state.offset, state.cursor), host);
+  }
+  // The CPU part of a send ready at t with `per_byte` CPU time after o_s: when it starts, when
+  // o_s ends (the message leaves then) and when the CPU is free again.
+  struct SendCpu {
+    std::uint64_t start;
+    std::uint64_t o_end;
+    std::uint64_t cpu_end;
+  };
+  [[nodiscard]] SendCpu send_cpu(std::uint32_t host, std::uint64_t t, std::uint64_t per_byte) {
+    if (noise_ == nullptr) {
+      const std::uint64_t o_end = add(t, p_.overhead_send.ps, host);
+      return {t, o_end, add(o_end, per_byte, host)};
+    }
+    if (loggopsim_noise_) {
+      // The message leaves at t + o_s whatever noise falls into o_s (LogGOPSim's rule).
+      const std::uint64_t o_end = add(t, p_.overhead_send.ps, host);
+      return {t, o_end,
+              loggopsim_work(host, t, add(p_.overhead_send.ps, per_byte, host), p_.overhead_send.ps)};
+    }
+    // A detour in progress delays the start, o_s is noisy work and the message leaves when it
+    // ends; the per-byte part follows it (also noisy).
+    const std::uint64_t start = noisy_work(host, t, 0);
+    const std::uint64_t o_end = noisy_work(host, start, p_.overhead_send.ps);
+    return {start, o_end, noisy_work(host, o_end, per_byte)};
+  }
+  // The CPU part of handling a message at t: o_r then `per_byte` (LogGOPSim's rule exposes
+  // only o_r to noise).
+  [[nodiscard]] std::uint64_t receive_cpu(std::uint32_t host, std::uint64_t t, std::uint64_t per_byte) {
+    if (loggopsim_noise_) {
+      return loggopsim_work(host, t, add(p_.overhead_recv.ps, per_byte, host), p_.overhead_recv.ps);
+    }
+    return cpu_work(host, t, add(p_.overhead_recv.ps, per_byte, host));
   }
   [[nodiscard]] std::uint64_t noisy_work(std::uint32_t host, std::uint64_t t, std::uint64_t d) {
     NoiseState& state = noise_state_[host];
@@ -312,6 +353,7 @@ class Engine {
   LogGOPSParams p_;
   bool record_;
   const NoiseInjection* noise_;
+  bool loggopsim_noise_;  // Noise under LogGOPSim's rule (SimOptions::noise_rule).
   // Per host: its phase and where it is in the pattern, side by side in one cache line.
   struct alignas(64) NoiseState {
     noise::DetourPattern::Cursor cursor;
@@ -375,7 +417,7 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
         park(host, kGroupCalc, cpu, ts, payload_of(host, op_index));
         return;
       }
-      cpu = cpu_work(host, t, op.size);
+      cpu = loggopsim_noise_ ? loggopsim_work(host, t, op.size, op.size) : cpu_work(host, t, op.size);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kCalc), 0, 0, t, cpu);
       mark_started(host, op_index, t);
       mark_done(host, op_index, cpu);
@@ -393,11 +435,8 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
       // a one-byte message; the data follows the clear-to-send (process_cts_arrive).
       const bool request_only = handshake_ && op.size > p_.eager_threshold_bytes;
       const std::uint64_t extra = op.size == 0 || request_only ? 0 : op.size - 1;
-      // Noise: the send starts after a detour in progress, o_s is noisy CPU work, the message
-      // leaves when o_s ends, and the per-byte CPU part O follows it (also noisy).
-      const std::uint64_t start = noise_ == nullptr ? t : noisy_work(host, t, 0);
-      const std::uint64_t o_end = cpu_work(host, start, p_.overhead_send.ps);
-      cpu = cpu_work(host, o_end, mul(extra, p_.overhead_per_byte.ps, host));
+      const auto [start, o_end, cpu_end] = send_cpu(host, t, mul(extra, p_.overhead_per_byte.ps, host));
+      cpu = cpu_end;
       nic = add(add(start, p_.gap.ps, host), mul(extra, p_.gap_per_byte.ps, host), host);
       const std::uint32_t to = peer_of(host, op_index);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
@@ -456,7 +495,7 @@ bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, 
   const std::uint64_t extra = sop.size == 0 || one_byte ? 0 : sop.size - 1;
   const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
   const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
-  cpu = cpu_work(host, t, add(p_.overhead_recv.ps, cpu_part, host));
+  cpu = receive_cpu(host, t, cpu_part);
   nic = add(add(t, p_.gap.ps, host), nic_part, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
   slice(host, 1, kMessageKind, sender, sop.size, t, nic);
@@ -539,9 +578,9 @@ void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, 
   const std::uint64_t matched = matched_[hosts_[host].base + recv_op];
   const auto sender = static_cast<std::uint32_t>(matched >> 32U);
   const auto send_op = static_cast<std::uint32_t>(matched);
-  const std::uint64_t start = noise_ == nullptr ? t : noisy_work(host, t, 0);
-  const std::uint64_t o_end = cpu_work(host, start, p_.overhead_send.ps);
-  cpu = o_end;
+  const auto [start, o_end, cpu_end] = send_cpu(host, t, 0);
+  // Under gridlock's rule the clear-to-send has no per-byte part to wait for a detour after o_s.
+  cpu = loggopsim_noise_ ? cpu_end : o_end;
   nic = add(start, p_.gap.ps, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), sender, 0, t, cpu);
   slice(host, 1, kMessageKind, sender, 0, t, nic);
@@ -561,19 +600,16 @@ void Engine<Queue>::process_cts_arrive(std::uint32_t sender, std::uint32_t send_
     return;
   }
   const std::uint32_t to = peer_of(sender, send_op);
-  const std::uint64_t handled = cpu_work(sender, t, p_.overhead_recv.ps);
+  const std::uint64_t handled = receive_cpu(sender, t, 0);
   nic_recv = add(t, p_.gap.ps, sender);
   slice(sender, 0, static_cast<std::uint8_t>(OpType::kRecv), to, 0, t, handled);
   // The data leaves once the clear-to-send is handled and the NIC can send; the resources are
   // claimed now, so later events of this host find them busy until then.
   std::uint64_t& nic_send = nic_send_free(sender, sop.nic);
-  std::uint64_t start = std::max(handled, nic_send);
-  if (noise_ != nullptr) {
-    start = noisy_work(sender, start, 0);
-  }
   const std::uint64_t extra = sop.size - 1;  // > S >= 0
-  const std::uint64_t o_end = cpu_work(sender, start, p_.overhead_send.ps);
-  cpu = cpu_work(sender, o_end, mul(extra, p_.overhead_per_byte.ps, sender));
+  const auto [start, o_end, cpu_end] =
+      send_cpu(sender, std::max(handled, nic_send), mul(extra, p_.overhead_per_byte.ps, sender));
+  cpu = cpu_end;
   nic_send = add(add(start, p_.gap.ps, sender), mul(extra, p_.gap_per_byte.ps, sender), sender);
   slice(sender, 0, static_cast<std::uint8_t>(OpType::kSend), to, sop.size, start, cpu);
   slice(sender, 1, kMessageKind, to, sop.size, start, nic_send);
@@ -958,6 +994,23 @@ const char* type_name(OpType type) {
 }
 
 }  // namespace
+
+const char* to_string(NoiseRule rule) noexcept {
+  return rule == NoiseRule::kLogGOPSim ? "loggopsim" : "gridlock";
+}
+
+NoiseRule parse_noise_rule(const std::string& text, const std::string& what) {
+  if (text == "gridlock") {
+    return NoiseRule::kGridlock;
+  }
+  if (text == "loggopsim") {
+    return NoiseRule::kLogGOPSim;
+  }
+  throw InputError(
+      fmt::format("{} '{}': give gridlock (noise before a send delays its message; the default) "
+                  "or loggopsim (LogGOPSim's rule; docs/sim-model.md, \"Differences\")",
+                  what, text));
+}
 
 std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint32_t op_index) {
   const Op& op = schedule.program_of(rank).ops[op_index];

@@ -17,8 +17,9 @@ Json params_json(const LogGOPSParams& params) {
 }
 
 Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern, std::uint64_t seed,
-                bool cosched) {
+                bool cosched, NoiseRule rule) {
   return Json{{"model", noise::describe(spec, pattern)},
+              {"rule", to_string(rule)},
               {"seed", seed},
               {"noise_seed", derive_seed(seed, kNoiseSeedStream)},
               {"cosched", cosched},

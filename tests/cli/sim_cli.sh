@@ -157,6 +157,15 @@ case "$CASE" in
       --noise-cosched
     expect 2 "^gridlock: error: --noise-cosched and --replicas need noise" -- "$G" sim --program barrier \
       --ranks 4 --noise-cosched --replicas 3 ;;
+  noise_rule)
+    expect 2 "^gridlock: error: --noise-rule needs noise" -- "$G" sim --program barrier --ranks 4 \
+      --noise-rule loggopsim
+    expect 2 "noise-rule" -- "$G" sim --program barrier --ranks 4 --noise-periodic 1000Hz:100us --noise-rule paper
+    expect 0 "unsynchronised, gridlock rule, seed 1$" -- "$G" sim --program barrier --ranks 4 \
+      --noise-periodic 1000Hz:100us
+    expect 0 "unsynchronised, loggopsim rule, seed 1$" -- "$G" sim --program barrier --ranks 4 \
+      --noise-periodic 1000Hz:100us --noise-rule loggopsim --json "$TMP/r.json"
+    grep -Eq '"rule": ?"loggopsim"' "$TMP/r.json" || fail "noise.rule missing from --json" ;;
   duplicate_scales)
     expect 2 "--ranks '4,8,4': 4 ranks is given twice; give each scale once" -- "$G" sim --program barrier \
       --ranks 4,8,4 --replicas 3 --noise-periodic 1000Hz:100us

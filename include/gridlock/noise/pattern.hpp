@@ -110,6 +110,25 @@ class DetourPattern {
     return t + d;  // The next detour starts at or after the end of the work.
   }
 
+  /// Noise LogGOPSim adds to CPU work of length `d` that starts at `t` (its rule; see
+  /// docs/sim-model.md, "Differences"): the rest of a detour in progress at t plus the whole
+  /// length of every detour that starts in (t, t + d). The work is not delayed by it and the
+  /// detours the added time reaches are not counted. Same cursor as finish().
+  [[nodiscard]] std::uint64_t loggopsim_noise(std::uint64_t t, std::uint64_t d, std::uint64_t offset,
+                                              Cursor& cursor) const noexcept {
+    const std::uint64_t a = t + offset;
+    if (a < cursor.valid_from || cursor.valid_from == ~std::uint64_t{0}) {
+      if (spans_.empty()) {
+        return 0;
+      }
+      seek(a, cursor);
+    }
+    if (cursor.end <= a || cursor.start < a + d || cursor.start <= a) {
+      return loggopsim_noise_slow(a, d, cursor);
+    }
+    return 0;
+  }
+
  private:
   struct Span {
     std::uint64_t start;
@@ -124,6 +143,9 @@ class DetourPattern {
   void point_at(Cursor& cursor, std::size_t i, std::uint64_t base) const noexcept;
   // finish() when a detour is in progress at `a` or starts before a + d (pattern time result).
   [[nodiscard]] std::uint64_t finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept;
+  // loggopsim_noise() when a detour is in progress at `a` or starts before a + d.
+  [[nodiscard]] std::uint64_t loggopsim_noise_slow(std::uint64_t a, std::uint64_t d,
+                                                   Cursor& cursor) const noexcept;
   // Index of the first detour that ends after pattern position `pos` (< period), or size().
   [[nodiscard]] std::size_t first_ending_after(std::uint64_t pos) const noexcept;
 

@@ -39,6 +39,23 @@ enum class EventOrder : std::uint8_t {
   kWindowed,
 };
 
+/// How noise delays CPU work (docs/sim-model.md, "Noise" and "Differences").
+enum class NoiseRule : std::uint8_t {
+  /// A detour in progress delays the start; every detour that starts before the (extended) end
+  /// extends the work, and a send's message leaves when its noisy o_s ends.
+  kGridlock,
+  /// LogGOPSim's: the rest of a detour in progress and the detours that start within o_s, o_r or
+  /// a calc (not within the time they add) are added to the CPU's free time; the message still
+  /// leaves at t + o_s.
+  kLogGOPSim,
+};
+
+/// `gridlock` or `loggopsim` (the --noise-rule values).
+[[nodiscard]] const char* to_string(NoiseRule rule) noexcept;
+
+/// Parses a --noise-rule value; throws InputError naming `what` otherwise.
+[[nodiscard]] NoiseRule parse_noise_rule(const std::string& text, const std::string& what);
+
 /// Where a running simulation is, for progress displays (SimOptions::progress).
 struct SimProgress {
   std::uint64_t events = 0;         ///< Events processed so far.
@@ -61,6 +78,8 @@ struct SimOptions {
   bool fold_retries = true;
   /// Noise to inject (not owned; null: none). See docs/sim-model.md, "Noise".
   const NoiseInjection* noise = nullptr;
+  /// How the noise delays CPU work (no effect without noise).
+  NoiseRule noise_rule = NoiseRule::kGridlock;
   /// Event order; every choice gives the same results (a windowed run that cannot prove its order
   /// equal to LogGOPSim's is rerun in global order).
   EventOrder event_order = EventOrder::kAuto;

@@ -14,10 +14,11 @@ namespace gridlock::sim {
 /// `{"L_ps", "o_send_ps", "o_recv_ps", "g_ps", "G_ps", "O_ps", "S_bytes", "rendezvous_handshake"}`.
 [[nodiscard]] Json params_json(const LogGOPSParams& params);
 
-/// The noise of a run with the user's `seed`: `{"model", "seed", "noise_seed", "cosched",
+/// The noise of a run with the user's `seed`: `{"model", "rule", "seed", "noise_seed", "cosched",
 /// "period_ps", "detours_per_period", "noise_fraction"}`, where `model` is noise::describe(spec,
-/// pattern) and `noise_seed` the base seed of the phases, derive_seed(seed, kNoiseSeedStream).
+/// pattern), `rule` to_string(rule) and `noise_seed` the base seed of the phases,
+/// derive_seed(seed, kNoiseSeedStream).
 [[nodiscard]] Json noise_json(const noise::NoiseSpec& spec, const noise::DetourPattern& pattern,
-                              std::uint64_t seed, bool cosched);
+                              std::uint64_t seed, bool cosched, NoiseRule rule = NoiseRule::kGridlock);
 
 }  // namespace gridlock::sim

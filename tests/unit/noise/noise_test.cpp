@@ -318,6 +318,26 @@ std::uint64_t reference_finish(const gn::DetourPattern& p, std::uint64_t t, std:
   return end - offset;
 }
 
+// LogGOPSim's rule (docs/sim-model.md, "Differences"), computed naively: the rest of a detour in
+// progress at t plus every detour that starts in (t, t + d).
+std::uint64_t reference_loggopsim_noise(const gn::DetourPattern& p, std::uint64_t t, std::uint64_t d,
+                                        std::uint64_t offset) {
+  const std::uint64_t a = t + offset;
+  const std::uint64_t period = p.period_ps();
+  std::uint64_t noise = 0;
+  for (std::uint64_t base = (a / period) * period; base <= (a / period + 3) * period; base += period) {
+    for (const auto& [start, length] : p.detours()) {
+      const std::uint64_t s = base + start;
+      if (s <= a && a < s + length) {
+        noise += s + length - a;
+      } else if (a < s && s < a + d) {
+        noise += length;
+      }
+    }
+  }
+  return noise;
+}
+
 // One rank's queries against a cursor: mostly increasing times (as one rank's CPU), sometimes a
 // jump back or across the period, sometimes a long idle stretch (more detours than the cursor
 // steps over one by one). `step_ps` is the usual distance between queries and the work's length.
@@ -325,6 +345,7 @@ void expect_cursor_answers_like_reference(const gn::DetourPattern& p, std::uint6
                                           std::uint64_t seed) {
   gridlock::Rng rng(seed);
   gn::DetourPattern::Cursor cursor;
+  gn::DetourPattern::Cursor loggopsim_cursor;
   std::uint64_t t = 0;
   for (int i = 0; i < 20000; ++i) {
     const std::uint64_t jump = gridlock::uniform_below(rng, 50);
@@ -336,6 +357,8 @@ void expect_cursor_answers_like_reference(const gn::DetourPattern& p, std::uint6
     const std::uint64_t want = reference_finish(p, t, d, offset);
     ASSERT_EQ(p.finish(t, d, offset, cursor), want) << "query " << i << " seed " << seed;
     ASSERT_EQ(p.finish(t, d, offset), want) << "query " << i << " seed " << seed;
+    ASSERT_EQ(p.loggopsim_noise(t, d, offset, loggopsim_cursor), reference_loggopsim_noise(p, t, d, offset))
+        << "query " << i << " seed " << seed;
   }
 }
 

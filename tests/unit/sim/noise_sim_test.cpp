@@ -80,6 +80,112 @@ TEST(NoiseEngine, SendOverheadIsNoisyNetworkIsNot) {
   EXPECT_EQ(run_with(s, &r).finish[1].ps, 100 * kUs + o + 7 * G);
 }
 
+SimResult run_with(const Schedule& s, const NoiseInjection* noise, NoiseRule rule) {
+  SimOptions options;
+  options.noise = noise;
+  options.noise_rule = rule;
+  return simulate(s, options);
+}
+
+// Detours (start, length) in us, repeating every 1000 us.
+noise::DetourPattern detours_us(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& list) {
+  std::vector<std::uint64_t> starts;
+  std::vector<std::uint64_t> lengths;
+  for (const auto& [start, length] : list) {
+    starts.push_back(start * kUs / 10);
+    lengths.push_back(length * kUs / 10);
+  }
+  return {starts, lengths, 1000 * kUs, "test"};
+}
+
+// docs/sim-model.md, "Differences": the gridlock rule counts the detours an extension reaches and
+// delays the start by a detour in progress; LogGOPSim's adds the rest of the detour in progress
+// and the detours that start within the work, once.
+TEST(NoiseRules, CalcCountsReachedDetoursOnlyUnderTheGridlockRule) {
+  const Schedule s = parse_goal("num_ranks 1\nrank 0 {\ncalc 20000\n}\n", "x");  // 20 us (ns)
+  // Detours [5, 15) and [28, 38) us: the calc [0, 20) us contains the first; extended to 30 us it
+  // reaches the second.
+  const noise::DetourPattern reached = detours_us({{50, 100}, {280, 100}});
+  NoiseInjection n{&reached, {0}};
+  EXPECT_EQ(run_with(s, &n, NoiseRule::kGridlock).max_finish.ps, 40 * kUs);
+  EXPECT_EQ(run_with(s, &n, NoiseRule::kLogGOPSim).max_finish.ps, 30 * kUs);
+  // Detour [0, 10) us in progress at 0, then [25, 30) us: gridlock starts at 10 us and reaches
+  // 30 + 5 = 35 us; LogGOPSim adds the 10 us in progress and counts only detours starting in
+  // (0, 20) us: 30 us.
+  const noise::DetourPattern in_progress = detours_us({{0, 100}, {250, 50}});
+  NoiseInjection m{&in_progress, {0}};
+  EXPECT_EQ(run_with(s, &m, NoiseRule::kGridlock).max_finish.ps, 35 * kUs);
+  EXPECT_EQ(run_with(s, &m, NoiseRule::kLogGOPSim).max_finish.ps, 30 * kUs);
+}
+
+TEST(NoiseRules, NoiseInTheSendOverheadDelaysTheMessageOnlyUnderTheGridlockRule) {
+  const Schedule s = parse_goal("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n", "x");
+  const noise::DetourPattern& p = paper_noise();
+  // Rank 0 in the detour [0, 100) us at 0; rank 1 quiet (phase 500 us). gridlock: o_s runs from
+  // 100 us, rank 1 completes at 100us + 2o + L + 7G. LogGOPSim: the message leaves at o and rank
+  // 1 completes at 2o + L + 7G; rank 0's CPU is busy until o + 100 us either way.
+  NoiseInjection n{&p, {0, 500 * kUs}};
+  const SimResult gridlock = run_with(s, &n, NoiseRule::kGridlock);
+  const SimResult loggopsim = run_with(s, &n, NoiseRule::kLogGOPSim);
+  EXPECT_EQ(gridlock.finish[1].ps, 100 * kUs + 2 * o + L + 7 * G);
+  EXPECT_EQ(loggopsim.finish[1].ps, 2 * o + L + 7 * G);
+  EXPECT_EQ(gridlock.finish[0].ps, 100 * kUs + o);
+  EXPECT_EQ(loggopsim.finish[0].ps, 100 * kUs + o);
+}
+
+// The worked example of docs/sim-model.md, "Differences".
+TEST(NoiseRules, DocsWorkedExample) {
+  const Schedule s = parse_goal("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n", "x");
+  const noise::DetourPattern p = detours_us({{5, 10}, {20, 5}});  // 0.5-1.5 us and 2.0-2.5 us
+  const NoiseInjection rank0_only{&p, {0, 500 * kUs}};            // rank 1: no detour before 500 us
+  const SimResult gridlock = run_with(s, &rank0_only, NoiseRule::kGridlock);
+  const SimResult loggopsim = run_with(s, &rank0_only, NoiseRule::kLogGOPSim);
+  EXPECT_EQ(gridlock.finish[0].ps, 3'000'000U);
+  EXPECT_EQ(gridlock.finish[1].ps, 7'042'000U);
+  EXPECT_EQ(loggopsim.finish[0].ps, 2'500'000U);
+  EXPECT_EQ(loggopsim.finish[1].ps, 5'542'000U);
+}
+
+TEST(NoiseRules, OnlyTheReceiveOverheadIsNoisyUnderTheLogGOPSimRule) {
+  // 1001 bytes: o_r + 1000 G = 1.5 + 6 us of CPU at the receiver from the arrival at o + L = 4 us.
+  const Schedule s =
+      parse_goal("num_ranks 2\nrank 0 {\nsend 1001b to 1\n}\nrank 1 {\nrecv 1001b from 0\n}\n", "x");
+  // Detours [4.5, 5.5) us (inside o_r) and [8, 9) us (inside the per-byte part).
+  const noise::DetourPattern p = detours_us({{45, 10}, {80, 10}});
+  NoiseInjection n{&p, {0, 0}};
+  // gridlock: 4 + 7.5 = 11.5 us, + 1 + 1 = 13.5 us. LogGOPSim: only the first: 12.5 us.
+  EXPECT_EQ(run_with(s, &n, NoiseRule::kGridlock).finish[1].ps, 13'500'000U);
+  EXPECT_EQ(run_with(s, &n, NoiseRule::kLogGOPSim).finish[1].ps, 12'500'000U);
+  EXPECT_EQ(run_with(s, &n, NoiseRule::kLogGOPSim).finish[0].ps, o);
+}
+
+TEST(NoiseRules, NamesAndParsing) {
+  EXPECT_EQ(parse_noise_rule("gridlock", "--noise-rule"), NoiseRule::kGridlock);
+  EXPECT_EQ(parse_noise_rule("loggopsim", "--noise-rule"), NoiseRule::kLogGOPSim);
+  EXPECT_STREQ(to_string(NoiseRule::kLogGOPSim), "loggopsim");
+  EXPECT_STREQ(to_string(NoiseRule::kGridlock), "gridlock");
+  EXPECT_THROW((void)parse_noise_rule("LogGOPSim2", "--noise-rule"), InputError);
+  EXPECT_EQ(SimOptions{}.noise_rule, NoiseRule::kGridlock);
+}
+
+// Both rules order events the same way host by host (a message still leaves o_s + L after its
+// send), so the windowed and the global order agree under the LogGOPSim rule too.
+TEST(NoiseRules, WindowedAndGlobalOrdersAgreeUnderTheLogGOPSimRule) {
+  const Schedule s = generate("allreduce(algo=dissemination, size=8B)", 300, 1);
+  const noise::DetourPattern p = noise::DetourPattern::random(1e5, kUs, true, 7, 10'000 * kUs);
+  const NoiseInjection n = make_noise_injection(p, 300, 5, 0, false);
+  SimOptions options;
+  options.noise = &n;
+  options.noise_rule = NoiseRule::kLogGOPSim;
+  options.event_order = EventOrder::kGlobal;
+  const SimResult global = simulate(s, options);
+  options.event_order = EventOrder::kWindowed;
+  const SimResult windowed = simulate(s, options);
+  EXPECT_EQ(global.finish, windowed.finish);
+  options.noise_rule = NoiseRule::kGridlock;
+  EXPECT_NE(simulate(s, options).max_finish.ps, global.max_finish.ps);
+}
+
 TEST(NoiseEngine, EmptyNoiseIsNoiseless) {
   const Schedule s = generate("allreduce(algo=dissemination, size=8B)", 37, 1);
   const noise::DetourPattern none;
@@ -302,7 +408,9 @@ TEST(NoiseJson, RecordsTheModelSeedsAndPattern) {
   EXPECT_GT(pattern.size(), 1U);
   EXPECT_EQ(json["detours_per_period"], pattern.size());
   EXPECT_EQ(json["noise_fraction"], pattern.noise_fraction());
-  EXPECT_EQ(json.size(), 7U);
+  EXPECT_EQ(json["rule"], "gridlock");
+  EXPECT_EQ(json.size(), 8U);
+  EXPECT_EQ(noise_json(spec, pattern, 5, true, NoiseRule::kLogGOPSim)["rule"], "loggopsim");
 }
 
 // Paper Fig. 5: under unsynchronised noise the median slowdown grows with the process count.
