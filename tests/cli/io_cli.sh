@@ -43,7 +43,7 @@ expect 2 "$SAME" -- "$G" sim S.goal --replicas 2 --noise T.trace --svg L.goal
 expect 2 "$SAME" -- "$G" schedule convert S.goal H.goal
 expect 2 "$SAME" -- "$G" noise convert T.trace T.trace
 expect 2 "$SAME" -- "$G" topo simgrid "torus:2x1x1,coords=C.txt" -o C.txt
-expect 2 "$SAME" -- "$G" map torus:2x2x8 --nodes nid00000,nid00001 --tasks "matrix:S.goal" --json S.goal
+expect 2 "$SAME" -- "$G" map torus:2x2x8 --nodes nid00000,nid00001 --cores-per-node 1 --tasks "matrix:S.goal" --json S.goal
 cmp -s S.goal S.orig || fail "the schedule was changed"
 cmp -s T.trace T.orig || fail "the noise trace was changed"
 cmp -s C.txt C.orig || fail "the coordinates file was changed"
@@ -66,7 +66,7 @@ expect 0 "^gridlock [0-9.]+ \(commit " -- "$G" --version
 expect 0 "^gridlock [0-9.]+ \(commit " -- "$G" version
 
 # topo info answers a 4M-node torus from formulas (the graph took 4 GB).
-expect 0 "^nodes: 4096000 \(nid00000 \.\. nid4095999\)" -- "$G" topo info torus:160x160x160
+expect 0 "^nodes: 4096000 \(nid00000 \.\. nid4095999\)" -- "$G" topo info torus:160x160x80
 
 if [ "${#BENCH[@]}" -gt 0 ]; then
   expect 0 "^gridlock-bench [0-9.]+ \(commit " -- "${BENCH[@]}" --version

@@ -23,7 +23,7 @@ namespace gridlock::topo {
 
 /// The summary() of the topology a spec describes, plus the names of its first and last nodes
 /// (`first_node`, `last_node`). Answered from formulas where the model has them (a torus without
-/// a coordinates file: no graph is built, so `torus:160x160x160` answers at once), otherwise from
+/// a coordinates file: no graph is built, so `torus:160x160x80` answers at once), otherwise from
 /// the built topology. Throws InputError as make_topology() does.
 [[nodiscard]] Json topology_info(std::string_view spec);
 
