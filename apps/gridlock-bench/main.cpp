@@ -26,10 +26,12 @@
 #include "gridlock/bench/sweep.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/core/version.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/noise/timer.hpp"
 #include "gridlock/sim/replicas.hpp"
 #include "noise_options.hpp"
+#include "output_guard.hpp"
 
 namespace {
 
@@ -95,10 +97,12 @@ void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load
   cmd.add_option("--deadline", t.deadline, "Time limit of the whole run; later tests are skipped (0 = none)")
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write every result and the run's context to this JSON file");
+  gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_option("--csv-dir", o.csv_dir,
                  "Write the histogram of every canary and state as CSV into this directory");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
-  cmd.add_flag("-v,--verbose", o.verbose, "Progress messages on stderr even when it is not a terminal");
+  cmd.add_flag("-v,--verbose,--progress", o.verbose,
+               "Progress lines on stderr even when it is not a terminal");
   cmd.add_option("--latency-size", t.latency_size, "Latency message size")->capture_default_str();
   cmd.add_option("--bandwidth-size", t.bandwidth_size, "Bandwidth message size")->capture_default_str();
   cmd.add_option("--bandwidth-outstanding", o.bandwidth_outstanding,
@@ -215,6 +219,7 @@ void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
   add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   cmd.add_option("--json", o.json_path,
                  "Write per-node and per-rank results with the context to this JSON file");
+  gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
 }
@@ -284,8 +289,11 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
                  "Median slowdown (percent) from which on noise counts as the bottleneck")
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write the study as JSON (rank 0)");
+  gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_option("--csv", o.csv_path, "Write one CSV row per scale (rank 0)");
+  gridlock::cli::output_file(cmd.get_option("--csv"));
   cmd.add_option("--svg", o.svg_path, "Draw the box plot of every scale as SVG (rank 0)");
+  gridlock::cli::output_file(cmd.get_option("--svg"));
   cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -369,6 +377,7 @@ void add_spmv_options(CLI::App& cmd, gb::SpmvOptions& o, SpmvText& t) {
       ->capture_default_str();
   cmd.add_option("--json", o.json_path,
                  "Write the statistics, checksum, placement and context to this JSON file");
+  gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
 }
 
@@ -447,6 +456,7 @@ void add_sweep_options(CLI::App& cmd, gb::SweepOptions& o, SweepText& t) {
   add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   cmd.add_option("--seed", o.seed, "Seed of the buffer contents")->capture_default_str();
   cmd.add_option("--json", o.json_path, "Write every record and the context to this JSON file");
+  gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
 }
 
@@ -537,6 +547,9 @@ int run(int argc, char** argv, int rank, int thread_level) {
       "put/get, collectives over communicator sizes (ReproMPI method); JSON for `gridlock model`");
   add_sweep_options(*sweep, sweep_options, sweep_text);
   gridlock::cli::check_unsigned_options(app);
+  app.set_version_flag("--version",
+                       fmt::format("gridlock-bench {} (commit {})", gridlock::kVersion, gridlock::kGitCommit),
+                       "Print the gridlock version and git commit, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -546,6 +559,7 @@ int run(int argc, char** argv, int rank, int thread_level) {
     }
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
   }
+  gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
   if (replicas->parsed()) {
     finish_sim_replicas_options(replicas_options, replicas_text);
     // Worker threads never call MPI, but below MPI_THREAD_FUNNELED the standard allows no other

@@ -15,6 +15,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/model/history.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -234,6 +235,7 @@ void add_history_command(CLI::App& app) {
   trend->add_option("--metric", args->metric, "Metric name, e.g. sweep.allreduce.1MiB.median")->required();
   trend->add_option("--last", args->last, "Only the newest N runs (0: all)")->capture_default_str();
   trend->add_option("--csv", args->csv, "Also write the trend as CSV (with a context block)");
+  output_file(trend->get_option("--csv"));
   trend->callback([args] { run_trend(*args); });
 
   auto* regress = add_history_subcommand(

@@ -20,6 +20,7 @@
 #include "gridlock/mapping/launch_files.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -273,11 +274,15 @@ void add_map_command(CLI::App& app) {
   cmd->add_flag("--compare", args->compare,
                 "Map with every baseline and every metric, and print the paper's cross table");
   cmd->add_option("--json", args->json, "Write the inputs, the placement and the cost table as JSON");
+  output_file(cmd->get_option("--json"));
   cmd->add_option("--rankfile", args->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
+  output_file(cmd->get_option("--rankfile"));
   cmd->add_option("--slurm-hostfile", args->slurm_hostfile,
                   "Write a Slurm hostfile (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
+  output_file(cmd->get_option("--slurm-hostfile"));
   cmd->add_option("--mpich-rank-order", args->mpich_rank_order,
                   "Write an MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3)");
+  output_file(cmd->get_option("--mpich-rank-order"));
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
   cmd->callback([args] { run_map(*args); });
 }

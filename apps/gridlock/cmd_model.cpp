@@ -18,6 +18,7 @@
 #include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/guidelines.hpp"
 #include "gridlock/model/sweep.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -224,6 +225,7 @@ void add_model_command(CLI::App& app) {
       model_cmd->add_subcommand("fit", "Hockney, protocol-switch and collective models of sweep results");
   fit->add_option("sweeps", fa->sweeps, "Sweep result files (gridlock-bench sweep --json)")->required();
   fit->add_option("--json", fa->json, "Write the fit (schema gridlock.model.fit, docs/formats/fit-json.md)");
+  output_file(fit->get_option("--json"));
   fit->add_flag("-q,--quiet", fa->quiet, "Print no tables");
   fit->callback([fa] { run_fit(*fa); });
 
@@ -245,6 +247,7 @@ void add_model_command(CLI::App& app) {
   check->add_option("--tolerance", ca->tolerance, "Fraction lhs may exceed rhs")->capture_default_str();
   check->add_option("--seed", ca->seed, "Seed of the resampled sums (printed)")->capture_default_str();
   check->add_option("--json", ca->json, "Write the results as JSON");
+  output_file(check->get_option("--json"));
   check->add_flag("--fail-on-violation", ca->fail_on_violation, "Exit 1 when a guideline is violated");
   check->add_flag("-q,--quiet", ca->quiet, "Print only the summary and violations");
   check->callback([ca] { run_check(*ca); });

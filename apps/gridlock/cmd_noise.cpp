@@ -12,6 +12,7 @@
 #include "gridlock/core/units.hpp"
 #include "gridlock/noise/measure.hpp"
 #include "gridlock/noise/trace.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -176,10 +177,13 @@ void add_noise_command(CLI::App& app) {
                    "Also summarise without detours longer than this (0: off)")
       ->capture_default_str();
   measure->add_option("--json", m->json, "Write the summary as JSON with a context block");
+  output_file(measure->get_option("--json"));
   measure->add_option("--trace", m->trace, "Write every detour to this trace file");
+  output_file(measure->get_option("--trace"));
   measure->add_option("--trace-format", m->trace_format, "gridlock, netgauge or loggopsim")
       ->capture_default_str();
   measure->add_option("--histogram", m->histogram, "Write the detour-length histogram as CSV");
+  output_file(measure->get_option("--histogram"));
   measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
   measure->callback([m] { run_measure(*m); });
 
@@ -187,6 +191,7 @@ void add_noise_command(CLI::App& app) {
   auto* convert = noise_cmd->add_subcommand("convert", "Convert a noise trace between formats");
   convert->add_option("input", c->input, "Input trace")->required();
   convert->add_option("output", c->output, "Output trace")->required();
+  output_file(convert->get_option("output"));
   convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
   convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
   convert->callback([c] { run_convert(*c); });

@@ -19,6 +19,7 @@
 #include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/progress.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
@@ -32,6 +33,7 @@
 #include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 #include "noise_options.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -61,6 +63,7 @@ struct SimArgs {
   std::string csv;
   std::string svg;
   bool quiet = false;
+  bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
   std::string latency = "2.5us";
   std::string overhead = "1.5us";
   std::string overhead_send;
@@ -87,6 +90,7 @@ struct SchedgenArgs {
   std::uint32_t ranks = 0;
   std::uint64_t seed = 1;
   std::string output;
+  bool progress = false;
 };
 
 struct ConvertArgs {
@@ -214,8 +218,8 @@ void write_timeline(const std::string& path, const sim::SimResult& result, const
   write_file_atomic(path, trace.dump(1) + "\n");
 }
 
-// Progress on stderr only for people: on a terminal and without -q.
-bool show_progress(const SimArgs& a) { return !a.quiet && isatty(STDERR_FILENO) != 0; }
+// Progress on stderr: on a terminal unless -q, and with --progress in batch logs too.
+bool show_progress(const SimArgs& a) { return !a.quiet && (a.progress || Progress::stderr_is_terminal()); }
 
 // True when this process is one of several ranks of an MPI job (Open MPI, MPICH/PMI).
 bool under_mpi_job() {
@@ -263,7 +267,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   // No more threads than replicas (run_replicas would not start them): the count printed is the count used.
   const unsigned wanted = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   const auto threads = static_cast<unsigned>(std::min<std::uint64_t>(wanted, a.replicas));
-  const bool progress = show_progress(a);
+  Progress progress(show_progress(a), Progress::stderr_is_terminal());
   const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
 
   Json context = base_context("gridlock sim", "gridlock.sim.replicas", 2);
@@ -286,9 +290,7 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   Json results = Json::array();
   std::vector<sim::ScaleResult> studied;
   for (const std::uint32_t ranks : scales) {
-    if (progress) {
-      fmt::print(stderr, "\r{} ranks: schedule and noiseless run...\033[K", ranks);
-    }
+    progress.phase(fmt::format("{} ranks: schedule and noiseless run...", ranks));
     std::optional<sim::Schedule> generated;
     if (!from_file) {
       generated = load_or_generate(a.schedule, a.program, ranks, a.seed);
@@ -304,18 +306,16 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
     config.cosched = a.noise_cosched;
     config.threads = threads;
     std::mutex print_mutex;
-    if (progress) {
+    if (progress.enabled()) {
       config.progress = [&, ranks](std::uint64_t done) {
         if (done % 16 == 0 || done == a.replicas) {
           const std::lock_guard<std::mutex> lock(print_mutex);
-          fmt::print(stderr, "\r{} ranks: {}/{} replicas", ranks, done, a.replicas);
+          progress.update(fmt::format("{} ranks: {}/{} replicas", ranks, done, a.replicas));
         }
       };
     }
     const std::vector<std::uint64_t> times = sim::run_replicas(schedule, options, config, 0, a.replicas);
-    if (progress) {
-      fmt::print(stderr, "\r\033[K");
-    }
+    progress.clear();
     studied.push_back(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times});
     fmt::print("{}", sim::scale_table_row(studied.back()));
     csv.add_row(sim::scale_csv_row(studied.back()));
@@ -373,23 +373,20 @@ void run_sim(const SimArgs& a) {
     throw InputError("a list of --ranks is for --replicas K; give one rank count for a single run");
   }
   // A million-rank run takes seconds to minutes: say what is happening, on a terminal only.
-  const bool progress = show_progress(a);
+  Progress progress(show_progress(a), Progress::stderr_is_terminal());
   const std::uint32_t ranks = rank_list.empty() ? 0 : rank_list[0];
-  if (progress) {
-    fmt::print(stderr, "\r{}...\033[K",
-               a.program.empty() ? fmt::format("loading {}", a.schedule)
-                                 : fmt::format("generating {} on {} ranks", a.program, ranks));
-  }
+  progress.phase(a.program.empty() ? fmt::format("loading {}...", a.schedule)
+                                   : fmt::format("generating {} on {} ranks...", a.program, ranks));
   const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
-  if (progress) {
-    fmt::print(stderr, "\rsimulating {} operations...\033[K", schedule.total_ops());
-    options.progress = [](const sim::SimProgress& p) {
-      fmt::print(stderr, "\rsimulating{}: {:.1f}% of {} operations done, {} events, simulated time {}\033[K",
-                 p.rerun ? " again in global order" : "",
-                 p.ops_total > 0
-                     ? 100.0 * static_cast<double>(p.ops_completed) / static_cast<double>(p.ops_total)
-                     : 100.0,
-                 p.ops_total, p.events, format_time_ps(p.now.ps));
+  if (progress.enabled()) {
+    progress.phase(fmt::format("simulating {} operations...", schedule.total_ops()));
+    options.progress = [&progress](const sim::SimProgress& p) {
+      progress.update(fmt::format(
+          "simulating{}: {:.1f}% of {} operations done, {} events, simulated time {}",
+          p.rerun ? " again in global order" : "",
+          p.ops_total > 0 ? 100.0 * static_cast<double>(p.ops_completed) / static_cast<double>(p.ops_total)
+                          : 100.0,
+          p.ops_total, p.events, format_time_ps(p.now.ps)));
     };
   }
   noise::DetourPattern pattern;
@@ -417,9 +414,7 @@ void run_sim(const SimArgs& a) {
         "messages), too many to write in full; simulate a smaller schedule",
         kMaxTimelineSlices, schedule.total_ops(), result.messages));
   }
-  if (progress) {
-    fmt::print(stderr, "\r\033[K");
-  }
+  progress.clear();
 
   Json context = base_context("gridlock sim", "gridlock.sim.result", 1);
   context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);
@@ -502,8 +497,12 @@ void run_sim(const SimArgs& a) {
 
 void run_schedgen(const SchedgenArgs& a) {
   check_writable(a.output);
+  Progress progress(a.progress || Progress::stderr_is_terminal(), Progress::stderr_is_terminal());
+  progress.phase(fmt::format("generating {} on {} ranks...", a.program, a.ranks));
   const sim::Schedule schedule = sim::generate(a.program, a.ranks, a.seed);
+  progress.phase(fmt::format("writing {}: {} operations...", a.output, schedule.total_ops()));
   sim::save_schedule(schedule, a.output);
+  progress.clear();
   fmt::print(
       "wrote {}: {} ranks, {} operations, {} messages, {} distinct programs, {} without their peers ({}, "
       "seed {})\n",
@@ -572,8 +571,12 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
       ->capture_default_str();
   sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");
+  output_file(sim_cmd->get_option("--csv"));
   sim_cmd->add_option("--svg", sim_args->svg, "With --replicas: draw the box plot of every scale (SVG)");
+  output_file(sim_cmd->get_option("--svg"));
   sim_cmd->add_flag("-q,--quiet", sim_args->quiet, "No progress on stderr");
+  sim_cmd->add_flag("--progress", sim_args->progress,
+                    "Progress lines on stderr (every 10 s) even when it is not a terminal, for batch jobs");
   add_param_options(*sim_cmd, *sim_args);
   sim_cmd
       ->add_option("--event-order", sim_args->event_order,
@@ -582,7 +585,9 @@ void add_sim_commands(CLI::App& app) {
       ->capture_default_str();
   sim_cmd->add_flag("--per-rank", sim_args->per_rank, "Print (and write to --json) every rank's finish time");
   sim_cmd->add_option("--json", sim_args->json, "Write the result as JSON with a context block");
+  output_file(sim_cmd->get_option("--json"));
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
+  output_file(sim_cmd->get_option("--timeline"));
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--noise-format")->needs("--noise");
   sim_cmd->get_option("--csv")->needs("--replicas");
@@ -613,6 +618,9 @@ void add_sim_commands(CLI::App& app) {
   gen->add_option("-o,--output", gen_args->output,
                   "Output file: .gsched (any case) for binary, anything else GOAL text")
       ->required();
+  output_file(gen->get_option("--output"));
+  gen->add_flag("--progress", gen_args->progress,
+                "Say on stderr when generating and writing start, even when it is not a terminal");
   gen->footer(sim::generator_help());
   gen->callback([gen_args] { run_schedgen(*gen_args); });
 
@@ -624,6 +632,7 @@ void add_sim_commands(CLI::App& app) {
   convert
       ->add_option("output", conv_args->output, "Output: .gsched (any case) for binary, anything else text")
       ->required();
+  output_file(convert->get_option("output"));
   convert->callback([conv_args] { run_convert(*conv_args); });
 }
 

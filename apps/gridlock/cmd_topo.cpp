@@ -14,6 +14,7 @@
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/simgrid_platform.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -109,19 +110,19 @@ void run_route(const TopoRouteArgs& args) {
 }
 
 void run_info(const TopoInfoArgs& args) {
-  const auto topo = topo::make_topology(args.spec);
-  const Json summary = topo->summary();
+  const Json summary = topo::topology_info(args.spec);
   if (args.json) {
     fmt::print("{}\n", summary.dump(2));
     return;
   }
   fmt::print("kind: {}\nspec: {}\nnodes: {} ({} .. {})\nrouters: {}\nnetwork links: {}\nterminal links: {}\n",
-             topo->kind(), topo->spec(), topo->nodes().size(), topo->nodes().front().name,
-             topo->nodes().back().name, topo->routers().size(), topo->network_link_count(),
-             topo->links().size() - topo->network_link_count());
-  fmt::print("network link capacity: {:.4g} .. {:.4g} GB/s\nparameters: {}\n",
-             summary["network_link_capacity_bytes_per_s"]["min"].get<double>() / 1e9,
-             summary["network_link_capacity_bytes_per_s"]["max"].get<double>() / 1e9,
+             summary["kind"].get<std::string>(), summary["spec"].get<std::string>(),
+             summary["nodes"].get<std::uint64_t>(), summary["first_node"].get<std::string>(),
+             summary["last_node"].get<std::string>(), summary["routers"].get<std::uint64_t>(),
+             summary["network_links"].get<std::uint64_t>(), summary["terminal_links"].get<std::uint64_t>());
+  fmt::print("network link capacity: {} .. {}\nparameters: {}\n",
+             format_rate(summary["network_link_capacity_bytes_per_s"]["min"].get<double>()),
+             format_rate(summary["network_link_capacity_bytes_per_s"]["max"].get<double>()),
              summary["parameters"].dump());
 }
 
@@ -171,6 +172,7 @@ void add_topo_command(CLI::App& app) {
       ->add_option("-o,--output", simgrid_args->output,
                    "Platform file to write, e.g. platforms/gemini-2x2x8.xml")
       ->required();
+  output_file(simgrid->get_option("--output"));
   simgrid->add_option("--latency", simgrid_args->latency, "Latency of each network link (per hop)")
       ->capture_default_str();
   simgrid->add_option("--terminal-latency", simgrid_args->terminal_latency,

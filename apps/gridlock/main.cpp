@@ -9,10 +9,15 @@
 #include "cli_numbers.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/version.hpp"
+#include "output_guard.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"gridlock: induce, measure, model and simulate congestion and noise in HPC networks"};
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       fmt::format("gridlock {} (commit {})", gridlock::kVersion, gridlock::kGitCommit),
+                       "Print the gridlock version and git commit, and exit");
   gridlock::cli::add_version_command(app);
   gridlock::cli::add_topo_command(app);
   gridlock::cli::add_oracle_command(app);
@@ -22,6 +27,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_model_command(app);
   gridlock::cli::add_history_command(app);
   gridlock::cli::check_unsigned_options(app);
+  gridlock::cli::guard_outputs(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

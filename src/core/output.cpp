@@ -17,6 +17,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/core/units.hpp"
 #include "gridlock/core/version.hpp"
 
 namespace gridlock {
@@ -73,21 +74,81 @@ Json base_context(std::string_view tool, std::string_view schema, int schema_ver
   return context;
 }
 
-std::string read_input_file(const fs::path& path, std::string_view what, std::string_view hint) {
-  return std::string(InputFile(path, what, hint).bytes());
+namespace {
+
+// A path the shell gives for a pipe (`/dev/stdin`, `/dev/fd/63` from `<(command)`) is a chain of
+// symbolic links ending in the kernel's `pipe:[inode]` name, which no named FIFO has.
+bool is_shell_pipe(const fs::path& path) {
+  fs::path link = path;
+  for (int depth = 0; depth < 8; ++depth) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(link, ec);
+    if (ec) {
+      return false;
+    }
+    if (target.native().starts_with("pipe:[")) {
+      return true;
+    }
+    link = target.is_absolute() ? target : link.parent_path() / target;
+  }
+  return false;
 }
 
-InputFile::InputFile(const fs::path& path, std::string_view what, std::string_view hint) {
+}  // namespace
+
+bool check_regular_input(const fs::path& path, std::string_view what, std::uintmax_t max_bytes,
+                         std::string_view hint) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw IoError(fmt::format("cannot read {} '{}': it is a directory, not a file", what, path.string()));
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) {
+    throw IoError(fmt::format("cannot open {} '{}': no such file; {}", what, path.string(), hint));
   }
+  if (ec) {
+    throw IoError(fmt::format("cannot read {} '{}': {}; check the path and permissions", what, path.string(),
+                              ec.message()));
+  }
+  if (fs::is_fifo(status) && is_shell_pipe(path)) {
+    return true;
+  }
+  if (!fs::is_regular_file(status)) {
+    const char* kind = fs::is_directory(status)        ? "a directory"
+                       : fs::is_fifo(status)           ? "a FIFO"
+                       : fs::is_character_file(status) ? "a character device"
+                       : fs::is_block_file(status)     ? "a block device"
+                       : fs::is_socket(status)         ? "a socket"
+                                                       : "not a regular file";
+    throw IoError(
+        fmt::format("cannot read {} '{}': it is {}; give a regular file (copy a FIFO's or device's "
+                    "output to a file first)",
+                    what, path.string(), kind));
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes) {
+    throw InputError(fmt::format("{} '{}' has {} bytes, more than the limit of {} for this kind of file",
+                                 what, path.string(), size, format_bytes(max_bytes)));
+  }
+  return false;
+}
+
+std::string read_input_file(const fs::path& path, std::string_view what, std::string_view hint,
+                            std::uintmax_t max_bytes) {
+  return std::string(InputFile(path, what, hint, max_bytes).bytes());
+}
+
+InputFile::InputFile(const fs::path& path, std::string_view what, std::string_view hint,
+                     std::uintmax_t max_bytes) {
+  const bool pipe = check_regular_input(path, what, max_bytes, hint);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw IoError(fmt::format("cannot open {} '{}': {}; {}", what, path.string(), errno_text(errno), hint));
   }
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+  if (!pipe && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+      ::close(fd);
+      throw InputError(fmt::format("{} '{}' has {} bytes, more than the limit of {} for this kind of file",
+                                   what, path.string(), info.st_size, format_bytes(max_bytes)));
+    }
     // MAP_POPULATE reads the whole file now (one pass, read-ahead) instead of faulting it in
     // page by page while it is decoded.
     void* map =
@@ -100,13 +161,18 @@ InputFile::InputFile(const fs::path& path, std::string_view what, std::string_vi
       return;
     }
   }
-  // Not a regular file (a pipe, /dev/stdin), empty as far as stat knows, or not mappable: read
-  // from the descriptor already open (opening a FIFO again would wait for another writer).
+  // A shell pipe, a file empty as far as stat knows (/proc), or not mappable: read from the
+  // descriptor already open, up to the limit.
   std::array<char, std::size_t{1} << 16U> chunk{};
   for (;;) {
     const ssize_t got = ::read(fd, chunk.data(), chunk.size());
     if (got > 0) {
       content_.append(chunk.data(), static_cast<std::size_t>(got));
+      if (content_.size() > max_bytes) {
+        ::close(fd);
+        throw InputError(fmt::format("{} '{}' has more than the limit of {} for this kind of file", what,
+                                     path.string(), format_bytes(max_bytes)));
+      }
       continue;
     }
     if (got < 0 && errno == EINTR) {

@@ -11,19 +11,10 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 // Splits "12.5us" into the number and the unit; the number must be non-negative and finite.
 std::pair<double, std::string_view> split_number(std::string_view text, std::string_view what,
@@ -66,7 +57,11 @@ std::uint64_t parse_byte_size(std::string_view text, std::string_view what) {
                                          {"GiB", 1073741824.0},
                                          {"g", 1073741824.0},
                                          {"G", 1073741824.0},
-                                         {"GB", 1e9}};
+                                         {"GB", 1e9},
+                                         {"TiB", 1099511627776.0},
+                                         {"t", 1099511627776.0},
+                                         {"T", 1099511627776.0},
+                                         {"TB", 1e12}};
   for (const auto& suffix : kSuffixes) {
     if (unit != suffix.name) {
       continue;
@@ -80,8 +75,8 @@ std::uint64_t parse_byte_size(std::string_view text, std::string_view what) {
     }
     return static_cast<std::uint64_t>(bytes);
   }
-  throw InputError(
-      fmt::format("invalid {} '{}': unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB, GB)", what, text, unit));
+  throw InputError(fmt::format(
+      "invalid {} '{}': unknown unit '{}' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", what, text, unit));
 }
 
 double parse_duration_seconds(std::string_view text, std::string_view what) {
@@ -139,6 +134,28 @@ std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
   if (overflow) {
     throw bad("too large");
   }
+  // Scientific notation: `1e-6s`, `2.5E3ns`. The exponent shifts the decimal point exactly.
+  int exponent = 0;
+  if (pos < trimmed.size() && (trimmed[pos] == 'e' || trimmed[pos] == 'E')) {
+    ++pos;
+    bool negative = false;
+    if (pos < trimmed.size() && (trimmed[pos] == '+' || trimmed[pos] == '-')) {
+      negative = trimmed[pos] == '-';
+      ++pos;
+    }
+    const std::size_t start = pos;
+    while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
+      if (exponent > 1000) {
+        throw bad("exponent out of range");
+      }
+      exponent = exponent * 10 + (trimmed[pos] - '0');
+      ++pos;
+    }
+    if (pos == start) {
+      throw bad("expected digits after the exponent 'e', e.g. '1e-6s'");
+    }
+    exponent = negative ? -exponent : exponent;
+  }
   const std::string_view unit = trim(trimmed.substr(pos));
   struct Suffix {
     std::string_view name;
@@ -159,26 +176,52 @@ std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
     throw bad(unit.empty() ? std::string("a unit is required (ps, ns, us, ms, s)")
                            : fmt::format("unknown unit '{}' (use ps, ns, us, ms, s)", unit));
   }
-  std::uint64_t result = 0;
-  if (__builtin_mul_overflow(whole, factor, &result)) {
-    throw bad("too large");
+  // value = digits * 10^shift * factor, with digits the whole and fractional digits together
+  // (trailing zeros of the fraction dropped first: they change nothing and could overflow).
+  while (fraction_digits > 0 && fraction % 10 == 0) {
+    fraction /= 10;
+    --fraction_digits;
   }
-  if (fraction_digits > 0) {
-    std::uint64_t scale = 1;
-    for (int i = 0; i < fraction_digits; ++i) {
-      scale *= 10;
-    }
-    // fraction / scale * factor must be a whole number of picoseconds.
-    const std::uint64_t common = std::gcd(factor, scale);
-    const std::uint64_t reduced_scale = scale / common;
-    if (fraction % reduced_scale != 0) {
-      throw bad("not a whole number of picoseconds");
-    }
-    std::uint64_t part = 0;
-    if (__builtin_mul_overflow(fraction / reduced_scale, factor / common, &part) ||
-        __builtin_add_overflow(result, part, &result)) {
+  std::uint64_t digits = whole;
+  for (int i = 0; i < fraction_digits; ++i) {
+    if (__builtin_mul_overflow(digits, 10U, &digits)) {
       throw bad("too large");
     }
+  }
+  if (__builtin_add_overflow(digits, fraction, &digits)) {
+    throw bad("too large");
+  }
+  const int shift = exponent - fraction_digits;
+  if (digits == 0) {
+    return 0;
+  }
+  std::uint64_t result = 0;
+  if (shift >= 0) {
+    if (__builtin_mul_overflow(digits, factor, &result)) {
+      throw bad("too large");
+    }
+    for (int i = 0; i < shift; ++i) {
+      if (__builtin_mul_overflow(result, 10U, &result)) {
+        throw bad("too large");
+      }
+    }
+    return result;
+  }
+  if (-shift > 19) {
+    throw bad("not a whole number of picoseconds");
+  }
+  std::uint64_t scale = 1;
+  for (int i = 0; i < -shift; ++i) {
+    scale *= 10;
+  }
+  // digits / scale * factor must be a whole number of picoseconds.
+  const std::uint64_t common = std::gcd(factor, scale);
+  const std::uint64_t reduced_scale = scale / common;
+  if (digits % reduced_scale != 0) {
+    throw bad("not a whole number of picoseconds");
+  }
+  if (__builtin_mul_overflow(digits / reduced_scale, factor / common, &result)) {
+    throw bad("too large");
   }
   return result;
 }
@@ -208,6 +251,74 @@ std::string format_time_ps(std::uint64_t ps) {
     }
   }
   return fmt::format("{} ps", ps);
+}
+
+double parse_rate_bytes_per_s(std::string_view text, std::string_view what) {
+  const auto [value, raw_unit] = split_number(text, what, "12.5GB/s");
+  std::string_view unit = raw_unit;
+  if (unit.ends_with("/s")) {
+    unit.remove_suffix(2);
+  }
+  struct Suffix {
+    std::string_view name;
+    double bytes_per_s;
+  };
+  // Byte units as parse_byte_size() reads them (`b` is a byte there, kept for old specs), then
+  // bit rates with SI prefixes: a lower-case `b` after a prefix, or `bit`, is a bit (1/8 byte).
+  static constexpr Suffix kSuffixes[] = {
+      {"", 1},          {"B", 1},        {"b", 1},         {"KB", 1e3},     {"kB", 1e3},
+      {"MB", 1e6},      {"GB", 1e9},     {"TB", 1e12},     {"KiB", 1024.0}, {"k", 1024.0},
+      {"K", 1024.0},    {"MiB", 0x1p20}, {"m", 0x1p20},    {"M", 0x1p20},   {"GiB", 0x1p30},
+      {"g", 0x1p30},    {"G", 0x1p30},   {"TiB", 0x1p40},  {"T", 0x1p40},   {"bit", 0.125},
+      {"kb", 125.0},    {"Kb", 125.0},   {"kbit", 125.0},  {"Kbit", 125.0}, {"Mb", 1.25e5},
+      {"Mbit", 1.25e5}, {"Gb", 1.25e8},  {"Gbit", 1.25e8}, {"Tb", 1.25e11}, {"Tbit", 1.25e11}};
+  for (const auto& suffix : kSuffixes) {
+    if (unit == suffix.name) {
+      const double rate = value * suffix.bytes_per_s;
+      if (!(rate > 0) || !std::isfinite(rate)) {
+        throw InputError(fmt::format("invalid {} '{}': must be a positive finite rate", what, text));
+      }
+      return rate;
+    }
+  }
+  throw InputError(fmt::format(
+      "invalid {} '{}': unknown unit '{}' (bytes/s: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s .. TiB/s; bits/s: "
+      "Mb/s, Gb/s, Tb/s or Mbit/s, Gbit/s, Tbit/s)",
+      what, text, raw_unit));
+}
+
+namespace {
+
+// `value` scaled by the largest SI prefix that keeps it >= 1, with 4 significant digits.
+std::string format_si(double value, std::string_view unit) {
+  static constexpr std::pair<double, std::string_view> kPrefixes[] = {
+      {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [factor, prefix] : kPrefixes) {
+    if (value >= factor) {
+      return fmt::format("{:.4g} {}{}", value / factor, prefix, unit);
+    }
+  }
+  return fmt::format("{:.4g} {}", value, unit);
+}
+
+}  // namespace
+
+std::string format_rate(double bytes_per_s) { return format_si(bytes_per_s, "B/s"); }
+
+std::string format_bit_rate(double bytes_per_s) { return format_si(bytes_per_s * 8, "b/s"); }
+
+std::string format_duration_s(double seconds) {
+  if (!std::isfinite(seconds)) {
+    return fmt::format("{}", seconds);
+  }
+  const double magnitude = std::fabs(seconds);
+  static constexpr std::pair<double, std::string_view> kUnits[] = {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}};
+  for (const auto& [factor, name] : kUnits) {
+    if (magnitude >= factor) {
+      return fmt::format("{:.4g} {}", seconds / factor, name);
+    }
+  }
+  return fmt::format("{:.4g} ns", seconds / 1e-9);
 }
 
 std::string format_bytes(std::uint64_t bytes) {

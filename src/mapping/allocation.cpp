@@ -296,7 +296,7 @@ std::vector<std::string> read_node_list(std::string_view argument) {
     throw InputError("node list '@': give a file name after '@', e.g. @nodes.txt");
   }
   check_regular_file(path);
-  const InputFile file(path, "node list");
+  const InputFile file(path, "node list", "check the path after '@'", kMaxNodeListFileBytes);
   const std::string_view text = without_utf8_bom(file.bytes());
   std::vector<std::string> names;
   std::size_t pos = 0;

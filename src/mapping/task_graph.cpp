@@ -232,35 +232,6 @@ std::array<std::uint32_t, N> parse_shape(std::string_view text, std::string_view
 // ---- files ---------------------------------------------------------------------------------------
 
 // Refuses anything but a regular file before reading: a FIFO would block, /dev/zero would never end.
-void check_regular_file(const fs::path& path, std::string_view what, std::uintmax_t max_bytes) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (status.type() == fs::file_type::not_found) {
-    throw IoError(fmt::format("cannot read {} '{}': no such file; check the path", what, path.string()));
-  }
-  if (ec) {
-    throw IoError(fmt::format("cannot read {} '{}': {}; check the path and permissions", what, path.string(),
-                              ec.message()));
-  }
-  if (!fs::is_regular_file(status)) {
-    const char* kind = fs::is_directory(status)        ? "a directory"
-                       : fs::is_fifo(status)           ? "a FIFO"
-                       : fs::is_character_file(status) ? "a character device"
-                       : fs::is_block_file(status)     ? "a block device"
-                       : fs::is_socket(status)         ? "a socket"
-                                                       : "not a regular file";
-    throw IoError(
-        fmt::format("cannot read {} '{}': it is {}; give a regular file (copy a pipe's output to a "
-                    "file first)",
-                    what, path.string(), kind));
-  }
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > max_bytes) {
-    throw InputError(fmt::format("{} '{}' has {} bytes, more than the limit of {} for this kind of file",
-                                 what, path.string(), size, format_bytes(max_bytes)));
-  }
-}
-
 // Lines of a text file with their 1-based numbers; '\r' before '\n' is dropped.
 class Lines {
  public:
@@ -286,16 +257,6 @@ class Lines {
   std::size_t pos_ = 0;
   std::uint64_t number_ = 0;
 };
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -622,8 +583,7 @@ TaskGraph alltoall(std::uint32_t num_tasks, std::uint64_t bytes) {
 }
 
 TaskGraph read_matrix_file(const fs::path& path) {
-  check_regular_file(path, "task graph matrix", kMaxMatrixFileBytes);
-  const InputFile file(path, "task graph matrix");
+  const InputFile file(path, "task graph matrix", "check the path", kMaxMatrixFileBytes);
   const std::string_view text = without_utf8_bom(file.bytes());
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw InputError(
@@ -636,11 +596,10 @@ TaskGraph read_matrix_file(const fs::path& path) {
 }
 
 TaskGraph read_schedule_graph(const fs::path& path) {
-  check_regular_file(path, "schedule", std::numeric_limits<std::uintmax_t>::max());
   // sim::load_schedule, with the rank count bounded by kMaxTasks before anything is allocated (a
   // 20-byte file saying `num_ranks 4000000000` would otherwise ask for gigabytes of rank tables)
   // and without the source locations the simulator keeps for deadlock reports.
-  const InputFile file(path, "schedule");
+  const InputFile file(path, "schedule", "check the path", kNoInputLimit);
   const std::string_view bytes = file.bytes();
   const std::string name = path.string();
   const sim::Schedule schedule = bytes.starts_with(sim::kBinaryMagic)

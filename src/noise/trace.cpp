@@ -15,16 +15,6 @@ namespace {
 
 constexpr std::string_view kMagic = "# gridlock-noise-trace v1";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 [[noreturn]] void fail(std::string_view source, std::size_t line, std::string_view what) {
   throw InputError(fmt::format("{}:{}: {}", source, line, what));
 }

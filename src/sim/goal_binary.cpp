@@ -1252,7 +1252,7 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {
-  const InputFile file(path, "schedule");
+  const InputFile file(path, "schedule", "check the path", kNoInputLimit);
   const std::string_view bytes = file.bytes();
   if (bytes.size() >= kBinaryMagic.size() &&
       std::string_view(bytes).substr(0, kBinaryMagic.size()) == kBinaryMagic) {

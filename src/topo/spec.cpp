@@ -61,8 +61,7 @@ struct KeyValue {
       fmt::format("unknown key '{}' for a {} in topology spec '{}'; {}", key, kind, spec, kForms));
 }
 
-std::unique_ptr<Topology> make_torus(std::string_view shape, const std::vector<KeyValue>& keys,
-                                     std::string_view spec) {
+TorusOptions torus_options(std::string_view shape, const std::vector<KeyValue>& keys, std::string_view spec) {
   TorusOptions o;
   const auto dims = parse_shape(shape, spec, "torus shape");
   if (dims.size() != 3) {
@@ -119,7 +118,7 @@ std::unique_ptr<Topology> make_torus(std::string_view shape, const std::vector<K
       unknown_key(key, "torus", spec);
     }
   }
-  return std::make_unique<Torus3D>(o);
+  return o;
 }
 
 std::unique_ptr<Topology> make_dragonfly(std::string_view shape, const std::vector<KeyValue>& keys,
@@ -211,35 +210,28 @@ std::unique_ptr<Topology> make_fat_tree(std::string_view shape, const std::vecto
 }  // namespace
 
 double parse_rate_bytes_per_s(std::string_view text, std::string_view what) {
-  std::string_view body = text;
-  if (body.size() >= 2 && body.substr(body.size() - 2) == "/s") {
-    body.remove_suffix(2);
-  }
-  // Plain numbers may use exponents (4.5e9), which parse_byte_size does not accept.
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
-  if (!body.empty() && ec == std::errc{} && ptr == body.data() + body.size()) {
-    if (!(value > 0) || !std::isfinite(value)) {
-      throw InputError(fmt::format("invalid {} '{}': must be a positive rate in bytes/s", what, text));
-    }
-    return value;
-  }
-  const auto bytes = parse_byte_size(body, what);
-  if (bytes == 0) {
-    throw InputError(fmt::format("invalid {} '{}': must be a positive rate in bytes/s", what, text));
-  }
-  return static_cast<double>(bytes);
+  return ::gridlock::parse_rate_bytes_per_s(text, what);
 }
 
-std::unique_ptr<Topology> make_topology(std::string_view spec) {
+namespace {
+
+struct ParsedSpec {
+  std::string_view kind;
+  std::string_view shape;
+  std::vector<KeyValue> keys;
+};
+
+ParsedSpec parse_spec(std::string_view spec) {
   const auto colon = spec.find(':');
   if (colon == std::string_view::npos) {
     throw InputError(fmt::format("topology spec '{}' has no ':' after the kind; {}", spec, kForms));
   }
+  ParsedSpec parsed;
   const auto kind = spec.substr(0, colon);
+  parsed.kind = kind;
   const auto rest = spec.substr(colon + 1);
-  std::string_view shape;
-  std::vector<KeyValue> keys;
+  std::string_view& shape = parsed.shape;
+  std::vector<KeyValue>& keys = parsed.keys;
   bool first = true;
   for (const auto part : split(rest, ',')) {
     const auto eq = part.find('=');
@@ -266,17 +258,39 @@ std::unique_ptr<Topology> make_topology(std::string_view spec) {
     }
     first = false;
   }
-  if (kind == "torus") {
-    return make_torus(shape, keys, spec);
+  return parsed;
+}
+
+}  // namespace
+
+std::unique_ptr<Topology> make_topology(std::string_view spec) {
+  const ParsedSpec p = parse_spec(spec);
+  if (p.kind == "torus") {
+    return std::make_unique<Torus3D>(torus_options(p.shape, p.keys, spec));
   }
-  if (kind == "dragonfly") {
-    return make_dragonfly(shape, keys, spec);
+  if (p.kind == "dragonfly") {
+    return make_dragonfly(p.shape, p.keys, spec);
   }
-  if (kind == "fattree") {
-    return make_fat_tree(shape, keys, spec);
+  if (p.kind == "fattree") {
+    return make_fat_tree(p.shape, p.keys, spec);
   }
   throw InputError(fmt::format("unknown topology kind '{}' in '{}': use torus, dragonfly or fattree; {}",
-                               kind, spec, kForms));
+                               p.kind, spec, kForms));
+}
+
+Json topology_info(std::string_view spec) {
+  const ParsedSpec p = parse_spec(spec);
+  if (p.kind == "torus") {
+    TorusOptions options = torus_options(p.shape, p.keys, spec);
+    if (options.coords_file.empty()) {
+      return Torus3D::summary_of(options);
+    }
+  }
+  const auto topology = make_topology(spec);
+  Json out = topology->summary();
+  out["first_node"] = topology->nodes().front().name;
+  out["last_node"] = topology->nodes().back().name;
+  return out;
 }
 
 }  // namespace gridlock::topo

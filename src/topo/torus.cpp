@@ -1,5 +1,6 @@
 #include "gridlock/topo/torus.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -19,22 +20,28 @@ namespace {
 constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
 constexpr std::array<char, 3> kDimName{'X', 'Y', 'Z'};
 
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == ',' || line[i] == '\r')) {
-      ++i;
+void validate(const TorusOptions& options) {
+  const auto& dims = options.dims;
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 1 || dims[d] > 4096) {
+      throw InputError(
+          fmt::format("torus dimension {} has size {}: each size must be 1..4096, e.g. 'torus:2x2x8'",
+                      kDimName[d], dims[d]));
     }
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != ',' && line[i] != '\r') {
-      ++i;
-    }
-    if (i > start) {
-      out.push_back(line.substr(start, i - start));
+    if (!(options.capacity_bytes_per_s[d] > 0)) {
+      throw InputError(fmt::format("torus capacity of dimension {} must be positive", kDimName[d]));
     }
   }
-  return out;
+  if (options.nodes_per_router < 1) {
+    throw InputError("torus nodes per router (npr) must be at least 1");
+  }
+  // The sizes alone allow 4096^3 routers: bound the whole, as the other models do, before building.
+  const long long router_count = static_cast<long long>(dims[0]) * dims[1] * dims[2];
+  if (router_count * options.nodes_per_router > kMaxTopologyNodes) {
+    throw InputError(fmt::format(
+        "torus too large: {}x{}x{} routers with {} nodes each is {} nodes, at most {}", dims[0], dims[1],
+        dims[2], options.nodes_per_router, router_count * options.nodes_per_router, kMaxTopologyNodes));
+  }
 }
 
 }  // namespace
@@ -54,27 +61,8 @@ std::string_view to_string(TieBreak rule) noexcept {
 }
 
 Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
+  validate(options_);
   const auto& dims = options_.dims;
-  for (int d = 0; d < 3; ++d) {
-    if (dims[d] < 1 || dims[d] > 4096) {
-      throw InputError(
-          fmt::format("torus dimension {} has size {}: each size must be 1..4096, e.g. 'torus:2x2x8'",
-                      kDimName[d], dims[d]));
-    }
-    if (!(options_.capacity_bytes_per_s[d] > 0)) {
-      throw InputError(fmt::format("torus capacity of dimension {} must be positive", kDimName[d]));
-    }
-  }
-  if (options_.nodes_per_router < 1) {
-    throw InputError("torus nodes per router (npr) must be at least 1");
-  }
-  // The sizes alone allow 4096^3 routers: bound the whole, as the other models do, before building.
-  const long long router_count = static_cast<long long>(dims[0]) * dims[1] * dims[2];
-  if (router_count * options_.nodes_per_router > kMaxTopologyNodes) {
-    throw InputError(fmt::format(
-        "torus too large: {}x{}x{} routers with {} nodes each is {} nodes, at most {}", dims[0], dims[1],
-        dims[2], options_.nodes_per_router, router_count * options_.nodes_per_router, kMaxTopologyNodes));
-  }
   for (int x = 0; x < dims[0]; ++x) {
     for (int y = 0; y < dims[1]; ++y) {
       for (int z = 0; z < dims[2]; ++z) {
@@ -230,8 +218,9 @@ void Torus3D::append_router_route(RouterId src, RouterId dst, std::vector<LinkId
   }
 }
 
-std::string Torus3D::spec() const {
-  const auto& o = options_;
+namespace {
+
+std::string spec_of(const TorusOptions& o) {
   std::string out =
       fmt::format("torus:{}x{}x{},npr={},tie={},numbering={},cap={}:{}:{},terminal={}", o.dims[0], o.dims[1],
                   o.dims[2], o.nodes_per_router, to_string(o.tie_break),
@@ -243,8 +232,7 @@ std::string Torus3D::spec() const {
   return out;
 }
 
-Json Torus3D::parameters() const {
-  const auto& o = options_;
+Json parameters_of(const TorusOptions& o) {
   Json p;
   p["dims"] = o.dims;
   p["nodes_per_router"] = o.nodes_per_router;
@@ -258,6 +246,51 @@ Json Torus3D::parameters() const {
     p["coords_file"] = o.coords_file.string();
   }
   return p;
+}
+
+}  // namespace
+
+std::string Torus3D::spec() const { return spec_of(options_); }
+
+Json Torus3D::parameters() const { return parameters_of(options_); }
+
+Json Torus3D::summary_of(const TorusOptions& options) {
+  if (!options.coords_file.empty()) {
+    throw InputError("a torus with a coordinates file has no summary formula: build it (make_topology)");
+  }
+  validate(options);
+  const auto& dims = options.dims;
+  const auto routers = static_cast<std::uint64_t>(dims[0]) * static_cast<std::uint64_t>(dims[1]) *
+                       static_cast<std::uint64_t>(dims[2]);
+  const std::uint64_t nodes = routers * static_cast<std::uint64_t>(options.nodes_per_router);
+  // As the constructor builds it: a + and a - link per router in every dimension of size >= 2
+  // (two parallel links when the size is 2), and an injection and an ejection link per node.
+  std::uint64_t network_links = 0;
+  double min_cap = 0;
+  double max_cap = 0;
+  bool any = false;
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 2) {
+      continue;
+    }
+    network_links += 2 * routers;
+    const double cap = options.capacity_bytes_per_s[d];
+    min_cap = any ? std::min(min_cap, cap) : cap;
+    max_cap = any ? std::max(max_cap, cap) : cap;
+    any = true;
+  }
+  Json out;
+  out["kind"] = "torus";
+  out["spec"] = spec_of(options);
+  out["parameters"] = parameters_of(options);
+  out["nodes"] = nodes;
+  out["routers"] = routers;
+  out["network_links"] = network_links;
+  out["terminal_links"] = 2 * nodes;
+  out["network_link_capacity_bytes_per_s"] = {{"min", min_cap}, {"max", max_cap}};
+  out["first_node"] = fmt::format("nid{:05d}", 0);
+  out["last_node"] = fmt::format("nid{:05d}", nodes - 1);
+  return out;
 }
 
 }  // namespace gridlock::topo

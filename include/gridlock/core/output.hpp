@@ -27,21 +27,43 @@ using Json = nlohmann::ordered_json;
 /// This machine's host name, or "unknown".
 [[nodiscard]] std::string host_name();
 
-/// The whole content of the input file at `path`. Throws IoError naming `what` (e.g. "noise
-/// trace") and `hint` (how to fix it) when the path does not exist, is a directory, or cannot be
-/// read to the end; an empty file gives "".
+/// The size limit of an input file when its reader gives none: 1 GiB. Every input is read or
+/// mapped whole, so a limit keeps a wrong path (a disk image, a core dump) from filling memory.
+inline constexpr std::uintmax_t kDefaultInputLimitBytes = std::uintmax_t{1} << 30U;
+
+/// No size limit: for inputs that are memory-mapped and decoded in place (GOAL and binary
+/// schedules), whose size only costs page cache.
+inline constexpr std::uintmax_t kNoInputLimit = ~std::uintmax_t{0};
+
+/// Checks, without opening it, that `path` can be read as an input: it exists and is a regular
+/// file (a symbolic link to one is fine) of at most `max_bytes`, or it is a pipe the shell made
+/// (`/dev/stdin` on a pipe, `<(command)`), whose size is checked while reading. A directory,
+/// a named FIFO (opening it without a writer would block forever), a device (`/dev/zero` never
+/// ends) or a socket throws IoError naming `what` and the kind of file; a regular file above the
+/// limit throws InputError. A missing file's message ends with `hint`. Returns true for a shell
+/// pipe.
+bool check_regular_input(const std::filesystem::path& path, std::string_view what,
+                         std::uintmax_t max_bytes = kDefaultInputLimitBytes,
+                         std::string_view hint = "check the path");
+
+/// The whole content of the input file at `path`, checked by check_regular_input() first. Throws
+/// IoError naming `what` (e.g. "noise trace") and `hint` (how to fix it) when the path does not
+/// exist, is not a regular file or cannot be read to the end; an empty file gives "".
 [[nodiscard]] std::string read_input_file(const std::filesystem::path& path, std::string_view what,
-                                          std::string_view hint = "check the path and permissions");
+                                          std::string_view hint = "check the path and permissions",
+                                          std::uintmax_t max_bytes = kDefaultInputLimitBytes);
 
 /// The content of an input file: memory-mapped when it is a regular file (no copy, no fresh pages:
-/// a large schedule loads at the speed of the disk or page cache), read into memory otherwise
-/// (pipes, `/dev/stdin`). Throws IoError as read_input_file does. A mapped file must not be
-/// truncated while it is open.
+/// a large schedule loads at the speed of the disk or page cache), read into memory when it is a
+/// shell pipe (`/dev/stdin`, `<(command)`), refused otherwise (check_regular_input()). Throws
+/// IoError as read_input_file does. A mapped file must not be truncated while it is open.
 class InputFile {
  public:
-  /// Opens and maps (or reads) `path`; `what` and `hint` are for error messages.
+  /// Opens and maps (or reads) `path` of at most `max_bytes`; `what` and `hint` are for error
+  /// messages.
   InputFile(const std::filesystem::path& path, std::string_view what,
-            std::string_view hint = "check the path and permissions");
+            std::string_view hint = "check the path and permissions",
+            std::uintmax_t max_bytes = kDefaultInputLimitBytes);
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   /// Unmaps the file.

@@ -8,6 +8,46 @@
 
 namespace gridlock {
 
+/// The one whitespace rule of gridlock's text parsers: space, tab, carriage return, line feed,
+/// vertical tab and form feed (what `std::isspace` accepts in the C locale, without its locale
+/// dependence). A carriage return counts, so files with Windows line ends parse as Unix ones.
+[[nodiscard]] constexpr bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/// `text` without leading and trailing whitespace (is_blank()). The view points into `text`.
+[[nodiscard]] constexpr std::string_view trim(std::string_view text) noexcept {
+  while (!text.empty() && is_blank(text.front())) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && is_blank(text.back())) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+/// The fields of `line` separated by runs of whitespace (is_blank()) and commas, without empty
+/// fields: "1, 2,,3\r" gives {"1", "2", "3"}. For number lists where either separator is usual
+/// (torus dimensions, sysfs counters, simulated load files). The views point into `line`.
+[[nodiscard]] inline std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  const auto separator = [](char c) { return c == ',' || is_blank(c); };
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && separator(line[i])) {
+      ++i;
+    }
+    const std::size_t start = i;
+    while (i < line.size() && !separator(line[i])) {
+      ++i;
+    }
+    if (i > start) {
+      out.push_back(line.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
 /// Splits `text` on every `separator`, keeping empty fields: "a,,b" gives {"a", "", "b"} and ""
 /// gives {""}. The views point into `text`.
 [[nodiscard]] inline std::vector<std::string_view> split(std::string_view text, char separator) {

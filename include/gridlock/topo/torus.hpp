@@ -79,6 +79,10 @@ class Torus3D final : public Topology {
   [[nodiscard]] RouterId router_at(int x, int y, int z) const;
   /// Coordinates of a router.
   [[nodiscard]] std::array<int, 3> coords_of(RouterId router) const;
+  /// The summary() of the torus `options` describe, from formulas instead of the graph (a 4M-node
+  /// torus answers at once), with `first_node` and `last_node` names added. Throws InputError as
+  /// the constructor does; options with a coordinates file have no formula (build the torus).
+  [[nodiscard]] static Json summary_of(const TorusOptions& options);
   /// Closed form of the hop count between two routers: sum over dimensions of min(d, size-d).
   [[nodiscard]] static int closed_form_hops(const std::array<int, 3>& dims, const std::array<int, 3>& a,
                                             const std::array<int, 3>& b) noexcept;

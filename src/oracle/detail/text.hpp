@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "gridlock/core/text.hpp"
+
 namespace gridlock::oracle::detail {
 
 // How many problems a source describes in its status (`recent_problems`).
@@ -22,37 +24,9 @@ inline void note_problem(std::deque<std::string>& problems, std::string message)
   }
 }
 
-// Splits on spaces, tabs and commas, dropping empty fields and carriage returns.
-inline std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  const auto sep = [](char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; };
-  while (i < line.size()) {
-    while (i < line.size() && sep(line[i])) {
-      ++i;
-    }
-    const std::size_t start = i;
-    while (i < line.size() && !sep(line[i])) {
-      ++i;
-    }
-    if (i > start) {
-      out.push_back(line.substr(start, i - start));
-    }
-  }
-  return out;
-}
-
-inline std::string_view trim(std::string_view text) {
-  while (!text.empty() &&
-         (text.front() == ' ' || text.front() == '\t' || text.front() == '\r' || text.front() == '\n')) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() &&
-         (text.back() == ' ' || text.back() == '\t' || text.back() == '\r' || text.back() == '\n')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
+// The one whitespace rule and field splitter of core (gridlock/core/text.hpp).
+using ::gridlock::split_fields;
+using ::gridlock::trim;
 
 inline std::optional<double> to_double(std::string_view text) {
   text = trim(text);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -146,16 +148,19 @@ TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
   EXPECT_EQ(InputFile(dir_ / "in.bin", "test input").bytes(), big);
   write_file_atomic(dir_ / "empty.bin", "");
   EXPECT_EQ(InputFile(dir_ / "empty.bin", "test input").bytes(), "");
-  // A FIFO is not mapped but read.
-  const fs::path fifo = dir_ / "fifo";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::thread writer([&fifo] {
-    std::FILE* f = std::fopen(fifo.c_str(), "wb");
-    std::fputs("through a pipe", f);
-    std::fclose(f);
-  });
-  EXPECT_EQ(InputFile(fifo, "test input").bytes(), "through a pipe");
-  writer.join();
+  // A pipe the shell gives (`<(command)`, /dev/stdin) is read, up to the limit.
+  std::array<int, 2> ends{};
+  ASSERT_EQ(::pipe(ends.data()), 0);
+  ASSERT_EQ(::write(ends[1], "through a pipe", 14), 14);
+  ::close(ends[1]);
+  const fs::path pipe_path = fmt::format("/dev/fd/{}", ends[0]);
+  EXPECT_EQ(InputFile(pipe_path, "test input").bytes(), "through a pipe");
+  ::close(ends[0]);
+  ASSERT_EQ(::pipe(ends.data()), 0);
+  ASSERT_EQ(::write(ends[1], "0123456789", 10), 10);
+  ::close(ends[1]);
+  EXPECT_THROW((void)InputFile(fmt::format("/dev/fd/{}", ends[0]), "test input", "", 4), InputError);
+  ::close(ends[0]);
   const auto message = [](const fs::path& path) {
     try {
       (void)InputFile(path, "test input", "do this");
@@ -167,6 +172,29 @@ TEST_F(OutputTest, InputFileMapsRegularFilesAndReadsOthers) {
   EXPECT_NE(message(dir_).find("it is a directory"), std::string::npos) << message(dir_);
   EXPECT_NE(message(dir_ / "missing.txt").find("cannot open test input"), std::string::npos);
   EXPECT_NE(message(dir_ / "missing.txt").find("; do this"), std::string::npos);
+}
+
+// /dev/zero never ends and a named FIFO without a writer blocks its reader forever: both are
+// refused before they are opened, as a directory is; a regular file above the limit too.
+TEST_F(OutputTest, InputsThatAreNotRegularFilesAreRefused) {
+  const auto message = [](const fs::path& path, std::uintmax_t limit) {
+    try {
+      (void)InputFile(path, "test input", "do this", limit);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("/dev/zero", kDefaultInputLimitBytes).find("it is a character device"),
+            std::string::npos);
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo, kDefaultInputLimitBytes).find("it is a FIFO"), std::string::npos);
+  EXPECT_NE(message(dir_, kDefaultInputLimitBytes).find("it is a directory"), std::string::npos);
+  write_file_atomic(dir_ / "big.txt", std::string(2048, 'x'));
+  EXPECT_NE(message(dir_ / "big.txt", 1024).find("more than the limit of 1 KiB"), std::string::npos);
+  EXPECT_EQ(message(dir_ / "big.txt", 2048), "no error");
+  EXPECT_THROW((void)read_input_file("/dev/zero", "test input"), IoError);
 }
 
 TEST_F(OutputTest, UnwritablePathsGiveIoErrorsThatNameThePath) {

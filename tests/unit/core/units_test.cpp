@@ -81,3 +81,57 @@ TEST(Text, XmlEscapedReplacesTheFiveSpecialCharacters) {
 
 }  // namespace
 }  // namespace gridlock
+
+namespace gridlock {
+namespace {
+
+TEST(Units, ParsesTerabytes) {
+  EXPECT_EQ(parse_byte_size("2TB"), 2000000000000U);
+  EXPECT_EQ(parse_byte_size("1TiB"), std::uint64_t{1} << 40U);
+  EXPECT_EQ(parse_byte_size("1T"), std::uint64_t{1} << 40U);
+}
+
+TEST(Units, ParsesRatesInBytesAndBits) {
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("12.5GB/s"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("100Gb/s"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("100Gbit/s"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("100 Gbit"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("1.6Tb/s"), 2e11);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("1TB/s"), 1e12);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("4.5e9"), 4.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate_bytes_per_s("1GiB/s"), 1073741824.0);
+  EXPECT_THROW((void)parse_rate_bytes_per_s("0GB/s"), InputError);
+  EXPECT_THROW((void)parse_rate_bytes_per_s("5 parsecs"), InputError);
+  EXPECT_THROW((void)parse_rate_bytes_per_s("-1Gb/s"), InputError);
+}
+
+TEST(Units, FormatsRatesAndDurationsOneWay) {
+  EXPECT_EQ(format_rate(12.5e9), "12.5 GB/s");
+  EXPECT_EQ(format_bit_rate(12.5e9), "100 Gb/s");
+  EXPECT_EQ(format_rate(512), "512 B/s");
+  EXPECT_EQ(format_duration_s(1.5e-6), "1.5 us");
+  EXPECT_EQ(format_duration_s(2.5e-7), "250 ns");
+  EXPECT_EQ(format_duration_s(0.0125), "12.5 ms");
+  EXPECT_EQ(format_duration_s(2.0034), "2.003 s");
+  // The same value parsed in different notations prints the same way.
+  EXPECT_EQ(format_duration_s(parse_duration_seconds("1e-6s")),
+            format_duration_s(parse_duration_seconds("1us")));
+}
+
+TEST(Units, ParsesScientificDurations) {
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("1e-6s"), 1e-6);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("2.5E-3"), 2.5e-3);
+  EXPECT_EQ(parse_time_ps("1e-6s"), 1000000U);
+  EXPECT_EQ(parse_time_ps("2.5E3ns"), 2500000U);
+  EXPECT_EQ(parse_time_ps("1.5e+1us"), 15000000U);
+  EXPECT_EQ(parse_time_ps("1e-12s"), 1U);
+  EXPECT_EQ(parse_time_ps("0e5s"), 0U);
+  EXPECT_EQ(parse_time_ps("100.000000000000000s"), 100000000000000U);
+  EXPECT_THROW((void)parse_time_ps("1e-13s"), InputError);  // a tenth of a picosecond
+  EXPECT_THROW((void)parse_time_ps("1e30s"), InputError);
+  EXPECT_THROW((void)parse_time_ps("1e-s"), InputError);
+  EXPECT_THROW((void)parse_time_ps("1e99999s"), InputError);
+}
+
+}  // namespace
+}  // namespace gridlock
