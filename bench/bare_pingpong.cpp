@@ -30,7 +30,15 @@ void check(int rc, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  check(MPI_Init(&argc, &argv), "MPI_Init");
+  // BARE_PINGPONG_FUNNELED=1: initialise as gridlock-bench does (MPI_THREAD_FUNNELED), to tell
+  // the thread level's cost apart from the harness's.
+  const char* funneled = std::getenv("BARE_PINGPONG_FUNNELED");  // NOLINT(concurrency-mt-unsafe): no threads
+  if (funneled != nullptr && funneled[0] == '1') {
+    int provided = 0;
+    check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  } else {
+    check(MPI_Init(&argc, &argv), "MPI_Init");
+  }
   int rank = 0;
   int size = 0;
   check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");

@@ -10,6 +10,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -604,9 +605,13 @@ int run(int argc, char** argv, int rank, int thread_level) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // FUNNELED: sim-replicas runs worker threads beside the main thread, which alone calls MPI.
+  // sim-replicas runs worker threads beside the main thread, which alone calls MPI: FUNNELED.
+  // Every other subcommand measures, and asks for SINGLE: with Open MPI 4.1 FUNNELED alone adds
+  // about 50 ns to a shared-memory round trip (bench/bare_pingpong.cpp, BARE_PINGPONG_FUNNELED).
+  const bool needs_threads = argc > 1 && std::string_view(argv[1]) == "sim-replicas";
   int thread_level = MPI_THREAD_SINGLE;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &thread_level) != MPI_SUCCESS) {
+  if (MPI_Init_thread(&argc, &argv, needs_threads ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE, &thread_level) !=
+      MPI_SUCCESS) {
     fmt::print(stderr,
                "gridlock-bench: error: MPI_Init_thread failed; is the program started with mpiexec?\n");
     return to_int(ExitCode::kMpi);
