@@ -242,17 +242,20 @@ void DetourPattern::point_at(Cursor& cursor, std::size_t i, std::uint64_t base) 
   cursor.held = n;
 }
 
-std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept {
-  // Catch up with a few steps; after a long idle stretch a binary search is cheaper.
+void DetourPattern::catch_up(std::uint64_t a, Cursor& cursor) const noexcept {
   constexpr int kSteps = 8;
   int steps = 0;
   while (cursor.end <= a) {
     if (++steps > kSteps) {
       seek(a, cursor);
-      break;
+      return;
     }
     advance(cursor);
   }
+}
+
+std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Cursor& cursor) const noexcept {
+  catch_up(a, cursor);
   std::uint64_t cur = a;
   if (cursor.start <= cur) {
     cur = cursor.end;  // A detour in progress delays the start.
@@ -268,15 +271,7 @@ std::uint64_t DetourPattern::finish_slow(std::uint64_t a, std::uint64_t d, Curso
 
 std::uint64_t DetourPattern::loggopsim_noise_slow(std::uint64_t a, std::uint64_t d,
                                                   Cursor& cursor) const noexcept {
-  constexpr int kSteps = 8;
-  int steps = 0;
-  while (cursor.end <= a) {
-    if (++steps > kSteps) {
-      seek(a, cursor);
-      break;
-    }
-    advance(cursor);
-  }
+  catch_up(a, cursor);
   std::uint64_t noise = 0;
   if (cursor.start <= a) {
     noise = cursor.end - a;  // The rest of a detour in progress.

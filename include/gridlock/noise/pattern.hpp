@@ -138,6 +138,9 @@ class DetourPattern {
   void seek(std::uint64_t a, Cursor& cursor) const noexcept;
   // Moves `cursor` to the next detour (wrapping into the next period).
   void advance(Cursor& cursor) const noexcept;
+  // Moves `cursor` to the first detour ending after `a`: a few steps, then a binary search (after
+  // a long idle stretch the search is cheaper).
+  void catch_up(std::uint64_t a, Cursor& cursor) const noexcept;
   // Points `cursor` at detour `i` of the period starting at pattern time `base`, and fills the
   // detours it holds after it (every move that reads the list goes through here).
   void point_at(Cursor& cursor, std::size_t i, std::uint64_t base) const noexcept;
