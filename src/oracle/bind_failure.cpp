@@ -32,21 +32,30 @@ std::string describe_errno(int error, const std::string& host, int port) {
   }
 }
 
-}  // namespace
+using AddressList = std::unique_ptr<addrinfo, decltype(&freeaddrinfo)>;
 
-std::string bind_failure_reason(const std::string& host, int port) {
+// The addresses a listening socket on host:port may bind (every one when host is empty), or an
+// empty list with getaddrinfo's code in `rc`.
+AddressList passive_addresses(const std::string& host, int port, int& rc) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
   addrinfo* found = nullptr;
   const std::string service = std::to_string(port);
-  const int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+  rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+  return AddressList(rc == 0 ? found : nullptr, &freeaddrinfo);
+}
+
+}  // namespace
+
+std::string bind_failure_reason(const std::string& host, int port) {
+  int rc = 0;
+  const AddressList list = passive_addresses(host, port, rc);
   if (rc != 0) {
     return fmt::format("'{}' is neither an address nor a host name this machine can resolve ({})", host,
                        gai_strerror(rc));
   }
-  const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
   std::string reason = "the address could not be bound";
   for (const addrinfo* a = list.get(); a != nullptr; a = a->ai_next) {
     const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
@@ -68,16 +77,11 @@ std::string bind_failure_reason(const std::string& host, int port) {
 }
 
 int open_listen_socket(const std::string& host, int port, int& bound_port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
-  const std::string service = std::to_string(port);
-  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) != 0) {
+  int rc = 0;
+  const AddressList list = passive_addresses(host, port, rc);
+  if (rc != 0) {
     return -1;
   }
-  const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
   for (const addrinfo* a = list.get(); a != nullptr; a = a->ai_next) {
     const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) {
