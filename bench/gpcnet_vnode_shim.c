@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int MPI_Get_processor_name(char *name, int *resultlen) {
+int MPI_Get_processor_name(char* name, int* resultlen) {
   int rank = 0;
   int per_node = 1;
-  const char *env = getenv("GRIDLOCK_VNODE_RANKS_PER_NODE");
+  const char* env = getenv("GRIDLOCK_VNODE_RANKS_PER_NODE");
   if (env != NULL && atoi(env) > 0) {
     per_node = atoi(env);
   }

@@ -20,8 +20,8 @@ struct NodeRole {
 /// Splits `nodes` nodes into a canary group and one group per congestor type.
 ///
 /// Rule (documented in docs/gridlock-bench.md): the node list is shuffled with a seeded random
-/// permutation; the first nodes - floor((1 - fraction) x nodes) shuffled nodes are canaries (GPCNeT's rule); the remaining R
-/// nodes are split evenly over the T congestor types in the order given, the first R mod T
+/// permutation; the first nodes - floor((1 - fraction) x nodes) shuffled nodes are canaries (GPCNeT's rule);
+/// the remaining R nodes are split evenly over the T congestor types in the order given, the first R mod T
 /// types taking one node more. Every group must have at least 2 nodes, otherwise the
 /// constructor throws InputError saying how many nodes are needed. Each node's role is found
 /// in O(1) time and memory (no node list is materialised).
