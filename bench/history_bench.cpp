@@ -97,6 +97,24 @@ void BM_AddResult(benchmark::State& state) {
 }
 BENCHMARK(BM_AddResult)->Args({2500, 0})->Args({120, 1000})->Unit(benchmark::kMillisecond)->Iterations(20);
 
+// The database's share alone: the transaction of one parsed result (parsing untimed).
+void BM_StoreParsed(benchmark::State& state) {
+  const fs::path db = fresh_db("history_bench_store");
+  History history(db, HistoryOptions{std::chrono::milliseconds(10000), true});
+  std::uint64_t seed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<gridlock::model::ParsedResult> parsed;
+    parsed.push_back(gridlock::model::parse_result(
+        sweep_text(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)), ++seed),
+        "bench.json"));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(history.add(parsed));
+  }
+  fs::remove(db);
+}
+BENCHMARK(BM_StoreParsed)->Args({2500, 0})->Unit(benchmark::kMillisecond)->Iterations(20);
+
 // Parsing and naming alone (no database), for the share of the add.
 void BM_ParseResult(benchmark::State& state) {
   const std::string text =

@@ -91,6 +91,13 @@ void Statement::bind(int index, std::string_view value) {
   }
 }
 
+void Statement::bind_static(int index, std::string_view value) {
+  const int rc = sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+  if (rc != SQLITE_OK) {
+    connection_->fail(rc, "binding a parameter");
+  }
+}
+
 void Statement::bind_null(int index) {
   const int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) {
