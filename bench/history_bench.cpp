@@ -105,9 +105,10 @@ void BM_StoreParsed(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     std::vector<gridlock::model::ParsedResult> parsed;
-    parsed.push_back(gridlock::model::parse_result(
-        sweep_text(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)), ++seed),
-        "bench.json"));
+    parsed.push_back(
+        gridlock::model::parse_result(sweep_text(static_cast<std::size_t>(state.range(0)),
+                                                 static_cast<std::size_t>(state.range(1)), ++seed),
+                                      "bench.json"));
     state.ResumeTiming();
     benchmark::DoNotOptimize(history.add(parsed));
   }

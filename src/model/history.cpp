@@ -597,7 +597,8 @@ RegressReport History::regress(const RegressOptions& options) const {
     }
     candidate = std::move(wanted);
   }
-  const std::vector<std::vector<double>> baselines = impl_->baselines(report.run, candidate, options.baseline.last);
+  const std::vector<std::vector<double>> baselines =
+      impl_->baselines(report.run, candidate, options.baseline.last);
   for (std::size_t i = 0; i < candidate.size(); ++i) {
     const auto& [name, x] = candidate[i];
     RegressRow row;

@@ -427,10 +427,12 @@ TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
     PRAGMA application_id = 1196181587;
     PRAGMA user_version = 2;
   )sql");
-  raw_sql(db_, ("ATTACH DATABASE '" + reference.string() +
-                "' AS ref; INSERT INTO runs SELECT * FROM ref.runs; INSERT INTO metrics SELECT * FROM ref.metrics; "
-                "INSERT INTO metric_info SELECT * FROM ref.metric_info;")
-                   .c_str());
+  raw_sql(
+      db_,
+      ("ATTACH DATABASE '" + reference.string() +
+       "' AS ref; INSERT INTO runs SELECT * FROM ref.runs; INSERT INTO metrics SELECT * FROM ref.metrics; "
+       "INSERT INTO metric_info SELECT * FROM ref.metric_info;")
+          .c_str());
   History want(reference);
   History got(db_);
   EXPECT_EQ(got.opened_schema_version(), 2);
