@@ -152,6 +152,26 @@ void BM_Trend(benchmark::State& state) {
 }
 BENCHMARK(BM_Trend)->Arg(10000)->Unit(benchmark::kMillisecond);
 
+// regress of the newest of 11 runs of 2,500 records (17,500 metrics) against the 10 before it:
+// the baseline read run by run.
+void BM_Regress(benchmark::State& state) {
+  const fs::path db = fresh_db("history_bench_regress");
+  History history(db, HistoryOptions{std::chrono::milliseconds(10000), true});
+  for (std::uint64_t i = 0; i < 11; ++i) {
+    (void)history.add({gridlock::model::parse_result(sweep_text(2500, 0, i), "run.json")});
+  }
+  gridlock::model::RegressOptions options;
+  options.baseline = gridlock::model::parse_baseline("last:10");
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    rows = history.regress(options).rows.size();
+    benchmark::DoNotOptimize(rows);
+  }
+  state.counters["metrics"] = static_cast<double>(rows);
+  fs::remove(db);
+}
+BENCHMARK(BM_Regress)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

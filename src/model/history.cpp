@@ -83,7 +83,9 @@ static_assert(kHistoryApplicationId == 1196181587, "kSchemaV1 spells the applica
 // Rolls back unless committed: an error in the middle of add() leaves the database as it was.
 class Transaction {
  public:
-  explicit Transaction(const Connection& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+  explicit Transaction(const Connection& db, const char* begin = "BEGIN IMMEDIATE") : db_(db) {
+    db_.exec(begin);
+  }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction() {
@@ -354,7 +356,7 @@ struct History::Impl {
       all.bind(1, id);
       std::size_t k = 0;
       while (k < order.size() && all.step()) {
-        const std::string name = all.text(0);
+        const std::string_view name = all.text_view(0);
         while (k < order.size() && metrics[order[k]].first < name) {
           ++k;
         }
@@ -559,6 +561,9 @@ Direction History::direction(std::string_view metric) const {
 
 RegressReport History::regress(const RegressOptions& options) const {
   const Connection& db = impl_->db;
+  // One read snapshot: the same runs throughout, and one lock for the thousands of lookups (in
+  // autocommit each statement takes and drops the file lock).
+  Transaction snapshot(db, "BEGIN");
   RegressReport report;
   report.options = options;
   if (options.run) {
@@ -599,12 +604,16 @@ RegressReport History::regress(const RegressOptions& options) const {
   }
   const std::vector<std::vector<double>> baselines =
       impl_->baselines(report.run, candidate, options.baseline.last);
+  // One prepared lookup for every metric (direction() prepares one per call).
+  Statement info(db, "SELECT better FROM metric_info WHERE name = ?1");
   for (std::size_t i = 0; i < candidate.size(); ++i) {
     const auto& [name, x] = candidate[i];
     RegressRow row;
     row.metric = name;
     row.value = x;
-    row.better = direction(name);
+    info.reset();
+    info.bind_static(1, name);
+    row.better = info.step() ? parse_direction(info.text(0)) : direction_from_name(name);
     const std::vector<double>& baseline = baselines[i];
     row.baseline_runs = baseline.size();
     if (baseline.size() < std::max<std::size_t>(options.min_baseline, 1)) {

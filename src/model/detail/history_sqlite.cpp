@@ -126,6 +126,15 @@ std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(st
 
 double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
 
+std::string_view Statement::text_view(int column) const {
+  const auto* bytes = sqlite3_column_text(stmt_, column);
+  if (bytes == nullptr) {
+    return {};
+  }
+  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column));
+  return {reinterpret_cast<const char*>(bytes), size};
+}
+
 std::string Statement::text(int column) const {
   const auto* bytes = sqlite3_column_text(stmt_, column);
   if (bytes == nullptr) {

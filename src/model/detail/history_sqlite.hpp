@@ -62,6 +62,8 @@ class Statement {
   [[nodiscard]] double real(int column) const;
   /// Text column ("" for NULL).
   [[nodiscard]] std::string text(int column) const;
+  /// Text column without a copy, valid until the next step() or reset() ("" for NULL).
+  [[nodiscard]] std::string_view text_view(int column) const;
   /// True when the column is NULL.
   [[nodiscard]] bool is_null(int column) const;
 
