@@ -355,6 +355,26 @@ TEST_F(HistoryTest, DuplicatesAreSkippedAndBatchesAreAllOrNothing) {
   EXPECT_THROW((void)h.add({parsed(sweep(4, 4), "fine.json"), broken}), Error);
   EXPECT_EQ(h.count(), 3U);
   EXPECT_EQ(h.add({parsed(sweep(4, 4), "fine.json")}).runs[0].id, 4);
+  // add() stores metric rows in blocks of 64: a run of more than 64 (a block and a remainder) round-trips,
+  // and a name twice inside a block fails the same way.
+  ParsedResult many = parsed(sweep(5, 5), "many.json");
+  for (int k = 0; k < 70; ++k) {
+    many.metrics.push_back(Metric{"sweep.extra" + std::to_string(k) + ".1KiB.median", static_cast<double>(k),
+                                  Direction::kLower});
+  }
+  std::sort(many.metrics.begin(), many.metrics.end(),
+            [](const Metric& x, const Metric& y) { return x.name < y.name; });
+  ParsedResult twice = many;
+  twice.json += " ";
+  twice.metrics[2].name = twice.metrics[1].name;
+  EXPECT_THROW((void)h.add({twice}), Error);
+  EXPECT_EQ(h.count(), 4U);
+  const std::int64_t id = h.add({many}).runs[0].id;
+  const std::optional<StoredRun> stored = h.get(id);
+  ASSERT_TRUE(stored.has_value());
+  ASSERT_EQ(stored->metrics.size(), many.metrics.size());
+  EXPECT_EQ(stored->metrics[1].name, many.metrics[1].name);
+  EXPECT_DOUBLE_EQ(stored->metrics.back().value, many.metrics.back().value);
 }
 
 TEST_F(HistoryTest, MigratesVersion1) {
