@@ -97,6 +97,25 @@ void BM_AddResult(benchmark::State& state) {
 }
 BENCHMARK(BM_AddResult)->Args({2500, 0})->Args({120, 1000})->Unit(benchmark::kMillisecond)->Iterations(20);
 
+// The database's share alone: the transaction of one parsed result (parsing untimed).
+void BM_StoreParsed(benchmark::State& state) {
+  const fs::path db = fresh_db("history_bench_store");
+  History history(db, HistoryOptions{std::chrono::milliseconds(10000), true});
+  std::uint64_t seed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<gridlock::model::ParsedResult> parsed;
+    parsed.push_back(
+        gridlock::model::parse_result(sweep_text(static_cast<std::size_t>(state.range(0)),
+                                                 static_cast<std::size_t>(state.range(1)), ++seed),
+                                      "bench.json"));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(history.add(parsed));
+  }
+  fs::remove(db);
+}
+BENCHMARK(BM_StoreParsed)->Args({2500, 0})->Unit(benchmark::kMillisecond)->Iterations(20);
+
 // Parsing and naming alone (no database), for the share of the add.
 void BM_ParseResult(benchmark::State& state) {
   const std::string text =
@@ -132,6 +151,26 @@ void BM_Trend(benchmark::State& state) {
   fs::remove(db);
 }
 BENCHMARK(BM_Trend)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// regress of the newest of 11 runs of 2,500 records (17,500 metrics) against the 10 before it:
+// the baseline read run by run.
+void BM_Regress(benchmark::State& state) {
+  const fs::path db = fresh_db("history_bench_regress");
+  History history(db, HistoryOptions{std::chrono::milliseconds(10000), true});
+  for (std::uint64_t i = 0; i < 11; ++i) {
+    (void)history.add({gridlock::model::parse_result(sweep_text(2500, 0, i), "run.json")});
+  }
+  gridlock::model::RegressOptions options;
+  options.baseline = gridlock::model::parse_baseline("last:10");
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    rows = history.regress(options).rows.size();
+    benchmark::DoNotOptimize(rows);
+  }
+  state.counters["metrics"] = static_cast<double>(rows);
+  fs::remove(db);
+}
+BENCHMARK(BM_Regress)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

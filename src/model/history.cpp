@@ -63,12 +63,32 @@ CREATE INDEX runs_by_hash ON runs(content_hash);
 CREATE TABLE metric_info(name TEXT PRIMARY KEY, better TEXT NOT NULL) WITHOUT ROWID;
 )sql";
 
+// 2 -> 3: metrics stored run-major only, so that an add appends (the (name, run_id) index cost one
+// page per metric name and add); the names with their run counts in a small table of their own;
+// runs by schema for regress, which reads the baseline run by run among runs of the candidate's
+// schema (metric names are schema-specific). The counts are taken before the index goes.
+constexpr const char* kMigrate2To3 = R"sql(
+CREATE TABLE metric_names(name TEXT PRIMARY KEY, runs INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO metric_names(name, runs) SELECT name, count(*) FROM metrics GROUP BY name;
+DROP INDEX metrics_by_name;
+CREATE INDEX runs_by_schema ON runs(schema);
+)sql";
+
+// Below this many metrics still short of baseline values, regress looks each one up by primary
+// key in a run; above, one ordered scan of the run's metrics is cheaper.
+constexpr std::size_t kBaselineLookupMax = 32;
+
+// Metric rows inserted per statement by add().
+constexpr std::size_t kRowsPerInsert = 64;
+
 static_assert(kHistoryApplicationId == 1196181587, "kSchemaV1 spells the application id out");
 
 // Rolls back unless committed: an error in the middle of add() leaves the database as it was.
 class Transaction {
  public:
-  explicit Transaction(const Connection& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+  explicit Transaction(const Connection& db, const char* begin = "BEGIN IMMEDIATE") : db_(db) {
+    db_.exec(begin);
+  }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction() {
@@ -234,9 +254,13 @@ struct History::Impl {
     // In WAL mode NORMAL syncs at checkpoints only: a power cut may lose the last adds, never the
     // database's consistency, and an add costs no fsync of its own.
     db.exec("PRAGMA synchronous = NORMAL");
-    // An add touches one index page per metric name: a larger cache keeps them (64 MiB, per connection).
+    // An add touches every page of metric_names (its run counts): a larger cache keeps them and the
+    // pages regress reads (64 MiB, per connection).
     db.exec("PRAGMA cache_size = -65536");
     db.exec("PRAGMA foreign_keys = ON");
+    // The metric_names upsert of an add keeps a statement journal of the pages it changes (about
+    // 200 for 17,500 names); in memory rather than a temporary file.
+    db.exec("PRAGMA temp_store = MEMORY");
   }
 
   void check_identity() const {
@@ -265,6 +289,8 @@ struct History::Impl {
     for (int version = from; version < kHistorySchemaVersion; ++version) {
       if (version == 1) {
         migrate_1_to_2();
+      } else if (version == 2) {
+        db.exec(kMigrate2To3);
       }
       Statement set(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
       set.bind(1, std::to_string(version + 1));
@@ -283,6 +309,69 @@ struct History::Impl {
       set.bind(2, runs.int64(0));
       set.step();
     }
+  }
+
+  // The baseline values of each of `metrics` (names with the candidate's values): from the runs
+  // before `run` of the same schema, newest first, the first `last` (0: all) of each metric.
+  // Reads run by run and stops when every metric has its values, so that a baseline of N runs
+  // costs N runs' metrics however long the history is.
+  [[nodiscard]] std::vector<std::vector<double>> baselines(
+      std::int64_t run, const std::vector<std::pair<std::string, double>>& metrics, std::size_t last) const {
+    std::vector<std::vector<double>> out(metrics.size());
+    std::vector<std::size_t> order(metrics.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+    }
+    // SQLite's BINARY collation and std::string both compare bytes as unsigned: one order for the merge.
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return metrics[a].first < metrics[b].first; });
+    std::size_t open = metrics.size();
+    const auto take = [&](std::size_t i, double value) {
+      out[i].push_back(value);
+      if (out[i].size() == last) {
+        --open;
+      }
+    };
+    const auto wanted = [&](std::size_t i) { return last == 0 || out[i].size() < last; };
+    Statement runs(db,
+                   "SELECT id FROM runs WHERE schema = (SELECT schema FROM runs WHERE id = ?1) AND id < ?1 "
+                   "ORDER BY id DESC");
+    runs.bind(1, run);
+    Statement one(db, "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2");
+    Statement all(db, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name");
+    while (open > 0 && runs.step()) {
+      const std::int64_t id = runs.int64(0);
+      if (open <= kBaselineLookupMax) {
+        for (const std::size_t i : order) {
+          if (!wanted(i)) {
+            continue;
+          }
+          one.reset();
+          one.bind(1, id);
+          one.bind(2, std::string_view(metrics[i].first));
+          if (one.step()) {
+            take(i, one.real(0));
+          }
+        }
+        continue;
+      }
+      all.reset();
+      all.bind(1, id);
+      std::size_t k = 0;
+      while (k < order.size() && all.step()) {
+        const std::string_view name = all.text_view(0);
+        while (k < order.size() && metrics[order[k]].first < name) {
+          ++k;
+        }
+        // Equal names (a metric asked for twice) each take the value.
+        for (std::size_t j = k; j < order.size() && metrics[order[j]].first == name; ++j) {
+          if (wanted(order[j])) {
+            take(order[j], all.real(1));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   HistoryOptions options;
@@ -318,6 +407,17 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
       "gridlock_version, git_commit, seed, ranks, notes, json, content_hash) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
   Statement metric(db, "INSERT INTO metrics(run_id, name, value) VALUES (?1, ?2, ?3)");
+  // Rows in blocks: one step per block instead of one per metric (17,500 for a large sweep).
+  std::string block_sql = "INSERT INTO metrics(run_id, name, value) VALUES (?, ?, ?)";
+  for (std::size_t k = 1; k < kRowsPerInsert; ++k) {
+    block_sql += ", (?, ?, ?)";
+  }
+  Statement block(db, block_sql.c_str());
+  // The run's names counted in one statement from the rows just stored, in their (name) order: a
+  // statement per name would cost a bind and step per metric.
+  Statement names(db,
+                  "INSERT INTO metric_names(name, runs) SELECT name, 1 FROM metrics WHERE run_id = ?1 "
+                  "ON CONFLICT(name) DO UPDATE SET runs = runs + 1");
   Statement info(db,
                  "INSERT INTO metric_info(name, better) VALUES (?1, ?2) "
                  "ON CONFLICT(name) DO UPDATE SET better = excluded.better");
@@ -366,16 +466,32 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
       run.bind_null(13);
     }
     run.bind(14, std::string_view(notes));
-    run.bind(15, std::string_view(r.json));
+    // The result's text and names outlive the step: bound without SQLite's copy.
+    run.bind_static(15, r.json);
     run.bind(16, as_int64(r.content_hash));
     run.step();
     out.id = sqlite3_last_insert_rowid(db.get());
-    for (const Metric& m : r.metrics) {
+    std::size_t first = 0;
+    for (; first + kRowsPerInsert <= r.metrics.size(); first += kRowsPerInsert) {
+      block.reset();
+      for (std::size_t k = 0; k < kRowsPerInsert; ++k) {
+        const Metric& m = r.metrics[first + k];
+        const int at = static_cast<int>(3 * k);
+        block.bind(at + 1, out.id);
+        block.bind_static(at + 2, m.name);
+        block.bind(at + 3, m.value);
+      }
+      block.step();
+    }
+    for (; first < r.metrics.size(); ++first) {
+      const Metric& m = r.metrics[first];
       metric.reset();
       metric.bind(1, out.id);
-      metric.bind(2, std::string_view(m.name));
+      metric.bind_static(2, m.name);
       metric.bind(3, m.value);
       metric.step();
+    }
+    for (const Metric& m : r.metrics) {
       // Only directions the name does not tell are kept: a sweep adds none of these rows.
       if (m.better != Direction::kUnknown && m.better != direction_from_name(m.name)) {
         info.reset();
@@ -384,6 +500,9 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
         info.step();
       }
     }
+    names.reset();
+    names.bind(1, out.id);
+    names.step();
     out.metrics = r.metrics.size();
     report.runs.push_back(out);
   }
@@ -431,8 +550,10 @@ std::optional<StoredRun> History::get(std::int64_t id) const {
 
 std::vector<TrendPoint> History::trend(std::string_view metric, std::size_t limit) const {
   Statement s(impl_->db,
-              "SELECT m.run_id, r.date, r.host, m.value FROM metrics m JOIN runs r ON r.id = m.run_id "
-              "WHERE m.name = ?1 ORDER BY m.run_id DESC LIMIT ?2");
+              // One primary-key lookup per run, newest first (CROSS JOIN keeps runs the outer loop:
+              // metrics has no index by name).
+              "SELECT r.id, r.date, r.host, m.value FROM runs r CROSS JOIN metrics m "
+              "ON m.run_id = r.id AND m.name = ?1 ORDER BY r.id DESC LIMIT ?2");
   s.bind(1, metric);
   s.bind(2, sql_limit(limit));
   std::vector<TrendPoint> out;
@@ -446,8 +567,8 @@ std::vector<TrendPoint> History::trend(std::string_view metric, std::size_t limi
 std::vector<std::pair<std::string, std::size_t>> History::metric_names(std::string_view prefix) const {
   // A range on the index rather than LIKE, whose wildcards '_' and '%' occur in metric names.
   Statement s(impl_->db,
-              "SELECT name, count(*) FROM metrics WHERE name >= ?1 AND name < ?1 || x'f48fbfbf' "
-              "GROUP BY name ORDER BY name");
+              "SELECT name, runs FROM metric_names WHERE name >= ?1 AND name < ?1 || x'f48fbfbf' "
+              "ORDER BY name");
   s.bind(1, prefix);
   std::vector<std::pair<std::string, std::size_t>> out;
   while (s.step()) {
@@ -464,6 +585,9 @@ Direction History::direction(std::string_view metric) const {
 
 RegressReport History::regress(const RegressOptions& options) const {
   const Connection& db = impl_->db;
+  // One read snapshot: the same runs throughout, and one lock for the thousands of lookups (in
+  // autocommit each statement takes and drops the file lock).
+  Transaction snapshot(db, "BEGIN");
   RegressReport report;
   report.options = options;
   if (options.run) {
@@ -502,21 +626,19 @@ RegressReport History::regress(const RegressOptions& options) const {
     }
     candidate = std::move(wanted);
   }
-  Statement base(db,
-                 "SELECT value FROM metrics WHERE name = ?1 AND run_id < ?2 ORDER BY run_id DESC LIMIT ?3");
-  for (const auto& [name, x] : candidate) {
+  const std::vector<std::vector<double>> baselines =
+      impl_->baselines(report.run, candidate, options.baseline.last);
+  // One prepared lookup for every metric (direction() prepares one per call).
+  Statement info(db, "SELECT better FROM metric_info WHERE name = ?1");
+  for (std::size_t i = 0; i < candidate.size(); ++i) {
+    const auto& [name, x] = candidate[i];
     RegressRow row;
     row.metric = name;
     row.value = x;
-    row.better = direction(name);
-    base.reset();
-    base.bind(1, std::string_view(name));
-    base.bind(2, report.run);
-    base.bind(3, sql_limit(options.baseline.last));
-    std::vector<double> baseline;
-    while (base.step()) {
-      baseline.push_back(base.real(0));
-    }
+    info.reset();
+    info.bind_static(1, name);
+    row.better = info.step() ? parse_direction(info.text(0)) : direction_from_name(name);
+    const std::vector<double>& baseline = baselines[i];
     row.baseline_runs = baseline.size();
     if (baseline.size() < std::max<std::size_t>(options.min_baseline, 1)) {
       row.skipped = true;

@@ -16,7 +16,7 @@
 namespace gridlock::model {
 
 /// The version of the database layout this gridlock writes; older databases are migrated on open.
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 
 /// `PRAGMA application_id` of a history database ("GLHS"): a database with another id is refused.
 inline constexpr std::int32_t kHistoryApplicationId = 0x474C4853;

@@ -91,6 +91,13 @@ void Statement::bind(int index, std::string_view value) {
   }
 }
 
+void Statement::bind_static(int index, std::string_view value) {
+  const int rc = sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+  if (rc != SQLITE_OK) {
+    connection_->fail(rc, "binding a parameter");
+  }
+}
+
 void Statement::bind_null(int index) {
   const int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) {
@@ -118,6 +125,15 @@ void Statement::reset() {
 std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 
 double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+
+std::string_view Statement::text_view(int column) const {
+  const auto* bytes = sqlite3_column_text(stmt_, column);
+  if (bytes == nullptr) {
+    return {};
+  }
+  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column));
+  return {reinterpret_cast<const char*>(bytes), size};
+}
 
 std::string Statement::text(int column) const {
   const auto* bytes = sqlite3_column_text(stmt_, column);

@@ -47,6 +47,9 @@ class Statement {
   void bind(int index, double value);
   /// Binds text (copied by SQLite).
   void bind(int index, std::string_view value);
+  /// Binds text without a copy: `value` must stay alive and unchanged until the next step() or
+  /// reset() of this statement has returned.
+  void bind_static(int index, std::string_view value);
   /// Binds NULL.
   void bind_null(int index);
   /// Steps: true when a row is available, false when done. Throws on errors.
@@ -59,6 +62,8 @@ class Statement {
   [[nodiscard]] double real(int column) const;
   /// Text column ("" for NULL).
   [[nodiscard]] std::string text(int column) const;
+  /// Text column without a copy, valid until the next step() or reset() ("" for NULL).
+  [[nodiscard]] std::string_view text_view(int column) const;
   /// True when the column is NULL.
   [[nodiscard]] bool is_null(int column) const;
 

@@ -355,6 +355,26 @@ TEST_F(HistoryTest, DuplicatesAreSkippedAndBatchesAreAllOrNothing) {
   EXPECT_THROW((void)h.add({parsed(sweep(4, 4), "fine.json"), broken}), Error);
   EXPECT_EQ(h.count(), 3U);
   EXPECT_EQ(h.add({parsed(sweep(4, 4), "fine.json")}).runs[0].id, 4);
+  // add() stores metric rows in blocks of 64: a run of more than 64 (a block and a remainder) round-trips,
+  // and a name twice inside a block fails the same way.
+  ParsedResult many = parsed(sweep(5, 5), "many.json");
+  for (int k = 0; k < 70; ++k) {
+    many.metrics.push_back(Metric{"sweep.extra" + std::to_string(k) + ".1KiB.median", static_cast<double>(k),
+                                  Direction::kLower});
+  }
+  std::sort(many.metrics.begin(), many.metrics.end(),
+            [](const Metric& x, const Metric& y) { return x.name < y.name; });
+  ParsedResult twice = many;
+  twice.json += " ";
+  twice.metrics[2].name = twice.metrics[1].name;
+  EXPECT_THROW((void)h.add({twice}), Error);
+  EXPECT_EQ(h.count(), 4U);
+  const std::int64_t id = h.add({many}).runs[0].id;
+  const std::optional<StoredRun> stored = h.get(id);
+  ASSERT_TRUE(stored.has_value());
+  ASSERT_EQ(stored->metrics.size(), many.metrics.size());
+  EXPECT_EQ(stored->metrics[1].name, many.metrics[1].name);
+  EXPECT_DOUBLE_EQ(stored->metrics.back().value, many.metrics.back().value);
 }
 
 TEST_F(HistoryTest, MigratesVersion1) {
@@ -394,6 +414,73 @@ TEST_F(HistoryTest, MigratesVersion1) {
     EXPECT_DOUBLE_EQ(trend[1].value, 260);
   }
   EXPECT_EQ(History(db_).opened_schema_version(), kHistorySchemaVersion);
+}
+
+TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
+  // The same runs stored by this gridlock (reference) and copied into a version 2 layout, created
+  // with version 2's statements (as gridlock 2 wrote them: version 1, then 1 -> 2).
+  const fs::path reference = dir_ / "reference.db";
+  {
+    History h(reference, HistoryOptions{std::chrono::milliseconds(10000), true});
+    const std::vector<double> medians{250, 252, 248, 251, 249, 250, 253, 400};
+    for (std::size_t i = 0; i < medians.size(); ++i) {
+      (void)h.add({parsed(sweep(medians[i], i + 1), "run" + std::to_string(i) + ".json")});
+      // Runs of another schema in between, which the sweeps' baselines pass over.
+      const json noise{{"context", {{"schema", "gridlock.bench.noise"}, {"date", "2026-11-25T21:00:00Z"}}},
+                       {"summary", {{"noise_fraction", 0.01 * static_cast<double>(i + 1)}}}};
+      (void)h.add({parsed(noise, "noise" + std::to_string(i) + ".json")});
+    }
+  }
+  raw_sql(db_, R"sql(
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO meta(key, value) VALUES ('application', 'gridlock history'), ('schema_version', '2');
+    CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, added TEXT NOT NULL, source TEXT NOT NULL,
+      schema TEXT NOT NULL, schema_version INTEGER NOT NULL, tool TEXT NOT NULL, mode TEXT NOT NULL,
+      host TEXT NOT NULL, date TEXT NOT NULL, mpi_library TEXT NOT NULL, gridlock_version TEXT NOT NULL,
+      git_commit TEXT NOT NULL, seed TEXT, ranks INTEGER, notes TEXT NOT NULL, json TEXT NOT NULL);
+    CREATE TABLE metrics(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL,
+      value REAL NOT NULL, PRIMARY KEY (run_id, name)) WITHOUT ROWID;
+    CREATE INDEX metrics_by_name ON metrics(name, run_id, value);
+    ALTER TABLE runs ADD COLUMN content_hash INTEGER;
+    CREATE INDEX runs_by_hash ON runs(content_hash);
+    CREATE TABLE metric_info(name TEXT PRIMARY KEY, better TEXT NOT NULL) WITHOUT ROWID;
+    PRAGMA application_id = 1196181587;
+    PRAGMA user_version = 2;
+  )sql");
+  raw_sql(
+      db_,
+      ("ATTACH DATABASE '" + reference.string() +
+       "' AS ref; INSERT INTO runs SELECT * FROM ref.runs; INSERT INTO metrics SELECT * FROM ref.metrics; "
+       "INSERT INTO metric_info SELECT * FROM ref.metric_info;")
+          .c_str());
+  History want(reference);
+  History got(db_);
+  EXPECT_EQ(got.opened_schema_version(), 2);
+  EXPECT_EQ(got.schema_version(), kHistorySchemaVersion);
+  EXPECT_EQ(list_table(got.list()), list_table(want.list()));
+  for (std::int64_t id = 1; id <= 16; ++id) {
+    EXPECT_EQ(run_summary_text(*got.get(id)), run_summary_text(*want.get(id))) << id;
+  }
+  for (const char* metric : {"sweep.allreduce.1MiB.median", "bench.noise.summary.noise_fraction"}) {
+    EXPECT_EQ(trend_table(metric, got.trend(metric)), trend_table(metric, want.trend(metric))) << metric;
+    EXPECT_EQ(got.trend(metric).size(), 8U);
+  }
+  const auto names = got.metric_names("");
+  EXPECT_EQ(names, want.metric_names(""));
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front().second, 8U);
+  RegressOptions options;
+  options.baseline = parse_baseline("last:5");
+  options.run = 15;  // the last sweep: its baseline is the five sweeps before, not the noise runs
+  const RegressReport report = got.regress(options);
+  EXPECT_EQ(regress_table(report, true), regress_table(want.regress(options), true));
+  EXPECT_EQ(report.regressions(), 14U);
+  for (const RegressRow& row : report.rows) {
+    EXPECT_EQ(row.baseline_runs, 5U) << row.metric;
+  }
+  options.run.reset();
+  options.baseline = parse_baseline("all");
+  EXPECT_EQ(regress_table(got.regress(options), true), regress_table(want.regress(options), true));
 }
 
 TEST_F(HistoryTest, RefusesForeignCorruptAndNewerDatabases) {
