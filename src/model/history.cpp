@@ -264,9 +264,14 @@ struct History::Impl {
   }
 
   void check_identity() const {
+    // One read transaction for the three reads: without it, another process creating the same
+    // file can commit between them, and a new database reads as application 0 with 9 tables.
+    Transaction snapshot(db, "BEGIN");
     const std::int64_t app = scalar("PRAGMA application_id");
     const std::int64_t tables = scalar("SELECT count(*) FROM sqlite_master");
-    if (app == kHistoryApplicationId && has_table("meta")) {
+    const bool has_meta = has_table("meta");
+    snapshot.commit();
+    if (app == kHistoryApplicationId && has_meta) {
       return;
     }
     if (app == 0 && tables == 0) {

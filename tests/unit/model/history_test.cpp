@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -551,6 +552,42 @@ TEST_F(HistoryTest, LockedBeyondTheTimeoutIsAClearError) {
   sqlite3_close(holder);
   EXPECT_EQ(h.add({parsed(sweep(1, 1))}).runs.size(), 1U);
   EXPECT_EQ(h.count(), 1U);
+}
+
+// Separate jobs opening the same new file at once: each must see either no database or a whole
+// gridlock history, never the half a creating process has committed (CI saw "not a gridlock
+// history (it has 9 tables)" when one process read the application id before another's commit and
+// the table count after it).
+TEST_F(HistoryTest, ConcurrentOpensOfANewDatabaseAllSucceed) {
+  constexpr int kRounds = 40;
+  constexpr int kOpeners = 6;
+  for (int round = 0; round < kRounds; ++round) {
+    const fs::path path = dir_ / ("new" + std::to_string(round) + ".db");
+    std::atomic<int> ready{0};
+    std::vector<std::string> errors(kOpeners);
+    std::vector<std::thread> openers;
+    openers.reserve(kOpeners);
+    for (int o = 0; o < kOpeners; ++o) {
+      openers.emplace_back([&, o] {
+        ready.fetch_add(1);
+        while (ready.load() < kOpeners) {
+          std::this_thread::yield();
+        }
+        try {
+          const History h(path, HistoryOptions{std::chrono::milliseconds(20000), true});
+          (void)h.count();
+        } catch (const std::exception& e) {
+          errors[static_cast<std::size_t>(o)] = e.what();
+        }
+      });
+    }
+    for (std::thread& t : openers) {
+      t.join();
+    }
+    for (const std::string& e : errors) {
+      ASSERT_EQ(e, "") << "round " << round;
+    }
+  }
 }
 
 TEST_F(HistoryTest, ConcurrentWritersLoseNothing) {
