@@ -65,6 +65,8 @@ if [[ -z "$bench" ]]; then
   done
 fi
 [[ -x "$bench" ]] || { echo "compare_gpcnet: no gridlock-bench binary; build it or pass --bench" >&2; exit 2; }
+# Each tool runs inside its own output directory: a relative --bench path would not be found there.
+bench="$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")"
 out="${out:-$(mktemp -d /tmp/compare_gpcnet.XXXXXX)}"
 mkdir -p "$out/gpcnet"
 source "$root/scripts/mpi-env.sh"
@@ -103,6 +105,8 @@ if [[ -x /usr/bin/time ]]; then have_time=1; fi
 run() {
   local tag="$1" dir="$2"
   shift 2
+  # A result left by an earlier run into the same --out would be read as this run's.
+  rm -rf "$dir"
   mkdir -p "$dir"
   local start end timer=()
   if ((have_time)); then timer=(/usr/bin/time -v -o "$dir/$tag.time"); fi

@@ -125,6 +125,14 @@ void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load
                  "(test + 50 us naps) or poll (busy test loop)")
       ->transform(CLI::CheckedTransformer(waits, CLI::ignore_case))
       ->default_str("barrier");
+  const std::map<std::string, gb::Average> averages{{"blocks", gb::Average::kBlocks},
+                                                    {"samples", gb::Average::kSamples}};
+  cmd.add_option("--average", o.average,
+                 "What the tables' Avg column averages: blocks (each ring block's bulk timer, over ranks "
+                 "and blocks, as GPCNeT) or samples (the mean of all per-iteration samples; for "
+                 "bandwidths a mean of rates, higher when iteration times vary)")
+      ->transform(CLI::CheckedTransformer(averages, CLI::ignore_case))
+      ->default_str("blocks");
   add_loop_options(cmd, o.latency, "latency", true);
   add_loop_options(cmd, o.bandwidth, "bandwidth", true);
   add_loop_options(cmd, o.allreduce, "allreduce", false);

@@ -150,6 +150,10 @@ void validate(const Options& o) {
           "cannot be combined with --ranks-per-node (give one of them)", std::to_string(o.virtual_nodes));
 }
 
+std::string_view average_key(Average value) noexcept {
+  return value == Average::kBlocks ? "blocks" : "samples";
+}
+
 std::string_view recv_buffers_key(RecvBuffers value) noexcept {
   return value == RecvBuffers::kShared ? "shared" : "separate";
 }
@@ -190,6 +194,7 @@ Json options_to_json(const Options& o) {
   j["alltoall_bytes"] = o.alltoall_bytes;
   j["recv_buffers"] = recv_buffers_key(o.recv_buffers);
   j["idle_wait"] = idle_wait_key(o.idle_wait);
+  j["average"] = average_key(o.average);
   j["congestor_bytes"] = o.congestor_bytes;
   j["allreduce_congestor_bytes"] = o.allreduce_congestor_bytes;
   j["congestor_warmup"] = o.congestor_warmup;

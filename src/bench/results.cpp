@@ -27,13 +27,14 @@ std::string truncate(std::string_view text, std::size_t width) { return std::str
 
 void print_title(std::FILE* out, std::string_view title) { detail::print_table_title(out, title); }
 
-void print_canary_table(std::FILE* out, std::string_view title, const std::vector<CanaryResult>& rows) {
+void print_canary_table(std::FILE* out, std::string_view title, const std::vector<CanaryResult>& rows,
+                        Average average) {
   print_title(out, title);
   fmt::print(out, "{}\n", kInnerBar);
   fmt::print(out, "| {:>31} | {:>12} | {:>12} | {:>12} |\n", "Name", "Avg", "99%", "Units");
   fmt::print(out, "{}\n", kInnerBar);
   for (const auto& row : rows) {
-    fmt::print(out, "| {:>31} | {} | {} | {:>12} |\n", truncate(row.title, 31), cell(row.fine.mean, 12),
+    fmt::print(out, "| {:>31} | {} | {} | {:>12} |\n", truncate(row.title, 31), cell(row.avg(average), 12),
                cell(row.tail99(), 12), truncate(row.units, 12));
     fmt::print(out, "{}\n", kInnerBar);
   }
@@ -95,12 +96,13 @@ std::string phase_title(const PhaseResult& phase) {
   return "Network Tests running with Congestion Tests";
 }
 
-Json canary_to_json(const CanaryResult& c) {
+Json canary_to_json(const CanaryResult& c, Average average) {
   Json j;
   j["key"] = c.key;
   j["name"] = c.title;
   j["units"] = c.units;
   j["better"] = c.better == Better::kLower ? "lower" : "higher";
+  j["avg"] = number(c.avg(average));
   j["population"] = "pooled per-iteration samples of all canary ranks";
   j["samples"] = c.fine.count;
   j["mean"] = number(c.fine.mean);
@@ -184,9 +186,10 @@ std::vector<ImpactRow> congestion_impacts(const Report& report) {
         if (base.key != loaded.key) {
           continue;
         }
-        rows.push_back(ImpactRow{phase.label, loaded.key, loaded.title,
-                                 congestion_impact(base.fine.mean, loaded.fine.mean, loaded.better),
-                                 congestion_impact(base.tail99(), loaded.tail99(), loaded.better)});
+        rows.push_back(
+            ImpactRow{phase.label, loaded.key, loaded.title,
+                      congestion_impact(base.avg(report.average), loaded.avg(report.average), loaded.better),
+                      congestion_impact(base.tail99(), loaded.tail99(), loaded.better)});
       }
     }
   }
@@ -201,6 +204,7 @@ Json report_body(const Report& report) {
   }
   body["roles"] = roles;
   body["canary_ring0"] = report.canary_ring0;
+  body["average"] = average_key(report.average);
   for (const auto& phase : report.phases) {
     Json p;
     Json active = Json::array();
@@ -210,7 +214,7 @@ Json report_body(const Report& report) {
     p["congestors"] = active;
     Json canaries = Json::array();
     for (const auto& c : phase.canaries) {
-      canaries.push_back(canary_to_json(c));
+      canaries.push_back(canary_to_json(c, report.average));
     }
     p["canaries"] = canaries;
     body["phases"][phase.label] = p;
@@ -258,9 +262,9 @@ Json report_body(const Report& report) {
 void print_tables(const Report& report, std::FILE* out) {
   for (const auto& phase : report.phases) {
     if (phase.label == "isolated") {
-      print_canary_table(out, "Isolated Network Tests", phase.canaries);
+      print_canary_table(out, "Isolated Network Tests", phase.canaries, report.average);
     } else {
-      print_canary_table(out, phase_title(phase), phase.canaries);
+      print_canary_table(out, phase_title(phase), phase.canaries, report.average);
       print_congestor_table(out, phase);
     }
   }

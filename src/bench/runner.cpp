@@ -370,6 +370,7 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
 
   Report report;
   report.mode = options.mode;
+  report.average = options.average;
   int host_size = 1;
   GRIDLOCK_MPI(MPI_Comm_size(s.layout.host_comm(), &host_size));
   report.one_host = host_size == s.layout.world_size() && s.layout.world_size() > 1;

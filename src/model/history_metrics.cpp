@@ -26,8 +26,9 @@ using nlohmann::json;
 // Parts the sweep names take from a record's time_us object, in this order.
 constexpr std::array<const char*, 7> kSweepStats{"median", "mean", "min", "q1", "q3", "p99", "max"};
 // Statistics of a gridlock.bench canary (docs/formats/bench-json.md).
-constexpr std::array<const char*, 10> kCanaryStats{"mean", "min", "max",   "median", "p0_1",
-                                                   "p1",   "p99", "p99_9", "tail99", "tail99_9"};
+// `avg` (the table's Avg, --average) is absent from results written before it existed.
+constexpr std::array<const char*, 11> kCanaryStats{"avg", "mean", "min",   "max",    "median",  "p0_1",
+                                                   "p1",  "p99",  "p99_9", "tail99", "tail99_9"};
 // Nested objects deeper than this are not flattened into metric names.
 constexpr int kMaxFlattenDepth = 3;
 

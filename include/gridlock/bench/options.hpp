@@ -41,6 +41,19 @@ enum class IdleWait {
   kPoll,     ///< MPI_Test in a busy loop: holds a core.
 };
 
+/// What the tables' "Avg" column (and the Congestion Impact of averages) averages.
+enum class Average {
+  /// Per ring block, the block's bulk timer over its nI iterations (bytes over the block's time for
+  /// bandwidths), averaged over ranks and blocks: GPCNeT's "avg". For bandwidths under noise this
+  /// is the honest rate (total bytes / total time).
+  kBlocks,
+  /// The mean of the pooled per-iteration samples. For bandwidths it is a mean of rates, which
+  /// weights fast iterations and reads higher than kBlocks whenever iteration times vary.
+  kSamples,
+};
+
+/// Command-line name of an Average value (`blocks`, `samples`).
+[[nodiscard]] std::string_view average_key(Average value) noexcept;
 /// Command-line name of a RecvBuffers value (`shared`, `separate`).
 [[nodiscard]] std::string_view recv_buffers_key(RecvBuffers value) noexcept;
 /// Command-line name of an IdleWait value (`barrier`, `sleep`, `poll`).
@@ -92,6 +105,7 @@ struct Options {
   std::uint64_t alltoall_bytes = 4096;                        ///< Alltoall canary size per peer.
   RecvBuffers recv_buffers = RecvBuffers::kShared;            ///< Bandwidth canaries' receive buffers.
   IdleWait idle_wait = IdleWait::kBarrier;                    ///< How idle ranks wait.
+  Average average = Average::kBlocks;                         ///< What the tables' "Avg" averages.
 
   // Congestors (paper §3.2).
   std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.

@@ -53,6 +53,10 @@ struct CanaryResult {
   double elapsed_s = 0;                     ///< Wall time of the test on rank 0 of the canaries.
   std::vector<CongestorResult> congestors;  ///< Congestor throughput while this test ran.
 
+  /// The figure in the table's "Avg" column: the block-based mean or the samples' mean.
+  [[nodiscard]] double avg(Average average) const noexcept {
+    return average == Average::kBlocks ? bulk_mean : fine.mean;
+  }
   /// The figure in the table's "99%" column: p99 for latencies, p1 for bandwidths.
   [[nodiscard]] double tail99() const noexcept { return fine.tail99(better); }
 };
@@ -69,14 +73,15 @@ struct ImpactRow {
   std::string phase;  ///< Loaded phase label.
   std::string key;    ///< Canary key.
   std::string title;  ///< Canary table name.
-  double mean = 0;    ///< CI of the means (unrounded), NaN if unavailable.
+  double mean = 0;    ///< CI of the table's averages (CanaryResult::avg; unrounded), NaN if unavailable.
   double tail99 = 0;  ///< CI of the 99% tails (p99, or p1 for bandwidth), NaN if unavailable.
 };
 
 /// A whole run as seen by rank 0.
 struct Report {
-  Mode mode = Mode::kLoad;  ///< Suite that ran.
-  Json context;             ///< Context block (tool, version, MPI, ranks, nodes, seed, parameters).
+  Mode mode = Mode::kLoad;             ///< Suite that ran.
+  Average average = Average::kBlocks;  ///< What the "Avg" column and the impact of averages use.
+  Json context;  ///< Context block (tool, version, MPI, ranks, nodes, seed, parameters).
   /// Node names of each role, in role order (`canary`, then congestor keys).
   std::vector<std::pair<std::string, std::vector<std::string>>> roles;
   /// Node names of the first random ring of canary slice 0, in ring order (reproducibility check).

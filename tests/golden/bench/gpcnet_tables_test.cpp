@@ -69,6 +69,7 @@ CanaryResult canary(const detail::CanarySpec& spec, double value) {
     c.histogram.record(value * i);
   }
   c.fine = summarize(c.histogram);
+  c.bulk_mean = c.fine.mean;
   return c;
 }
 

@@ -23,6 +23,7 @@ CanaryResult make_canary(const std::string& key, Better better, double scale) {
     c.histogram.record(scale * i);
   }
   c.fine = summarize(c.histogram);
+  c.bulk_mean = c.fine.mean;
   c.ranks = 4;
   c.blocks_completed = 10;
   c.blocks_planned = 10;
@@ -174,6 +175,41 @@ TEST(Results, HistogramCsvFilesStartWithContextAndCountEverySample) {
   }
   EXPECT_EQ(total, 1000U);
   fs::remove_all(dir);
+}
+
+// GPCNeT's "avg" is block-based (each ring block's bytes over its time, averaged over ranks and
+// blocks); the mean of per-iteration rates reads higher whenever iteration times vary. The table,
+// the JSON "avg" and the impact of averages follow --average, blocks by default.
+TEST(Results, AverageColumnIsBlockBasedByDefaultAndSamplesOnRequest) {
+  Report report = make_report();
+  report.phases[0].canaries[1].bulk_mean = 4000.0;  // isolated BW: samples' mean is 5005
+  report.phases[1].canaries[1].bulk_mean = 1000.0;  // loaded BW: samples' mean is 2502.5
+  const std::regex blocks_row(R"(^\| +RR Two-sided BW\+Sync \(131072 B\) \| +4000\.0 \| .*$)");
+  const std::regex samples_row(R"(^\| +RR Two-sided BW\+Sync \(131072 B\) \| +5005\.0 \| .*$)");
+  const auto count = [](const std::string& text, const std::regex& re) {
+    int n = 0;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      n += std::regex_match(line, re) ? 1 : 0;
+    }
+    return n;
+  };
+  const std::string by_blocks = tables_of(report);
+  EXPECT_EQ(count(by_blocks, blocks_row), 1) << by_blocks;
+  EXPECT_EQ(count(by_blocks, samples_row), 0) << by_blocks;
+  Json body = report_body(report);
+  EXPECT_EQ(body["average"], "blocks");
+  EXPECT_DOUBLE_EQ(body["phases"]["isolated"]["canaries"][1]["avg"].get<double>(), 4000.0);
+  EXPECT_NEAR(body["phases"]["isolated"]["canaries"][1]["mean"].get<double>(), 5005.0, 1e-9);
+  EXPECT_NEAR(congestion_impacts(report)[1].mean, 4.0, 1e-12);
+
+  report.average = Average::kSamples;
+  const std::string by_samples = tables_of(report);
+  EXPECT_EQ(count(by_samples, samples_row), 1) << by_samples;
+  body = report_body(report);
+  EXPECT_EQ(body["average"], "samples");
+  EXPECT_NEAR(body["phases"]["isolated"]["canaries"][1]["avg"].get<double>(), 5005.0, 1e-9);
+  EXPECT_NEAR(congestion_impacts(report)[1].mean, 2.0, 1e-12);
 }
 
 }  // namespace

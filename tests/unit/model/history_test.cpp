@@ -173,14 +173,15 @@ TEST(HistoryNames, BenchMetricsAndOtherKinds) {
         {"loaded",
          {{"canaries",
            {{{"key", "rr_two_sided_lat"}, {"better", "lower"}, {"p99", 9.0}, {"median", nullptr}},
-            {{"key", "rr_two_sided_bw"}, {"better", "higher"}, {"mean", 900.0}}}}}}}},
+            {{"key", "rr_two_sided_bw"}, {"better", "higher"}, {"mean", 900.0}, {"avg", 850.0}}}}}}}},
       {"congestion_impact",
        {{{"phase", "loaded"}, {"key", "rr_two_sided_lat"}, {"mean", 1.5}, {"tail99", 1.8}}}}};
   const ParsedResult b = parsed(bench, "load.json");
   EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.loaded.rr_two_sided_lat.p99"), 9);
   EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.isolated.rr_two_sided_lat.p99"), 5);
   EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.impact.loaded.rr_two_sided_lat.tail99"), 1.8);
-  EXPECT_EQ(b.metrics.size(), 5U);  // the null median is left out
+  EXPECT_DOUBLE_EQ(metric_value(b.metrics, "load.loaded.rr_two_sided_bw.avg"), 850);
+  EXPECT_EQ(b.metrics.size(), 6U);  // the null median is left out
   for (const Metric& m : b.metrics) {
     EXPECT_EQ(m.better, m.name.find("_bw.") != std::string::npos ? Direction::kHigher : Direction::kLower);
   }
