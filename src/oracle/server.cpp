@@ -431,18 +431,26 @@ struct Server::Impl {
                            to_string(q.reducer), Json(values[0]).dump());
   }
 
+  // The request's `field`, which must be an array (400 otherwise) of at most `limit` elements (413:
+  // the limit is the server's, not the client's mistake in form).
+  static Json::const_iterator required_array(const Json& body, const char* field, const char* of,
+                                             std::size_t limit) {
+    const auto it = body.find(field);
+    if (it == body.end() || !it->is_array()) {
+      throw HttpError(400, "bad_request", fmt::format("field '{}' must be an array {}", field, of));
+    }
+    if (it->size() > limit) {
+      throw HttpError(413, "too_large",
+                      fmt::format("{} {} requested; the limit is {}", it->size(), field, limit));
+    }
+    return it;
+  }
+
   void route_metrics_batch(const Request& req, Response& res) const {
     req.only_args({});
     const Json body = parse_body(req, {"pairs", "metric", "reducer", "window_s", "endpoints", "undirected"});
     const auto q = query_from_json(body);
-    const auto it = body.find("pairs");
-    if (it == body.end() || !it->is_array()) {
-      throw HttpError(400, "bad_request", "field 'pairs' must be an array of [src, dst] pairs");
-    }
-    if (it->size() > options.max_pairs) {
-      throw HttpError(413, "too_large",
-                      fmt::format("{} pairs requested; the limit is {}", it->size(), options.max_pairs));
-    }
+    const auto it = required_array(body, "pairs", "of [src, dst] pairs", options.max_pairs);
     std::vector<std::pair<topo::NodeId, topo::NodeId>> pairs;
     pairs.reserve(it->size());
     for (const auto& pair : *it) {
@@ -462,15 +470,7 @@ struct Server::Impl {
     req.only_args({});
     const Json body = parse_body(req, {"nodes", "metric", "reducer", "window_s", "endpoints", "undirected"});
     const auto q = query_from_json(body);
-    const auto it = body.find("nodes");
-    if (it == body.end() || !it->is_array()) {
-      throw HttpError(400, "bad_request", "field 'nodes' must be an array of node names or indices");
-    }
-    if (it->size() > options.max_matrix_nodes) {
-      throw HttpError(
-          413, "too_large",
-          fmt::format("{} nodes requested; the limit is {}", it->size(), options.max_matrix_nodes));
-    }
+    const auto it = required_array(body, "nodes", "of node names or indices", options.max_matrix_nodes);
     std::vector<topo::NodeId> nodes;
     for (const auto& node : *it) {
       nodes.push_back(resolve(node));
