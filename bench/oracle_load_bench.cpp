@@ -35,10 +35,13 @@
 #include <cstdlib>
 #include <deque>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -76,7 +79,31 @@ struct Stats {
   std::vector<double> latency_us;  // answer time - due time, per answered request
   std::vector<double> late_us;     // send time - due time, per request (the client's own lateness)
   std::uint64_t dropped = 0;
+  double client_cpu_us = 0;  // CPU time of the client thread during the runs
+  double server_cpu_us = 0;  // CPU time of all other threads (the oracle's or the floor's) during the runs
 };
+
+// CPU time run so far by the calling thread and by all the others of this process, in us, from
+// /proc/self/task/*/schedstat (the scheduler's own nanosecond count; getrusage's is sampled at
+// the tick, too coarse for a few us per request).
+struct CpuTimes {
+  double client_us = 0;
+  double others_us = 0;
+};
+
+CpuTimes cpu_times() {
+  CpuTimes times;
+  const auto self = std::to_string(::gettid());
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream in(entry.path() / "schedstat");
+    double run_ns = 0;
+    if (in >> run_ns) {
+      (entry.path().filename() == self ? times.client_us : times.others_us) += run_ns / 1000;
+    }
+  }
+  return times;
+}
 
 // The floor: a minimal HTTP/1.1 keep-alive responder (raw epoll, one thread) that answers every
 // request with one fixed small response. Hand-written on purpose: it is the least work a server
@@ -255,6 +282,7 @@ class LoadClient {
         close_conn(c);
       }
     }
+    const CpuTimes cpu_start = cpu_times();
     const auto start = Clock::now();
     const auto period = std::chrono::duration<double>(1.0 / rate_per_s);
     std::size_t next = 0;
@@ -330,6 +358,9 @@ class LoadClient {
       }
     }
     stats.dropped += total - answered;  // refused, closed or not answered within 10 s of the end
+    const CpuTimes cpu_end = cpu_times();
+    stats.client_cpu_us += cpu_end.client_us - cpu_start.client_us;
+    stats.server_cpu_us += cpu_end.others_us - cpu_start.others_us;
   }
 
  private:
@@ -426,15 +457,17 @@ std::string us_cell(double value_us) { return fmt::format("{:.1f}", value_us); }
 // One table row; `floor_p99_us` < 0 when the row has no floor (the floor rows themselves, health),
 // `target_us` < 0 when it has no target.
 void row(std::string_view name, const Stats& s, double floor_p99_us, double target_us) {
+  const auto requests = static_cast<double>(std::max<std::size_t>(1, s.late_us.size()));
   const double p99 = quantile(s.latency_us, 0.99);
   const bool has_floor = floor_p99_us >= 0;
   const bool has_target = target_us >= 0;
   fmt::print(
-      "| {:<44} | {:>8} | {:>7} | {:>9.1f} | {:>9.1f} | {:>9.1f} | {:>9} | {:>10} | {:>15.1f} | {:>8} | "
-      "{:<4} | us |\n",
+      "| {:<44} | {:>8} | {:>7} | {:>9.1f} | {:>9.1f} | {:>9.1f} | {:>9} | {:>10} | {:>15.1f} | {:>10.1f} | "
+      "{:>10.1f} | {:>8} | {:<4} | us |\n",
       name, s.latency_us.size() + s.dropped, s.dropped, mean(s.latency_us), quantile(s.latency_us, 0.5), p99,
       has_floor ? us_cell(floor_p99_us) : "-", has_floor ? us_cell(p99 - floor_p99_us) : "-",
-      quantile(s.late_us, 0.99), has_target ? fmt::format("{:.0f}", target_us) : "-",
+      quantile(s.late_us, 0.99), s.client_cpu_us / requests, s.server_cpu_us / requests,
+      has_target ? fmt::format("{:.0f}", target_us) : "-",
       !has_target ? "-" : (p99 <= target_us && s.dropped == 0 ? "met" : "MISS"));
 }
 
@@ -512,16 +545,21 @@ int main(int argc, char** argv) {
       "oracle_load_bench: torus:8x8x8,npr=2, 1024 random flows (seed {}), {} server threads, {} s per "
       "rate, open loop (latency from each request's due time); client timer slack {} ns, spin {} us\n"
       "floor: the same client against a minimal keep-alive responder (raw epoll, one thread, fixed "
-      "{}-byte body); over floor = 99% - floor 99%; client late = send time - due time\n\n",
+      "{}-byte body); over floor = 99% - floor 99%; client late = send time - due time\n"
+      "client cpu, server cpu: CPU time per request of the client thread and of all other threads "
+      "(/proc/self/task/*/schedstat)\n\n",
       kSeed, threads, seconds, slack_ns, spin_us, 96);
   fmt::print(
-      "| {:<44} | {:>8} | {:>7} | {:>9} | {:>9} | {:>9} | {:>9} | {:>10} | {:>15} | {:>8} | {:<4} | units "
-      "|\n",
+      "| {:<44} | {:>8} | {:>7} | {:>9} | {:>9} | {:>9} | {:>9} | {:>10} | {:>15} | {:>10} | {:>10} | {:>8} "
+      "| "
+      "{:<4} | units |\n",
       "name", "requests", "dropped", "avg", "50%", "99%", "floor 99%", "over floor", "client late 99%",
-      "target", "met");
+      "client cpu", "server cpu", "target", "met");
   fmt::print(
-      "|{:-<46}|{:-<10}|{:-<9}|{:-<11}|{:-<11}|{:-<11}|{:-<11}|{:-<12}|{:-<17}|{:-<10}|{:-<6}|-------|\n", "",
-      "", "", "", "", "", "", "", "", "", "");
+      "|{:-<46}|{:-<10}|{:-<9}|{:-<11}|{:-<11}|{:-<11}|{:-<11}|{:-<12}|{:-<17}|{:-<12}|{:-<12}|{:-<10}|{:-<6}"
+      "|-------"
+      "|\n",
+      "", "", "", "", "", "", "", "", "", "", "", "", "");
   for (const double rate : {1000.0, 10000.0}) {
     LoadClient oracle_client(port, 64);
     LoadClient floor_client(floor.port(), 64);
