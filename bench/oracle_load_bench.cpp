@@ -301,16 +301,20 @@ class LoadClient {
           break;
         }
         Conn& c = conns_[next % conns_.size()];
-        c.due.push_back(due);
         // A request queued behind a busy connection counts as sent now: its further wait is the
         // server's, and it shows in the latency.
         stats.late_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - due).count());
-        if (c.busy) {
-          c.pending.push_back(paths[next % paths.size()]);
-        } else {
-          send_request(c, paths[next % paths.size()]);
-        }
         ++next;
+        if (c.fd < 0) {
+          ++failed;  // closed by the server earlier: dropped, not waited for
+          continue;
+        }
+        c.due.push_back(due);
+        if (c.busy) {
+          c.pending.push_back(paths[(next - 1) % paths.size()]);
+        } else {
+          send_request(c, paths[(next - 1) % paths.size()]);
+        }
       }
       timespec wait{};
       if (next < total) {
@@ -507,91 +511,100 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "--seconds must be positive, --threads at least 1 and --spin-us within 0..1000\n");
     return 2;
   }
-  const auto topology = gridlock::topo::make_topology("torus:8x8x8,npr=2");
-  gridlock::Rng rng(kSeed);
-  const auto n = topology->nodes().size();
-  std::vector<gridlock::oracle::Flow> flows;
-  for (std::size_t i = 0; i < n; ++i) {
-    flows.push_back({static_cast<gridlock::topo::NodeId>(gridlock::uniform_below(rng, n)),
-                     static_cast<gridlock::topo::NodeId>(gridlock::uniform_below(rng, n)), 2e9});
-  }
-  std::vector<gridlock::oracle::NamedSource> sources;
-  sources.push_back({"sim:random", std::make_unique<gridlock::oracle::SimulatedLoad>(*topology, flows)});
-  gridlock::oracle::Service service(*topology, std::move(sources), gridlock::oracle::ServiceOptions{});
-  service.poll_once(1.0);
-  service.start();
-  gridlock::oracle::ServerOptions options;
-  options.port = 0;
-  options.threads = threads;
-  gridlock::oracle::Server server(service, options);
-  const int port = server.start();
-  const FloorResponder floor;
-
-  // Only the client (this thread, and the threads it starts from now on) gets the 1 ns slack: the
-  // oracle's and the floor's threads already run with the default, as a server would.
-  if (::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
-    fmt::print(stderr, "warning: cannot set the client's timer slack to 1 ns; the client will wake later\n");
-  }
-  const auto slack_ns = ::prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-  const auto spin = std::chrono::nanoseconds(std::chrono::microseconds(spin_us));
-
-  std::vector<std::string> paths;
-  paths.reserve(4096);
-  for (int i = 0; i < 4096; ++i) {
-    paths.push_back(fmt::format("/v1/route-metrics?src={}&dst={}&metric=bw&reducer=max",
-                                gridlock::uniform_below(rng, n), gridlock::uniform_below(rng, n)));
-  }
-  fmt::print(
-      "oracle_load_bench: torus:8x8x8,npr=2, 1024 random flows (seed {}), {} server threads, {} s per "
-      "rate, open loop (latency from each request's due time); client timer slack {} ns, spin {} us\n"
-      "floor: the same client against a minimal keep-alive responder (raw epoll, one thread, fixed "
-      "{}-byte body); over floor = 99% - floor 99%; client late = send time - due time\n"
-      "client cpu, server cpu: CPU time per request of the client thread and of all other threads "
-      "(/proc/self/task/*/schedstat)\n\n",
-      kSeed, threads, seconds, slack_ns, spin_us, 96);
-  fmt::print(
-      "| {:<44} | {:>8} | {:>7} | {:>9} | {:>9} | {:>9} | {:>9} | {:>10} | {:>15} | {:>10} | {:>10} | {:>8} "
-      "| "
-      "{:<4} | units |\n",
-      "name", "requests", "dropped", "avg", "50%", "99%", "floor 99%", "over floor", "client late 99%",
-      "client cpu", "server cpu", "target", "met");
-  fmt::print(
-      "|{:-<46}|{:-<10}|{:-<9}|{:-<11}|{:-<11}|{:-<11}|{:-<11}|{:-<12}|{:-<17}|{:-<12}|{:-<12}|{:-<10}|{:-<6}"
-      "|-------"
-      "|\n",
-      "", "", "", "", "", "", "", "", "", "", "", "", "");
-  for (const double rate : {1000.0, 10000.0}) {
-    LoadClient oracle_client(port, 64);
-    LoadClient floor_client(floor.port(), 64);
-    Stats warm_up;
-    oracle_client.run(rate, static_cast<std::size_t>(rate * 0.5), paths, spin, warm_up);
-    floor_client.run(rate, static_cast<std::size_t>(rate * 0.5), paths, spin, warm_up);
-    // Blocks of at most 1 s, oracle and floor alternating (ABBA), so that a change of the host's
-    // load in the meantime falls on both alike.
-    Stats stats;
-    Stats floor_stats;
-    const auto blocks = static_cast<std::size_t>(std::ceil(seconds));
-    const auto per_block =
-        static_cast<std::size_t>(std::llround(rate * seconds / static_cast<double>(blocks)));
-    for (std::size_t b = 0; b < blocks; ++b) {
-      if (b % 2 == 0) {
-        oracle_client.run(rate, per_block, paths, spin, stats);
-        floor_client.run(rate, per_block, paths, spin, floor_stats);
-      } else {
-        floor_client.run(rate, per_block, paths, spin, floor_stats);
-        oracle_client.run(rate, per_block, paths, spin, stats);
-      }
+  try {
+    const auto topology = gridlock::topo::make_topology("torus:8x8x8,npr=2");
+    gridlock::Rng rng(kSeed);
+    const auto n = topology->nodes().size();
+    std::vector<gridlock::oracle::Flow> flows;
+    for (std::size_t i = 0; i < n; ++i) {
+      flows.push_back({static_cast<gridlock::topo::NodeId>(gridlock::uniform_below(rng, n)),
+                       static_cast<gridlock::topo::NodeId>(gridlock::uniform_below(rng, n)), 2e9});
     }
-    row(fmt::format("one-pair query, {:.0f}/s over 64 connections", rate), stats,
-        quantile(floor_stats.latency_us, 0.99), rate < 5000 ? 100 : 1000);
-    row(fmt::format("floor, {:.0f}/s over 64 connections", rate), floor_stats, -1, -1);
+    std::vector<gridlock::oracle::NamedSource> sources;
+    sources.push_back({"sim:random", std::make_unique<gridlock::oracle::SimulatedLoad>(*topology, flows)});
+    gridlock::oracle::Service service(*topology, std::move(sources), gridlock::oracle::ServiceOptions{});
+    service.poll_once(1.0);
+    service.start();
+    gridlock::oracle::ServerOptions options;
+    options.port = 0;
+    options.threads = threads;
+    gridlock::oracle::Server server(service, options);
+    const int port = server.start();
+    const FloorResponder floor;
+
+    // Only the client (this thread, and the threads it starts from now on) gets the 1 ns slack: the
+    // oracle's and the floor's threads already run with the default, as a server would.
+    if (::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
+      fmt::print(stderr,
+                 "warning: cannot set the client's timer slack to 1 ns; the client will wake later\n");
+    }
+    const auto slack_ns = ::prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    const auto spin = std::chrono::nanoseconds(std::chrono::microseconds(spin_us));
+
+    std::vector<std::string> paths;
+    paths.reserve(4096);
+    for (int i = 0; i < 4096; ++i) {
+      paths.push_back(fmt::format("/v1/route-metrics?src={}&dst={}&metric=bw&reducer=max",
+                                  gridlock::uniform_below(rng, n), gridlock::uniform_below(rng, n)));
+    }
+    fmt::print(
+        "oracle_load_bench: torus:8x8x8,npr=2, 1024 random flows (seed {}), {} server threads, {} s per "
+        "rate, open loop (latency from each request's due time); client timer slack {} ns, spin {} us\n"
+        "floor: the same client against a minimal keep-alive responder (raw epoll, one thread, fixed "
+        "{}-byte body); over floor = 99% - floor 99%; client late = send time - due time\n"
+        "client cpu, server cpu: CPU time per request of the client thread and of all other threads "
+        "(/proc/self/task/*/schedstat)\n\n",
+        kSeed, threads, seconds, slack_ns, spin_us, 96);
+    fmt::print(
+        "| {:<44} | {:>8} | {:>7} | {:>9} | {:>9} | {:>9} | {:>9} | {:>10} | {:>15} | {:>10} | {:>10} | "
+        "{:>8} "
+        "| "
+        "{:<4} | units |\n",
+        "name", "requests", "dropped", "avg", "50%", "99%", "floor 99%", "over floor", "client late 99%",
+        "client cpu", "server cpu", "target", "met");
+    fmt::print(
+        "|{:-<46}|{:-<10}|{:-<9}|{:-<11}|{:-<11}|{:-<11}|{:-<11}|{:-<12}|{:-<17}|{:-<12}|{:-<12}|{:-<10}|{:-<"
+        "6}"
+        "|-------"
+        "|\n",
+        "", "", "", "", "", "", "", "", "", "", "", "", "");
+    for (const double rate : {1000.0, 10000.0}) {
+      LoadClient oracle_client(port, 64);
+      LoadClient floor_client(floor.port(), 64);
+      Stats warm_up;
+      oracle_client.run(rate, static_cast<std::size_t>(rate * 0.5), paths, spin, warm_up);
+      floor_client.run(rate, static_cast<std::size_t>(rate * 0.5), paths, spin, warm_up);
+      // Blocks of at most 1 s, oracle and floor alternating (ABBA), so that a change of the host's
+      // load in the meantime falls on both alike.
+      Stats stats;
+      Stats floor_stats;
+      const auto blocks = static_cast<std::size_t>(std::ceil(seconds));
+      const auto per_block =
+          static_cast<std::size_t>(std::llround(rate * seconds / static_cast<double>(blocks)));
+      for (std::size_t b = 0; b < blocks; ++b) {
+        if (b % 2 == 0) {
+          oracle_client.run(rate, per_block, paths, spin, stats);
+          floor_client.run(rate, per_block, paths, spin, floor_stats);
+        } else {
+          floor_client.run(rate, per_block, paths, spin, floor_stats);
+          oracle_client.run(rate, per_block, paths, spin, stats);
+        }
+      }
+      row(fmt::format("one-pair query, {:.0f}/s over 64 connections", rate), stats,
+          quantile(floor_stats.latency_us, 0.99), rate < 5000 ? 100 : 1000);
+      row(fmt::format("floor, {:.0f}/s over 64 connections", rate), floor_stats, -1, -1);
+    }
+    std::uint64_t reopened = 0;
+    const auto health =
+        run_health(port, 200, static_cast<std::size_t>(200 * seconds), 8, 300, spin, reopened);
+    row("/v1/health, 200/s, 8 slow-header + 300 idle", health, -1, 10000);
+    fmt::print("\nslow-header and idle connections closed by the server (header time 5 s) and reopened: {}\n",
+               reopened);
+    service.stop();
+    server.stop();
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "oracle_load_bench: {}\n", error.what());
+    return 1;
   }
-  std::uint64_t reopened = 0;
-  const auto health = run_health(port, 200, static_cast<std::size_t>(200 * seconds), 8, 300, spin, reopened);
-  row("/v1/health, 200/s, 8 slow-header + 300 idle", health, -1, 10000);
-  fmt::print("\nslow-header and idle connections closed by the server (header time 5 s) and reopened: {}\n",
-             reopened);
-  service.stop();
-  server.stop();
   return 0;
 }
