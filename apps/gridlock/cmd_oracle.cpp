@@ -23,7 +23,9 @@
 #include "gridlock/oracle/server.hpp"
 #include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -253,22 +255,14 @@ void run_query(const QueryArgs& args) {
       print_json(out);
       return;
     }
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      fmt::print("{} {} {} {} {:.6g}\n", pairs[i].first, pairs[i].second, oracle::to_string(q.metric),
-                 oracle::to_string(q.reducer), values[i]);
-    }
+    fmt::print("{}", oracle::metrics_table(pairs, q.metric, q.reducer, values));
   } else if (args.what == "matrix") {
     if (args.args.empty()) {
       throw InputError("usage: gridlock oracle query matrix [--metric bw] NODE...");
     }
-    const auto values = client.metric_matrix(args.args, make_query(args));
-    const std::size_t n = args.args.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) {
-        fmt::print("{}{:.6g}", j == 0 ? "" : " ", values[i * n + j]);
-      }
-      fmt::print("\n");
-    }
+    const auto q = make_query(args);
+    const auto values = client.metric_matrix(args.args, q);
+    fmt::print("{}", oracle::matrix_table(args.args, q.metric, q.reducer, values));
   } else {
     throw InputError(fmt::format(
         "unknown query '{}': use health, topology, node, route, links, metrics or matrix", args.what));

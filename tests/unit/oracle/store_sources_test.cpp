@@ -3,6 +3,7 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
 
@@ -65,6 +67,19 @@ TEST(MetricStore, WindowedMetrics) {
   store.add_interval(0, 3, -1, 1, 0);
   EXPECT_EQ(store.stats().rejected, 3U);
   EXPECT_EQ(store.stats().intervals, 2U);
+}
+
+// `gridlock oracle query metrics|matrix` printed bare numbers with no header: each numeric column
+// now names its unit.
+TEST(OracleTables, EveryNumericColumnNamesItsUnit) {
+  EXPECT_EQ(metrics_table({{"a", "b"}, {"c", "d"}}, Metric::kBandwidth, Reducer::kMax, {64, 0.5}),
+            "| src | dst | reducer | bw (% used) |\n| --- | --- | --- | --- |\n"
+            "| a | b | max | 64 |\n| c | d | max | 0.5 |\n");
+  EXPECT_EQ(metrics_table({{"a", "b"}}, Metric::kHops, Reducer::kMax, {5}).substr(0, 35),
+            "| src | dst | reducer | hops (links");
+  EXPECT_EQ(matrix_table({"a", "b"}, Metric::kStalls, Reducer::kSum, {0, 1, 2, 3}),
+            "| stalls sum (% stalled) | a | b |\n| --- | --- | --- |\n| a | 0 | 1 |\n| b | 2 | 3 |\n");
+  EXPECT_THROW((void)matrix_table({"a"}, Metric::kHops, Reducer::kMax, {1, 2}), std::invalid_argument);
 }
 
 TEST(MetricStore, RetentionMustBePositive) {
