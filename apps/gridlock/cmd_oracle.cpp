@@ -293,7 +293,8 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("--poll", serve_args->poll, "How often sources are read")->capture_default_str();
   serve->add_option("--duration", serve_args->duration, "Stop after this long (0: until SIGINT/SIGTERM)")
       ->capture_default_str();
-  serve->add_option("--port-file", serve_args->port_file, "Write the bound port to this file");
+  output_file(serve->add_option("--port-file", serve_args->port_file,
+                                "Write the bound port to this file (atomically; not an input file)"));
   serve->add_flag("--allow-remote", serve_args->allow_remote,
                   "Listening on a non-loopback address is intended (no warning)");
   serve->add_option("--max-connections", serve_args->max_connections, "Open connections in total")
