@@ -13,6 +13,10 @@ if(GRIDLOCK_SANITIZE)
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(gridlock_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(GRIDLOCK_TSAN)
+  target_compile_options(gridlock_options INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  target_link_options(gridlock_options INTERFACE -fsanitize=thread)
+endif()
 
 # Every gridlock target calls this so options stay in one place.
 function(gridlock_target_defaults target)

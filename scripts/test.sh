@@ -4,6 +4,7 @@
 #   2. the "ci" build (optimised, warnings are errors) and every CTest test,
 #   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
+#      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
 #   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters.
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
 set -euo pipefail
@@ -42,6 +43,13 @@ step "asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" --timeout 900
+
+# The libraries and the tsan-marked unit tests only (tests/unit/CMakeLists.txt): oracle service and
+# server, replicas, thread pools.
+step "tsan build and tests"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j "$jobs"
+ctest --preset tsan -j "$jobs" --timeout 900
 
 # Simulated clusters of 64-512 ranks (docs/smpi.md); build about 2 minutes, tests 130 s on two cores.
 step "smpi build and tests"

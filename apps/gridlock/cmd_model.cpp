@@ -53,9 +53,12 @@ std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& name
 
 std::string pct(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
+// A duration in microseconds in the one style of every table (docs/units.md): `1.2 us`, `850 ns`.
+std::string us(double microseconds) { return format_duration_s(microseconds * 1e-6); }
+
 std::string line_row(const std::string& op, const std::string& pairs, const char* method,
                      const model::LineFit& f) {
-  return fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {} | {:.4f} | {} |", op, pairs, method, f.alpha_us,
+  return fmt::format("| {} | {} | {} | {} | {:.4g} | {} | {:.4f} | {} |", op, pairs, method, us(f.alpha_us),
                      f.beta_us_per_byte,
                      f.beta_us_per_byte > 0 ? fmt::format("{:.1f}", f.bandwidth_mib_s()) : "-", f.r2,
                      pct(f.max_rel_err));
@@ -63,7 +66,7 @@ std::string line_row(const std::string& op, const std::string& pairs, const char
 
 void print_fit(const model::FitResult& fit) {
   fmt::print("Hockney fits T = alpha + beta*n (relative-error weighting; robust: Huber):\n");
-  fmt::print("| op | pairs | fit | alpha us | beta us/B | MiB/s | R^2 | max rel err |\n");
+  fmt::print("| op | pairs | fit | alpha | beta us/B | MiB/s | R^2 | max rel err |\n");
   for (const model::SeriesFit& s : fit.series) {
     const std::string pairs =
         s.key.kind == "collective" ? fmt::format("p={}", s.key.ranks) : s.key.pair_class;
@@ -108,12 +111,12 @@ void print_fit(const model::FitResult& fit) {
       const auto& paper = c.models[static_cast<std::size_t>(model::CollectiveModel::kPaperDirect)];
       const auto& bino = c.models[static_cast<std::size_t>(model::CollectiveModel::kBinomialDirect)];
       if (bino.available) {
-        fmt::print("  {} binomial_fit: alpha {:.4g} us, beta {:.4g} us/B\n", c.op, bino.alpha_us,
+        fmt::print("  {} binomial_fit: alpha {}, beta {:.4g} us/B\n", c.op, us(bino.alpha_us),
                    bino.beta_us_per_byte);
       }
       if (paper.available) {
-        fmt::print("  {} paper_fit: gamma {:.4g} us, delta {:.4g} us/B, alpha {:.4g} us, beta {:.4g} us/B\n",
-                   c.op, paper.gamma_us, paper.delta_us_per_byte, paper.alpha_us, paper.beta_us_per_byte);
+        fmt::print("  {} paper_fit: gamma {}, delta {:.4g} us/B, alpha {}, beta {:.4g} us/B\n", c.op,
+                   us(paper.gamma_us), paper.delta_us_per_byte, us(paper.alpha_us), paper.beta_us_per_byte);
       } else {
         fmt::print("  {} paper_fit: {}\n", c.op, paper.note);
       }

@@ -42,7 +42,7 @@ std::string fmt_ns(double ns) {
   if (!(ns == ns)) {
     return "-";
   }
-  return format_time_ps(static_cast<std::uint64_t>(std::llround(ns * 1000.0)));
+  return format_duration_s(ns * 1e-9);
 }
 
 void run_measure(const MeasureArgs& a) {
@@ -86,10 +86,10 @@ void run_measure(const MeasureArgs& a) {
 
   fmt::print("timer: {} ({:.4f} ticks/ns), CPU {}\n", m.timer.name(), m.timer.ticks_per_ns,
              m.cpu >= 0 ? std::to_string(m.cpu) : std::string("not pinned"));
-  fmt::print("t_min: {:.2f} ns ({} calibration blocks); threshold {} x t_min = {:.1f} ns\n", s.t_min_ns,
-             m.calibration.blocks, m.threshold, m.threshold * s.t_min_ns);
-  fmt::print("measured: {:.3f} s, {} iterations, sampling rate {:.1f} MHz\n", s.measured_s, s.iterations,
-             s.sampling_rate_hz / 1e6);
+  fmt::print("t_min: {} ({} calibration blocks); threshold {} x t_min = {}\n", fmt_ns(s.t_min_ns),
+             m.calibration.blocks, m.threshold, fmt_ns(m.threshold * s.t_min_ns));
+  fmt::print("measured: {}, {} iterations, sampling rate {:.1f} MHz\n", format_duration_s(s.measured_s),
+             s.iterations, s.sampling_rate_hz / 1e6);
   fmt::print("detours: {} ({:.1f}/s), noise fraction {:.4f}%\n", s.detours, s.detours_per_s,
              100.0 * s.noise_fraction);
   fmt::print("| detour length | min | median | 99% | 99.9% | max |\n");
@@ -142,7 +142,8 @@ void run_convert(const ConvertArgs& a) {
     fmt::print(stderr,
                "note: {} files do not store the measured duration ({}); the written trace repeats after "
                "its last detour ({}), so its noise fraction is {:.4f}% instead of {:.4f}%\n",
-               a.to, format_time_ps(trace.duration_ns * 1000), format_time_ps(written_ns * 1000),
+               a.to, format_duration_s(static_cast<double>(trace.duration_ns) * 1e-9),
+               format_duration_s(static_cast<double>(written_ns) * 1e-9),
                100.0 * trace.noise_fraction(written_ns), 100.0 * trace.noise_fraction());
   }
   if (trace.detours_not_listed > 0 && to != noise::TraceFormat::kGridlock) {
@@ -152,7 +153,8 @@ void run_convert(const ConvertArgs& a) {
                trace.detours_not_listed, a.input);
   }
   fmt::print("wrote {}: {} detours over {}, noise fraction {:.4f}%\n", a.output, trace.detours.size(),
-             format_time_ps(written_ns * 1000), 100.0 * trace.noise_fraction(written_ns));
+             format_duration_s(static_cast<double>(written_ns) * 1e-9),
+             100.0 * trace.noise_fraction(written_ns));
 }
 
 }  // namespace

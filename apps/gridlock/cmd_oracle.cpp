@@ -23,7 +23,9 @@
 #include "gridlock/oracle/server.hpp"
 #include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "output_guard.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -253,22 +255,14 @@ void run_query(const QueryArgs& args) {
       print_json(out);
       return;
     }
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      fmt::print("{} {} {} {} {:.6g}\n", pairs[i].first, pairs[i].second, oracle::to_string(q.metric),
-                 oracle::to_string(q.reducer), values[i]);
-    }
+    fmt::print("{}", oracle::metrics_table(pairs, q.metric, q.reducer, values));
   } else if (args.what == "matrix") {
     if (args.args.empty()) {
       throw InputError("usage: gridlock oracle query matrix [--metric bw] NODE...");
     }
-    const auto values = client.metric_matrix(args.args, make_query(args));
-    const std::size_t n = args.args.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) {
-        fmt::print("{}{:.6g}", j == 0 ? "" : " ", values[i * n + j]);
-      }
-      fmt::print("\n");
-    }
+    const auto q = make_query(args);
+    const auto values = client.metric_matrix(args.args, q);
+    fmt::print("{}", oracle::matrix_table(args.args, q.metric, q.reducer, values));
   } else {
     throw InputError(fmt::format(
         "unknown query '{}': use health, topology, node, route, links, metrics or matrix", args.what));
@@ -299,7 +293,8 @@ void add_oracle_command(CLI::App& app) {
   serve->add_option("--poll", serve_args->poll, "How often sources are read")->capture_default_str();
   serve->add_option("--duration", serve_args->duration, "Stop after this long (0: until SIGINT/SIGTERM)")
       ->capture_default_str();
-  serve->add_option("--port-file", serve_args->port_file, "Write the bound port to this file");
+  output_file(serve->add_option("--port-file", serve_args->port_file,
+                                "Write the bound port to this file (atomically; not an input file)"));
   serve->add_flag("--allow-remote", serve_args->allow_remote,
                   "Listening on a non-loopback address is intended (no warning)");
   serve->add_option("--max-connections", serve_args->max_connections, "Open connections in total")

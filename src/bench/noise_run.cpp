@@ -17,6 +17,7 @@
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/bench/options.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
 
 namespace gridlock::bench {
 namespace {
@@ -276,15 +277,17 @@ namespace {
 // Rank 0's part of write_noise_outputs.
 void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) {
   const auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
-  fmt::print("Noise per node ({} s selfish detour, threshold {} x t_min, {} timer)\n",
-             report.context.value("duration_s", 0.0), report.context.value("threshold", 0.0),
-             report.context.value("timer", std::string("?")));
+  // Durations in the one style of every table (docs/units.md); a node without detours has none.
+  const auto duration = [](double ns) { return std::isfinite(ns) ? format_duration_s(ns * 1e-9) : "-"; };
+  fmt::print("Noise per node ({} selfish detour, threshold {} x t_min, {} timer)\n",
+             format_duration_s(report.context.value("duration_s", 0.0)),
+             report.context.value("threshold", 0.0), report.context.value("timer", std::string("?")));
   fmt::print("| node | ranks | noise avg | noise max | detours/s | 99% detour | max detour | outlier |\n");
   fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const NoiseNodeRow& n : report.nodes) {
-    fmt::print("| {} | {} | {:.4f}% | {:.4f}% | {:.1f} | {:.0f} ns | {:.0f} ns | {} |\n", n.name, n.ranks,
-               100 * n.noise_fraction, 100 * n.max_noise_fraction, n.detours_per_s, n.p99_detour_ns,
-               n.max_detour_ns, n.outlier ? "OUTLIER" : "");
+    fmt::print("| {} | {} | {:.4f}% | {:.4f}% | {:.1f} | {} | {} | {} |\n", n.name, n.ranks,
+               100 * n.noise_fraction, 100 * n.max_noise_fraction, n.detours_per_s, duration(n.p99_detour_ns),
+               duration(n.max_detour_ns), n.outlier ? "OUTLIER" : "");
   }
   std::size_t flagged = 0;
   for (const NoiseNodeRow& n : report.nodes) {

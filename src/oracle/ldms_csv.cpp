@@ -14,6 +14,8 @@
 
 #include "detail/capacity.hpp"
 #include "detail/text.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/oracle/sources.hpp"
 
@@ -201,6 +203,9 @@ struct FileState {
 
 }  // namespace
 
+// A header file (store_csv altheader) holds one line; LDMS sets of thousands of columns stay far below.
+constexpr std::uintmax_t kMaxHeaderFileBytes = std::uintmax_t{16} << 20U;
+
 struct LdmsCsvSource::Impl {
   const topo::Topology& topology;
   std::vector<std::filesystem::path> inputs;
@@ -213,6 +218,7 @@ struct LdmsCsvSource::Impl {
   std::uint64_t malformed_values = 0;
   std::uint64_t unmapped_values = 0;
   std::uint64_t truncations = 0;
+  std::uint64_t unreadable_files = 0;  // reads refused or failed (a FIFO, a device, no permission)
   std::uint64_t counter_wraps = 0;
   std::uint64_t counter_resets = 0;
   std::uint64_t clamped_values = 0;
@@ -487,8 +493,15 @@ struct LdmsCsvSource::Impl {
       if (!std::filesystem::is_regular_file(file, ec)) {
         continue;
       }
-      std::ifstream in(file, std::ios::binary);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::string text;
+      try {
+        text =
+            read_input_file(file, "LDMS header file", "check the store_csv directory", kMaxHeaderFileBytes);
+      } catch (const Error& e) {
+        ++unreadable_files;
+        problem(fmt::format("{}: {}; its data waits", path.string(), e.what()));
+        return false;
+      }
       const auto newline = text.find('\n');
       std::string_view line(text.data(), newline == std::string::npos ? 0 : newline);
       if (!line.empty() && line.back() == '\r') {
@@ -511,6 +524,20 @@ struct LdmsCsvSource::Impl {
   void read_file(const std::filesystem::path& path, MetricStore& store) {
     const std::string key = path.string();
     auto& state = files[key];
+    // Through the checked input reader: a FIFO would block the poll thread in open() forever and a
+    // device (/dev/zero) never ends. Data files have no size limit: they are read in chunks.
+    try {
+      if (check_regular_input(path, "LDMS CSV file", kNoInputLimit, "check the --source ldms: path")) {
+        throw IoError(
+            fmt::format("cannot read LDMS CSV file '{}': it is a pipe; the source reads files that "
+                        "store_csv appends to",
+                        key));
+      }
+    } catch (const Error& e) {
+      ++unreadable_files;
+      problem(e.what());
+      return;
+    }
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) {
@@ -599,7 +626,8 @@ void LdmsCsvSource::poll(MetricStore& store, double /*now_s*/) {
       for (const auto& path : paths) {
         impl_->read_file(path, store);
       }
-    } else if (std::filesystem::is_regular_file(input, ec)) {
+    } else if (std::filesystem::exists(input, ec)) {
+      // A FIFO or a device is refused by read_file with its kind named (it was "not found (yet)").
       impl_->read_file(input, store);
     } else {
       impl_->problem(fmt::format("{}: not found (yet)", input.string()));
@@ -620,6 +648,7 @@ Json LdmsCsvSource::status() const {
           {"malformed_values", impl_->malformed_values},
           {"unmapped_values", impl_->unmapped_values},
           {"truncations", impl_->truncations},
+          {"unreadable_files", impl_->unreadable_files},
           {"counter_wraps", impl_->counter_wraps},
           {"counter_resets", impl_->counter_resets},
           {"clamped_values", impl_->clamped_values},

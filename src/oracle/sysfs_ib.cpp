@@ -1,7 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -9,19 +7,25 @@
 #include "detail/capacity.hpp"
 #include "detail/text.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/sources.hpp"
 
 namespace gridlock::oracle {
 namespace {
 
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
+// A sysfs attribute holds one short line; anything longer is not an InfiniBand counter.
+constexpr std::uintmax_t kMaxAttributeBytes = std::uintmax_t{64} << 10U;
+
+// The text of a sysfs attribute through the checked input reader, so a FIFO (which would block
+// the poll thread forever), a device such as /dev/zero or an oversized file in the tree is an
+// error in `error`, not a hang or an unbounded read.
+std::optional<std::string> read_text(const std::filesystem::path& path, std::string& error) {
+  try {
+    return read_input_file(path, "InfiniBand sysfs attribute", "check the sysfs tree", kMaxAttributeBytes);
+  } catch (const Error& e) {
+    error = e.what();
     return std::nullopt;
   }
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 }  // namespace
@@ -117,19 +121,27 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
                                                             CounterTracker(options_.counter_bits)})
                       .first->second;
     double port_rate = 0;
-    if (const auto text = read_text(port / "rate")) {
+    std::string error;
+    if (const auto text = read_text(port / "rate", error)) {
       port_rate = parse_ib_rate_bytes_per_s(*text);
       rate += port_rate;
+    } else if (std::error_code exists_ec; std::filesystem::exists(port / "rate", exists_ec)) {
+      // A port without a rate file is allowed (its bytes then have no capacity); one that cannot be read is
+      // not.
+      ++read_errors_;
+      last_error_ = error;
     }
     // The counter's increase over the last interval, if there is one; `reset` tells whether it went back.
     bool reset = false;
     const auto read_counter = [&](const char* name, CounterTracker& tracker) -> std::optional<double> {
       reset = false;
-      const auto text = read_text(port / "counters" / name);
+      std::string read_error;
+      const auto text = read_text(port / "counters" / name, read_error);
       const auto value = text ? detail::to_u64(*text) : std::nullopt;
       if (!value) {
         ++read_errors_;
-        last_error_ = fmt::format("{}: missing or not an integer", (port / "counters" / name).string());
+        last_error_ =
+            text ? fmt::format("{}: not an integer", (port / "counters" / name).string()) : read_error;
         return std::nullopt;
       }
       const auto delta = tracker.update(now_s, *value);

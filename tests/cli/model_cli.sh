@@ -26,7 +26,10 @@ expect() {
 case "$case_name" in
   fit)
     expect 0 "switch near 8 KiB" -- "$G" model fit "$DATA" --json fit.json
-    grep -Eq '^\| pingpong \| far \| robust \| ' out || fail "no robust pingpong row"
+    # alpha in the one duration style of every table (docs/units.md): it was a bare number.
+    grep -Eq '^\| pingpong \| far \| robust \| [0-9.]+ (ns|us) \| ' out || fail "no robust pingpong row"
+    grep -Eq '^\| op \| pairs \| fit \| alpha \| beta us/B \|' out || fail "fit table header"
+    grep -Eq 'binomial_fit: alpha [0-9.]+ (ns|us|ms), ' out || fail "binomial_fit line"
     grep -Eq '^\| allreduce \| 2\.\.8 \| .*\*' out || fail "no collective table row for allreduce"
     [ "$(jq -r '.context.schema' fit.json)" = gridlock.model.fit ] || fail "schema"
     [ "$(jq '.series | map(select(.op == "pingpong"))[0].segments | length' fit.json)" -eq 2 ] || fail "segments"

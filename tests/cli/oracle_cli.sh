@@ -41,10 +41,16 @@ q() { "$gridlock" oracle query --server "$url" "$@"; }
 case "$case_name" in
   sim)
     out="$(q metrics --metric hops nid00012:nid00038)"
-    grep -q "^nid00012 nid00038 hops max 5$" <<<"$out" || fail "hops: $out"
+    grep -qxF "| nid00012 | nid00038 | max | 5 |" <<<"$out" || fail "hops: $out"
+    # Every numeric column names its unit (the table had no header at all).
+    [ "$(head -n 1 <<<"$out")" = "| src | dst | reducer | hops (links) |" ] || fail "hops header: $out"
     out="$(q metrics --metric bw nid00012:nid00038 nid00016:nid00017)"
-    grep -q "^nid00012 nid00038 bw max 64" <<<"$out" || fail "bw: $out"
-    grep -q "^nid00016 nid00017 bw max 0$" <<<"$out" || fail "same router: $out"
+    grep -qF "| nid00012 | nid00038 | max | 64" <<<"$out" || fail "bw: $out"
+    grep -qxF "| nid00016 | nid00017 | max | 0 |" <<<"$out" || fail "same router: $out"
+    [ "$(head -n 1 <<<"$out")" = "| src | dst | reducer | bw (% used) |" ] || fail "bw header: $out"
+    out="$(q matrix --metric stalls nid00012 nid00038)"
+    [ "$(head -n 1 <<<"$out")" = "| stalls max (% stalled) | nid00012 | nid00038 |" ] || fail "matrix header: $out"
+    grep -qxF "| nid00012 | 0 | 0 |" <<<"$out" || fail "matrix row: $out"
     out="$(q links --top 1)"
     grep -q '"(1,1,6) Z- -> (1,1,5)"' <<<"$out" || fail "top link: $out"
     # The paper's three links, in the service's order (percent, then bytes/s, then link id).
@@ -65,15 +71,15 @@ case "$case_name" in
     ;;
   fattree)
     out="$(q metrics --metric hops n00000:n00127 n00000:n00015)"
-    grep -q "^n00000 n00127 hops max 2$" <<<"$out" || fail "fattree hops: $out"
-    grep -q "^n00000 n00015 hops max 0$" <<<"$out" || fail "fattree same leaf: $out"
+    grep -qxF "| n00000 | n00127 | max | 2 |" <<<"$out" || fail "fattree hops: $out"
+    grep -qxF "| n00000 | n00015 | max | 0 |" <<<"$out" || fail "fattree same leaf: $out"
     out="$(q metrics --metric bw n00000:n00127)"
-    grep -q "^n00000 n00127 bw max 64$" <<<"$out" || fail "fattree bw: $out"
+    grep -qxF "| n00000 | n00127 | max | 64 |" <<<"$out" || fail "fattree bw: $out"
     ;;
   dragonfly)
     out="$(q metrics --metric hops n00000:n00071 n00000:n00001)"
-    grep -q "^n00000 n00071 hops max 5$" <<<"$out" || fail "dragonfly hops: $out"
-    grep -q "^n00000 n00001 hops max 0$" <<<"$out" || fail "dragonfly same router: $out"
+    grep -qxF "| n00000 | n00071 | max | 5 |" <<<"$out" || fail "dragonfly hops: $out"
+    grep -qxF "| n00000 | n00001 | max | 0 |" <<<"$out" || fail "dragonfly same router: $out"
     out="$(q health)"
     grep -q '"flows": 0' <<<"$out" || fail "dragonfly default source: $out"
     ;;

@@ -3,16 +3,19 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <cmath>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
 
@@ -64,6 +67,19 @@ TEST(MetricStore, WindowedMetrics) {
   store.add_interval(0, 3, -1, 1, 0);
   EXPECT_EQ(store.stats().rejected, 3U);
   EXPECT_EQ(store.stats().intervals, 2U);
+}
+
+// `gridlock oracle query metrics|matrix` printed bare numbers with no header: each numeric column
+// now names its unit.
+TEST(OracleTables, EveryNumericColumnNamesItsUnit) {
+  EXPECT_EQ(metrics_table({{"a", "b"}, {"c", "d"}}, Metric::kBandwidth, Reducer::kMax, {64, 0.5}),
+            "| src | dst | reducer | bw (% used) |\n| --- | --- | --- | --- |\n"
+            "| a | b | max | 64 |\n| c | d | max | 0.5 |\n");
+  EXPECT_EQ(metrics_table({{"a", "b"}}, Metric::kHops, Reducer::kMax, {5}).substr(0, 35),
+            "| src | dst | reducer | hops (links");
+  EXPECT_EQ(matrix_table({"a", "b"}, Metric::kStalls, Reducer::kSum, {0, 1, 2, 3}),
+            "| stalls sum (% stalled) | a | b |\n| --- | --- | --- |\n| a | 0 | 1 |\n| b | 2 | 3 |\n");
+  EXPECT_THROW((void)matrix_table({"a"}, Metric::kHops, Reducer::kMax, {1, 2}), std::invalid_argument);
 }
 
 TEST(MetricStore, RetentionMustBePositive) {
@@ -306,6 +322,34 @@ TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
   EXPECT_NEAR(snap.links[t->ejection_link(3)].bytes_per_s, 0, 1e-9);
   EXPECT_EQ(source.status()["files"], 2);
   EXPECT_EQ(source.status()["rows"], 3);
+}
+
+// A FIFO given as the source's file, or a link to /dev/zero, was reported as "not found (yet)",
+// and a header file of any size was read whole: each is now a clear
+// problem in the status (the kind of file, or the limit) and counted in unreadable_files.
+TEST(LdmsCsv, FifoDeviceAndOversizedHeaderAreReportedNotRead) {
+  const topo::Torus3D t(topo::TorusOptions{});
+  const auto dir = temp_dir("unsafe");
+  const auto fifo = dir / "fifo.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_symlink("/dev/zero", dir / "zero.csv");
+  std::ofstream(dir / "big.HEADER") << "#Time,ProducerName," << std::string(std::size_t{17} << 20U, 'x')
+                                    << "\n";
+  std::ofstream(dir / "big") << "100.0,nid00050,1\n";
+  MetricStore store(t);
+  LdmsCsvSource source(t, {fifo, dir / "zero.csv", dir / "big"});
+  source.poll(store, 0);
+  const auto status = source.status();
+  EXPECT_EQ(status["unreadable_files"], 3) << status.dump();
+  EXPECT_EQ(status["rows"], 0) << status.dump();
+  const std::string problems = status["recent_problems"].dump();
+  for (const std::string& expected :
+       {"cannot read LDMS CSV file '" + fifo.string() + "': it is a FIFO",
+        "cannot read LDMS CSV file '" + (dir / "zero.csv").string() + "': it is a character device",
+        "LDMS header file '" + (dir / "big.HEADER").string() +
+            "' has 17825812 bytes, more than the limit of 16 MiB"}) {
+    EXPECT_NE(problems.find(expected), std::string::npos) << expected << "\n" << problems;
+  }
 }
 
 // store_csv with roll-over and altheader=1 writes NAME.HEADER.EPOCH (header) and NAME.EPOCH (data),
@@ -590,6 +634,36 @@ TEST(SysfsIb, FakeTree) {
   EXPECT_EQ(absent.status()["read_errors"], 1);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("56 Gb/sec (4X FDR)"), 7e9);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("garbage"), 0);
+}
+
+// A FIFO in the tree blocked the poll thread forever (std::ifstream waits for a writer), and a
+// counter linked to /dev/zero or an oversized file was read without bound: each is now a read error
+// in the source's status naming the file and its kind, and the other counters are still read.
+TEST(SysfsIb, FifoDeviceAndOversizedCountersAreReadErrors) {
+  FakeIbNode node("sysfs_unsafe");
+  const auto counters = node.root / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "counters";
+  const auto expect_error = [&](const std::string& name, const std::string& text, std::uint64_t errors) {
+    SCOPED_TRACE(name);
+    node.source->poll(node.store, static_cast<double>(11 + errors));
+    const auto status = node.source->status();
+    EXPECT_EQ(status["read_errors"], errors) << status.dump();
+    const auto last = status["last_error"].get<std::string>();
+    EXPECT_NE(last.find(name), std::string::npos) << last;
+    EXPECT_NE(last.find(text), std::string::npos) << last;
+  };
+  std::filesystem::remove(counters / "port_rcv_data");
+  ASSERT_EQ(::mkfifo((counters / "port_rcv_data").c_str(), 0600), 0);
+  expect_error("port_rcv_data", "it is a FIFO", 1);
+  std::filesystem::remove(counters / "port_rcv_data");
+  std::filesystem::create_symlink("/dev/zero", counters / "port_rcv_data");
+  expect_error("port_rcv_data", "it is a character device", 2);
+  std::filesystem::remove(counters / "port_rcv_data");
+  std::ofstream(counters / "port_rcv_data") << std::string(std::size_t{1} << 20U, '1');
+  expect_error("port_rcv_data", "more than the limit of 64 KiB", 3);
+  // Readable again, the counters count: 1.25 GB sent in the 2 s since the last poll.
+  write_port(node.root, "mlx5_0", 1, 312500000, 0, 0);
+  node.source->poll(node.store, 15);
+  EXPECT_GT(node.store.snapshot(0).links[node.t->injection_link(5)].used_bw_pct, 0);
 }
 
 TEST(XmitWaitUnit, ParsesBytesOrNanosecondsAndConvertsAtTheRate) {
