@@ -169,7 +169,7 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
 }
 
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
-                               std::uint64_t seed) {
+                               std::uint64_t seed, bool keep_sources = true) {
   if (schedule.empty() == program.empty()) {
     throw InputError("give either a schedule file or --program SPEC (with --ranks), not both or neither");
   }
@@ -183,7 +183,7 @@ sim::Schedule load_or_generate(const std::string& schedule, const std::string& p
     throw InputError(
         fmt::format("--ranks is for --program: the schedule file {} sets its own rank count", schedule));
   }
-  return sim::load_schedule(schedule);
+  return sim::load_schedule(schedule, keep_sources);
 }
 
 void write_timeline(const std::string& path, const sim::SimResult& result, const sim::Schedule& schedule,
@@ -377,7 +377,10 @@ void run_sim(const SimArgs& a) {
   const std::uint32_t ranks = rank_list.empty() ? 0 : rank_list[0];
   progress.phase(a.program.empty() ? fmt::format("loading {}...", a.schedule)
                                    : fmt::format("generating {} on {} ranks...", a.program, ranks));
-  const sim::Schedule schedule = load_or_generate(a.schedule, a.program, ranks, a.seed);
+  // Line numbers and labels serve only a deadlock report: read without them, and read the file
+  // again in the rare run that needs them (a third of the reading time of a large GOAL file).
+  const sim::Schedule schedule =
+      load_or_generate(a.schedule, a.program, ranks, a.seed, /*keep_sources=*/false);
   if (progress.enabled()) {
     progress.phase(fmt::format("simulating {} operations...", schedule.total_ops()));
     options.progress = [&progress](const sim::SimProgress& p) {
@@ -407,7 +410,10 @@ void run_sim(const SimArgs& a) {
     // One more than the limit, so that a longer timeline (which the engine would cut) is told apart.
     options.max_timeline_slices = kMaxTimelineSlices + 1;
   }
-  const sim::SimResult result = sim::simulate(schedule, options);
+  sim::SimResult result = sim::simulate(schedule, options);
+  if (!result.complete && !a.schedule.empty()) {
+    sim::describe_stuck_ops(result, sim::load_schedule(a.schedule));
+  }
   if (options.record_timeline && result.timeline.size() > kMaxTimelineSlices) {
     throw InputError(fmt::format(
         "--timeline: this run has more than {} slices (CPU and network intervals; {} operations, {} "

@@ -1036,6 +1036,14 @@ std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint3
   return text;
 }
 
+void describe_stuck_ops(SimResult& result, const Schedule& schedule) {
+  for (StuckOp& s : result.stuck) {
+    if (s.rank < schedule.num_ranks() && s.op < schedule.program_of(s.rank).ops.size()) {
+      s.description = describe_op(schedule, s.rank, s.op);
+    }
+  }
+}
+
 std::string stuck_report(const SimResult& result) {
   std::string text = fmt::format(
       "the simulation deadlocked or left messages unmatched: {} of {} operations completed, {} ranks have "

@@ -1251,7 +1251,7 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   }
 }
 
-Schedule load_schedule(const std::filesystem::path& path) {
+Schedule load_schedule(const std::filesystem::path& path, bool keep_sources) {
   const InputFile file(path, "schedule", "check the path", kNoInputLimit);
   const std::string_view bytes = file.bytes();
   if (bytes.size() >= kBinaryMagic.size() &&
@@ -1265,7 +1265,7 @@ Schedule load_schedule(const std::filesystem::path& path) {
         "expected the magic, a header and the programs (copy or write the file again)",
         path.string(), bytes.size(), kBinaryMagic.size()));
   }
-  return parse_goal(bytes, path.string());
+  return parse_goal(bytes, path.string(), keep_sources);
 }
 
 bool is_binary_schedule_name(const std::filesystem::path& path) {

@@ -135,6 +135,10 @@ struct SimResult {
 /// A multi-line, user-facing report of why `result` is incomplete.
 [[nodiscard]] std::string stuck_report(const SimResult& result);
 
+/// Describes `result`'s stuck operations again from `schedule`: the same schedule, loaded with
+/// its sources, so that a run simulated without them still reports line numbers and labels.
+void describe_stuck_ops(SimResult& result, const Schedule& schedule);
+
 /// Human-readable description of op `op` of `rank` (type, size, peer, tag, label, line).
 [[nodiscard]] std::string describe_op(const Schedule& schedule, std::uint32_t rank, std::uint32_t op);
 

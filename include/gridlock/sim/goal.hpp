@@ -48,8 +48,10 @@ inline constexpr unsigned kMaxLoadThreads = 8;
 
 /// Reads a schedule file, binary if it starts with kBinaryMagic, else GOAL text. Throws IoError
 /// if the file cannot be read and InputError if it is malformed (a file of 1 to 7 bytes that
-/// begins the magic is a truncated binary schedule).
-[[nodiscard]] Schedule load_schedule(const std::filesystem::path& path);
+/// begins the magic is a truncated binary schedule). With `keep_sources` false, GOAL text is read
+/// without op line numbers and label names (about a third of the reading time of a large file);
+/// a caller that needs them for a deadlock report loads the file again (describe_stuck_ops).
+[[nodiscard]] Schedule load_schedule(const std::filesystem::path& path, bool keep_sources = true);
 
 /// True if `path` names a binary schedule: its extension is `.gsched` in any case (`.GSCHED`).
 [[nodiscard]] bool is_binary_schedule_name(const std::filesystem::path& path);

@@ -332,6 +332,19 @@ d requires c
   EXPECT_NE(report.find("deadlocked"), std::string::npos);
 }
 
+// `gridlock sim` reads GOAL text without sources (faster) and describes a deadlock again from
+// the file read with them: the report is the same as if the sources had been kept.
+TEST(Engine, StuckOpsAreDescribedAgainFromASourcedSchedule) {
+  const std::string text = "num_ranks 2\nrank 0 {\na: recv 8b from 1\n}\nrank 1 {\n}\n";
+  const Schedule bare = parse_goal(text, "t.goal", /*keep_sources=*/false);
+  SimResult r = simulate(bare, SimOptions{});
+  ASSERT_FALSE(r.complete);
+  ASSERT_EQ(r.stuck.size(), 1U);
+  EXPECT_EQ(r.stuck[0].description.find("line"), std::string::npos) << r.stuck[0].description;
+  describe_stuck_ops(r, parse_goal(text, "t.goal"));
+  EXPECT_NE(r.stuck[0].description.find("(label a) at line 3"), std::string::npos) << r.stuck[0].description;
+}
+
 TEST(Engine, UnmatchedMessageIsReported) {
   const SimResult r = run("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 3\n}\nrank 1 {\n}\n");
   EXPECT_FALSE(r.complete);
