@@ -57,7 +57,7 @@ void MpiReplicaRunner::reporting_process(const std::function<void()>& step) {
 }
 
 std::string MpiReplicaRunner::where() const {
-  return fmt::format("over {} ranks, {} threads each", size_, threads_);
+  return fmt::format("over {} ranks, {} thread{} each", size_, threads_, threads_ == 1 ? "" : "s");
 }
 
 void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {

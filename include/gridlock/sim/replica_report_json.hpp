@@ -6,6 +6,7 @@
 /// end (complete), so a study that fails or is killed keeps its finished scales.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gridlock/core/output.hpp"
