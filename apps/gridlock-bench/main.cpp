@@ -541,7 +541,9 @@ int run(int argc, char** argv, int rank, int thread_level) {
   }
   gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
   if (replicas->parsed()) {
-    finish_sim_replicas_options(replicas_options, replicas_text, rank);
+    // The conversion reads --loggops-from's fit on every rank: agreed, so one rank failing ends all.
+    gb::agree_on_options(MPI_COMM_WORLD,
+                         [&] { finish_sim_replicas_options(replicas_options, replicas_text, rank); });
     // Worker threads never call MPI, but below MPI_THREAD_FUNNELED the standard allows no other
     // thread in the process at all.
     if (replicas_options.threads > 1 && thread_level < MPI_THREAD_FUNNELED) {

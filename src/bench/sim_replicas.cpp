@@ -60,6 +60,8 @@ std::string MpiReplicaRunner::where() const {
   return fmt::format("over {} ranks, {} thread{} each", size_, threads_, threads_ == 1 ? "" : "s");
 }
 
+void agree_on_options(MPI_Comm world, const std::function<void()>& step) { detail::agree(world, step); }
+
 void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   if (options.study.program.empty() || options.study.scales.empty() || options.study.replicas == 0) {
     throw CollectiveError("sim-replicas needs --program SPEC, --ranks N1,N2,... and --replicas K (K >= 1)",

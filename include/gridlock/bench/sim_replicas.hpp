@@ -6,7 +6,10 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "gridlock/sim/replica_study.hpp"
 
@@ -43,6 +46,11 @@ class MpiReplicaRunner final : public sim::ReplicaRunner {
   int size_ = 1;
   unsigned threads_;
 };
+
+/// Runs `step` (the conversion of the options, which reads files such as --loggops-from's fit) on
+/// every rank and agrees on its outcome: a failure on any rank (a file missing on one node) ends
+/// every rank alike instead of leaving the others in a collective. Collective.
+void agree_on_options(MPI_Comm world, const std::function<void()>& step);
 
 /// Runs the study collectively over `world`: rank 0 prints the table and writes --json, --csv and
 /// --svg (after each scale and at the end, as `gridlock sim --replicas` does).
