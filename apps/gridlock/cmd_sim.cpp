@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -23,8 +22,6 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
-#include "gridlock/model/fit_json.hpp"
-#include "gridlock/model/loggp.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
