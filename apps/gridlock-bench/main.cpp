@@ -33,6 +33,7 @@
 #include "gridlock/sim/replicas.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
+#include "sim_options.hpp"
 
 namespace {
 
@@ -253,47 +254,24 @@ void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
   gridlock::noise::check_outlier_cutoff(outlier_cutoff_s);
 }
 
-// `sim-replicas` options, as in `gridlock sim`.
+// `sim-replicas` options, as in `gridlock sim --replicas` (the model and noise options are shared).
 struct SimReplicasText {
-  std::string latency = "2.5us";
-  std::string overhead = "1.5us";
-  std::string gap = "1us";
-  std::string gap_per_byte = "6ns";
-  std::string overhead_per_byte = "0";
-  std::uint64_t eager_threshold = 65535;
-  bool rendezvous_handshake = false;
-  std::string noise_trace;
-  std::string noise_format = "auto";
-  std::string noise_periodic;
-  std::string noise_random;
+  std::string ranks;
+  std::uint64_t replicas = 0;
+  gridlock::cli::SimModelText model;
+  gridlock::cli::NoiseText noise;
   double bottleneck_slowdown_pct = 100;
 };
 
 void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimReplicasText& t) {
-  cmd.add_option("--program", o.program, "Schedule generator spec (see `gridlock schedgen --help`)");
-  cmd.add_option("--ranks", o.ranks, "Scales: N1,N2,...");
-  cmd.add_option("--replicas", o.replicas, "Replicas per scale");
-  cmd.add_option("--seed", o.seed, "Seed of the generator and the noise phases")->capture_default_str();
+  cmd.add_option("--program", o.study.program, "Schedule generator spec (see `gridlock schedgen --help`)");
+  cmd.add_option("--ranks", t.ranks, "Scales: N1,N2,...");
+  cmd.add_option("--replicas", t.replicas, "Replicas per scale");
+  cmd.add_option("--seed", o.study.seed, "Seed of the generator and the noise phases")->capture_default_str();
   cmd.add_option("--threads", o.threads, "Threads per rank (at most 1024, and one per replica)")
       ->capture_default_str();
-  cmd.add_option("-L", t.latency, "Latency L")->capture_default_str();
-  cmd.add_option("-o", t.overhead, "CPU overhead o")->capture_default_str();
-  cmd.add_option("-g", t.gap, "Gap g")->capture_default_str();
-  cmd.add_option("-G", t.gap_per_byte, "Gap per byte G")->capture_default_str();
-  cmd.add_option("-O", t.overhead_per_byte, "CPU overhead per byte O")->capture_default_str();
-  cmd.add_option("-S", t.eager_threshold, "Eager threshold S in bytes")->capture_default_str();
-  cmd.add_flag("--rendezvous-handshake", t.rendezvous_handshake,
-               "Extension: rendezvous messages wait for a request-to-send / clear-to-send round trip");
-  cmd.add_option("--network-scale", o.network_scale, "Multiply L, g and G by F (o unchanged)")
-      ->capture_default_str();
-  cmd.add_option("--noise", t.noise_trace, "Noise trace (gridlock, Netgauge, LogGOPSim)");
-  // Refused alone rather than ignored, as in `gridlock sim`.
-  cmd.add_option("--noise-format", t.noise_format, "auto, gridlock, netgauge or loggopsim")
-      ->capture_default_str()
-      ->needs("--noise");
-  cmd.add_option("--noise-periodic", t.noise_periodic, "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
-  cmd.add_option("--noise-random", t.noise_random, "Random noise RATE:LENGTH[:exp|fixed]");
-  cmd.add_flag("--noise-cosched", o.cosched, "Co-scheduled noise: every rank the same phase");
+  gridlock::cli::add_sim_model_options(cmd, t.model);
+  gridlock::cli::add_noise_model_options(cmd, t.noise);
   cmd.add_option("--bottleneck-slowdown", t.bottleneck_slowdown_pct,
                  "Median slowdown (percent) from which on noise counts as the bottleneck")
       ->capture_default_str();
@@ -306,34 +284,27 @@ void add_sim_replicas_options(CLI::App& cmd, gb::SimReplicasOptions& o, SimRepli
   cmd.add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
 
-void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasText& t) {
-  namespace gn = gridlock::noise;
-  o.params.latency = gridlock::sim::SimTime{gridlock::parse_time_ps(t.latency, "-L")};
-  const std::uint64_t overhead = gridlock::parse_time_ps(t.overhead, "-o");
-  o.params.overhead_send = gridlock::sim::SimTime{overhead};
-  o.params.overhead_recv = gridlock::sim::SimTime{overhead};
-  o.params.gap = gridlock::sim::SimTime{gridlock::parse_time_ps(t.gap, "-g")};
-  o.params.gap_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.gap_per_byte, "-G")};
-  o.params.overhead_per_byte = gridlock::sim::SimTime{gridlock::parse_time_ps(t.overhead_per_byte, "-O")};
-  o.params.eager_threshold_bytes = t.eager_threshold;
-  o.params.rendezvous_handshake = t.rendezvous_handshake;
-  o.params = gridlock::sim::scale_network(o.params, o.network_scale);
-  gridlock::sim::check_thread_count(o.threads);
+void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasText& t, int rank) {
+  namespace gs = gridlock::sim;
+  gs::ReplicaStudySpec& study = o.study;
+  // Every rank parses the same options, so input errors arise on all ranks alike; rank 0 alone
+  // notes a --loggops-from fit.
+  const gs::LogGOPSChoice model =
+      gridlock::cli::sim_model_from(t.model, "gridlock-bench sim-replicas", rank != 0 || o.quiet);
+  study.options.params = model.params;
+  study.options.noise_rule = model.noise_rule;
+  study.network_scale = model.network_scale;
+  study.scales = gs::parse_scales(t.ranks);
+  study.replicas = t.replicas;
+  gs::check_thread_count(o.threads);
   gridlock::cli::check_distinct_outputs(
       {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--svg", o.svg_path}});
-  o.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
-  gridlock::sim::check_bottleneck_threshold(o.bottleneck_threshold);
-  if (!gridlock::cli::noise_option_given(t.noise_trace, t.noise_periodic, t.noise_random)) {
+  study.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
+  gs::check_bottleneck_threshold(study.bottleneck_threshold);
+  study.noise = gridlock::cli::noise_spec_from(t.noise);
+  study.cosched = t.noise.cosched;
+  if (study.noise.kind == gridlock::noise::NoiseSpec::Kind::kNone) {
     throw gridlock::InputError(fmt::format("sim-replicas needs noise: {}", gridlock::cli::kHowToGiveNoise));
-  }
-  if (!t.noise_trace.empty()) {
-    o.noise.kind = gn::NoiseSpec::Kind::kTrace;
-    o.noise.trace_path = t.noise_trace;
-    o.noise.format = gn::parse_trace_format(t.noise_format, "--noise-format");
-  } else if (!t.noise_periodic.empty()) {
-    o.noise = gn::parse_periodic_spec(t.noise_periodic);
-  } else {
-    o.noise = gn::parse_random_spec(t.noise_random);
   }
 }
 
@@ -570,7 +541,9 @@ int run(int argc, char** argv, int rank, int thread_level) {
   }
   gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
   if (replicas->parsed()) {
-    finish_sim_replicas_options(replicas_options, replicas_text);
+    // The conversion reads --loggops-from's fit on every rank: agreed, so one rank failing ends all.
+    gb::agree_on_options(MPI_COMM_WORLD,
+                         [&] { finish_sim_replicas_options(replicas_options, replicas_text, rank); });
     // Worker threads never call MPI, but below MPI_THREAD_FUNNELED the standard allows no other
     // thread in the process at all.
     if (replicas_options.threads > 1 && thread_level < MPI_THREAD_FUNNELED) {

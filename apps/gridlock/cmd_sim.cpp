@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -23,17 +22,19 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
-#include "gridlock/model/fit_json.hpp"
-#include "gridlock/model/loggp.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/noise.hpp"
 #include "gridlock/sim/params_json.hpp"
+#include "gridlock/sim/replica_report.hpp"
+#include "gridlock/sim/replica_report_json.hpp"
+#include "gridlock/sim/replica_study.hpp"
 #include "gridlock/sim/replicas.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
+#include "sim_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -47,42 +48,20 @@ struct SimArgs {
   std::string program;
   std::string ranks;  // One count, or a list of scales for --replicas.
   std::uint64_t seed = 1;
-  std::string noise_trace;
-  std::string noise_format = "auto";
-  std::string noise_periodic;
-  std::string noise_random;
+  NoiseText noise;
   std::string event_order = "auto";
-  std::string noise_rule = "gridlock";
-  bool noise_rule_given = false;
-  bool noise_cosched = false;
   std::uint64_t replicas = 0;
   bool replicas_given = false;  // --replicas was on the command line (0 is an error, not "off")
   std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
   unsigned threads = 0;
-  double network_scale = 1.0;
   std::string csv;
   std::string svg;
   bool quiet = false;
   bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
-  std::string latency = "2.5us";
-  std::string overhead = "1.5us";
-  std::string overhead_send;
-  std::string overhead_recv;
-  std::string gap = "1us";
-  std::string gap_per_byte = "6ns";
-  std::string overhead_per_byte = "0";
-  std::uint64_t eager_threshold = 65535;
-  bool rendezvous_handshake = false;
+  SimModelText model;
   bool per_rank = false;
-  // Which LogGP options were on the command line: they win over --loggops-from.
-  bool latency_given = false;
-  bool overhead_given = false;
-  bool gap_given = false;
-  bool gap_per_byte_given = false;
-  bool eager_threshold_given = false;
   std::string json;
   std::string timeline;
-  std::string loggops_from;  // a gridlock model fit --json file: L, o, g, G, S from its pingpong fit
 };
 
 struct SchedgenArgs {
@@ -98,74 +77,23 @@ struct ConvertArgs {
   std::string output;
 };
 
-sim::LogGOPSParams parse_params(const SimArgs& a) {
-  sim::LogGOPSParams p;
-  p.latency = sim::SimTime{parse_time_ps(a.latency, "-L (latency)")};
-  const std::uint64_t o = parse_time_ps(a.overhead, "-o (overhead)");
-  p.overhead_send = sim::SimTime{a.overhead_send.empty() ? o : parse_time_ps(a.overhead_send, "--o-send")};
-  p.overhead_recv = sim::SimTime{a.overhead_recv.empty() ? o : parse_time_ps(a.overhead_recv, "--o-recv")};
-  p.gap = sim::SimTime{parse_time_ps(a.gap, "-g (gap)")};
-  p.gap_per_byte = sim::SimTime{parse_time_ps(a.gap_per_byte, "-G (gap per byte)")};
-  p.overhead_per_byte = sim::SimTime{parse_time_ps(a.overhead_per_byte, "-O (overhead per byte)")};
-  p.eager_threshold_bytes = a.eager_threshold;
-  p.rendezvous_handshake = a.rendezvous_handshake;
-  if (!a.loggops_from.empty()) {
-    const model::LogGpFromFit f = model::loggp_from_fit(model::load_fit(a.loggops_from));
-    const auto ps = [](double us) {
-      return sim::SimTime{static_cast<std::uint64_t>(std::llround(us * 1e6))};
-    };
-    if (!a.latency_given) {
-      p.latency = ps(f.latency_us);
-    }
-    if (!a.overhead_given) {
-      p.overhead_send = a.overhead_send.empty() ? ps(f.overhead_us) : p.overhead_send;
-      p.overhead_recv = a.overhead_recv.empty() ? ps(f.overhead_us) : p.overhead_recv;
-    }
-    if (!a.gap_given) {
-      p.gap = ps(f.gap_us);
-    }
-    if (!a.gap_per_byte_given) {
-      p.gap_per_byte = ps(f.gap_per_byte_us);
-    }
-    if (!a.eager_threshold_given && f.eager_threshold_bytes) {
-      p.eager_threshold_bytes = *f.eager_threshold_bytes;
-    }
-    if (!a.quiet) {
-      fmt::print(stderr, "gridlock sim: --loggops-from {}: {} (options on the command line win)\n",
-                 a.loggops_from, f.basis);
-    }
-  }
-  p = sim::scale_network(p, a.network_scale);
-  return p;
-}
-
 using sim::kNoiseSeedStream;
 
 noise::NoiseSpec noise_spec_of(const SimArgs& a) {
-  (void)cli::noise_option_given(a.noise_trace, a.noise_periodic, a.noise_random);
-  if (!a.noise_trace.empty()) {
-    noise::NoiseSpec spec;
-    spec.kind = noise::NoiseSpec::Kind::kTrace;
-    spec.trace_path = a.noise_trace;
-    spec.format = noise::parse_trace_format(a.noise_format, "--noise-format");
+  noise::NoiseSpec spec = noise_spec_from(a.noise);
+  if (spec.kind != noise::NoiseSpec::Kind::kNone) {
     return spec;
   }
-  if (!a.noise_periodic.empty()) {
-    return noise::parse_periodic_spec(a.noise_periodic);
-  }
-  if (!a.noise_random.empty()) {
-    return noise::parse_random_spec(a.noise_random);
-  }
-  if (a.noise_rule_given) {
+  if (a.model.loggops.noise_rule) {
     throw InputError(fmt::format("--noise-rule needs noise: {}", cli::kHowToGiveNoise));
   }
-  if (a.noise_cosched || a.replicas_given) {
-    const char* needing = a.noise_cosched && a.replicas_given ? "--noise-cosched and --replicas need"
-                          : a.noise_cosched                   ? "--noise-cosched needs"
+  if (a.noise.cosched || a.replicas_given) {
+    const char* needing = a.noise.cosched && a.replicas_given ? "--noise-cosched and --replicas need"
+                          : a.noise.cosched                   ? "--noise-cosched needs"
                                                               : "--replicas needs";
     throw InputError(fmt::format("{} noise: {}", needing, cli::kHowToGiveNoise));
   }
-  return {};
+  return spec;
 }
 
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
@@ -233,7 +161,8 @@ bool under_mpi_job() {
 }
 
 // `gridlock sim --replicas K --ranks P1,P2,...`: the Monte-Carlo study (paper §IV, Figs. 5-7).
-void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const noise::NoiseSpec& spec) {
+void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const noise::NoiseSpec& spec,
+                       double network_scale) {
   if (under_mpi_job()) {
     throw InputError(
         "gridlock sim --replicas is serial (with --threads); under mpirun every rank would repeat the same "
@@ -242,100 +171,66 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   }
   sim::check_replica_count(a.replicas);
   sim::check_thread_count(a.threads);
-  std::vector<std::uint32_t> scales = sim::parse_scales(a.ranks);
-  if (a.program.empty() && !a.schedule.empty() && scales.size() > 1) {
-    throw InputError("a schedule file has one scale: use --program SPEC with --ranks P1,P2,... for several");
-  }
-  // A schedule file is its own (single) scale: load it before printing anything.
-  std::optional<sim::Schedule> from_file;
-  if (a.program.empty()) {
-    from_file = load_or_generate(a.schedule, a.program, scales.empty() ? 0 : scales[0], a.seed);
-    scales = {from_file->num_ranks()};
-  }
   if (!a.timeline.empty()) {
     throw InputError("--timeline is for single runs, not --replicas");
   }
-  if (!a.csv.empty()) {
-    check_writable(a.csv);
+  sim::ReplicaStudySpec study_spec;
+  study_spec.program = a.program;
+  study_spec.schedule_path = a.schedule;
+  study_spec.scales = sim::parse_scales(a.ranks);
+  study_spec.seed = a.seed;
+  study_spec.replicas = a.replicas;
+  study_spec.options = options;
+  study_spec.network_scale = network_scale;
+  study_spec.noise = spec;
+  study_spec.cosched = a.noise.cosched;
+  study_spec.bottleneck_threshold = a.bottleneck_slowdown_pct.value_or(100.0) / 100.0;
+  const sim::ReplicaStudy study(std::move(study_spec));
+  for (const std::string* path : {&a.json, &a.csv, &a.svg}) {
+    if (!path->empty()) {
+      check_writable(*path);
+    }
   }
-  if (!a.svg.empty()) {
-    check_writable(a.svg);
-  }
-  const double threshold = a.bottleneck_slowdown_pct.value_or(100.0) / 100.0;
-  sim::check_bottleneck_threshold(threshold);
-  const noise::DetourPattern pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
   // No more threads than replicas (run_replicas would not start them): the count printed is the count used.
   const unsigned wanted = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   const auto threads = static_cast<unsigned>(std::min<std::uint64_t>(wanted, a.replicas));
+  sim::ThreadReplicaRunner runner(threads, a.threads > threads
+                                               ? fmt::format(" (--threads {}: one per replica)", a.threads)
+                                               : std::string());
   Progress progress(show_progress(a), Progress::stderr_is_terminal());
-  const std::uint64_t noise_seed = derive_seed(a.seed, kNoiseSeedStream);
-
-  Json context = base_context("gridlock sim", "gridlock.sim.replicas", 2);
-  context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);
-  context["program"] = a.program.empty() ? Json(nullptr) : Json(a.program);
-  context["seed"] = a.seed;
-  context["replicas"] = a.replicas;
-  context["network_scale"] = a.network_scale;
-  context["loggops"] = sim::params_json(options.params);
-  context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched, options.noise_rule);
-
-  fmt::print(
-      "noise: {} (period {}, {:.4f}% noise), {}, {} rule; seed {}; {} replicas per scale, {} threads{}\n",
-      noise::describe(spec, pattern), format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
-      a.noise_cosched ? "co-scheduled (one phase for all ranks)" : "unsynchronised (a phase per rank)",
-      sim::to_string(options.noise_rule), a.seed, a.replicas, threads,
-      a.threads > threads ? fmt::format(" (--threads {}: one per replica)", a.threads) : std::string());
-  fmt::print("{}", sim::scale_table_header());
-  CsvWriter csv(context, sim::scale_csv_columns());
-  Json results = Json::array();
-  std::vector<sim::ScaleResult> studied;
-  for (const std::uint32_t ranks : scales) {
-    progress.phase(fmt::format("{} ranks: schedule and noiseless run...", ranks));
-    std::optional<sim::Schedule> generated;
-    if (!from_file) {
-      generated = load_or_generate(a.schedule, a.program, ranks, a.seed);
-    }
-    const sim::Schedule& schedule = from_file ? *from_file : *generated;
-    const sim::SimResult clean = sim::simulate(schedule, options);
-    if (!clean.complete) {
-      throw InputError(sim::stuck_report(clean));
-    }
-    sim::ReplicaConfig config;
-    config.pattern = &pattern;
-    config.seed = noise_seed;
-    config.cosched = a.noise_cosched;
-    config.threads = threads;
-    std::mutex print_mutex;
-    if (progress.enabled()) {
-      config.progress = [&, ranks](std::uint64_t done) {
-        if (done % 16 == 0 || done == a.replicas) {
-          const std::lock_guard<std::mutex> lock(print_mutex);
-          progress.update(fmt::format("{} ranks: {}/{} replicas", ranks, done, a.replicas));
-        }
-      };
-    }
-    const std::vector<std::uint64_t> times = sim::run_replicas(schedule, options, config, 0, a.replicas);
-    progress.clear();
-    studied.push_back(sim::ScaleResult{schedule.num_ranks(), clean.max_finish.ps, times});
-    fmt::print("{}", sim::scale_table_row(studied.back()));
-    csv.add_row(sim::scale_csv_row(studied.back()));
-    results.push_back(sim::scale_json(studied.back()));
+  std::mutex print_mutex;
+  if (progress.enabled()) {
+    runner.progress = [&](std::uint32_t ranks, std::uint64_t done, std::uint64_t total) {
+      if (done % 16 == 0 || done == total) {
+        const std::lock_guard<std::mutex> lock(print_mutex);
+        progress.update(fmt::format("{} ranks: {}/{} replicas", ranks, done, total));
+      }
+    };
   }
-  const sim::NoiseBottleneck bottleneck = sim::find_noise_bottleneck(studied, threshold);
-  fmt::print("{}\n", sim::describe(bottleneck));
+  sim::ConsoleReplicaReporter console(stdout);
+  console.on_scale_started = [&](std::uint32_t ranks) {
+    progress.phase(fmt::format("{} ranks: schedule and noiseless run...", ranks));
+  };
+  console.on_scale_finished = [&] { progress.clear(); };
+  const Json context = sim::study_context("gridlock sim", study.spec(), study.pattern());
+  std::vector<std::unique_ptr<sim::ReplicaReporter>> files;
   if (!a.json.empty()) {
-    write_json_file(
-        a.json, context,
-        Json{{"scales", std::move(results)}, {"noise_bottleneck", sim::bottleneck_json(bottleneck)}});
+    files.push_back(std::make_unique<sim::JsonReplicaReporter>(a.json, context));
   }
   if (!a.csv.empty()) {
-    csv.write(a.csv);
+    files.push_back(std::make_unique<sim::CsvReplicaReporter>(a.csv, context));
   }
   if (!a.svg.empty()) {
-    const std::string title =
-        sim::study_title(a.program.empty() ? a.schedule : a.program, spec, pattern, a.noise_cosched);
-    write_file_atomic(a.svg, sim::study_boxplot_svg(studied, context, title));
+    files.push_back(
+        std::make_unique<sim::SvgReplicaReporter>(a.svg, context,
+                                                  sim::study_title(a.program.empty() ? a.schedule : a.program,
+                                                                   spec, study.pattern(), a.noise.cosched)));
   }
+  std::vector<sim::ReplicaReporter*> reporters{&console};
+  for (const auto& f : files) {
+    reporters.push_back(f.get());
+  }
+  (void)study.run(runner, reporters);
 }
 
 void run_sim(const SimArgs& a) {
@@ -348,11 +243,12 @@ void run_sim(const SimArgs& a) {
         "host, its slices would come out of order); leave out --event-order or give global");
   }
   sim::SimOptions options;
-  options.params = parse_params(a);
+  const sim::LogGOPSChoice model = sim_model_from(a.model, "gridlock sim", a.quiet);
+  options.params = model.params;
+  options.noise_rule = model.noise_rule;
   options.event_order = a.event_order == "global"     ? sim::EventOrder::kGlobal
                         : a.event_order == "windowed" ? sim::EventOrder::kWindowed
                                                       : sim::EventOrder::kAuto;
-  options.noise_rule = sim::parse_noise_rule(a.noise_rule, "--noise-rule");
   if (!a.json.empty()) {
     check_writable(a.json);
   }
@@ -361,7 +257,7 @@ void run_sim(const SimArgs& a) {
   }
   const noise::NoiseSpec spec = noise_spec_of(a);
   if (a.replicas_given) {
-    run_replica_study(a, options, spec);
+    run_replica_study(a, options, spec, model.network_scale);
     return;
   }
   if (a.bottleneck_slowdown_pct.has_value()) {
@@ -397,7 +293,7 @@ void run_sim(const SimArgs& a) {
   if (spec.kind != noise::NoiseSpec::Kind::kNone) {
     pattern = noise::make_pattern(spec, derive_seed(a.seed, kNoiseSeedStream + 1));
     injection = sim::make_noise_injection(pattern, schedule.num_ranks(),
-                                          derive_seed(a.seed, kNoiseSeedStream), 0, a.noise_cosched);
+                                          derive_seed(a.seed, kNoiseSeedStream), 0, a.noise.cosched);
     options.noise = &injection;
   }
   if (!a.timeline.empty()) {
@@ -428,9 +324,9 @@ void run_sim(const SimArgs& a) {
   context["seed"] = a.seed;
   context["ranks"] = schedule.num_ranks();
   context["loggops"] = sim::params_json(options.params);
-  context["network_scale"] = a.network_scale;
+  context["network_scale"] = model.network_scale;
   if (options.noise != nullptr) {
-    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise_cosched, options.noise_rule);
+    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise.cosched, options.noise_rule);
   }
 
   const double events_per_s =
@@ -484,7 +380,7 @@ void run_sim(const SimArgs& a) {
   if (options.noise != nullptr) {
     fmt::print("noise: {} (period {}, {:.4f}% noise), {}, {} rule, seed {}\n", noise::describe(spec, pattern),
                format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
-               a.noise_cosched ? "co-scheduled" : "unsynchronised", sim::to_string(options.noise_rule),
+               a.noise.cosched ? "co-scheduled" : "unsynchronised", sim::to_string(options.noise_rule),
                a.seed);
   }
   fmt::print("max finish: {} ({} ps) at rank {}\n", format_time_ps(result.max_finish.ps),
@@ -523,20 +419,6 @@ void run_convert(const ConvertArgs& a) {
   fmt::print("wrote {}: {} ranks, {} operations\n", a.output, schedule.num_ranks(), schedule.total_ops());
 }
 
-void add_param_options(CLI::App& cmd, SimArgs& a) {
-  cmd.add_option("-L", a.latency, "Latency L (e.g. 2.5us)")->capture_default_str();
-  cmd.add_option("-o", a.overhead, "CPU overhead o per message, both sides")->capture_default_str();
-  cmd.add_option("--o-send", a.overhead_send, "Sender overhead (extension; default: -o)");
-  cmd.add_option("--o-recv", a.overhead_recv, "Receiver overhead (extension; default: -o)");
-  cmd.add_option("-g", a.gap, "Gap g between messages on a NIC")->capture_default_str();
-  cmd.add_option("-G", a.gap_per_byte, "Gap per byte G (sub-ns allowed, e.g. 0.25ns)")->capture_default_str();
-  cmd.add_option("-O", a.overhead_per_byte, "CPU overhead per byte O")->capture_default_str();
-  cmd.add_option("-S", a.eager_threshold, "Eager threshold S in bytes (larger: rendezvous)")
-      ->capture_default_str();
-  cmd.add_flag("--rendezvous-handshake", a.rendezvous_handshake,
-               "Extension: rendezvous messages wait for a request-to-send / clear-to-send round trip");
-}
-
 }  // namespace
 
 void add_sim_commands(CLI::App& app) {
@@ -549,23 +431,7 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("--ranks", sim_args->ranks, "Ranks for --program (with --replicas: a list P1,P2,...)");
   sim_cmd->add_option("--seed", sim_args->seed, "Seed for --program and the noise phases (printed)")
       ->capture_default_str();
-  sim_cmd->add_option("--noise", sim_args->noise_trace,
-                      "Inject noise from a trace (gridlock, Netgauge, LogGOPSim)");
-  sim_cmd->add_option("--noise-format", sim_args->noise_format, "auto, gridlock, netgauge or loggopsim")
-      ->capture_default_str();
-  sim_cmd->add_option("--noise-periodic", sim_args->noise_periodic,
-                      "Periodic noise FREQ:LENGTH, e.g. 1000Hz:100us");
-  sim_cmd->add_option("--noise-random", sim_args->noise_random,
-                      "Random noise RATE:LENGTH[:exp|fixed] (Poisson arrivals), e.g. 1000Hz:100us:exp");
-  sim_cmd->add_flag("--noise-cosched", sim_args->noise_cosched,
-                    "Co-scheduled noise: every rank the same phase");
-  sim_cmd
-      ->add_option("--noise-rule", sim_args->noise_rule,
-                   "gridlock (noise in o_s delays the message) or loggopsim (LogGOPSim's rule; "
-                   "docs/sim-model.md, \"Differences\")")
-      ->check(CLI::IsMember({"gridlock", "loggopsim"}))
-      ->capture_default_str()
-      ->each([sim_args](const std::string&) { sim_args->noise_rule_given = true; });
+  add_noise_model_options(*sim_cmd, sim_args->noise);
   sim_cmd->add_option("--replicas", sim_args->replicas,
                       "Monte-Carlo study: K replicas with different noise phases per scale (--ranks list)");
   sim_cmd->add_option(
@@ -574,8 +440,6 @@ void add_sim_commands(CLI::App& app) {
       "(default 100)");
   sim_cmd->add_option("--threads", sim_args->threads,
                       "Threads for --replicas (default: all cores; at most 1024, and one per replica)");
-  sim_cmd->add_option("--network-scale", sim_args->network_scale, "Multiply L, g and G by F (o unchanged)")
-      ->capture_default_str();
   sim_cmd->add_option("--csv", sim_args->csv, "With --replicas: write one CSV row per scale");
   output_file(sim_cmd->get_option("--csv"));
   sim_cmd->add_option("--svg", sim_args->svg, "With --replicas: draw the box plot of every scale (SVG)");
@@ -583,7 +447,7 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_flag("-q,--quiet", sim_args->quiet, "No progress on stderr");
   sim_cmd->add_flag("--progress", sim_args->progress,
                     "Progress lines on stderr (every 10 s) even when it is not a terminal, for batch jobs");
-  add_param_options(*sim_cmd, *sim_args);
+  add_sim_model_options(*sim_cmd, sim_args->model);
   sim_cmd
       ->add_option("--event-order", sim_args->event_order,
                    "auto, global (LogGOPSim's, one event at a time) or windowed (host by host); same results")
@@ -595,20 +459,12 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
   output_file(sim_cmd->get_option("--timeline"));
   // Options that only mean something beside another are refused alone rather than ignored.
-  sim_cmd->get_option("--noise-format")->needs("--noise");
   sim_cmd->get_option("--csv")->needs("--replicas");
   sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
-  sim_cmd->add_option("--loggops-from", sim_args->loggops_from,
-                      "Take L, o, g, G and S from a fit file (gridlock model fit --json; docs/model.md)");
   sim_cmd->callback([sim_args, sim_cmd] {
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
-    sim_args->latency_given = sim_cmd->count("-L") > 0;
-    sim_args->overhead_given = sim_cmd->count("-o") > 0;
-    sim_args->gap_given = sim_cmd->count("-g") > 0;
-    sim_args->gap_per_byte_given = sim_cmd->count("-G") > 0;
-    sim_args->eager_threshold_given = sim_cmd->count("-S") > 0;
     run_sim(*sim_args);
   });
 

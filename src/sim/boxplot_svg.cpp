@@ -14,6 +14,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/sim/replica_report_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::sim {

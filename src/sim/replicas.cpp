@@ -13,6 +13,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/threads.hpp"
+#include "gridlock/sim/replica_report_json.hpp"
 
 namespace gridlock::sim {
 

@@ -166,6 +166,23 @@ case "$CASE" in
     expect 0 "unsynchronised, loggopsim rule, seed 1$" -- "$G" sim --program barrier --ranks 4 \
       --noise-periodic 1000Hz:100us --noise-rule loggopsim --json "$TMP/r.json"
     grep -Eq '"rule": ?"loggopsim"' "$TMP/r.json" || fail "noise.rule missing from --json" ;;
+  replicas_cut_short)
+    # A later scale that fails keeps the finished ones (issue 29): --json says cut_short with the
+    # reason, --csv and --svg hold the scales that finished, and the exit code is not 0.
+    export GRIDLOCK_REPLICAS_FAIL=16
+    expect 2 "16 ranks: failure injected by GRIDLOCK_REPLICAS_FAIL=16" -- "$G" sim --program barrier \
+      --ranks 4,8,16 --replicas 3 --noise-periodic 1000Hz:100us -q --json "$TMP/s.json" --csv "$TMP/s.csv" \
+      --svg "$TMP/s.svg"
+    unset GRIDLOCK_REPLICAS_FAIL
+    grep -Eq '"status": ?"cut_short"' "$TMP/s.json" || fail "s.json is not cut_short"
+    grep -Eq '"reason": ?"16 ranks: failure injected' "$TMP/s.json" || fail "s.json has no reason"
+    [ "$(grep -c '"completion_ps"' "$TMP/s.json")" -eq 2 ] || fail "s.json does not hold the 2 finished scales"
+    [ "$(grep -vc '^#' "$TMP/s.csv")" -eq 3 ] || fail "s.csv does not hold a header and 2 scales"
+    [ "$(grep -c 'class="box"' "$TMP/s.svg")" -eq 2 ] || fail "s.svg does not hold 2 boxes"
+    expect 0 "noise bottleneck" -- "$G" sim --program barrier --ranks 4,8,16 --replicas 3 \
+      --noise-periodic 1000Hz:100us -q --json "$TMP/s.json"
+    grep -Eq '"status": ?"complete"' "$TMP/s.json" || fail "s.json is not complete"
+    grep -Eq '"reason": ?null' "$TMP/s.json" || fail "a complete s.json has a reason" ;;
   duplicate_scales)
     expect 2 "--ranks '4,8,4': 4 ranks is given twice; give each scale once" -- "$G" sim --program barrier \
       --ranks 4,8,4 --replicas 3 --noise-periodic 1000Hz:100us

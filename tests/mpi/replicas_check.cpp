@@ -80,16 +80,27 @@ TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   ASSERT_TRUE(spread.contains("scales"));
   ASSERT_EQ(serial["scales"].size(), 2U);
   EXPECT_EQ(serial["scales"], spread["scales"]);
-  // Both find the same noise bottleneck from the same scales.
+  // Both find the same noise bottleneck from the same scales, and both finished.
   ASSERT_TRUE(serial.contains("noise_bottleneck"));
   EXPECT_EQ(serial["noise_bottleneck"], spread["noise_bottleneck"]);
-  EXPECT_EQ(spread["context"]["schema_version"], 2);
+  EXPECT_EQ(serial["status"], "complete");
+  EXPECT_EQ(spread["status"], "complete");
+  EXPECT_EQ(spread["context"]["schema_version"], 3);
   EXPECT_EQ(spread["context"]["mpi_ranks"], 3);
-  // Both record the LogGOPS parameters they used (L halved by --network-scale 0.5).
-  EXPECT_EQ(spread["context"]["loggops"]["L_ps"], 1'250'000);
-  EXPECT_EQ(serial["context"]["loggops"], spread["context"]["loggops"]);
-  // And the same noise block (gridlock-bench's lacked detours_per_period).
-  EXPECT_GT(spread["context"]["noise"].value("detours_per_period", 0), 1)
-      << spread["context"]["noise"].dump();
-  EXPECT_EQ(serial["context"]["noise"], spread["context"]["noise"]);
+  // Both took every LogGOPS option alike (L = 5us halved by --network-scale 0.5, --o-send/--o-recv,
+  // which sim-replicas once lacked, and --noise-rule).
+  EXPECT_EQ(spread["context"]["loggops"]["L_ps"], 2'500'000);
+  EXPECT_EQ(spread["context"]["loggops"]["o_send_ps"], 1'250'000);
+  EXPECT_EQ(spread["context"]["loggops"]["o_recv_ps"], 750'000);
+  EXPECT_EQ(spread["context"]["noise"]["rule"], "loggopsim");
+  // One function writes both contexts: they differ only in what names the run (tool, date, host)
+  // and in the MPI keys. The noise block once differed (gridlock-bench lacked detours_per_period).
+  // git_commit is stamped per target when it is built: in a work tree the two may be built apart.
+  EXPECT_GT(spread["context"]["noise"].value("detours_per_period", 0), 1) << spread["context"]["noise"].dump();
+  for (const auto& [key, value] : serial["context"].items()) {
+    if (key != "tool" && key != "date" && key != "host" && key != "git_commit") {
+      EXPECT_EQ(value, spread["context"][key]) << key;
+    }
+  }
+  EXPECT_EQ(spread["context"].size(), serial["context"].size() + 2) << spread["context"].dump();
 }

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/noise.hpp"
@@ -85,11 +84,6 @@ struct ScaleResult {
   std::vector<std::uint64_t> completion_ps;  ///< Completion time of every replica, in replica order.
 };
 
-/// The JSON object of one scale (the same in `gridlock sim --replicas` and
-/// `gridlock-bench sim-replicas`): ranks, noiseless time, box statistics, slowdowns relative to
-/// the noiseless time, and every replica's completion time.
-[[nodiscard]] Json scale_json(const ScaleResult& scale);
-
 /// The header lines of a study's table (`| ranks | noiseless | min | ... |` and its rule), the
 /// same in `gridlock sim --replicas` and `gridlock-bench sim-replicas`.
 [[nodiscard]] std::string scale_table_header();
@@ -103,16 +97,6 @@ struct ScaleResult {
 
 /// One scale's CSV row, in the order of scale_csv_columns().
 [[nodiscard]] std::vector<std::string> scale_csv_row(const ScaleResult& scale);
-
-/// An SVG box plot of a study, one box per scale in the order given, like the paper's Figs. 5-7:
-/// the completion time (us) of the replicas, box from q1 to q3, a line at the median, whiskers to
-/// the last samples within Tukey's fences, outliers as dots (one per pixel row: a study may have
-/// millions), the noiseless time as a marker, and the median slowdown above each box. `title`
-/// heads the plot, one line per '\n'-separated part; `context` (the JSON context block of the run)
-/// is written first, in the SVG's <metadata>. A standalone SVG 1.1 document. Throws InputError if
-/// `scales` is empty or a scale has no replicas.
-[[nodiscard]] std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json& context,
-                                            const std::string& title);
 
 /// The box plot's title, the same in `gridlock sim --replicas` and `gridlock-bench sim-replicas`:
 /// `source` (the program or schedule file) on the first line, the noise model and whether it is
@@ -160,9 +144,5 @@ void check_bottleneck_threshold(double threshold);
 /// One line for people, e.g. "noise bottleneck (median slowdown >= 100%): at 64 ranks (32 ranks:
 /// +0.00%, 64 ranks: +319.85%)".
 [[nodiscard]] std::string describe(const NoiseBottleneck& bottleneck);
-
-/// The JSON object of a bottleneck (the same in `gridlock sim --replicas` and
-/// `gridlock-bench sim-replicas`).
-[[nodiscard]] Json bottleneck_json(const NoiseBottleneck& bottleneck);
 
 }  // namespace gridlock::sim

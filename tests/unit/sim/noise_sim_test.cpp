@@ -15,6 +15,7 @@
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/noise.hpp"
 #include "gridlock/sim/params_json.hpp"
+#include "gridlock/sim/replica_report_json.hpp"
 #include "gridlock/sim/replicas.hpp"
 
 namespace gridlock::sim {
