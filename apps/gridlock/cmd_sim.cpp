@@ -387,9 +387,9 @@ void run_sim(const SimArgs& a) {
              result.max_finish.ps, result.max_finish_rank);
   const double events_per_cpu_s =
       result.cpu_seconds > 0 ? static_cast<double>(result.events) / result.cpu_seconds : 0;
-  fmt::print("events: {} in {:.3f} s wall, {:.3f} s CPU ({:.1f} M events/s wall, {:.1f} M/s CPU), {} order\n",
-             result.events, result.wall_seconds, result.cpu_seconds, events_per_s / 1e6,
-             events_per_cpu_s / 1e6, result.windowed ? "windowed" : "global");
+  fmt::print("events: {} in {} wall, {} CPU ({:.1f} M events/s wall, {:.1f} M/s CPU), {} order\n",
+             result.events, format_duration_s(result.wall_seconds), format_duration_s(result.cpu_seconds),
+             events_per_s / 1e6, events_per_cpu_s / 1e6, result.windowed ? "windowed" : "global");
   if (a.per_rank) {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       fmt::print("rank {}: {} ps\n", r, result.finish[r].ps);

@@ -13,6 +13,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/threads.hpp"
+#include "gridlock/core/units.hpp"
 #include "gridlock/sim/replica_report_json.hpp"
 
 namespace gridlock::sim {
@@ -328,10 +329,12 @@ std::string scale_table_header() {
 std::string scale_table_row(const ScaleResult& scale) {
   const BoxStats b = box_stats(scale.completion_ps);
   const auto noiseless = static_cast<double>(scale.noiseless_ps);
-  const auto us = [](double ps) { return fmt::format("{:.3f} us", ps / 1e6); };
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", scale.ranks, us(noiseless),
-                     us(b.min), us(b.q1), us(b.median), us(b.q3), us(b.max), us(b.mean), b.outliers.size(),
-                     100.0 * slowdown(b.median, noiseless));
+  // The noiseless time is one exact simulated time (format_time_ps keeps every digit); the
+  // statistics over replicas print in the one duration style of every table (docs/units.md).
+  const auto stat = [](double ps) { return format_duration_s(ps / 1e12); };
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}% |\n", scale.ranks,
+                     format_time_ps(scale.noiseless_ps), stat(b.min), stat(b.q1), stat(b.median), stat(b.q3),
+                     stat(b.max), stat(b.mean), b.outliers.size(), 100.0 * slowdown(b.median, noiseless));
 }
 
 std::vector<std::string> scale_csv_columns() {

@@ -88,8 +88,9 @@ struct ScaleResult {
 /// same in `gridlock sim --replicas` and `gridlock-bench sim-replicas`.
 [[nodiscard]] std::string scale_table_header();
 
-/// One scale's table line: ranks, noiseless time, min, q1, median, q3, max, mean (us), the
-/// number of outliers and the median slowdown.
+/// One scale's table line: ranks, noiseless time (exact, format_time_ps), min, q1, median, q3,
+/// max, mean (format_duration_s, the one duration style of tables), the number of outliers and
+/// the median slowdown.
 [[nodiscard]] std::string scale_table_row(const ScaleResult& scale);
 
 /// CSV columns of a study (one row per scale; times in ps, slowdowns as fractions).

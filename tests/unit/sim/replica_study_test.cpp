@@ -182,5 +182,18 @@ TEST(LogGOPSOptions, DefaultsOverridesAndErrors) {
   EXPECT_THROW((void)loggops_from_text(t), InputError);
 }
 
+// The table prints the noiseless time exactly and the replica statistics in the one duration
+// style of every table (docs/units.md): 4 significant digits, the largest unit that keeps >= 1.
+TEST(ScaleTable, NoiselessExactStatisticsInTheOneDurationStyle) {
+  ScaleResult scale;
+  scale.ranks = 8;
+  scale.noiseless_ps = 16'626'000;
+  scale.completion_ps = {16'626'000, 16'626'000, 964'701'000, 1'450'008'000};
+  const std::string row = scale_table_row(scale);
+  EXPECT_NE(row.find("| 8 | 16.626 us | 16.63 us |"), std::string::npos) << row;
+  EXPECT_NE(row.find("| 1.45 ms |"), std::string::npos) << row;
+  EXPECT_EQ(row.find(".000 us"), std::string::npos) << row;
+}
+
 }  // namespace
 }  // namespace gridlock::sim
