@@ -249,8 +249,7 @@ struct History::Impl {
       t.commit();
     }
     // WAL: readers never block the writer and the writer never blocks readers (docs/model.md).
-    Statement wal(db, "PRAGMA journal_mode = WAL");
-    wal.step();
+    enable_wal();
     // In WAL mode NORMAL syncs at checkpoints only: a power cut may lose the last adds, never the
     // database's consistency, and an add costs no fsync of its own.
     db.exec("PRAGMA synchronous = NORMAL");
@@ -261,6 +260,43 @@ struct History::Impl {
     // The metric_names upsert of an add keeps a statement journal of the pages it changes (about
     // 200 for 17,500 names); in memory rather than a temporary file.
     db.exec("PRAGMA temp_store = MEMORY");
+  }
+
+  // Switching a database to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+  // without the busy handler, while another connection reads it, as every other process opening
+  // the same new file does (CI: cli.history_concurrent). Retries until the busy timeout; the mode
+  // is stored in the file, so another opener's switch ends the wait as well.
+  void enable_wal() {
+    const auto started = std::chrono::steady_clock::now();
+    for (int attempt = 0;; ++attempt) {
+      std::string mode;
+      const auto read_mode = [](void* out, int columns, char** values, char** /*names*/) {
+        if (columns > 0 && values[0] != nullptr) {
+          *static_cast<std::string*>(out) = values[0];
+        }
+        return 0;
+      };
+      const int rc = sqlite3_exec(db.get(), "PRAGMA journal_mode = WAL", read_mode, &mode, nullptr);
+      if (rc == SQLITE_OK && mode == "wal") {
+        return;
+      }
+      const int primary = rc & 0xff;
+      if (rc != SQLITE_OK && primary != SQLITE_BUSY && primary != SQLITE_LOCKED) {
+        db.fail(rc, "switching the database to WAL mode");
+      }
+      if (std::chrono::steady_clock::now() - started >= options.busy_timeout) {
+        if (rc == SQLITE_OK) {
+          throw IoError(fmt::format(
+              "history database '{}' stays in journal mode '{}': SQLite cannot switch it to WAL, which "
+              "the history needs (a file system without shared memory or locking?); put --db on a "
+              "local file system",
+              db.path().string(), mode));
+        }
+        db.fail(rc, "switching the database to WAL mode");
+      }
+      ++busy_waits;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << std::min(attempt, 7), 100)));
+    }
   }
 
   void check_identity() const {
