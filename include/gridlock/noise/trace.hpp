@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gridlock/core/output.hpp"
+#include "gridlock/noise/trace_format.hpp"
 
 namespace gridlock::noise {
 
@@ -19,18 +20,6 @@ struct Detour {
   std::uint64_t length_ns = 0;  ///< Length in ns.
   /// Detours compare equal when start and length are.
   friend bool operator==(const Detour&, const Detour&) = default;
-};
-
-/// The longest trace gridlock can simulate: the simulator's time is in ps on 64 bits, so a
-/// trace's times must stay below 2^64 ps (about 213 days).
-inline constexpr std::uint64_t kMaxTraceNs = ~std::uint64_t{0} / 1000;
-
-/// File formats of noise traces.
-enum class TraceFormat {
-  kAuto,       ///< Detect from the content (reading only).
-  kGridlock,   ///< gridlock's own: magic line, context block, `start_ns,length_ns` CSV.
-  kNetgauge,   ///< Netgauge noise output: `start_us length_us`, whitespace, `#` comments.
-  kLoggopsim,  ///< LogGOPSim: `start<TAB>duration` in ns, one detour a line.
 };
 
 /// A noise trace: detours sorted by start, not overlapping, all inside [0, duration_ns).
