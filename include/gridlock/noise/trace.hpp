@@ -44,12 +44,6 @@ struct NoiseTrace {
   [[nodiscard]] std::uint64_t last_detour_end_ns() const noexcept;
 };
 
-/// Parses `auto`, `gridlock`, `netgauge` or `loggopsim`; throws InputError naming `what`.
-[[nodiscard]] TraceFormat parse_trace_format(std::string_view text, std::string_view what);
-
-/// The format's name as parse_trace_format accepts it.
-[[nodiscard]] std::string format_name(TraceFormat format);
-
 /// Parses a trace from `text`; `source` names it in errors (`file:line: what; fix`). A UTF-8
 /// byte-order mark at the start is skipped. Throws InputError for garbage, negative values, unsorted or
 /// overlapping detours.

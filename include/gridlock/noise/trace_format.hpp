@@ -3,6 +3,8 @@
 /// Noise trace file formats and limits, without the trace itself (gridlock/noise/trace.hpp,
 /// whose context block is JSON).
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace gridlock::noise {
 
@@ -17,5 +19,11 @@ enum class TraceFormat {
   kNetgauge,   ///< Netgauge noise output: `start_us length_us`, whitespace, `#` comments.
   kLoggopsim,  ///< LogGOPSim: `start<TAB>duration` in ns, one detour a line.
 };
+
+/// Parses `auto`, `gridlock`, `netgauge` or `loggopsim`; throws InputError naming `what`.
+[[nodiscard]] TraceFormat parse_trace_format(std::string_view text, std::string_view what);
+
+/// The format's name as parse_trace_format accepts it.
+[[nodiscard]] std::string format_name(TraceFormat format);
 
 }  // namespace gridlock::noise
