@@ -19,6 +19,7 @@
 #include "gridlock/core/units.hpp"
 #include "gridlock/mapping/launch_files.hpp"
 #include "gridlock/mapping/study.hpp"
+#include "gridlock/mapping/task_graph_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "output_guard.hpp"
 
@@ -202,7 +203,7 @@ void run_map(const MapArgs& a) {
                              {"compare", a.compare},
                              {"refine", a.refine},
                              {"tries", a.tries}};
-    Json body{{"task_graph", graph.summary()},
+    Json body{{"task_graph", mapping::summary_json(graph)},
               {"metrics", {{"source", source}, {"fetch_seconds", fetch_seconds}}},
               {"chosen", result.method.name()},
               {"mappings", mapping::study_json(study, machine, {chosen})}};

@@ -14,6 +14,7 @@
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/simgrid_platform.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "gridlock/topo/topology_json.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::cli {
@@ -63,7 +64,7 @@ void run_route(const TopoRouteArgs& args) {
   const auto topo = topo::make_topology(args.spec);
   const auto src = topo->node_id(args.src);
   const auto dst = topo->node_id(args.dst);
-  Json out = topo->route_json(src, dst);
+  Json out = topo::route_json(*topo, src, dst);
   std::string text = topo->route_text(src, dst);
   const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(topo.get());
   // Which groups --valiant may name, so that a user can pick (or sweep) them.
@@ -110,20 +111,17 @@ void run_route(const TopoRouteArgs& args) {
 }
 
 void run_info(const TopoInfoArgs& args) {
-  const Json summary = topo::topology_info(args.spec);
+  const topo::TopologySummary summary = topo::topology_info(args.spec);
   if (args.json) {
-    fmt::print("{}\n", summary.dump(2));
+    fmt::print("{}\n", topo::to_json(summary).dump(2));
     return;
   }
   fmt::print("kind: {}\nspec: {}\nnodes: {} ({} .. {})\nrouters: {}\nnetwork links: {}\nterminal links: {}\n",
-             summary["kind"].get<std::string>(), summary["spec"].get<std::string>(),
-             summary["nodes"].get<std::uint64_t>(), summary["first_node"].get<std::string>(),
-             summary["last_node"].get<std::string>(), summary["routers"].get<std::uint64_t>(),
-             summary["network_links"].get<std::uint64_t>(), summary["terminal_links"].get<std::uint64_t>());
+             summary.kind, summary.spec, summary.nodes, summary.first_node, summary.last_node,
+             summary.routers, summary.network_links, summary.terminal_links);
   fmt::print("network link capacity: {} .. {}\nparameters: {}\n",
-             format_rate(summary["network_link_capacity_bytes_per_s"]["min"].get<double>()),
-             format_rate(summary["network_link_capacity_bytes_per_s"]["max"].get<double>()),
-             summary["parameters"].dump());
+             format_rate(summary.min_network_capacity_bytes_per_s),
+             format_rate(summary.max_network_capacity_bytes_per_s), topo::to_json(summary.parameters).dump());
 }
 
 void run_simgrid(const TopoSimgridArgs& args) {

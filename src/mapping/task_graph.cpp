@@ -14,6 +14,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/mapping/task_graph_json.hpp"
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/schedule.hpp"
 
@@ -482,13 +483,13 @@ std::uint64_t TaskGraph::total_bytes() const noexcept {
   return total;
 }
 
-Json TaskGraph::summary() const {
+Json summary_json(const TaskGraph& graph) {
   Json out;
-  out["spec"] = spec;
-  out["tasks"] = num_tasks;
-  out["messages"] = messages.size();
-  out["total_bytes"] = total_bytes();
-  out["has_coords"] = !coords.empty();
+  out["spec"] = graph.spec;
+  out["tasks"] = graph.num_tasks;
+  out["messages"] = graph.messages.size();
+  out["total_bytes"] = graph.total_bytes();
+  out["has_coords"] = !graph.coords.empty();
   return out;
 }
 

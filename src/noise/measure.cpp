@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/clock.hpp"
 #include "gridlock/core/error.hpp"
 
 namespace gridlock::noise {
@@ -22,7 +23,7 @@ Calibration calibrate_with(Read read, std::uint32_t block, std::uint32_t stable_
   // The reads of a block are stored and their gaps taken afterwards (a store per read, like the
   // subtraction and compare per read of the measurement loop).
   std::vector<std::uint64_t> reads(std::size_t{block} + 1);
-  const std::uint64_t give_up_ns = read_monotonic_ns() + 2'000'000'000ULL;
+  const std::uint64_t give_up_ns = detail::read_monotonic_ns_inline() + 2'000'000'000ULL;
   while (stable < stable_blocks) {
     for (std::uint64_t& r : reads) {
       r = read();
@@ -38,7 +39,7 @@ Calibration calibrate_with(Read read, std::uint32_t block, std::uint32_t stable_
     } else {
       ++stable;
     }
-    if (read_monotonic_ns() > give_up_ns) {
+    if (detail::read_monotonic_ns_inline() > give_up_ns) {
       break;
     }
   }
@@ -127,9 +128,9 @@ std::uint64_t block_t_min(std::span<std::uint64_t> gaps) {
 
 Calibration calibrate(const Timer& timer, std::uint32_t block, std::uint32_t stable_blocks) {
   if (timer.kind == TimerKind::kTsc) {
-    return calibrate_with([] { return read_tsc(); }, block, stable_blocks);
+    return calibrate_with([] { return detail::read_tsc_inline(); }, block, stable_blocks);
   }
-  return calibrate_with([] { return read_monotonic_ns(); }, block, stable_blocks);
+  return calibrate_with([] { return detail::read_monotonic_ns_inline(); }, block, stable_blocks);
 }
 
 void pin_to_cpu(int cpu) {
@@ -193,10 +194,11 @@ Measurement measure(const MeasureOptions& options) {
       threshold_ticks_exact >= 0x1p64 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(threshold_ticks_exact);
   const auto span_ticks = static_cast<std::uint64_t>(options.duration_s * 1e9 * m.timer.ticks_per_ns);
   if (m.timer.kind == TimerKind::kTsc) {
-    detour_loop([] { return read_tsc(); }, threshold_ticks, span_ticks, m.timer.ticks_per_ns,
+    detour_loop([] { return detail::read_tsc_inline(); }, threshold_ticks, span_ticks, m.timer.ticks_per_ns,
                 options.max_detours, m);
   } else {
-    detour_loop([] { return read_monotonic_ns(); }, threshold_ticks, span_ticks, 1.0, options.max_detours, m);
+    detour_loop([] { return detail::read_monotonic_ns_inline(); }, threshold_ticks, span_ticks, 1.0,
+                options.max_detours, m);
   }
   m.trace.duration_ns = std::max(m.measured_ns, m.trace.last_detour_end_ns());
   return m;

@@ -13,6 +13,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/noise/trace.hpp"
 
 namespace gridlock::noise {
 

@@ -1,5 +1,7 @@
 #include "gridlock/noise/timer.hpp"
 
+#include "detail/clock.hpp"
+
 #if GRIDLOCK_NOISE_HAVE_TSC
 #include <cpuid.h>
 #endif
@@ -39,6 +41,10 @@ bool has_invariant_tsc() noexcept {
 #endif
 }
 
+std::uint64_t read_tsc() noexcept { return detail::read_tsc_inline(); }
+
+std::uint64_t read_monotonic_ns() noexcept { return detail::read_monotonic_ns_inline(); }
+
 std::string Timer::name() const { return kind == TimerKind::kTsc ? "tsc" : "monotonic"; }
 
 Timer make_timer(TimerChoice choice, double calibration_ms) {
@@ -52,14 +58,14 @@ Timer make_timer(TimerChoice choice, double calibration_ms) {
   }
   // Busy-wait rather than sleep: both clocks are read back to back at each end, so the
   // calibration error is two clock reads over `calibration_ms`.
-  const std::uint64_t ns0 = read_monotonic_ns();
-  const std::uint64_t t0 = read_tsc();
+  const std::uint64_t ns0 = detail::read_monotonic_ns_inline();
+  const std::uint64_t t0 = detail::read_tsc_inline();
   const auto span_ns = static_cast<std::uint64_t>(calibration_ms * 1e6);
   std::uint64_t ns1 = ns0;
   while (ns1 - ns0 < span_ns) {
-    ns1 = read_monotonic_ns();
+    ns1 = detail::read_monotonic_ns_inline();
   }
-  const std::uint64_t t1 = read_tsc();
+  const std::uint64_t t1 = detail::read_tsc_inline();
   timer.kind = TimerKind::kTsc;
   timer.ticks_per_ns = static_cast<double>(t1 - t0) / static_cast<double>(ns1 - ns0);
   if (!(timer.ticks_per_ns > 0)) {

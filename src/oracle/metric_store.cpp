@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <mutex>
+#include <shared_mutex>
 
 #include <fmt/format.h>
 
@@ -45,22 +47,47 @@ CounterTracker::Delta CounterTracker::update(double time_s, std::uint64_t value)
   return out;
 }
 
+struct MetricStore::Impl {
+  struct Interval {
+    double time_s;
+    double bytes;
+    double bytes_time_s;  // seconds the bytes were counted over (0: no byte data)
+    double stall_s;
+    double stall_time_s;  // seconds the stall time was counted over (0: no stall data)
+  };
+  // Adds one interval; the caller holds the unique lock.
+  void add_locked(topo::LinkId link, double time_s, double bytes_interval_s, double bytes,
+                  double stall_interval_s, double stall_s);
+
+  mutable std::shared_mutex mutex_;
+  std::size_t link_count_ = 0;
+  double retention_s_ = 0;
+  std::vector<double> capacity_;
+  std::vector<std::deque<Interval>> intervals_;
+  double newest_s_ = 0;
+  bool any_ = false;
+  std::uint64_t version_ = 0;
+  StoreStats stats_;
+};
+
 MetricStore::MetricStore(const topo::Topology& topology, double retention_s)
-    : link_count_(topology.links().size()), retention_s_(retention_s) {
+    : impl_(std::make_unique<Impl>()) {
+  impl_->link_count_ = topology.links().size();
+  impl_->retention_s_ = retention_s;
   if (!(retention_s > 0) || !std::isfinite(retention_s)) {
     // With no history kept every interval would be dropped as soon as it is added.
     throw InputError(fmt::format(
         "metric store retention {} s: must be a positive number of seconds, e.g. 600", retention_s));
   }
-  capacity_.reserve(link_count_);
+  impl_->capacity_.reserve(impl_->link_count_);
   for (const auto& link : topology.links()) {
-    capacity_.push_back(link.capacity_bytes_per_s);
+    impl_->capacity_.push_back(link.capacity_bytes_per_s);
   }
-  intervals_.resize(link_count_);
+  impl_->intervals_.resize(impl_->link_count_);
 }
 
-void MetricStore::add_locked(topo::LinkId link, double time_s, double bytes_interval_s, double bytes,
-                             double stall_interval_s, double stall_s) {
+void MetricStore::Impl::add_locked(topo::LinkId link, double time_s, double bytes_interval_s, double bytes,
+                                   double stall_interval_s, double stall_s) {
   const auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
   if (link >= link_count_ || !std::isfinite(time_s) || bad(bytes_interval_s) || bad(bytes) ||
       bad(stall_interval_s) || bad(stall_s) || !(bytes_interval_s > 0 || stall_interval_s > 0)) {
@@ -94,26 +121,26 @@ void MetricStore::add_locked(topo::LinkId link, double time_s, double bytes_inte
 
 void MetricStore::add_interval(topo::LinkId link, double time_s, double interval_s, double bytes,
                                double stall_s) {
-  const std::unique_lock lock(mutex_);
-  add_locked(link, time_s, interval_s, bytes, interval_s, stall_s);
+  const std::unique_lock lock(impl_->mutex_);
+  impl_->add_locked(link, time_s, interval_s, bytes, interval_s, stall_s);
 }
 
 void MetricStore::add_bytes(topo::LinkId link, double time_s, double interval_s, double bytes) {
-  const std::unique_lock lock(mutex_);
+  const std::unique_lock lock(impl_->mutex_);
   if (!(interval_s > 0)) {
-    ++stats_.rejected;
+    ++impl_->stats_.rejected;
     return;
   }
-  add_locked(link, time_s, interval_s, bytes, 0, 0);
+  impl_->add_locked(link, time_s, interval_s, bytes, 0, 0);
 }
 
 void MetricStore::add_stall(topo::LinkId link, double time_s, double interval_s, double stall_s) {
-  const std::unique_lock lock(mutex_);
+  const std::unique_lock lock(impl_->mutex_);
   if (!(interval_s > 0)) {
-    ++stats_.rejected;
+    ++impl_->stats_.rejected;
     return;
   }
-  add_locked(link, time_s, 0, 0, interval_s, stall_s);
+  impl_->add_locked(link, time_s, 0, 0, interval_s, stall_s);
 }
 
 void MetricStore::add_rates(topo::LinkId link, double time_s, double interval_s, double bytes_per_s,
@@ -122,38 +149,38 @@ void MetricStore::add_rates(topo::LinkId link, double time_s, double interval_s,
 }
 
 void MetricStore::note_counter_event(CounterTracker::Event event) {
-  const std::unique_lock lock(mutex_);
+  const std::unique_lock lock(impl_->mutex_);
   if (event == CounterTracker::Event::kWrap) {
-    ++stats_.counter_wraps;
+    ++impl_->stats_.counter_wraps;
   } else if (event == CounterTracker::Event::kReset) {
-    ++stats_.counter_resets;
+    ++impl_->stats_.counter_resets;
   }
 }
 
 void MetricStore::set_capacity(topo::LinkId link, double capacity_bytes_per_s) {
-  const std::unique_lock lock(mutex_);
-  if (link < link_count_ && capacity_bytes_per_s > 0 && std::isfinite(capacity_bytes_per_s) &&
-      capacity_[link] != capacity_bytes_per_s) {
-    capacity_[link] = capacity_bytes_per_s;
-    ++version_;
+  const std::unique_lock lock(impl_->mutex_);
+  if (link < impl_->link_count_ && capacity_bytes_per_s > 0 && std::isfinite(capacity_bytes_per_s) &&
+      impl_->capacity_[link] != capacity_bytes_per_s) {
+    impl_->capacity_[link] = capacity_bytes_per_s;
+    ++impl_->version_;
   }
 }
 
 double MetricStore::capacity(topo::LinkId link) const {
-  const std::shared_lock lock(mutex_);
-  return capacity_.at(link);
+  const std::shared_lock lock(impl_->mutex_);
+  return impl_->capacity_.at(link);
 }
 
 Snapshot MetricStore::snapshot(double window_s) const {
-  const std::shared_lock lock(mutex_);
+  const std::shared_lock lock(impl_->mutex_);
   Snapshot snap;
-  snap.links.resize(link_count_);
-  snap.now_s = newest_s_;
+  snap.links.resize(impl_->link_count_);
+  snap.now_s = impl_->newest_s_;
   snap.window_s = window_s;
-  snap.version = version_;
-  const double start = newest_s_ - window_s;
-  for (std::size_t i = 0; i < link_count_; ++i) {
-    const auto& list = intervals_[i];
+  snap.version = impl_->version_;
+  const double start = impl_->newest_s_ - window_s;
+  for (std::size_t i = 0; i < impl_->link_count_; ++i) {
+    const auto& list = impl_->intervals_[i];
     if (list.empty()) {
       continue;
     }
@@ -174,7 +201,7 @@ Snapshot MetricStore::snapshot(double window_s) const {
     if (bytes_time > 0) {
       m.has_data = true;
       m.bytes_per_s = bytes / bytes_time;
-      m.used_bw_pct = 100 * m.bytes_per_s / capacity_[i];
+      m.used_bw_pct = 100 * m.bytes_per_s / impl_->capacity_[i];
     }
     if (stall_time > 0) {
       m.has_data = true;
@@ -185,13 +212,17 @@ Snapshot MetricStore::snapshot(double window_s) const {
 }
 
 std::uint64_t MetricStore::version() const {
-  const std::shared_lock lock(mutex_);
-  return version_;
+  const std::shared_lock lock(impl_->mutex_);
+  return impl_->version_;
 }
 
 StoreStats MetricStore::stats() const {
-  const std::shared_lock lock(mutex_);
-  return stats_;
+  const std::shared_lock lock(impl_->mutex_);
+  return impl_->stats_;
 }
+
+std::size_t MetricStore::link_count() const noexcept { return impl_->link_count_; }
+
+MetricStore::~MetricStore() = default;
 
 }  // namespace gridlock::oracle

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/topo/topology_json.hpp"
 
 namespace gridlock::oracle {
 
@@ -167,7 +168,7 @@ std::vector<double> Oracle::metric_matrix(const std::vector<topo::NodeId>& nodes
 
 Json Oracle::route_detail(topo::NodeId src, topo::NodeId dst, double window_s) const {
   const auto snap = snapshot(window_s);
-  Json out = topology_.route_json(src, dst);
+  Json out = topo::route_json(topology_, src, dst);
   for (auto& link : out["links"]) {
     const auto& m = snap->links[link["id"].get<topo::LinkId>()];
     link["used_bw_pct"] = m.used_bw_pct;

@@ -28,6 +28,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/version.hpp"
+#include "gridlock/topo/topology_json.hpp"
 
 // libmicrohttpd (Debian libmicrohttpd-dev) serves HTTP: an event-driven server with the bounds
 // this service needs built in (connections in total and per address, per-connection memory, an
@@ -532,7 +533,7 @@ struct Server::Impl {
     } else if (path == "/v1/topology") {
       need(kTopology, get, "GET, HEAD");
       req.only_args({});
-      reply(res, oracle.topology().summary());
+      reply(res, topo::to_json(oracle.topology().summary()));
     } else if (path == "/v1/nodes") {
       need(kNodes, get, "GET, HEAD");
       req.only_args({});

@@ -223,19 +223,19 @@ std::string Dragonfly::spec() const {
                      o.terminal_capacity_bytes_per_s);
 }
 
-Json Dragonfly::parameters() const {
+Parameters Dragonfly::parameters() const {
   const auto& o = options_;
-  Json p;
-  p["groups"] = o.groups;
-  p["routers_per_group"] = o.routers_per_group;
-  p["nodes_per_router"] = o.nodes_per_router;
-  p["global_links_per_router"] = o.global_links_per_router;
-  p["intra_group"] =
-      o.rows == 0 ? std::string("all") : fmt::format("2d:{}x{}", o.rows, o.routers_per_group / o.rows);
-  p["local_capacity_bytes_per_s"] = o.local_capacity_bytes_per_s;
-  p["global_capacity_bytes_per_s"] = o.global_capacity_bytes_per_s;
-  p["terminal_capacity_bytes_per_s"] = o.terminal_capacity_bytes_per_s;
-  return p;
+  return {
+      {"groups", std::int64_t{o.groups}},
+      {"routers_per_group", std::int64_t{o.routers_per_group}},
+      {"nodes_per_router", std::int64_t{o.nodes_per_router}},
+      {"global_links_per_router", std::int64_t{o.global_links_per_router}},
+      {"intra_group",
+       o.rows == 0 ? std::string("all") : fmt::format("2d:{}x{}", o.rows, o.routers_per_group / o.rows)},
+      {"local_capacity_bytes_per_s", o.local_capacity_bytes_per_s},
+      {"global_capacity_bytes_per_s", o.global_capacity_bytes_per_s},
+      {"terminal_capacity_bytes_per_s", o.terminal_capacity_bytes_per_s},
+  };
 }
 
 }  // namespace gridlock::topo

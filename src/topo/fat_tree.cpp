@@ -184,14 +184,14 @@ std::string FatTree::spec() const {
   return out + fmt::format(",cap={}", options_.capacity_bytes_per_s);
 }
 
-Json FatTree::parameters() const {
-  Json p;
-  p["levels"] = levels();
-  p["down"] = m_;
-  p["up"] = w_;
-  p["taper"] = options_.taper;
-  p["capacity_bytes_per_s"] = options_.capacity_bytes_per_s;
-  return p;
+Parameters FatTree::parameters() const {
+  return {
+      {"levels", std::int64_t{levels()}},
+      {"down", std::vector<std::int64_t>(m_.begin(), m_.end())},
+      {"up", std::vector<std::int64_t>(w_.begin(), w_.end())},
+      {"taper", options_.taper},
+      {"capacity_bytes_per_s", options_.capacity_bytes_per_s},
+  };
 }
 
 }  // namespace gridlock::topo

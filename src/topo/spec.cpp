@@ -278,7 +278,7 @@ std::unique_ptr<Topology> make_topology(std::string_view spec) {
                                p.kind, spec, kForms));
 }
 
-Json topology_info(std::string_view spec) {
+TopologySummary topology_info(std::string_view spec) {
   const ParsedSpec p = parse_spec(spec);
   if (p.kind == "torus") {
     TorusOptions options = torus_options(p.shape, p.keys, spec);
@@ -287,9 +287,9 @@ Json topology_info(std::string_view spec) {
     }
   }
   const auto topology = make_topology(spec);
-  Json out = topology->summary();
-  out["first_node"] = topology->nodes().front().name;
-  out["last_node"] = topology->nodes().back().name;
+  TopologySummary out = topology->summary();
+  out.first_node = topology->nodes().front().name;
+  out.last_node = topology->nodes().back().name;
   return out;
 }
 

@@ -197,37 +197,15 @@ std::string Topology::route_text(NodeId src, NodeId dst) const {
   return out;
 }
 
-Json Topology::route_json(NodeId src, NodeId dst) const {
-  const auto links = route(src, dst);
-  Json out;
-  out["src"] = nodes_.at(src).name;
-  out["dst"] = nodes_.at(dst).name;
-  out["src_router"] = routers_[nodes_[src].router].name;
-  out["dst_router"] = routers_[nodes_[dst].router].name;
-  out["hops"] = links.size();
-  Json list = Json::array();
-  for (const LinkId id : links) {
-    const Link& link = links_[id];
-    list.push_back({{"id", id},
-                    {"from", routers_[link.src_router].name},
-                    {"direction", link.direction},
-                    {"to", routers_[link.dst_router].name},
-                    {"in_port", link.in_port},
-                    {"capacity_bytes_per_s", link.capacity_bytes_per_s}});
-  }
-  out["links"] = std::move(list);
-  return out;
-}
-
-Json Topology::summary() const {
-  Json out;
-  out["kind"] = std::string(kind());
-  out["spec"] = spec();
-  out["parameters"] = parameters();
-  out["nodes"] = nodes_.size();
-  out["routers"] = routers_.size();
-  out["network_links"] = network_links_;
-  out["terminal_links"] = links_.size() - network_links_;
+TopologySummary Topology::summary() const {
+  TopologySummary out;
+  out.kind = std::string(kind());
+  out.spec = spec();
+  out.parameters = parameters();
+  out.nodes = nodes_.size();
+  out.routers = routers_.size();
+  out.network_links = network_links_;
+  out.terminal_links = links_.size() - network_links_;
   double min_cap = 0;
   double max_cap = 0;
   for (std::size_t i = 0; i < network_links_; ++i) {
@@ -235,7 +213,8 @@ Json Topology::summary() const {
     min_cap = i == 0 ? cap : std::min(min_cap, cap);
     max_cap = i == 0 ? cap : std::max(max_cap, cap);
   }
-  out["network_link_capacity_bytes_per_s"] = {{"min", min_cap}, {"max", max_cap}};
+  out.min_network_capacity_bytes_per_s = min_cap;
+  out.max_network_capacity_bytes_per_s = max_cap;
   return out;
 }
 

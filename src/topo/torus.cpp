@@ -232,18 +232,21 @@ std::string spec_of(const TorusOptions& o) {
   return out;
 }
 
-Json parameters_of(const TorusOptions& o) {
-  Json p;
-  p["dims"] = o.dims;
-  p["nodes_per_router"] = o.nodes_per_router;
-  p["tie_break"] = std::string(to_string(o.tie_break));
-  p["numbering"] =
-      o.coords_file.empty() ? (o.numbering == NodeNumbering::kSnake ? "snake" : "linear") : "file";
-  p["capacity_bytes_per_s"] = {
-      {"X", o.capacity_bytes_per_s[0]}, {"Y", o.capacity_bytes_per_s[1]}, {"Z", o.capacity_bytes_per_s[2]}};
-  p["terminal_capacity_bytes_per_s"] = o.terminal_capacity_bytes_per_s;
+Parameters parameters_of(const TorusOptions& o) {
+  Parameters p{
+      {"dims", std::vector<std::int64_t>(o.dims.begin(), o.dims.end())},
+      {"nodes_per_router", std::int64_t{o.nodes_per_router}},
+      {"tie_break", std::string(to_string(o.tie_break))},
+      {"numbering",
+       std::string(o.coords_file.empty() ? (o.numbering == NodeNumbering::kSnake ? "snake" : "linear")
+                                         : "file")},
+      {"capacity_bytes_per_s", std::vector<std::pair<std::string, double>>{{"X", o.capacity_bytes_per_s[0]},
+                                                                           {"Y", o.capacity_bytes_per_s[1]},
+                                                                           {"Z", o.capacity_bytes_per_s[2]}}},
+      {"terminal_capacity_bytes_per_s", o.terminal_capacity_bytes_per_s},
+  };
   if (!o.coords_file.empty()) {
-    p["coords_file"] = o.coords_file.string();
+    p.push_back({"coords_file", o.coords_file.string()});
   }
   return p;
 }
@@ -252,9 +255,9 @@ Json parameters_of(const TorusOptions& o) {
 
 std::string Torus3D::spec() const { return spec_of(options_); }
 
-Json Torus3D::parameters() const { return parameters_of(options_); }
+Parameters Torus3D::parameters() const { return parameters_of(options_); }
 
-Json Torus3D::summary_of(const TorusOptions& options) {
+TopologySummary Torus3D::summary_of(const TorusOptions& options) {
   if (!options.coords_file.empty()) {
     throw InputError("a torus with a coordinates file has no summary formula: build it (make_topology)");
   }
@@ -279,17 +282,18 @@ Json Torus3D::summary_of(const TorusOptions& options) {
     max_cap = any ? std::max(max_cap, cap) : cap;
     any = true;
   }
-  Json out;
-  out["kind"] = "torus";
-  out["spec"] = spec_of(options);
-  out["parameters"] = parameters_of(options);
-  out["nodes"] = nodes;
-  out["routers"] = routers;
-  out["network_links"] = network_links;
-  out["terminal_links"] = 2 * nodes;
-  out["network_link_capacity_bytes_per_s"] = {{"min", min_cap}, {"max", max_cap}};
-  out["first_node"] = fmt::format("nid{:05d}", 0);
-  out["last_node"] = fmt::format("nid{:05d}", nodes - 1);
+  TopologySummary out;
+  out.kind = "torus";
+  out.spec = spec_of(options);
+  out.parameters = parameters_of(options);
+  out.nodes = nodes;
+  out.routers = routers;
+  out.network_links = network_links;
+  out.terminal_links = 2 * nodes;
+  out.min_network_capacity_bytes_per_s = min_cap;
+  out.max_network_capacity_bytes_per_s = max_cap;
+  out.first_node = fmt::format("nid{:05d}", 0);
+  out.last_node = fmt::format("nid{:05d}", nodes - 1);
   return out;
 }
 

@@ -35,8 +35,6 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
-
 namespace gridlock::mapping {
 
 /// Bytes per stencil message by default: the paper's SpMV halo, 5 x 5 x 100 doubles.
@@ -70,8 +68,6 @@ struct TaskGraph {
 
   /// Sum of all message bytes (saturating at 2^64-1 for a graph not built by this library).
   [[nodiscard]] std::uint64_t total_bytes() const noexcept;
-  /// The graph as JSON: spec, tasks, messages, total bytes, has_coords (not the messages themselves).
-  [[nodiscard]] Json summary() const;
 };
 
 /// Builds a task graph from raw messages: sums repeated (src, dst) pairs, drops zero-byte

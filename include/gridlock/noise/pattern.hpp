@@ -10,9 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/noise/trace.hpp"
+#include "gridlock/noise/trace_format.hpp"
 
 namespace gridlock::noise {
+
+struct NoiseTrace;
 
 /// Detours that repeat with period `period_ps()`; rank r sees pattern time `t + offset_r`.
 ///
@@ -58,25 +60,32 @@ class DetourPattern {
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> detours() const;
 
   /// Where one caller (one rank) is in the pattern: the next detour that can touch its work, in
-  /// pattern time with the period included. Value-initialise it; finish() keeps it up to date.
+  /// pattern time with the period included. An opaque handle: default-construct it (or take one
+  /// from cursors_at()) and pass it to every finish() / loggopsim_noise() of that caller.
   ///
-  /// It also holds the next few detours, read from the list together with detour `index` (one
+  /// It also holds the next few detours, read from the list together with the current one (one
   /// access, usually one cache line): a rank crosses one detour at a time, far apart in the
   /// simulation, and each separate read of a long list would miss the cache again.
-  struct Cursor {
-    /// Detours after `index` a cursor can hold.
+  class Cursor {
+   public:
+    /// A cursor that is not set yet: its first query searches the detour list.
+    Cursor() = default;
+
+   private:
+    friend class DetourPattern;
+    // Detours after `index` a cursor can hold.
     static constexpr std::uint32_t kHeldMax = 3;
-    std::uint64_t start = 0;  ///< Pattern time at which detour `index` starts.
-    std::uint64_t end = 0;    ///< Pattern time at which detour `index` ends.
-    /// Detour `index` is the first to end after any pattern time >= this (max: not set yet).
+    std::uint64_t start = 0;  // pattern time at which detour `index` starts
+    std::uint64_t end = 0;    // pattern time at which detour `index` ends
+    // Detour `index` is the first to end after any pattern time >= this (max: not set yet).
     std::uint64_t valid_from = ~std::uint64_t{0};
-    std::uint32_t index = 0;  ///< Detour within the period.
-    /// How many detours after `index` are held: they are at positions [kHeldMax - held, kHeldMax)
-    /// of the arrays below, the next one first.
+    std::uint32_t index = 0;  // detour within the period
+    // How many detours after `index` are held: they are at positions [kHeldMax - held, kHeldMax)
+    // of the arrays below, the next one first.
     std::uint32_t held = 0;
-    /// A held detour starts this long after the end of the one before it...
+    // A held detour starts this long after the end of the one before it...
     std::array<std::uint32_t, kHeldMax> gap_ps{};
-    /// ...and lasts this long.
+    // ...and lasts this long.
     std::array<std::uint32_t, kHeldMax> length_ps{};
   };
 

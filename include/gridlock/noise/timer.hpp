@@ -4,16 +4,8 @@
 /// `clock_gettime(CLOCK_MONOTONIC)` otherwise.
 
 #include <cstdint>
-#include <ctime>
 #include <string>
 #include <string_view>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define GRIDLOCK_NOISE_HAVE_TSC 1
-#else
-#define GRIDLOCK_NOISE_HAVE_TSC 0
-#endif
 
 namespace gridlock::noise {
 
@@ -36,21 +28,12 @@ enum class TimerChoice {
 /// True if this CPU has an invariant TSC (CPUID 0x80000007 EDX bit 8); false on non-x86.
 [[nodiscard]] bool has_invariant_tsc() noexcept;
 
-/// Reads the TSC (0 where there is none). Inline so the measurement loop has no call.
-[[nodiscard]] inline std::uint64_t read_tsc() noexcept {
-#if GRIDLOCK_NOISE_HAVE_TSC
-  return __rdtsc();
-#else
-  return 0;
-#endif
-}
+/// Reads the TSC (0 where there is none). Out of line: the measurement loop itself uses an
+/// inline private copy, so this one is for callers outside gridlock::noise.
+[[nodiscard]] std::uint64_t read_tsc() noexcept;
 
-/// Reads CLOCK_MONOTONIC in ns. Inline so the measurement loop has no extra call.
-[[nodiscard]] inline std::uint64_t read_monotonic_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-}
+/// Reads CLOCK_MONOTONIC in ns.
+[[nodiscard]] std::uint64_t read_monotonic_ns() noexcept;
 
 /// A chosen, calibrated timer: its kind and how many ticks make one nanosecond.
 struct Timer {

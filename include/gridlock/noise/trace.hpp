@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gridlock/core/output.hpp"
+#include "gridlock/noise/trace_format.hpp"
 
 namespace gridlock::noise {
 
@@ -19,18 +20,6 @@ struct Detour {
   std::uint64_t length_ns = 0;  ///< Length in ns.
   /// Detours compare equal when start and length are.
   friend bool operator==(const Detour&, const Detour&) = default;
-};
-
-/// The longest trace gridlock can simulate: the simulator's time is in ps on 64 bits, so a
-/// trace's times must stay below 2^64 ps (about 213 days).
-inline constexpr std::uint64_t kMaxTraceNs = ~std::uint64_t{0} / 1000;
-
-/// File formats of noise traces.
-enum class TraceFormat {
-  kAuto,       ///< Detect from the content (reading only).
-  kGridlock,   ///< gridlock's own: magic line, context block, `start_ns,length_ns` CSV.
-  kNetgauge,   ///< Netgauge noise output: `start_us length_us`, whitespace, `#` comments.
-  kLoggopsim,  ///< LogGOPSim: `start<TAB>duration` in ns, one detour a line.
 };
 
 /// A noise trace: detours sorted by start, not overlapping, all inside [0, duration_ns).
@@ -54,12 +43,6 @@ struct NoiseTrace {
   /// that stores no duration.
   [[nodiscard]] std::uint64_t last_detour_end_ns() const noexcept;
 };
-
-/// Parses `auto`, `gridlock`, `netgauge` or `loggopsim`; throws InputError naming `what`.
-[[nodiscard]] TraceFormat parse_trace_format(std::string_view text, std::string_view what);
-
-/// The format's name as parse_trace_format accepts it.
-[[nodiscard]] std::string format_name(TraceFormat format);
 
 /// Parses a trace from `text`; `source` names it in errors (`file:line: what; fix`). A UTF-8
 /// byte-order mark at the start is skipped. Throws InputError for garbage, negative values, unsorted or

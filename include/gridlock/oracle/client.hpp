@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/oracle.hpp"
 
 namespace gridlock::oracle {

@@ -13,9 +13,7 @@
 ///
 /// Thread safety: all member functions may be called concurrently.
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <shared_mutex>
 #include <vector>
 
 #include "gridlock/topo/topology.hpp"
@@ -109,28 +107,19 @@ class MetricStore {
   /// Statistics so far.
   [[nodiscard]] StoreStats stats() const;
   /// Number of links.
-  [[nodiscard]] std::size_t link_count() const noexcept { return link_count_; }
+  [[nodiscard]] std::size_t link_count() const noexcept;
+
+  /// Releases the store.
+  ~MetricStore();
+  MetricStore(const MetricStore&) = delete;             ///< Not copyable (sources hold references).
+  MetricStore& operator=(const MetricStore&) = delete;  ///< Not copyable.
+  MetricStore(MetricStore&&) = delete;                  ///< Not movable (sources hold references).
+  MetricStore& operator=(MetricStore&&) = delete;       ///< Not movable.
 
  private:
-  struct Interval {
-    double time_s;
-    double bytes;
-    double bytes_time_s;  // seconds the bytes were counted over (0: no byte data)
-    double stall_s;
-    double stall_time_s;  // seconds the stall time was counted over (0: no stall data)
-  };
-  void add_locked(topo::LinkId link, double time_s, double bytes_interval_s, double bytes,
-                  double stall_interval_s, double stall_s);
-
-  mutable std::shared_mutex mutex_;
-  std::size_t link_count_;
-  double retention_s_;
-  std::vector<double> capacity_;
-  std::vector<std::deque<Interval>> intervals_;
-  double newest_s_ = 0;
-  bool any_ = false;
-  std::uint64_t version_ = 0;
-  StoreStats stats_;
+  // The intervals, the lock and the counters live in the .cpp: they are not part of the API.
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace gridlock::oracle

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/topo/topology.hpp"
 

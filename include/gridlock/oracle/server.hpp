@@ -13,6 +13,7 @@
 #include <string_view>
 #include <thread>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/service.hpp"
 

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/sources.hpp"

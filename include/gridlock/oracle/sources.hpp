@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/topo/topology.hpp"
 

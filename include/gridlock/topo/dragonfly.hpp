@@ -52,7 +52,7 @@ class Dragonfly final : public Topology {
   /// Canonical spec: `dragonfly:g=..,a=..,p=..,h=..,intra=..,local=..,global=..,terminal=..`.
   [[nodiscard]] std::string spec() const override;
   /// Groups, routers per group, nodes per router, global links per router, intra-group shape, capacities.
-  [[nodiscard]] Json parameters() const override;
+  [[nodiscard]] Parameters parameters() const override;
 
   /// The options the dragonfly was built with.
   [[nodiscard]] const DragonflyOptions& options() const noexcept { return options_; }

@@ -41,7 +41,7 @@ class FatTree final : public Topology {
   /// Canonical spec: `fattree:m1x...,up=w2x...,cap=..`.
   [[nodiscard]] std::string spec() const override;
   /// Levels, down and up ports per level, taper, capacity.
-  [[nodiscard]] Json parameters() const override;
+  [[nodiscard]] Parameters parameters() const override;
 
   /// Levels of switches (h).
   [[nodiscard]] int levels() const noexcept { return static_cast<int>(m_.size()); }

@@ -21,11 +21,11 @@ namespace gridlock::topo {
 /// accepted form.
 [[nodiscard]] std::unique_ptr<Topology> make_topology(std::string_view spec);
 
-/// The summary() of the topology a spec describes, plus the names of its first and last nodes
+/// The summary() of the topology a spec describes, with the names of its first and last nodes
 /// (`first_node`, `last_node`). Answered from formulas where the model has them (a torus without
 /// a coordinates file: no graph is built, so `torus:160x160x80` answers at once), otherwise from
 /// the built topology. Throws InputError as make_topology() does.
-[[nodiscard]] Json topology_info(std::string_view spec);
+[[nodiscard]] TopologySummary topology_info(std::string_view spec);
 
 /// Parses a data rate in bytes/s: a number with an optional byte suffix (`GB`, `GiB`, ...) and an
 /// optional `/s`, e.g. `9.375GB/s`, `4.5e9`. Throws InputError naming `what`.

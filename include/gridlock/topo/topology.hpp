@@ -22,9 +22,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
-
-#include "gridlock/core/output.hpp"
 
 namespace gridlock::topo {
 
@@ -80,6 +79,34 @@ struct Link {
   double capacity_bytes_per_s = 0;     ///< Peak data rate in this direction.
 };
 
+/// One model-specific parameter of a topology (gridlock/topo/topology_json.hpp writes it as JSON).
+struct Parameter {
+  /// An integer, a number, a string, a list of integers (e.g. torus dimensions) or named numbers
+  /// (e.g. a capacity per dimension).
+  using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>,
+                             std::vector<std::pair<std::string, double>>>;
+  std::string name;  ///< Key, e.g. `dims`.
+  Value value;       ///< Value.
+};
+
+/// A topology's parameters, in the order they are reported.
+using Parameters = std::vector<Parameter>;
+
+/// What a topology is, in numbers (gridlock/topo/topology_json.hpp writes it as JSON).
+struct TopologySummary {
+  std::string kind;                             ///< Model name.
+  std::string spec;                             ///< Canonical spec string.
+  Parameters parameters;                        ///< Model-specific parameters.
+  std::uint64_t nodes = 0;                      ///< Number of nodes.
+  std::uint64_t routers = 0;                    ///< Number of routers or switches.
+  std::uint64_t network_links = 0;              ///< Router-to-router links.
+  std::uint64_t terminal_links = 0;             ///< Injection and ejection links.
+  double min_network_capacity_bytes_per_s = 0;  ///< Smallest network link capacity (0: none).
+  double max_network_capacity_bytes_per_s = 0;  ///< Largest network link capacity (0: none).
+  std::string first_node;                       ///< Name of node 0 (topology_info() only).
+  std::string last_node;                        ///< Name of the last node (topology_info() only).
+};
+
 /// A topology: a fixed set of nodes, routers and links plus a deterministic routing function.
 /// Instances are immutable after construction and safe to share between threads.
 class Topology {
@@ -95,8 +122,8 @@ class Topology {
   [[nodiscard]] virtual std::string_view kind() const noexcept = 0;
   /// Canonical spec string with every parameter spelled out; parsing it gives the same topology.
   [[nodiscard]] virtual std::string spec() const = 0;
-  /// Model-specific parameters as JSON (dimensions, tie-break rule, capacities, ...).
-  [[nodiscard]] virtual Json parameters() const = 0;
+  /// Model-specific parameters (dimensions, tie-break rule, capacities, ...).
+  [[nodiscard]] virtual Parameters parameters() const = 0;
 
   /// All nodes, indexed by NodeId.
   [[nodiscard]] const std::vector<Node>& nodes() const noexcept { return nodes_; }
@@ -136,11 +163,9 @@ class Topology {
   [[nodiscard]] std::string link_name(LinkId link) const;
   /// The route in the paper's notation: `(0,0,6) X+ (1,0,6) Y+ (1,1,6) Z- (1,1,5)`.
   [[nodiscard]] std::string route_text(NodeId src, NodeId dst) const;
-  /// The route as JSON: source, destination, hop count and each link (id, from, direction, to,
-  /// in_port, capacity).
-  [[nodiscard]] Json route_json(NodeId src, NodeId dst) const;
-  /// Summary: kind, spec, parameters, counts of nodes, routers and links, link capacities.
-  [[nodiscard]] Json summary() const;
+  /// Summary: kind, spec, parameters, counts of nodes, routers and links, link capacities
+  /// (first_node and last_node are left empty).
+  [[nodiscard]] TopologySummary summary() const;
 
  protected:
   /// Derived constructors add routers, nodes and links, then call finish().

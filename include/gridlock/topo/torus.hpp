@@ -71,7 +71,7 @@ class Torus3D final : public Topology {
   /// Canonical spec: `torus:XxYxZ,npr=..,tie=..,numbering=..,cap=X:Y:Z,terminal=..[,coords=..]`.
   [[nodiscard]] std::string spec() const override;
   /// Dimensions, nodes per router, tie-break rule, numbering, capacities.
-  [[nodiscard]] Json parameters() const override;
+  [[nodiscard]] Parameters parameters() const override;
 
   /// The options the torus was built with.
   [[nodiscard]] const TorusOptions& options() const noexcept { return options_; }
@@ -82,7 +82,7 @@ class Torus3D final : public Topology {
   /// The summary() of the torus `options` describe, from formulas instead of the graph (a 4M-node
   /// torus answers at once), with `first_node` and `last_node` names added. Throws InputError as
   /// the constructor does; options with a coordinates file have no formula (build the torus).
-  [[nodiscard]] static Json summary_of(const TorusOptions& options);
+  [[nodiscard]] static TopologySummary summary_of(const TorusOptions& options);
   /// Closed form of the hop count between two routers: sum over dimensions of min(d, size-d).
   [[nodiscard]] static int closed_form_hops(const std::array<int, 3>& dims, const std::array<int, 3>& a,
                                             const std::array<int, 3>& b) noexcept;

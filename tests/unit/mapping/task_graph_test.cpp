@@ -17,6 +17,7 @@
 #include "temp_dir_test.hpp"
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/mapping/task_graph_json.hpp"
 
 namespace gridlock::mapping {
 namespace {
@@ -158,7 +159,7 @@ TEST(TaskGraph, Alltoall) {
 }
 
 TEST(TaskGraph, SummaryJson) {
-  const Json s = parse_task_graph("stencil2d:2x2,bytes=8").summary();
+  const Json s = summary_json(parse_task_graph("stencil2d:2x2,bytes=8"));
   EXPECT_EQ(s["spec"], "stencil2d:2x2,bytes=8");
   EXPECT_EQ(s["tasks"], 4);
   EXPECT_EQ(s["messages"], 8);
