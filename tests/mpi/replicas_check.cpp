@@ -96,7 +96,8 @@ TEST(SimReplicas, SpreadOverRanksEqualsSerial) {
   // One function writes both contexts: they differ only in what names the run (tool, date, host)
   // and in the MPI keys. The noise block once differed (gridlock-bench lacked detours_per_period).
   // git_commit is stamped per target when it is built: in a work tree the two may be built apart.
-  EXPECT_GT(spread["context"]["noise"].value("detours_per_period", 0), 1) << spread["context"]["noise"].dump();
+  EXPECT_GT(spread["context"]["noise"].value("detours_per_period", 0), 1)
+      << spread["context"]["noise"].dump();
   for (const auto& [key, value] : serial["context"].items()) {
     if (key != "tool" && key != "date" && key != "host" && key != "git_commit") {
       EXPECT_EQ(value, spread["context"][key]) << key;
