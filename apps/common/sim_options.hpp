@@ -13,8 +13,10 @@
 #include <CLI/CLI.hpp>
 
 #include "gridlock/core/error.hpp"
+#ifndef GRIDLOCK_NO_MODEL
 #include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/loggp.hpp"
+#endif
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/loggops_options.hpp"
 #include "noise_options.hpp"
@@ -48,14 +50,21 @@ inline void add_sim_model_options(CLI::App& cmd, SimModelText& t) {
   cmd.add_option("--noise-rule", l.noise_rule,
                  "gridlock (noise in o_s delays the message; default) or loggopsim (LogGOPSim's rule; "
                  "docs/sim-model.md, \"Differences\")");
+#ifndef GRIDLOCK_NO_MODEL
   cmd.add_option("--loggops-from", t.loggops_from,
                  "Take L, o, g, G and S from a fit file (gridlock model fit --json; docs/model.md)");
+#endif
 }
 
 /// The parameters of the options: --loggops-from's fit replaces the defaults, options given on the
 /// command line win over both. `tool` names the program in the note about the fit (none if quiet).
 inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool, bool quiet) {
   sim::LogGOPSParams base = sim::default_loggops();
+#ifdef GRIDLOCK_NO_MODEL
+  // The SMPI build tree has no gridlock::model (src/CMakeLists.txt); the option is not offered.
+  (void)tool;
+  (void)quiet;
+#else
   if (!t.loggops_from.empty()) {
     const model::LogGpFromFit f = model::loggp_from_fit(model::load_fit(t.loggops_from));
     const auto ps = [](double us) {
@@ -74,6 +83,7 @@ inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool
                  t.loggops_from, f.basis);
     }
   }
+#endif
   return sim::loggops_from_text(t.loggops, base);
 }
 

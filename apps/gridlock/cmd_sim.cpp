@@ -213,19 +213,9 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   };
   console.on_scale_finished = [&] { progress.clear(); };
   const Json context = sim::study_context("gridlock sim", study.spec(), study.pattern());
-  std::vector<std::unique_ptr<sim::ReplicaReporter>> files;
-  if (!a.json.empty()) {
-    files.push_back(std::make_unique<sim::JsonReplicaReporter>(a.json, context));
-  }
-  if (!a.csv.empty()) {
-    files.push_back(std::make_unique<sim::CsvReplicaReporter>(a.csv, context));
-  }
-  if (!a.svg.empty()) {
-    files.push_back(
-        std::make_unique<sim::SvgReplicaReporter>(a.svg, context,
-                                                  sim::study_title(a.program.empty() ? a.schedule : a.program,
-                                                                   spec, study.pattern(), a.noise.cosched)));
-  }
+  std::vector<std::unique_ptr<sim::ReplicaReporter>> files = sim::file_reporters(
+      a.json, a.csv, a.svg, context,
+      sim::study_title(a.program.empty() ? a.schedule : a.program, spec, study.pattern(), a.noise.cosched));
   std::vector<sim::ReplicaReporter*> reporters{&console};
   for (const auto& f : files) {
     reporters.push_back(f.get());

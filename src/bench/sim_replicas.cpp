@@ -90,19 +90,9 @@ void run_sim_replicas(const SimReplicasOptions& options, MPI_Comm world) {
   if (progress) {
     console.on_scale_started = [](std::uint32_t ranks) { fmt::print(stderr, "{} ranks...\n", ranks); };
   }
-  std::vector<std::unique_ptr<sim::ReplicaReporter>> files;
-  if (!options.json_path.empty()) {
-    files.push_back(std::make_unique<sim::JsonReplicaReporter>(options.json_path, context));
-  }
-  if (!options.csv_path.empty()) {
-    files.push_back(std::make_unique<sim::CsvReplicaReporter>(options.csv_path, context));
-  }
-  if (!options.svg_path.empty()) {
-    files.push_back(
-        std::make_unique<sim::SvgReplicaReporter>(options.svg_path, context,
-                                                  sim::study_title(options.study.program, options.study.noise,
-                                                                   study->pattern(), options.study.cosched)));
-  }
+  std::vector<std::unique_ptr<sim::ReplicaReporter>> files = sim::file_reporters(
+      options.json_path, options.csv_path, options.svg_path, context,
+      sim::study_title(options.study.program, options.study.noise, study->pattern(), options.study.cosched));
   std::vector<sim::ReplicaReporter*> reporters{&console};
   for (const auto& f : files) {
     reporters.push_back(f.get());

@@ -116,4 +116,21 @@ void SvgReplicaReporter::scale_finished(const ReplicaStudyResult& so_far) {
 
 void SvgReplicaReporter::study_finished(const ReplicaStudyResult& result) { scale_finished(result); }
 
+std::vector<std::unique_ptr<ReplicaReporter>> file_reporters(const std::string& json_path,
+                                                             const std::string& csv_path,
+                                                             const std::string& svg_path, const Json& context,
+                                                             const std::string& title) {
+  std::vector<std::unique_ptr<ReplicaReporter>> files;
+  if (!json_path.empty()) {
+    files.push_back(std::make_unique<JsonReplicaReporter>(json_path, context));
+  }
+  if (!csv_path.empty()) {
+    files.push_back(std::make_unique<CsvReplicaReporter>(csv_path, context));
+  }
+  if (!svg_path.empty()) {
+    files.push_back(std::make_unique<SvgReplicaReporter>(svg_path, context, title));
+  }
+  return files;
+}
+
 }  // namespace gridlock::sim

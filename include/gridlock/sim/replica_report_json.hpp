@@ -5,6 +5,7 @@
 /// docs/noise.md). Every file is written atomically after each scale (status cut_short) and at the
 /// end (complete), so a study that fails or is killed keeps its finished scales.
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,5 +82,13 @@ class SvgReplicaReporter final : public ReplicaReporter {
   Json context_;
   std::string title_;
 };
+
+/// The file reporters a command asked for, in JSON, CSV, SVG order: one for each non-empty path,
+/// each with `context`; `title` heads the SVG.
+[[nodiscard]] std::vector<std::unique_ptr<ReplicaReporter>> file_reporters(const std::string& json_path,
+                                                                           const std::string& csv_path,
+                                                                           const std::string& svg_path,
+                                                                           const Json& context,
+                                                                           const std::string& title);
 
 }  // namespace gridlock::sim
