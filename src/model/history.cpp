@@ -267,7 +267,6 @@ struct History::Impl {
   // the same new file does (CI: cli.history_concurrent). Retries until the busy timeout; the mode
   // is stored in the file, so another opener's switch ends the wait as well.
   void enable_wal() {
-    const auto started = std::chrono::steady_clock::now();
     for (int attempt = 0;; ++attempt) {
       std::string mode;
       const auto read_mode = [](void* out, int columns, char** values, char** /*names*/) {
@@ -284,7 +283,8 @@ struct History::Impl {
       if (rc != SQLITE_OK && primary != SQLITE_BUSY && primary != SQLITE_LOCKED) {
         db.fail(rc, "switching the database to WAL mode");
       }
-      if (std::chrono::steady_clock::now() - started >= options.busy_timeout) {
+      // The same wait as SQLite's busy handler: its timeout, its pauses, counted in busy_waits.
+      if (on_busy(this, attempt) == 0) {
         if (rc == SQLITE_OK) {
           throw IoError(fmt::format(
               "history database '{}' stays in journal mode '{}': SQLite cannot switch it to WAL, which "
@@ -294,8 +294,6 @@ struct History::Impl {
         }
         db.fail(rc, "switching the database to WAL mode");
       }
-      ++busy_waits;
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << std::min(attempt, 7), 100)));
     }
   }
 
