@@ -2,9 +2,11 @@
 #include "gridlock/model/history.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <filesystem>
 #include <limits>
 #include <thread>
@@ -74,6 +76,24 @@ DROP INDEX metrics_by_name;
 CREATE INDEX runs_by_schema ON runs(schema);
 )sql";
 
+// 3 -> 4: the names with their run counts as name sets: the runs of one kind (every sweep of the
+// same options) share one set of names, stored once with the number of its runs, so that an add
+// counts its run in one row instead of one row per name (17,500 for a large sweep). The sets are
+// filled from the stored metrics by migrate_3_to_4(), then metric_names goes.
+constexpr const char* kMigrate3To4 = R"sql(
+CREATE TABLE name_sets(
+  id INTEGER PRIMARY KEY,
+  digest BLOB NOT NULL UNIQUE,
+  names INTEGER NOT NULL,
+  runs INTEGER NOT NULL);
+CREATE TABLE name_set_members(
+  set_id INTEGER NOT NULL REFERENCES name_sets(id),
+  name TEXT NOT NULL,
+  PRIMARY KEY (set_id, name)) WITHOUT ROWID;
+CREATE INDEX name_set_members_by_name ON name_set_members(name);
+ALTER TABLE runs ADD COLUMN name_set INTEGER REFERENCES name_sets(id);
+)sql";
+
 // Below this many metrics still short of baseline values, regress looks each one up by primary
 // key in a run; above, one ordered scan of the run's metrics is cheaper.
 constexpr std::size_t kBaselineLookupMax = 32;
@@ -107,6 +127,128 @@ class Transaction {
 };
 
 std::int64_t as_int64(std::uint64_t v) noexcept { return std::bit_cast<std::int64_t>(v); }
+
+__extension__ typedef unsigned __int128 Uint128;  // NOLINT(modernize-use-using): __extension__ needs typedef
+
+// The digest of a run's set of metric names: FNV-1a 128 over the names in byte order, each
+// preceded by its length (so that no two lists of names give the same bytes), then their count.
+// Two runs with equal digests are taken to have the same names without comparing them, so the
+// digest must not collide in practice: 128 bits make an accidental collision among even 10^9
+// distinct sets about 10^-21 likely. Hand-written: no hashing library is a dependency and SQLite
+// exposes none; FNV-1a 128 is a fixed published algorithm, so stored digests stay valid across
+// builds and platforms (std::hash promises neither).
+class NameDigest {
+ public:
+  void add(std::string_view name) noexcept {
+    mix_number(name.size());
+    for (const char c : name) {
+      mix(static_cast<unsigned char>(c));
+    }
+    ++names_;
+  }
+  [[nodiscard]] std::size_t names() const noexcept { return names_; }
+  /// The 16 bytes stored in name_sets.digest, most significant first.
+  [[nodiscard]] std::array<std::byte, 16> bytes() const noexcept {
+    NameDigest last = *this;
+    last.mix_number(names_);
+    std::array<std::byte, 16> out{};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<std::byte>(static_cast<unsigned>(last.hash_ >> (8 * (15 - i))) & 0xffU);
+    }
+    return out;
+  }
+
+ private:
+  static constexpr Uint128 kOffset =
+      (static_cast<Uint128>(0x6c62272e07bb0142ULL) << 64) | static_cast<Uint128>(0x62b821756295c58dULL);
+  static constexpr Uint128 kPrime = (static_cast<Uint128>(0x0000000001000000ULL) << 64) | 0x13bU;
+
+  void mix(unsigned char byte) noexcept {
+    hash_ ^= byte;
+    hash_ *= kPrime;
+  }
+  void mix_number(std::uint64_t n) noexcept {
+    for (int i = 0; i < 8; ++i) {
+      mix(static_cast<unsigned char>((n >> (8 * i)) & 0xffU));
+    }
+  }
+
+  Uint128 hash_ = kOffset;
+  std::size_t names_ = 0;
+};
+
+// A run's name set: finds it by the digest of the names and counts the run in it (one row), or
+// creates it; the caller then stores a new set's members (store_members()).
+class NameSets {
+ public:
+  explicit NameSets(const Connection& db)
+      : find_(db, "SELECT id FROM name_sets WHERE digest = ?1"),
+        count_(db, "UPDATE name_sets SET runs = runs + 1 WHERE id = ?1"),
+        create_(db, "INSERT INTO name_sets(digest, names, runs) VALUES (?1, ?2, 1)"),
+        // From the run's rows just stored, in their (name) order: appends to the members' key.
+        members_(db,
+                 "INSERT INTO name_set_members(set_id, name) SELECT ?1, name FROM metrics WHERE run_id = ?2"),
+        db_(db) {}
+
+  /// The set's id, and whether it was created (its members are still to be stored).
+  std::pair<std::int64_t, bool> count_run(const NameDigest& names) {
+    const std::array<std::byte, 16> digest = names.bytes();
+    find_.reset();
+    find_.bind_blob(1, digest);
+    if (find_.step()) {
+      const std::int64_t id = find_.int64(0);
+      find_.reset();
+      count_.reset();
+      count_.bind(1, id);
+      count_.step();
+      return {id, false};
+    }
+    find_.reset();
+    create_.reset();
+    create_.bind_blob(1, digest);
+    create_.bind(2, static_cast<std::int64_t>(names.names()));
+    create_.step();
+    return {sqlite3_last_insert_rowid(db_.get()), true};
+  }
+
+  /// Stores the members of a set just created: the metric names of `run`.
+  void store_members(std::int64_t set, std::int64_t run) {
+    members_.reset();
+    members_.bind(1, set);
+    members_.bind(2, run);
+    members_.step();
+  }
+
+ private:
+  Statement find_;
+  Statement count_;
+  Statement create_;
+  Statement members_;
+  const Connection& db_;
+};
+
+// The digest of `metrics`' names, which add() takes in name order (parse_result() gives them so);
+// a caller's list in another order is digested in name order all the same.
+NameDigest digest_of(const std::vector<Metric>& metrics) {
+  NameDigest digest;
+  const auto by_name = [](const Metric& a, const Metric& b) { return a.name < b.name; };
+  if (std::is_sorted(metrics.begin(), metrics.end(), by_name)) {
+    for (const Metric& m : metrics) {
+      digest.add(m.name);
+    }
+    return digest;
+  }
+  std::vector<std::string_view> names;
+  names.reserve(metrics.size());
+  for (const Metric& m : metrics) {
+    names.emplace_back(m.name);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string_view name : names) {
+    digest.add(name);
+  }
+  return digest;
+}
 
 Direction parse_direction(std::string_view text) noexcept {
   if (text == "lower") {
@@ -253,12 +395,11 @@ struct History::Impl {
     // In WAL mode NORMAL syncs at checkpoints only: a power cut may lose the last adds, never the
     // database's consistency, and an add costs no fsync of its own.
     db.exec("PRAGMA synchronous = NORMAL");
-    // An add touches every page of metric_names (its run counts): a larger cache keeps them and the
-    // pages regress reads (64 MiB, per connection).
+    // A larger cache keeps the pages regress reads (64 MiB, per connection).
     db.exec("PRAGMA cache_size = -65536");
     db.exec("PRAGMA foreign_keys = ON");
-    // The metric_names upsert of an add keeps a statement journal of the pages it changes (about
-    // 200 for 17,500 names); in memory rather than a temporary file.
+    // The first add of a kind of run inserts its name set's members (17,500 for a large sweep) in a
+    // statement that keeps a statement journal; in memory rather than a temporary file.
     db.exec("PRAGMA temp_store = MEMORY");
   }
 
@@ -330,6 +471,8 @@ struct History::Impl {
         migrate_1_to_2();
       } else if (version == 2) {
         db.exec(kMigrate2To3);
+      } else if (version == 3) {
+        migrate_3_to_4();
       }
       Statement set(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
       set.bind(1, std::to_string(version + 1));
@@ -348,6 +491,37 @@ struct History::Impl {
       set.bind(2, runs.int64(0));
       set.step();
     }
+  }
+
+  // Every run's name set from its stored metrics, read in (run_id, name) order, the primary key's.
+  void migrate_3_to_4() const {
+    db.exec(kMigrate3To4);
+    std::vector<std::int64_t> ids;
+    Statement runs(db, "SELECT id FROM runs ORDER BY id");
+    while (runs.step()) {
+      ids.push_back(runs.int64(0));
+    }
+    Statement names(db, "SELECT name FROM metrics WHERE run_id = ?1 ORDER BY name");
+    Statement set_of(db, "UPDATE runs SET name_set = ?1 WHERE id = ?2");
+    NameSets sets(db);
+    for (const std::int64_t id : ids) {
+      NameDigest digest;
+      names.reset();
+      names.bind(1, id);
+      while (names.step()) {
+        digest.add(names.text_view(0));
+      }
+      names.reset();
+      const auto [set, created] = sets.count_run(digest);
+      if (created) {
+        sets.store_members(set, id);
+      }
+      set_of.reset();
+      set_of.bind(1, set);
+      set_of.bind(2, id);
+      set_of.step();
+    }
+    db.exec("DROP TABLE metric_names");
   }
 
   // The baseline values of each of `metrics` (names with the candidate's values): from the runs
@@ -443,8 +617,8 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
   Statement run(
       db,
       "INSERT INTO runs(added, source, schema, schema_version, tool, mode, host, date, mpi_library, "
-      "gridlock_version, git_commit, seed, ranks, notes, json, content_hash) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+      "gridlock_version, git_commit, seed, ranks, notes, json, content_hash, name_set) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
   Statement metric(db, "INSERT INTO metrics(run_id, name, value) VALUES (?1, ?2, ?3)");
   // Rows in blocks: one step per block instead of one per metric (17,500 for a large sweep).
   std::string block_sql = "INSERT INTO metrics(run_id, name, value) VALUES (?, ?, ?)";
@@ -452,11 +626,7 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
     block_sql += ", (?, ?, ?)";
   }
   Statement block(db, block_sql.c_str());
-  // The run's names counted in one statement from the rows just stored, in their (name) order: a
-  // statement per name would cost a bind and step per metric.
-  Statement names(db,
-                  "INSERT INTO metric_names(name, runs) SELECT name, 1 FROM metrics WHERE run_id = ?1 "
-                  "ON CONFLICT(name) DO UPDATE SET runs = runs + 1");
+  NameSets sets(db);
   Statement info(db,
                  "INSERT INTO metric_info(name, better) VALUES (?1, ?2) "
                  "ON CONFLICT(name) DO UPDATE SET better = excluded.better");
@@ -481,6 +651,7 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
     for (const std::string& n : r.notes) {
       notes += (notes.empty() ? "" : "; ") + n;
     }
+    const auto [set, created] = sets.count_run(digest_of(r.metrics));
     const RunContext& c = r.context;
     run.reset();
     run.bind(1, std::string_view(added));
@@ -508,6 +679,7 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
     // The result's text and names outlive the step: bound without SQLite's copy.
     run.bind_static(15, r.json);
     run.bind(16, as_int64(r.content_hash));
+    run.bind(17, set);
     run.step();
     out.id = sqlite3_last_insert_rowid(db.get());
     std::size_t first = 0;
@@ -539,9 +711,9 @@ AddReport History::add(const std::vector<ParsedResult>& results) {
         info.step();
       }
     }
-    names.reset();
-    names.bind(1, out.id);
-    names.step();
+    if (created) {
+      sets.store_members(set, out.id);
+    }
     out.metrics = r.metrics.size();
     report.runs.push_back(out);
   }
@@ -604,10 +776,12 @@ std::vector<TrendPoint> History::trend(std::string_view metric, std::size_t limi
 }
 
 std::vector<std::pair<std::string, std::size_t>> History::metric_names(std::string_view prefix) const {
-  // A range on the index rather than LIKE, whose wildcards '_' and '%' occur in metric names.
+  // A range on the members' index by name rather than LIKE, whose wildcards '_' and '%' occur in
+  // metric names; a name's runs are those of the sets that hold it.
   Statement s(impl_->db,
-              "SELECT name, runs FROM metric_names WHERE name >= ?1 AND name < ?1 || x'f48fbfbf' "
-              "ORDER BY name");
+              "SELECT m.name, sum(s.runs) FROM name_set_members m JOIN name_sets s ON s.id = m.set_id "
+              "WHERE m.name >= ?1 AND m.name < ?1 || x'f48fbfbf' GROUP BY m.name HAVING sum(s.runs) > 0 "
+              "ORDER BY m.name");
   s.bind(1, prefix);
   std::vector<std::pair<std::string, std::size_t>> out;
   while (s.step()) {

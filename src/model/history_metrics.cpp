@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,27 +39,36 @@ constexpr int kMaxFlattenDepth = 3;
 class MetricSet {
  public:
   explicit MetricSet(std::string_view source) : source_(source) {}
+  void reserve(std::size_t metrics) { metrics_.reserve(metrics); }
   void add(std::string name, double value, Direction better) {
     if (!std::isfinite(value)) {
       return;
     }
     metrics_.push_back(Metric{std::move(name), value, better});
   }
+  // In name order: the history stores a run's metrics and digests its name set in that order
+  // (a sweep's come sorted already, and is_sorted() is all they cost).
   std::vector<Metric> take() {
-    std::vector<const Metric*> by_name;
-    by_name.reserve(metrics_.size());
-    for (const Metric& m : metrics_) {
-      by_name.push_back(&m);
+    const auto by_name = [](const Metric& a, const Metric& b) { return a.name < b.name; };
+    if (!std::is_sorted(metrics_.begin(), metrics_.end(), by_name)) {
+      std::vector<std::size_t> order(metrics_.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return metrics_[a].name < metrics_[b].name; });
+      std::vector<Metric> sorted;
+      sorted.reserve(metrics_.size());
+      for (const std::size_t i : order) {
+        sorted.push_back(std::move(metrics_[i]));
+      }
+      metrics_ = std::move(sorted);
     }
-    std::sort(by_name.begin(), by_name.end(),
-              [](const Metric* a, const Metric* b) { return a->name < b->name; });
-    const auto twice = std::adjacent_find(
-        by_name.begin(), by_name.end(), [](const Metric* a, const Metric* b) { return a->name == b->name; });
-    if (twice != by_name.end()) {
+    const auto twice = std::adjacent_find(metrics_.begin(), metrics_.end(),
+                                          [](const Metric& a, const Metric& b) { return a.name == b.name; });
+    if (twice != metrics_.end()) {
       throw InputError(
           fmt::format("{}: metric '{}' appears twice; each record must be unique (see docs/model.md, "
                       "\"Metric names\")",
-                      source_, (*twice)->name));
+                      source_, twice->name));
     }
     return std::move(metrics_);
   }
@@ -169,6 +179,8 @@ void sweep_metrics(const json& doc, const json& context, std::string_view source
   // Stable, so that the order of metrics out of one file never depends on the sort's whims.
   std::stable_sort(values.begin(), values.end(),
                    [](const Value& a, const Value& b) { return a.name < b.name; });
+  // Grown step by step, the list of a large sweep cost more than its parse (bench/history_bench).
+  out.reserve(values.size());
   std::vector<double> pool;
   for (auto first = values.begin(); first != values.end();) {
     auto last = std::find_if(first, values.end(), [&](const Value& v) { return v.name != first->name; });

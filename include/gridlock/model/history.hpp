@@ -16,7 +16,7 @@
 namespace gridlock::model {
 
 /// The version of the database layout this gridlock writes; older databases are migrated on open.
-inline constexpr int kHistorySchemaVersion = 3;
+inline constexpr int kHistorySchemaVersion = 4;
 
 /// `PRAGMA application_id` of a history database ("GLHS"): a database with another id is refused.
 inline constexpr std::int32_t kHistoryApplicationId = 0x474C4853;
@@ -55,7 +55,7 @@ struct ParsedResult {
   std::string json;                ///< The file's text, stored as is.
   std::uint64_t content_hash = 0;  ///< FNV-1a 64 of `json`: finds the same file added twice.
   RunContext context;              ///< Columns taken from the context block.
-  std::vector<Metric> metrics;     ///< Named numbers; names are unique.
+  std::vector<Metric> metrics;     ///< Named numbers; names are unique, in name order.
   std::vector<std::string> notes;  ///< e.g. "unknown schema 'x': stored without metrics".
 };
 

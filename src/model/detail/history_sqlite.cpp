@@ -98,6 +98,13 @@ void Statement::bind_static(int index, std::string_view value) {
   }
 }
 
+void Statement::bind_blob(int index, std::span<const std::byte> value) {
+  const int rc = sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) {
+    connection_->fail(rc, "binding a parameter");
+  }
+}
+
 void Statement::bind_null(int index) {
   const int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,8 @@ class Statement {
   /// Binds text without a copy: `value` must stay alive and unchanged until the next step() or
   /// reset() of this statement has returned.
   void bind_static(int index, std::string_view value);
+  /// Binds a blob (copied by SQLite).
+  void bind_blob(int index, std::span<const std::byte> value);
   /// Binds NULL.
   void bind_null(int index);
   /// Steps: true when a row is available, false when done. Throws on errors.

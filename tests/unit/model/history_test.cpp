@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -418,22 +419,8 @@ TEST_F(HistoryTest, MigratesVersion1) {
   EXPECT_EQ(History(db_).opened_schema_version(), kHistorySchemaVersion);
 }
 
-TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
-  // The same runs stored by this gridlock (reference) and copied into a version 2 layout, created
-  // with version 2's statements (as gridlock 2 wrote them: version 1, then 1 -> 2).
-  const fs::path reference = dir_ / "reference.db";
-  {
-    History h(reference, HistoryOptions{std::chrono::milliseconds(10000), true});
-    const std::vector<double> medians{250, 252, 248, 251, 249, 250, 253, 400};
-    for (std::size_t i = 0; i < medians.size(); ++i) {
-      (void)h.add({parsed(sweep(medians[i], i + 1), "run" + std::to_string(i) + ".json")});
-      // Runs of another schema in between, which the sweeps' baselines pass over.
-      const json noise{{"context", {{"schema", "gridlock.bench.noise"}, {"date", "2026-11-25T21:00:00Z"}}},
-                       {"summary", {{"noise_fraction", 0.01 * static_cast<double>(i + 1)}}}};
-      (void)h.add({parsed(noise, "noise" + std::to_string(i) + ".json")});
-    }
-  }
-  raw_sql(db_, R"sql(
+// Version 2's layout as gridlock 2 wrote it (version 1, then 1 -> 2).
+constexpr const char* kLayoutV2 = R"sql(
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO meta(key, value) VALUES ('application', 'gridlock history'), ('schema_version', '2');
     CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, added TEXT NOT NULL, source TEXT NOT NULL,
@@ -448,19 +435,52 @@ TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
     CREATE TABLE metric_info(name TEXT PRIMARY KEY, better TEXT NOT NULL) WITHOUT ROWID;
     PRAGMA application_id = 1196181587;
     PRAGMA user_version = 2;
-  )sql");
-  raw_sql(
-      db_,
-      ("ATTACH DATABASE '" + reference.string() +
-       "' AS ref; INSERT INTO runs SELECT * FROM ref.runs; INSERT INTO metrics SELECT * FROM ref.metrics; "
-       "INSERT INTO metric_info SELECT * FROM ref.metric_info;")
-          .c_str());
-  History want(reference);
-  History got(db_);
-  EXPECT_EQ(got.opened_schema_version(), 2);
+  )sql";
+
+// Version 3's additions to version 2 (2 -> 3), as gridlock 3 wrote them.
+constexpr const char* kLayoutV3 = R"sql(
+    CREATE TABLE metric_names(name TEXT PRIMARY KEY, runs INTEGER NOT NULL) WITHOUT ROWID;
+    DROP INDEX metrics_by_name;
+    CREATE INDEX runs_by_schema ON runs(schema);
+    UPDATE meta SET value = '3' WHERE key = 'schema_version';
+    PRAGMA user_version = 3;
+  )sql";
+
+// The runs of `reference` copied into the older layout at `db` (runs without the name_set column).
+void copy_runs(const fs::path& db, const fs::path& reference) {
+  raw_sql(db,
+          ("ATTACH DATABASE '" + reference.string() +
+           "' AS ref; INSERT INTO runs SELECT id, added, source, schema, schema_version, tool, mode, host, "
+           "date, mpi_library, gridlock_version, git_commit, seed, ranks, notes, json, content_hash FROM "
+           "ref.runs; INSERT INTO metrics SELECT * FROM ref.metrics; "
+           "INSERT INTO metric_info SELECT * FROM ref.metric_info;")
+              .c_str());
+}
+
+// Runs of several kinds: 8 sweeps (the last slow) of two record sets, noise runs between them,
+// and a result of a schema without metrics.
+void fill_reference(History& h) {
+  const std::vector<double> medians{250, 252, 248, 251, 249, 250, 253, 400};
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    json doc = sweep(medians[i], i + 1);
+    if (i % 3 == 1) {
+      doc["records"].erase(6);  // no barrier: another set of names
+    }
+    (void)h.add({parsed(doc, "run" + std::to_string(i) + ".json")});
+    // Runs of another schema in between, which the sweeps' baselines pass over.
+    const json noise{{"context", {{"schema", "gridlock.bench.noise"}, {"date", "2026-11-25T21:00:00Z"}}},
+                     {"summary", {{"noise_fraction", 0.01 * static_cast<double>(i + 1)}}}};
+    (void)h.add({parsed(noise, "noise" + std::to_string(i) + ".json")});
+  }
+  (void)h.add({parsed(json{{"context", {{"schema", "gridlock.unknown"}}}}, "unknown.json")});
+}
+
+// list, show, trend, metrics and regress of `got` (migrated) against `want` (the reference).
+void expect_same_answers(const History& got, const History& want) {
   EXPECT_EQ(got.schema_version(), kHistorySchemaVersion);
   EXPECT_EQ(list_table(got.list()), list_table(want.list()));
-  for (std::int64_t id = 1; id <= 16; ++id) {
+  ASSERT_EQ(got.count(), 17U);
+  for (std::int64_t id = 1; id <= 17; ++id) {
     EXPECT_EQ(run_summary_text(*got.get(id)), run_summary_text(*want.get(id))) << id;
   }
   for (const char* metric : {"sweep.allreduce.1MiB.median", "bench.noise.summary.noise_fraction"}) {
@@ -471,6 +491,10 @@ TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
   EXPECT_EQ(names, want.metric_names(""));
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names.front().second, 8U);
+  const auto barrier = got.metric_names("sweep.barrier.0B.");
+  ASSERT_FALSE(barrier.empty());
+  EXPECT_EQ(barrier.front().second, 5U);  // runs 0, 2, 3, 5, 6 have it
+  EXPECT_EQ(barrier, want.metric_names("sweep.barrier.0B."));
   RegressOptions options;
   options.baseline = parse_baseline("last:5");
   options.run = 15;  // the last sweep: its baseline is the five sweeps before, not the noise runs
@@ -478,11 +502,114 @@ TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
   EXPECT_EQ(regress_table(report, true), regress_table(want.regress(options), true));
   EXPECT_EQ(report.regressions(), 14U);
   for (const RegressRow& row : report.rows) {
-    EXPECT_EQ(row.baseline_runs, 5U) << row.metric;
+    EXPECT_EQ(row.baseline_runs, row.metric.starts_with("sweep.barrier.") ? 4U : 5U) << row.metric;
   }
   options.run.reset();
   options.baseline = parse_baseline("all");
   EXPECT_EQ(regress_table(got.regress(options), true), regress_table(want.regress(options), true));
+}
+
+TEST_F(HistoryTest, MigratesVersion2WithTheSameAnswers) {
+  // The same runs stored by this gridlock (reference) and copied into a version 2 layout.
+  const fs::path reference = dir_ / "reference.db";
+  {
+    History h(reference, HistoryOptions{std::chrono::milliseconds(10000), true});
+    fill_reference(h);
+  }
+  raw_sql(db_, kLayoutV2);
+  copy_runs(db_, reference);
+  History want(reference);
+  History got(db_);
+  EXPECT_EQ(got.opened_schema_version(), 2);
+  expect_same_answers(got, want);
+}
+
+TEST_F(HistoryTest, MigratesVersion3WithTheSameAnswers) {
+  // The same runs in a version 3 layout, with the run counts per name gridlock 3 kept.
+  const fs::path reference = dir_ / "reference.db";
+  {
+    History h(reference, HistoryOptions{std::chrono::milliseconds(10000), true});
+    fill_reference(h);
+  }
+  raw_sql(db_, (std::string(kLayoutV2) + kLayoutV3).c_str());
+  copy_runs(db_, reference);
+  raw_sql(db_, "INSERT INTO metric_names(name, runs) SELECT name, count(*) FROM metrics GROUP BY name;");
+  History want(reference);
+  {
+    History got(db_);
+    EXPECT_EQ(got.opened_schema_version(), 3);
+    expect_same_answers(got, want);
+  }
+  // The sweeps' two sets of names, the noise runs' and the empty one, each stored once; a name's
+  // count goes on with the next add of its kind.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw,
+                               "SELECT count(*), sum(runs), (SELECT count(*) FROM sqlite_master WHERE name = "
+                               "'metric_names') FROM name_sets",
+                               -1, &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 4);
+  EXPECT_EQ(sqlite3_column_int(s, 1), 17);
+  EXPECT_EQ(sqlite3_column_int(s, 2), 0);
+  sqlite3_finalize(s);
+  sqlite3_close(raw);
+  History got(db_);
+  (void)got.add({parsed(sweep(250, 99), "more.json")});
+  EXPECT_EQ(got.metric_names("sweep.barrier.0B.").front().second, 6U);
+  EXPECT_EQ(got.metric_names("sweep.allreduce.1MiB.median").front().second, 9U);
+}
+
+// Counts across several kinds of runs, checked against counting every run's metrics; duplicates
+// and failed batches count nothing; a caller's metrics out of name order count the same.
+TEST_F(HistoryTest, MetricNamesCountRunsOfEveryKind) {
+  History h = open();
+  std::vector<ParsedResult> results;
+  for (std::uint64_t i = 0; i < 9; ++i) {
+    json doc = sweep(100, i);
+    if (i % 3 == 0) {
+      doc["records"].erase(0);  // no whole-world allreduce
+    } else if (i % 3 == 1) {
+      doc["records"].erase(6);  // no barrier
+    }
+    results.push_back(parsed(doc, "s" + std::to_string(i) + ".json"));
+    const json noise{{"context", {{"schema", "gridlock.bench.noise"}}},
+                     {"summary", {{"noise_fraction", 0.1}, {"runs", static_cast<double>(i)}}}};
+    results.push_back(parsed(noise, "n" + std::to_string(i) + ".json"));
+  }
+  (void)h.add({results[0], results[1], results[2]});  // one batch: the set made by the first counts the third
+  for (std::size_t i = 3; i < results.size(); ++i) {
+    (void)h.add({results[i]});
+  }
+  EXPECT_TRUE(h.add({results[4]}).runs[0].duplicate);
+  ParsedResult broken = parsed(sweep(3, 1000), "broken.json");
+  broken.metrics.push_back(broken.metrics.front());
+  EXPECT_THROW((void)h.add({broken}), Error);
+  ParsedResult shuffled = parsed(sweep(7, 2000), "shuffled.json");
+  std::reverse(shuffled.metrics.begin(), shuffled.metrics.end());
+  (void)h.add({shuffled});
+
+  std::map<std::string, std::size_t> want;
+  for (const RunSummary& run : h.list()) {
+    const std::optional<StoredRun> stored = h.get(run.id);
+    ASSERT_TRUE(stored.has_value());
+    for (const Metric& m : stored->metrics) {
+      ++want[m.name];
+    }
+  }
+  EXPECT_EQ(h.metric_names(""), (std::vector<std::pair<std::string, std::size_t>>(want.begin(), want.end())));
+  EXPECT_EQ(want.at("sweep.allreduce.1MiB.median"), 7U);  // 6 of the 9 sweeps, and shuffled
+  EXPECT_EQ(want.at("sweep.barrier.0B.median"), 7U);
+  EXPECT_EQ(want.at("sweep.pingpong.node.1KiB.median"), 10U);
+  EXPECT_EQ(want.at("bench.noise.summary.noise_fraction"), 9U);
+  const auto noise = h.metric_names("bench.noise.");
+  ASSERT_EQ(noise.size(), 2U);
+  EXPECT_EQ(noise[0], (std::pair<std::string, std::size_t>{"bench.noise.summary.noise_fraction", 9}));
+  EXPECT_TRUE(h.metric_names("sweep.nosuch").empty());
+  // A prefix is a byte range, not a LIKE pattern: '_' matches only itself.
+  EXPECT_TRUE(h.metric_names("sweep_").empty());
 }
 
 TEST_F(HistoryTest, RefusesForeignCorruptAndNewerDatabases) {
