@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs dependencies, then
 #   1. format check (clang-format) of every C++ file,
-#   2. the "ci" build (optimised, warnings are errors) and every CTest test,
+#   2. the "ci" build (optimised, warnings are errors) and every CTest test, then the install
+#      check (scripts/install-check.sh),
 #   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
@@ -30,6 +31,11 @@ ctest --preset ci -j "$jobs" --timeout 600
 if ((fast)); then
   exit 0
 fi
+
+# The ci tree installed into a temporary prefix and used with the build tree moved away (tools,
+# an MPI job, a consumer project with find_package and with pkg-config): docs/install.md.
+step "install check"
+scripts/install-check.sh build/ci
 
 step "clang-tidy"
 mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp')
