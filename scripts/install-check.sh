@@ -40,6 +40,15 @@ done
 grep -q '"gridlock.sim.result"' "$work/sim.json" || fail "gridlock sim wrote no result"
 "$bin/gridlock" topo info torus:2x2x2 >/dev/null || fail "installed gridlock topo info"
 [ -f "$prefix/share/gridlock/platforms/crossbar-4.xml" ] || fail "SimGrid platforms not installed"
+for page in gridlock gridlock-sim gridlock-topo-route gridlock-bench gridlock-bench-sweep; do
+  [ -f "$prefix/share/man/man1/$page.1" ] || fail "man page $page.1 not installed"
+done
+if command -v man >/dev/null; then
+  MANPATH="$prefix/share/man" man -w gridlock-sim >/dev/null || fail "man does not find the installed gridlock-sim(1)"
+fi
+for tool in gridlock gridlock-bench; do
+  bash -n "$prefix/share/bash-completion/completions/$tool" || fail "bash completion for $tool not installed or broken"
+done
 mpiexec -n 2 "$bin/gridlock-bench" sweep --ops pingpong --sizes 8 --only-sizes --reps 50 -q \
   --json "$work/sweep.json" >/dev/null || fail "installed gridlock-bench under mpiexec"
 grep -q '"pingpong"' "$work/sweep.json" || fail "gridlock-bench sweep wrote no pingpong record"
