@@ -9,6 +9,30 @@ include(CMakePackageConfigHelpers)
 # kept in the installed tools' RPATH, so they run after the build tree is gone.
 set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
 
+# Installing over another version: files the old one installed and this one does not (a renamed
+# man page or header) would stay, so say so before anything is copied. The version is read from
+# the CMake package's version file of the prefix.
+set(GRIDLOCK_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+set(_gridlock_version_check [[
+  set(_gridlock_old "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/@GRIDLOCK_LIBDIR@/cmake/gridlock/gridlockConfigVersion.cmake")
+  if(EXISTS "${_gridlock_old}")
+    # The version file sets PACKAGE_VERSION; read in a function so nothing else leaks out.
+    function(_gridlock_installed_version file out)
+      include("${file}")
+      set(${out} "${PACKAGE_VERSION}" PARENT_SCOPE)
+    endfunction()
+    _gridlock_installed_version("${_gridlock_old}" _gridlock_old_version)
+    if(NOT _gridlock_old_version STREQUAL "@PROJECT_VERSION@")
+      message(WARNING "gridlock @PROJECT_VERSION@ is being installed over gridlock ${_gridlock_old_version} in "
+                      "${CMAKE_INSTALL_PREFIX}: files of ${_gridlock_old_version} that @PROJECT_VERSION@ no longer "
+                      "installs stay there. Install each version into a prefix of its own (as environment modules "
+                      "do), or remove the old files first (install_manifest.txt of its build lists them).")
+    endif()
+  endif()
+]])
+string(CONFIGURE "${_gridlock_version_check}" _gridlock_version_check @ONLY)
+install(CODE "${_gridlock_version_check}")
+
 # The libraries another project may link, exported as gridlock::<name>. gridlock::bench (MPI) only
 # where it is built.
 set(_gridlock_exported core noise sim topo oracle mapping model)

@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh Debian machine: installs dependencies, then
 #   1. format check (clang-format) of every C++ file,
 #   2. the "ci" build (optimised, warnings are errors) and every CTest test, then the install
-#      check (scripts/install-check.sh),
+#      check (scripts/install-check.sh) and the Debian package check (scripts/deb-check.sh),
 #   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
@@ -36,6 +36,9 @@ fi
 # an MPI job, a consumer project with find_package and with pkg-config): docs/install.md.
 step "install check"
 scripts/install-check.sh build/ci
+# The Debian package of the same tree: cpack, apt-get install, smoke run, apt-get remove.
+step "deb package check"
+scripts/deb-check.sh build/ci
 
 step "clang-tidy"
 mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp')

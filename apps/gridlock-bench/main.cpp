@@ -20,6 +20,7 @@
 #include "cli_numbers.hpp"
 #include "distinct_outputs.hpp"
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/launcher.hpp"
 #include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
@@ -545,6 +546,8 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
   }
   gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
+  // Another MPI family's launcher would start N one-rank jobs that each measure alone.
+  gb::check_launcher();
   if (replicas->parsed()) {
     // The conversion reads --loggops-from's fit on every rank: agreed, so one rank failing ends all.
     gb::agree_on_options(MPI_COMM_WORLD,
