@@ -17,6 +17,7 @@ done
 packages=(
   build-essential cmake ninja-build git pkg-config
   openmpi-bin libopenmpi-dev
+  mpich libmpich-dev
   libsimgrid-dev jq
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev

@@ -6,7 +6,9 @@
 #   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
-#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters.
+#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters,
+#   6. the "mpich" build (gridlock-bench against MPICH) and the mpi-labelled tests,
+#   7. bounded fuzzing of the input parsers.
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,13 @@ step "smpi build and tests"
 cmake --preset smpi >/dev/null
 cmake --build --preset smpi -j "$jobs"
 ctest --preset smpi --timeout 600
+
+# gridlock-bench and the MPI tests against Debian's MPICH as well as Open MPI (docs/install.md,
+# docs/gridlock-bench.md "MPICH"): the MPI test label only, the targets it needs only.
+step "mpich build and MPI tests"
+cmake --preset mpich >/dev/null
+cmake --build --preset mpich -j "$jobs"
+ctest --preset mpich -j "$jobs" --timeout 600
 
 if [ -x scripts/fuzz.sh ]; then
   step "fuzzing (bounded time)"
