@@ -20,5 +20,6 @@ endif()
 
 # Every gridlock target calls this so options stay in one place.
 function(gridlock_target_defaults target)
-  target_link_libraries(${target} PRIVATE gridlock_options)
+  # Build-only: the flags are not part of what an installed target asks of its consumers.
+  target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:gridlock_options>)
 endfunction()

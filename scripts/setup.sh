@@ -17,11 +17,13 @@ done
 packages=(
   build-essential cmake ninja-build git pkg-config
   openmpi-bin libopenmpi-dev
+  mpich libmpich-dev
   libsimgrid-dev jq
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
   libscotch-dev libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libeigen3-dev
   clang clang-format clang-tidy libclang-rt-14-dev
+  groff-base
 )
 
 missing=()

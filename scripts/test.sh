@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs dependencies, then
 #   1. format check (clang-format) of every C++ file,
-#   2. the "ci" build (optimised, warnings are errors) and every CTest test,
+#   2. the "ci" build (optimised, warnings are errors) and every CTest test, then the install
+#      check (scripts/install-check.sh) and the Debian package check (scripts/deb-check.sh),
 #   3. clang-tidy on the libraries, apps and tests (warnings are errors),
 #   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
-#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters.
+#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters,
+#   6. the "mpich" build (gridlock-bench against MPICH) and the mpi-labelled tests,
+#   7. bounded fuzzing of the input parsers.
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +33,14 @@ ctest --preset ci -j "$jobs" --timeout 600
 if ((fast)); then
   exit 0
 fi
+
+# The ci tree installed into a temporary prefix and used with the build tree moved away (tools,
+# an MPI job, a consumer project with find_package and with pkg-config): docs/install.md.
+step "install check"
+scripts/install-check.sh build/ci
+# The Debian package of the same tree: cpack, apt-get install, smoke run, apt-get remove.
+step "deb package check"
+scripts/deb-check.sh build/ci
 
 step "clang-tidy"
 mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp')
@@ -56,6 +67,13 @@ step "smpi build and tests"
 cmake --preset smpi >/dev/null
 cmake --build --preset smpi -j "$jobs"
 ctest --preset smpi --timeout 600
+
+# gridlock-bench and the MPI tests against Debian's MPICH as well as Open MPI (docs/install.md,
+# docs/gridlock-bench.md "MPICH"): the MPI test label only, the targets it needs only.
+step "mpich build and MPI tests"
+cmake --preset mpich >/dev/null
+cmake --build --preset mpich -j "$jobs"
+ctest --preset mpich -j "$jobs" --timeout 600
 
 if [ -x scripts/fuzz.sh ]; then
   step "fuzzing (bounded time)"

@@ -16,9 +16,11 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli_docs.hpp"
 #include "cli_numbers.hpp"
 #include "distinct_outputs.hpp"
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/bench/launcher.hpp"
 #include "gridlock/bench/noise_run.hpp"
 #include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
@@ -483,7 +485,8 @@ void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::Ap
   gb::validate(o);
 }
 
-int run(int argc, char** argv, int rank, int thread_level) {
+// docs_only: `gridlock-bench --generate-docs DIR`, before and without MPI_Init (cli_docs.hpp).
+int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
   gb::Options network_options;
@@ -530,6 +533,9 @@ int run(int argc, char** argv, int rank, int thread_level) {
   app.set_version_flag("--version",
                        fmt::format("gridlock-bench {} (commit {})", gridlock::kVersion, gridlock::kGitCommit),
                        "Print the gridlock version and git commit, and exit");
+  if (docs_only) {
+    return gridlock::cli::generate_docs_if_asked(app, "gridlock-bench", argc, argv);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -540,6 +546,8 @@ int run(int argc, char** argv, int rank, int thread_level) {
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
   }
   gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
+  // Another MPI family's launcher would start N one-rank jobs that each measure alone.
+  gb::check_launcher();
   if (replicas->parsed()) {
     // The conversion reads --loggops-from's fit on every rank: agreed, so one rank failing ends all.
     gb::agree_on_options(MPI_COMM_WORLD,
@@ -586,6 +594,15 @@ int run(int argc, char** argv, int rank, int thread_level) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The documentation comes from the option definitions alone: no MPI, so the build can run it.
+  if (argc > 1 && std::string_view(argv[1]) == gridlock::cli::kGenerateDocsFlag) {
+    try {
+      return run(argc, argv, 0, MPI_THREAD_SINGLE, true);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "gridlock-bench: internal error: {}\n", e.what());
+      return to_int(ExitCode::kInternal);
+    }
+  }
   // sim-replicas runs worker threads beside the main thread, which alone calls MPI: FUNNELED.
   // Every other subcommand measures, and asks for SINGLE: with Open MPI 4.1 FUNNELED alone adds
   // about 50 ns to a shared-memory round trip (bench/bare_pingpong.cpp, BARE_PINGPONG_FUNNELED).
@@ -610,7 +627,7 @@ int main(int argc, char** argv) {
   }
   int rc = 0;
   try {
-    rc = run(argc, argv, rank, thread_level);
+    rc = run(argc, argv, rank, thread_level, false);
   } catch (const gb::CollectiveError& e) {
     if (rank == 0) {
       fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());

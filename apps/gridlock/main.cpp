@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli_docs.hpp"
 #include "cli_numbers.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
   gridlock::cli::add_model_command(app);
   gridlock::cli::add_history_command(app);
   gridlock::cli::check_unsigned_options(app);
+  if (const int rc = gridlock::cli::generate_docs_if_asked(app, "gridlock", argc, argv); rc >= 0) {
+    return rc;
+  }
   gridlock::cli::guard_outputs(app, argc, argv);
   try {
     app.parse(argc, argv);
