@@ -16,8 +16,9 @@ bench="$3"
 gridlock="$4"
 file="$5"
 rm -f "$file"
-# Every op, so that many are left when the first is done.
-"$mpiexec" "$np_flag" 2 "$bench" sweep --quick --json "$file" -q >/dev/null 2>&1 &
+# Every op, each size bounded by time only (about 0.1 s), so that the job runs for many seconds
+# after the first op is done and the file is written.
+"$mpiexec" "$np_flag" 2 "$bench" sweep --quick --reps 1000000 --max-time 100ms --json "$file" -q >/dev/null 2>&1 &
 job=$!
 for _ in $(seq 600); do
   [ -f "$file" ] && break
