@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <new>
@@ -482,6 +483,11 @@ void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::Ap
     }
     o.ops = gb::parse_sweep_ops(ops);
   }
+  // Fault injection for the tests (docs/gridlock-bench.md); every rank reads the same environment.
+  if (const char* fault =
+          std::getenv("GRIDLOCK_SWEEP_FAIL")) {  // NOLINT(concurrency-mt-unsafe): no threads yet
+    o.fault = gb::parse_sweep_fault(fault);
+  }
   gb::validate(o);
 }
 
@@ -576,7 +582,7 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     finish_sweep_options(sweep_options, sweep_text, *sweep);
     const gb::SweepReport report = gb::run_sweep(sweep_options, MPI_COMM_WORLD);
     gb::write_sweep_outputs(sweep_options, report, MPI_COMM_WORLD);
-    return 0;
+    return report.failed > 0 ? gb::kSweepFailedExitCode : 0;
   }
   if (noise->parsed()) {
     finish_noise_options(noise_options, noise_text);

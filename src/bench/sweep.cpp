@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -155,7 +157,10 @@ std::vector<std::uint64_t> collective_sizes(const SweepOptions& o, std::string_v
   return sizes;
 }
 
-detail::SweepBudget budget_of(const SweepOptions& o) { return {o.reps, o.min_reps, o.warmup, o.max_time_s}; }
+detail::SweepBudget budget_of(const SweepOptions& o, std::string_view op, std::uint64_t size) {
+  const bool fault = o.fault && o.fault->op == op && o.fault->size_bytes == size;
+  return {o.reps, o.min_reps, o.warmup, o.max_time_s, fault};
+}
 
 void progress(const SweepOptions& o, int rank, const std::string& text) {
   if (!o.quiet && rank == 0) {
@@ -185,7 +190,7 @@ SweepRecord make_record(const SweepOptions& o, std::string_view op, std::uint64_
   return r;
 }
 
-// A measured record, or (measurement failed) a skip naming the measurement and the cause.
+// A measured record, or (the measurement failed) a failed record with the error.
 void add_result(const SweepOptions& o, SweepReport& report, std::string_view op, std::uint64_t size,
                 int ranks, std::string_view pair_class, std::uint64_t pass, std::optional<detail::Measured> m,
                 const std::string& error) {
@@ -193,57 +198,73 @@ void add_result(const SweepOptions& o, SweepReport& report, std::string_view op,
     report.records.push_back(make_record(o, op, size, ranks, pair_class, pass, std::move(*m)));
     return;
   }
-  std::string what = pair_class.empty() ? fmt::format("{} {} on {} ranks", op, format_bytes(size), ranks)
-                                        : fmt::format("{} {} {} pair", op, format_bytes(size), pair_class);
-  if (o.repeat > 1) {
-    what += fmt::format(", pass {}", pass);
-  }
-  report.skipped.push_back({std::move(what), "the measurement failed: " + error});
+  SweepRecord r = make_record(o, op, size, ranks, pair_class, pass, {});
+  r.status = SweepStatus::kFailed;
+  r.error = error;
+  r.bandwidth_mib_s = std::nan("");
+  report.records.push_back(std::move(r));
+  ++report.failed;
 }
 
-// GRIDLOCK_SWEEP_FAIL=OP:BYTES makes that measurement fail on every rank, as an MPI call failing
-// everywhere would: the only way a test can reach the path below (docs/gridlock-bench.md).
-void inject_failure(std::string_view op, std::uint64_t size_bytes) {
-  // The sweep runs no threads of its own: nothing can change the environment under it.
-  const char* spec = std::getenv("GRIDLOCK_SWEEP_FAIL");  // NOLINT(concurrency-mt-unsafe)
-  if (spec != nullptr && fmt::format("{}:{}", op, size_bytes) == spec) {
-    throw MpiError(
-        fmt::format("{} of {} bytes: failure injected by GRIDLOCK_SWEEP_FAIL={}", op, size_bytes, spec));
+// The records of the sizes an op did not attempt after it failed at `failed_size` on this pair or
+// communicator: what failed there would most likely fail again (a limit, a broken path), and each
+// attempt risks leaving a peer inside a call, which MPI cannot recover from.
+void add_skipped_after(const SweepOptions& o, SweepReport& report, std::string_view op,
+                       const std::vector<std::uint64_t>& sizes, std::uint64_t failed_size, int ranks,
+                       std::string_view pair_class, std::uint64_t pass) {
+  const std::string where = pair_class.empty() ? fmt::format("on this communicator of {} ranks", ranks)
+                                               : fmt::format("on this {} pair", pair_class);
+  for (const std::uint64_t s : sizes) {
+    if (s <= failed_size) {
+      continue;
+    }
+    SweepRecord r = make_record(o, op, s, ranks, pair_class, pass, {});
+    r.status = SweepStatus::kSkipped;
+    r.error = fmt::format("not measured: {} failed at {} {}", op, format_bytes(failed_size), where);
+    r.bandwidth_mib_s = std::nan("");
+    report.records.push_back(std::move(r));
   }
 }
 
-// Runs one measurement on every rank of `comm`. An exception on any rank (an MPI call that failed:
-// a resource or implementation limit, memory) becomes a skipped measurement that rank 0 reports
-// with the first failing rank's message, and the sweep goes on: a failed measurement is data.
+// Runs one measurement on every rank of `comm` (the pair or communicator of the op; world rank 0,
+// which keeps the records, is in every one). An exception on any rank (an MPI call that returned
+// an error: a resource or implementation limit, memory) is caught on that rank, and after the
+// measurement the ranks agree on it with one MPI_Allreduce of the lowest failing rank; that
+// rank's message goes to the others, and the caller records the failure and goes on: a failed
+// measurement is data. Ranks outside `comm` wait in an idle barrier and need not know.
 // This recovers when every rank of `comm` leaves the measurement, which is so when the failure is
-// everywhere (limits, memory for the same size) or on a rank whose peers are not waiting on it;
-// a rank that fails while a peer waits in a call for it cannot be recovered in MPI without fault
-// tolerance extensions (ULFM): the job then ends at the launcher's time limit, as with any hang.
+// everywhere (limits, memory for the same size, argument errors) or on a rank whose peers are not
+// waiting on it; a rank that fails while a peer waits in a call for it cannot be recovered in MPI
+// 3 without the fault tolerance extensions (ULFM): the job then hangs until the launcher's time
+// limit, and the partial JSON written after every op keeps what was measured.
 template <typename Measure>
-std::optional<detail::Measured> measure_or_skip(MPI_Comm comm, std::string& error, Measure&& measure) {
+std::optional<detail::Measured> measure_or_fail(MPI_Comm comm, int world_rank, std::string& error,
+                                                Measure&& measure) {
   std::optional<detail::Measured> out;
   int failed = 0;
   try {
     out = measure();
+  } catch (const MpiError& e) {
+    error = e.summary();
+    failed = 1;
   } catch (const std::exception& e) {
     error = e.what();
     failed = 1;
   }
   int rank = 0;
   GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
-  int first = failed != 0 ? rank : INT_MAX;
-  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm));
-  if (first == INT_MAX) {
+  // The lowest failing world rank (the name in the message) and its rank in `comm` (the root below).
+  std::array<int, 2> first{failed != 0 ? world_rank : INT_MAX, rank};
+  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, first.data(), 1, MPI_2INT, MPI_MINLOC, comm));
+  if (first[0] == INT_MAX) {
     return out;
   }
   // The first failing rank's message, so that rank 0 reports the cause and not "it failed elsewhere".
   auto length = static_cast<int>(std::min<std::size_t>(error.size(), 4096));
-  GRIDLOCK_MPI(MPI_Bcast(&length, 1, MPI_INT, first, comm));
+  GRIDLOCK_MPI(MPI_Bcast(&length, 1, MPI_INT, first[1], comm));
   error.resize(static_cast<std::size_t>(length));
-  GRIDLOCK_MPI(MPI_Bcast(error.data(), length, MPI_CHAR, first, comm));
-  if (first != 0) {
-    error = fmt::format("rank {}: {}", first, error);
-  }
+  GRIDLOCK_MPI(MPI_Bcast(error.data(), length, MPI_CHAR, first[1], comm));
+  error = fmt::format("rank {}: {}", first[0], error);
   return std::nullopt;
 }
 
@@ -279,57 +300,66 @@ NodeKeys node_keys(const SweepOptions& o, MPI_Comm world, int rank, int size) {
   return keys;
 }
 
+// Called by rank 0 after each op on a pair or communicator (the partial JSON).
+using OpDone = std::function<void()>;
+
 void measure_pair_class(const SweepOptions& o, MPI_Comm world, int rank, std::size_t cls, int partner,
                         std::uint64_t pass, const std::vector<std::string>& ops, SweepReport& report,
-                        detail::SweepBuffers& buffers) {
+                        detail::SweepBuffers& buffers, const OpDone& op_done) {
   const bool member = rank == 0 || rank == partner;
   const detail::Comm pair = detail::split(world, member ? 0 : MPI_UNDEFINED, rank);
   const std::string_view name = kPairClasses[cls];
+  // One op's sizes on the pair, until the first failure (`measure` runs one size).
+  const auto run_op = [&](const std::string& op, const auto& measure) {
+    progress(
+        o, rank,
+        fmt::format("pass {}: {} {} pair (ranks 0, {}), {} sizes", pass, op, name, partner, o.sizes.size()));
+    for (const std::uint64_t s : o.sizes) {
+      std::string error;
+      std::optional<detail::Measured> m =
+          measure_or_fail(pair.get(), rank, error, [&] { return measure(op, s, budget_of(o, op, s)); });
+      const bool failed = !m;
+      if (rank == 0) {
+        add_result(o, report, op, s, 2, name, pass, std::move(m), error);
+      }
+      if (failed) {
+        if (rank == 0) {
+          add_skipped_after(o, report, op, o.sizes, s, 2, name, pass);
+        }
+        break;
+      }
+    }
+    if (rank == 0) {
+      op_done();
+    }
+  };
   if (member) {
     buffers.reserve(o.sizes.back(), o.seed);
-    const detail::SweepBudget budget = budget_of(o);
     bool any_rma = false;
     for (const std::string& op : ops) {
       if (sweep_op_kind(op) != SweepKind::kP2p) {
         any_rma = any_rma || sweep_op_kind(op) == SweepKind::kRma;
         continue;
       }
-      progress(o, rank,
-               fmt::format("pass {}: {} {} pair (ranks 0, {}), {} sizes", pass, op, name, partner,
-                           o.sizes.size()));
-      for (const std::uint64_t s : o.sizes) {
-        std::string error;
-        std::optional<detail::Measured> m = measure_or_skip(pair.get(), error, [&] {
-          inject_failure(op, s);
-          return detail::measure_p2p(op, pair.get(), s, o.window, budget, buffers);
-        });
-        if (rank == 0) {
-          add_result(o, report, op, s, 2, name, pass, std::move(m), error);
-        }
-      }
+      run_op(op, [&](const std::string& name_of_op, std::uint64_t s, const detail::SweepBudget& budget) {
+        return detail::measure_p2p(name_of_op, pair.get(), s, o.window, budget, buffers);
+      });
     }
     if (any_rma) {
       void* base = nullptr;
       MPI_Win win = MPI_WIN_NULL;
       GRIDLOCK_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(std::max<std::uint64_t>(o.sizes.back(), 1)), 1,
                                     MPI_INFO_NULL, pair.get(), &base, &win));
+      // A window does not inherit its communicator's handler: without this, a failed MPI_Put
+      // would abort the job (MPI_ERRORS_ARE_FATAL) instead of becoming a failed record.
+      GRIDLOCK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
       for (const std::string& op : ops) {
         if (sweep_op_kind(op) != SweepKind::kRma) {
           continue;
         }
-        progress(o, rank,
-                 fmt::format("pass {}: {} {} pair (ranks 0, {}), {} sizes", pass, op, name, partner,
-                             o.sizes.size()));
-        for (const std::uint64_t s : o.sizes) {
-          std::string error;
-          std::optional<detail::Measured> m = measure_or_skip(pair.get(), error, [&] {
-            inject_failure(op, s);
-            return detail::measure_rma(op, pair.get(), win, s, budget, buffers);
-          });
-          if (rank == 0) {
-            add_result(o, report, op, s, 2, name, pass, std::move(m), error);
-          }
-        }
+        run_op(op, [&](const std::string& name_of_op, std::uint64_t s, const detail::SweepBudget& budget) {
+          return detail::measure_rma(name_of_op, pair.get(), win, s, budget, buffers);
+        });
       }
       GRIDLOCK_MPI(MPI_Win_free(&win));
     }
@@ -339,11 +369,10 @@ void measure_pair_class(const SweepOptions& o, MPI_Comm world, int rank, std::si
 
 void measure_collectives(const SweepOptions& o, MPI_Comm world, int rank, int ranks, std::uint64_t pass,
                          const std::vector<std::string>& ops, SweepReport& report,
-                         detail::SweepBuffers& buffers) {
+                         detail::SweepBuffers& buffers, const OpDone& op_done) {
   const bool member = rank < ranks;
   const detail::Comm comm = detail::split(world, member ? 0 : MPI_UNDEFINED, rank);
   if (member) {
-    const detail::SweepBudget budget = budget_of(o);
     for (const std::string& op : ops) {
       if (sweep_op_kind(op) != SweepKind::kCollective) {
         continue;
@@ -361,14 +390,28 @@ void measure_collectives(const SweepOptions& o, MPI_Comm world, int rank, int ra
           continue;
         }
         std::string error;
-        std::optional<detail::Measured> m = measure_or_skip(comm.get(), error, [&] {
-          inject_failure(op, s);
+        std::optional<detail::Measured> m = measure_or_fail(comm.get(), rank, error, [&] {
           buffers.reserve(bytes, o.seed);
-          return detail::measure_collective(op, comm.get(), s, o.sync, o.window_us, budget, buffers);
+          return detail::measure_collective(op, comm.get(), s, o.sync, o.window_us, budget_of(o, op, s),
+                                            buffers);
         });
+        const bool failed = !m;
         if (rank == 0) {
           add_result(o, report, op, s, ranks, "", pass, std::move(m), error);
         }
+        if (failed) {
+          if (rank == 0) {
+            std::vector<std::uint64_t> rest;
+            std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(rest), [&](std::uint64_t x) {
+              return detail::collective_buffer_bytes(op, x, ranks) <= kMaxCollectiveBuffer;
+            });
+            add_skipped_after(o, report, op, rest, s, ranks, "", pass);
+          }
+          break;
+        }
+      }
+      if (rank == 0) {
+        op_done();
       }
     }
   }
@@ -397,6 +440,21 @@ Json parameters_json(const SweepOptions& o) {
           {"virtual_nodes", o.virtual_nodes},
           {"ranks_per_node", o.ranks_per_node},
           {"seed", o.seed}};
+}
+
+Json sweep_context(const SweepOptions& options, int size, std::uint64_t nodes) {
+  Json context = base_context("gridlock-bench sweep", "gridlock.sweep", kSweepSchemaVersion);
+  context["mpi_library"] = detail::mpi_library_version();
+  int version = 0;
+  int subversion = 0;
+  GRIDLOCK_MPI(MPI_Get_version(&version, &subversion));
+  context["mpi_standard"] = fmt::format("{}.{}", version, subversion);
+  context["ranks"] = size;
+  context["nodes"] = nodes;
+  context["seed"] = options.seed;
+  context["sync"] = to_string(options.sync);
+  context["parameters"] = parameters_json(options);
+  return context;
 }
 
 std::string cell(double value) {
@@ -435,7 +493,11 @@ void print_tables(const SweepOptions& o, const SweepReport& report) {
     for (std::size_t k = i; k < end; ++k) {
       const SweepRecord& r = report.records[k];
       const SweepStats& s = r.stats;
-      if (bw) {
+      if (r.status != SweepStatus::kOk) {
+        const std::string_view word = to_string(r.status);
+        fmt::print("| {:>12} | {:>12} | {:>12} | {:>12} | {:>12} | {:>12} |\n", format_bytes(r.size_bytes),
+                   word, word, word, word, bw ? "MiB/s" : "usec");
+      } else if (bw) {
         // Bandwidths from the times: the 99% column is the slow tail (size / p99 time).
         const auto rate = [&](double us) {
           return r.size_bytes > 0 && us > 0
@@ -451,6 +513,13 @@ void print_tables(const SweepOptions& o, const SweepReport& report) {
     }
     fmt::print("{}\n", kBar);
     i = end;
+  }
+  for (const SweepRecord& r : report.records) {
+    if (r.status == SweepStatus::kFailed) {
+      fmt::print("failed: {} {} {}: {}\n", r.op, format_bytes(r.size_bytes),
+                 r.pair_class.empty() ? fmt::format("on {} ranks", r.ranks) : r.pair_class + " pair",
+                 r.error);
+    }
   }
 }
 
@@ -468,6 +537,34 @@ SweepSync parse_sweep_sync(std::string_view text) {
 
 std::string_view to_string(SweepSync sync) noexcept {
   return sync == SweepSync::kBarrier ? "barrier" : "window";
+}
+
+std::string_view to_string(SweepStatus status) noexcept {
+  switch (status) {
+    case SweepStatus::kOk:
+      return "ok";
+    case SweepStatus::kFailed:
+      return "failed";
+    case SweepStatus::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::optional<SweepFault> parse_sweep_fault(std::string_view spec) {
+  spec = trim(spec);
+  if (spec.empty()) {
+    return std::nullopt;
+  }
+  const std::size_t colon = spec.rfind(':');
+  const std::string_view op = colon == std::string_view::npos ? spec : trim(spec.substr(0, colon));
+  if (colon == std::string_view::npos || op_index(op) >= kOps.size()) {
+    throw InputError(
+        fmt::format("GRIDLOCK_SWEEP_FAIL='{}': give OP:BYTES with OP one of {} (e.g. allreduce:1024)", spec,
+                    fmt::join(kOps, ",")));
+  }
+  return SweepFault{std::string(op),
+                    parse_byte_size(trim(spec.substr(colon + 1)), "GRIDLOCK_SWEEP_FAIL size")};
 }
 
 std::string_view to_string(SweepKind kind) noexcept {
@@ -767,36 +864,66 @@ SweepReport run_sweep(const SweepOptions& options, MPI_Comm world) {
     }
   }
   const std::vector<int> comm_sizes = communicator_sizes(options, size);
+  if (rank == 0) {
+    report.context = sweep_context(options, size, nodes);
+  }
+  // Ops on one pair or communicator in one pass: the unit of the partial file's progress.
+  const auto count_ops = [&](SweepKind kind) {
+    return static_cast<std::size_t>(
+        std::count_if(options.ops.begin(), options.ops.end(),
+                      [&](const std::string& op) { return sweep_op_kind(op) == kind; }));
+  };
+  const auto pair_classes = static_cast<std::size_t>(
+      std::count_if(pairs.partner.begin(), pairs.partner.end(), [](int p) { return p >= 0; }));
+  const std::size_t total_ops =
+      options.repeat * (pair_classes * (count_ops(SweepKind::kP2p) + count_ops(SweepKind::kRma)) +
+                        comm_sizes.size() * count_ops(SweepKind::kCollective));
+  std::size_t done_ops = 0;
+  bool partial_warned = false;
+  const OpDone op_done = [&] {
+    ++done_ops;
+    if (options.json_path.empty()) {
+      return;
+    }
+    report.complete = false;
+    report.reason = fmt::format("in progress: {} of {} ops done", done_ops, total_ops);
+    try {
+      write_json_file(options.json_path, report.context, sweep_json_body(options, report));
+    } catch (const std::exception& e) {
+      // The final write reports the error as the job's; a partial one only warns, once: ranks
+      // outside this pair or communicator could not be told without a collective.
+      if (!partial_warned) {
+        fmt::print(stderr, "gridlock-bench sweep: warning: partial results not written: {}\n", e.what());
+        partial_warned = true;
+      }
+    }
+  };
   detail::SweepBuffers buffers;
   for (std::uint64_t pass = 0; pass < options.repeat; ++pass) {
     if (pair_ops) {
       for (std::size_t c = 0; c < kPairClasses.size(); ++c) {
         if (pairs.partner[c] >= 0) {
-          measure_pair_class(options, world, rank, c, pairs.partner[c], pass, options.ops, report, buffers);
+          measure_pair_class(options, world, rank, c, pairs.partner[c], pass, options.ops, report, buffers,
+                             op_done);
         }
       }
     }
     if (collective_ops) {
       for (const int k : comm_sizes) {
-        measure_collectives(options, world, rank, k, pass, options.ops, report, buffers);
+        measure_collectives(options, world, rank, k, pass, options.ops, report, buffers, op_done);
       }
     }
   }
+  report.complete = true;
+  report.reason.clear();
+  // Every rank returns the exit code of failed measurements, so they agree on it.
+  auto failed = static_cast<unsigned long long>(report.failed);
+  GRIDLOCK_MPI(MPI_Bcast(&failed, 1, MPI_UNSIGNED_LONG_LONG, 0, world));
   if (rank != 0) {
-    return {};
+    SweepReport empty;
+    empty.failed = failed;
+    return empty;
   }
-  Json context = base_context("gridlock-bench sweep", "gridlock.sweep", 1);
-  context["mpi_library"] = detail::mpi_library_version();
-  int version = 0;
-  int subversion = 0;
-  GRIDLOCK_MPI(MPI_Get_version(&version, &subversion));
-  context["mpi_standard"] = fmt::format("{}.{}", version, subversion);
-  context["ranks"] = size;
-  context["nodes"] = nodes;
-  context["seed"] = options.seed;
-  context["sync"] = to_string(options.sync);
-  context["parameters"] = parameters_json(options);
-  report.context = std::move(context);
   return report;
 }
 
@@ -807,13 +934,20 @@ Json sweep_json_body(const SweepOptions& options, const SweepReport& report) {
   std::vector<Key> order;
   for (const SweepRecord& r : report.records) {
     const SweepStats& s = r.stats;
-    Json rec = {{"kind", to_string(r.kind)},
-                {"op", r.op},
-                {"size_bytes", r.size_bytes},
-                {"ranks", r.ranks},
-                {"pair_class", r.pair_class.empty() ? Json(nullptr) : Json(r.pair_class)},
-                {"repeat", r.repeat},
-                {"n", s.n},
+    Json head = {{"kind", to_string(r.kind)},
+                 {"op", r.op},
+                 {"size_bytes", r.size_bytes},
+                 {"ranks", r.ranks},
+                 {"pair_class", r.pair_class.empty() ? Json(nullptr) : Json(r.pair_class)},
+                 {"repeat", r.repeat},
+                 {"status", to_string(r.status)}};
+    if (r.status != SweepStatus::kOk) {
+      // No statistics: a consumer that reads time_us without looking at the status fails loudly.
+      head[r.status == SweepStatus::kFailed ? "error" : "reason"] = r.error;
+      records.push_back(std::move(head));
+      continue;
+    }
+    Json rec = {{"n", s.n},
                 {"outliers", s.outliers},
                 {"invalid", r.invalid},
                 {"time_us",
@@ -831,7 +965,8 @@ Json sweep_json_body(const SweepOptions& options, const SweepReport& report) {
     if (options.samples) {
       rec["samples_us"] = r.samples_us;
     }
-    records.push_back(std::move(rec));
+    head.update(rec);
+    records.push_back(std::move(head));
     const Key key{r.op, r.size_bytes, r.ranks, r.pair_class};
     auto [it, inserted] = medians.try_emplace(key);
     if (inserted) {
@@ -839,7 +974,13 @@ Json sweep_json_body(const SweepOptions& options, const SweepReport& report) {
     }
     it->second.push_back(s.median);
   }
-  Json body = {{"records", std::move(records)}};
+  Json body = {{"status", report.complete ? "complete" : "cut_short"}};
+  if (!report.complete) {
+    body["reason"] = report.reason;
+  }
+  body["failed"] = std::count_if(report.records.begin(), report.records.end(),
+                                 [](const SweepRecord& r) { return r.status == SweepStatus::kFailed; });
+  body["records"] = std::move(records);
   if (options.repeat >= 2) {
     Json variability = Json::array();
     for (const Key& key : order) {

@@ -509,6 +509,14 @@ FitResult fit_sweep(const Sweep& sweep) {
                                          fmt_num(s.points.front().median_us)));
       continue;
     }
+    if (s.points.size() < 2 && s.left_out > 0) {
+      // A failure cut the series short: the sizes measured before it stay in the file, but one
+      // point makes no line, and the other series still deserve their fit.
+      result.notes.push_back(
+          fmt::format("{}: one size measured before {} failed or skipped ones: no Hockney fit",
+                      describe(s.key), s.left_out));
+      continue;
+    }
     result.series.push_back(fit_series(s));
   }
   for (const char* pair : {"far", "router", "node"}) {

@@ -110,7 +110,8 @@ std::string part(std::string text) {
 }
 
 // Sweep records (docs/formats/sweep-json.md): sweep.<op>[.<pair_class>][.p<ranks>].<size>.<stat>.
-void sweep_metrics(const json& doc, const json& context, std::string_view source, MetricSet& out) {
+void sweep_metrics(const json& doc, const json& context, std::string_view source, MetricSet& out,
+                   std::vector<std::string>* notes) {
   const auto records = doc.find("records");
   if (records == doc.end() || !records->is_array()) {
     throw InputError(fmt::format(
@@ -153,10 +154,16 @@ void sweep_metrics(const json& doc, const json& context, std::string_view source
   };
   std::vector<Value> values;
   values.reserve(records->size() * (kSweepStats.size() + 1));
+  std::size_t left_out = 0;
   for (std::size_t i = 0; i < records->size(); ++i) {
     const json& r = (*records)[i];
     if (!r.is_object()) {
       throw InputError(fmt::format("{}: record {}: must be an object", source, i));
+    }
+    // Schema version 2: failed and skipped measurements have no statistics to store.
+    if (const std::string status = string_field(r, "status"); status == "failed" || status == "skipped") {
+      ++left_out;
+      continue;
     }
     const std::string base = record_name(r, i, "record");
     const auto time = r.find("time_us");
@@ -174,6 +181,15 @@ void sweep_metrics(const json& doc, const json& context, std::string_view source
     }
     if (const auto bw = number(r, "bandwidth_mib_s")) {
       values.push_back(Value{base + ".bw_mib_s", *bw, Direction::kHigher});
+    }
+  }
+  if (left_out > 0) {
+    if (values.empty()) {
+      throw InputError(fmt::format("{}: all {} sweep records failed or were skipped: nothing to store",
+                                   source, records->size()));
+    }
+    if (notes != nullptr) {
+      notes->push_back(fmt::format("{} failed or skipped sweep records left out", left_out));
     }
   }
   // Stable, so that the order of metrics out of one file never depends on the sort's whims.
@@ -328,7 +344,7 @@ std::vector<Metric> extract(const json& doc, const json& context, std::string_vi
                             std::string_view source, std::vector<std::string>* notes) {
   MetricSet out(source);
   if (schema == "gridlock.sweep") {
-    sweep_metrics(doc, context, source, out);
+    sweep_metrics(doc, context, source, out, notes);
   } else if (schema == "gridlock.bench") {
     bench_metrics(doc, context, source, out);
   } else if (schema == "gridlock.sim.replicas") {

@@ -106,10 +106,11 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
                     "gridlock-bench sweep",
                     name, context_value(context, "schema")));
   }
-  if (!context.contains("schema_version") || context["schema_version"] != 1) {
+  if (!context.contains("schema_version") ||
+      (context["schema_version"] != 1 && context["schema_version"] != 2)) {
     throw InputError(
         fmt::format("{}: gridlock.sweep schema version {} is not supported (this gridlock reads "
-                    "version 1)",
+                    "versions 1 and 2)",
                     name, context_value(context, "schema_version")));
   }
   if (!doc.contains("records") || !doc["records"].is_array()) {
@@ -122,6 +123,9 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
   // (key, size) -> point; (key, size, repeat) -> first record index, to name duplicates.
   std::map<std::pair<SeriesKey, std::uint64_t>, Point> points;
   std::map<std::tuple<SeriesKey, std::uint64_t, std::uint64_t>, std::size_t> seen;
+  std::size_t failed = 0;
+  std::size_t skipped = 0;
+  std::map<SeriesKey, std::size_t> left_out;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Json& r = records[i];
     if (!r.is_object()) {
@@ -151,6 +155,17 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
       key.pair_class = pair.get<std::string>();
     }
     const std::uint64_t repeat = r.contains("repeat") ? count_field(r, name, i, "repeat") : 0;
+    // Version 2: a failed or skipped measurement has a status and no statistics.
+    if (const auto st = r.find("status"); st != r.end()) {
+      if (!st->is_string() || (*st != "ok" && *st != "failed" && *st != "skipped")) {
+        bad(name, i, "status must be ok, failed or skipped");
+      }
+      if (*st != "ok") {
+        ++(*st == "failed" ? failed : skipped);
+        ++left_out[key];
+        continue;
+      }
+    }
     const Json& time = field(r, name, i, "time_us");
     if (!time.is_object() || !time.contains("median")) {
       bad(name, i, "time_us.median is missing");
@@ -174,12 +189,30 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
       }
     }
   }
+  if (points.empty()) {
+    throw InputError(fmt::format(
+        "{}: no measured records: all {} records failed ({}) or were skipped ({}); see their 'error' "
+        "and run the sweep again",
+        name, records.size(), failed, skipped));
+  }
   Sweep sweep;
   sweep.context = context;
   sweep.inputs.emplace_back(name);
+  if (failed + skipped > 0) {
+    sweep.warnings.push_back(
+        fmt::format("{}: {} failed and {} skipped measurements left out (their 'error' "
+                    "and 'reason' say why)",
+                    name, failed, skipped));
+  }
+  if (const auto st = doc.find("status"); st != doc.end() && *st == "cut_short") {
+    sweep.warnings.push_back(fmt::format("{}: the sweep was cut short ({}): only what it measured is used",
+                                         name,
+                                         doc.contains("reason") ? doc["reason"].dump() : "no reason given"));
+  }
   for (auto& [ks, point] : points) {
     if (sweep.series.empty() || sweep.series.back().key != ks.first) {
-      sweep.series.push_back(Series{ks.first, {}});
+      const auto lo = left_out.find(ks.first);
+      sweep.series.push_back(Series{ks.first, {}, lo == left_out.end() ? 0 : lo->second});
     }
     pool(point);
     sweep.series.back().points.push_back(std::move(point));
@@ -207,6 +240,7 @@ void merge_sweep(Sweep& into, Sweep more) {
       into.series.insert(it, std::move(s));
       continue;
     }
+    it->left_out += s.left_out;
     for (auto& p : s.points) {
       auto& pts = it->points;
       const auto q = std::lower_bound(pts.begin(), pts.end(), p.size_bytes,

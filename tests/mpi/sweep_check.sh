@@ -17,12 +17,14 @@ ops="$3"
 classes="$4"
 samples="${5:-}"
 [ -f "$file" ] || fail "$file was not written"
-jq -e '.context.tool == "gridlock-bench sweep" and .context.schema == "gridlock.sweep" and .context.schema_version == 1' \
-  "$file" >/dev/null || fail "$file: context block is not gridlock.sweep version 1"
+jq -e '.context.tool == "gridlock-bench sweep" and .context.schema == "gridlock.sweep" and .context.schema_version == 2' \
+  "$file" >/dev/null || fail "$file: context block is not gridlock.sweep version 2"
 jq -e --argjson r "$ranks" '.context.ranks == $r and (.context.nodes >= 1) and (.context.seed | type) == "number"
   and (.context.sync | IN("barrier", "window")) and (.context.mpi_library | type) == "string"
   and (.context.parameters | type) == "object"' "$file" >/dev/null || fail "$file: context fields missing or wrong"
 jq -e '.records | length > 0' "$file" >/dev/null || fail "$file: no records"
+jq -e '.status == "complete" and .failed == 0 and ([.records[] | select(.status != "ok")] | length == 0)' "$file" \
+  >/dev/null || fail "$file: not complete, or a measurement failed: $(jq -c '[.records[] | select(.status != "ok")][0]' "$file")"
 IFS=, read -ra op_list <<<"$ops"
 for op in "${op_list[@]}"; do
   n="$(jq --arg op "$op" '[.records[] | select(.op == $op)] | length' "$file")"

@@ -3,6 +3,7 @@
 /// Errors specific to the MPI benchmark.
 
 #include <string>
+#include <utility>
 
 #include "gridlock/core/error.hpp"
 
@@ -12,9 +13,18 @@ namespace gridlock::bench {
 /// MPI library's error string.
 class MpiError : public Error {
  public:
-  using Error::Error;
+  /// An MPI failure described by `message` alone.
+  explicit MpiError(const std::string& message) : Error(message), summary_(message) {}
+  /// `message` in full (call, source line, error string) and the `summary` a record keeps
+  /// (`MPI_Send: MPI_ERR_COUNT: invalid count argument`).
+  MpiError(const std::string& message, std::string summary) : Error(message), summary_(std::move(summary)) {}
   /// MPI failures have their own exit code.
   [[nodiscard]] ExitCode exit_code() const noexcept override { return ExitCode::kMpi; }
+  /// The function and MPI's error string, without source location.
+  [[nodiscard]] const std::string& summary() const noexcept { return summary_; }
+
+ private:
+  std::string summary_;
 };
 
 /// An error that every rank detects identically (bad options, too few nodes, uneven ranks per

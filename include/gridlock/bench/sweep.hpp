@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,18 @@ inline constexpr std::uint64_t kMaxSweepRepeat = 10'000;
 /// Parses a comma-separated list of byte sizes (`4KiB,6KiB,12KiB`) for option `what`.
 [[nodiscard]] std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_view what);
 
+/// A fault to inject (`GRIDLOCK_SWEEP_FAIL=OP:BYTES`): the kernels of that op at that size issue
+/// erroneous MPI calls (a count of -1) on every rank of the pair or communicator, so that the
+/// library's error handler reports a real MPI error.
+struct SweepFault {
+  std::string op;                ///< One of sweep_op_names().
+  std::uint64_t size_bytes = 0;  ///< Message size in bytes.
+};
+
+/// Parses `OP:BYTES` (`allreduce:1024`; an empty spec: no fault). Throws InputError naming
+/// GRIDLOCK_SWEEP_FAIL for an unknown op or a size that is not a number of bytes.
+[[nodiscard]] std::optional<SweepFault> parse_sweep_fault(std::string_view spec);
+
 /// Options of `gridlock-bench sweep`.
 struct SweepOptions {
   std::vector<std::string> ops;                      ///< Ops to run, in run order (parse_sweep_ops).
@@ -101,6 +114,7 @@ struct SweepOptions {
   std::uint64_t seed = 1;                ///< Seed of the buffer contents.
   std::string json_path;                 ///< --json.
   bool quiet = false;                    ///< No progress on stderr.
+  std::optional<SweepFault> fault;       ///< Fault injection for tests (GRIDLOCK_SWEEP_FAIL).
 };
 
 /// Sets the one-minute profile: a few sizes up to 256 KiB (collectives up to 64 KiB), few
@@ -144,18 +158,30 @@ struct SweepVariability {
 /// Variability of per-pass medians (at least two).
 [[nodiscard]] SweepVariability sweep_variability(const std::vector<double>& medians_us);
 
+/// What became of one measurement.
+enum class SweepStatus : std::uint8_t {
+  kOk,       ///< Measured: the statistics are valid.
+  kFailed,   ///< An MPI call failed during it: `error` says which, on which rank; no statistics.
+  kSkipped,  ///< Not attempted: an earlier size of the same op failed on the same pair or communicator.
+};
+
+/// `ok`, `failed` or `skipped`.
+[[nodiscard]] std::string_view to_string(SweepStatus status) noexcept;
+
 /// One measurement: an op at one size, communicator size and pair class, in one pass.
 struct SweepRecord {
-  SweepKind kind = SweepKind::kP2p;  ///< p2p, rma or collective.
-  std::string op;                    ///< Op name.
-  std::uint64_t size_bytes = 0;      ///< Message size (collectives: per rank).
-  int ranks = 2;                     ///< Ranks taking part.
-  std::string pair_class;            ///< node, router or far; empty for collectives.
-  std::uint64_t repeat = 0;          ///< Pass.
-  SweepStats stats;                  ///< Summary of the valid samples.
-  std::uint64_t invalid = 0;         ///< Calls discarded (--sync window: a rank started late).
-  double bandwidth_mib_s = 0;        ///< Bandwidth ops: size / median, MiB/s (NaN otherwise).
-  std::vector<double> samples_us;    ///< Every valid sample, with --samples.
+  SweepKind kind = SweepKind::kP2p;       ///< p2p, rma or collective.
+  std::string op;                         ///< Op name.
+  std::uint64_t size_bytes = 0;           ///< Message size (collectives: per rank).
+  int ranks = 2;                          ///< Ranks taking part.
+  std::string pair_class;                 ///< node, router or far; empty for collectives.
+  std::uint64_t repeat = 0;               ///< Pass.
+  SweepStats stats;                       ///< Summary of the valid samples.
+  std::uint64_t invalid = 0;              ///< Calls discarded (--sync window: a rank started late).
+  double bandwidth_mib_s = 0;             ///< Bandwidth ops: size / median, MiB/s (NaN otherwise).
+  std::vector<double> samples_us;         ///< Every valid sample, with --samples.
+  SweepStatus status = SweepStatus::kOk;  ///< Measured, failed or skipped (then `stats` is empty).
+  std::string error;  ///< Failed: `rank N: MPI_Send: <MPI_Error_string>`; skipped: why not attempted.
 };
 
 /// A measurement the job could not make, reported instead of failing.
@@ -164,23 +190,36 @@ struct SweepSkip {
   std::string reason;  ///< Why.
 };
 
-/// What world rank 0 reports (other ranks get an empty report).
+/// What world rank 0 reports (other ranks get an empty report but for `failed`).
 struct SweepReport {
   Json context;                      ///< Context block.
   std::vector<SweepRecord> records;  ///< In measurement order.
-  std::vector<SweepSkip> skipped;    ///< Measurements left out.
+  std::vector<SweepSkip> skipped;    ///< Measurements left out (pair classes, buffers too large).
+  bool complete = true;              ///< False while the sweep runs (partial file: status cut_short).
+  std::string reason;                ///< Why it is not complete (`in progress: 3 of 20 ops done`).
+  std::uint64_t failed = 0;          ///< Failed records, on every rank (sets the exit code).
 };
+
+/// Version of the `gridlock.sweep` schema this gridlock writes (2: record status and error, file
+/// status and reason; docs/formats/sweep-json.md).
+inline constexpr int kSweepSchemaVersion = 2;
+
+/// Exit code of a sweep that finished and wrote everything but with failed measurements.
+inline constexpr int kSweepFailedExitCode = 5;
 
 /// Runs the sweep collectively over `world`; rank 0 gets the report. Needs at least 2 ranks
 /// (InputError on every rank otherwise); errors that depend on the job (an unwritable output, a
-/// topology that does not know the node names) end every rank with CollectiveError.
+/// topology that does not know the node names) end every rank with CollectiveError. An MPI call
+/// that fails inside a measurement is data: that record is `failed` with the error of the lowest
+/// failing rank, the op's larger sizes on that pair or communicator are `skipped`, and the sweep
+/// goes on. With --json, rank 0 rewrites the file (atomically, status cut_short) after every op.
 [[nodiscard]] SweepReport run_sweep(const SweepOptions& options, MPI_Comm world);
 
 /// Rank 0's output: the tables (one per op, communicator size and pair class) and the JSON file.
 /// Collective over `world`; an error on rank 0 ends every rank with CollectiveError.
 void write_sweep_outputs(const SweepOptions& options, const SweepReport& report, MPI_Comm world);
 
-/// The JSON body (records, variability, skipped) of a report, without the context.
+/// The JSON body (status, records, variability, skipped) of a report, without the context.
 [[nodiscard]] Json sweep_json_body(const SweepOptions& options, const SweepReport& report);
 
 }  // namespace gridlock::bench

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Reading sweep results (schema `gridlock.sweep` v1, docs/formats/sweep-json.md) into series of
-/// (size, median time) points for the Hockney and collective fits and the guideline checks.
+/// Reading sweep results (schema `gridlock.sweep` v1 and v2, docs/formats/sweep-json.md) into series
+/// of (size, median time) points for the Hockney and collective fits and the guideline checks.
 
 #include <compare>
 #include <cstdint>
@@ -39,6 +39,7 @@ struct Point {
 struct Series {
   SeriesKey key;              ///< What was measured.
   std::vector<Point> points;  ///< Sorted by size_bytes.
+  std::size_t left_out = 0;   ///< Failed or skipped records of this series (not in `points`).
 };
 
 /// One or more sweep files read and merged.
@@ -55,7 +56,9 @@ struct Sweep {
 
 /// Parses one sweep document (`name` is used in messages). Throws InputError naming the file
 /// and record index: wrong schema, missing or mistyped fields, times that are zero, negative or
-/// not finite, the same (kind, op, size, ranks, pair class, repeat) twice.
+/// not finite, the same (kind, op, size, ranks, pair class, repeat) twice. Failed and skipped
+/// records (v2 `status`) are left out with one warning naming how many; none left is an error.
+/// A cut-short (partial) file gives a warning.
 [[nodiscard]] Sweep parse_sweep(std::string_view text, std::string_view name);
 
 /// Reads and merges sweep files: records of the same key and size from several files are pooled

@@ -24,8 +24,10 @@ void check_mpi(int rc, const char* call, const char* file, int line) {
   if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) {
     length = 0;
   }
-  throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, file, line,
-                             std::string(text.data(), static_cast<std::size_t>(length)), rc));
+  const std::string reason(text.data(), static_cast<std::size_t>(length));
+  const std::string_view name(call, std::strcspn(call, "("));
+  throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, file, line, reason, rc),
+                 fmt::format("{}: {}", name, reason));
 }
 
 void agree(MPI_Comm comm, const std::function<void()>& step) {
@@ -77,7 +79,13 @@ void agree_on_root(MPI_Comm comm, const std::function<void()>& step) {
 Comm split(MPI_Comm comm, int color, int key) {
   MPI_Comm result = MPI_COMM_NULL;
   GRIDLOCK_MPI(MPI_Comm_split(comm, color, key, &result));
-  return Comm(result);
+  Comm owned(result);
+  // MPI says a new communicator inherits its parent's handler; set it anyway, so that a failed
+  // call on a split communicator comes back as an error whatever the parent had.
+  if (result != MPI_COMM_NULL) {
+    GRIDLOCK_MPI(MPI_Comm_set_errhandler(result, MPI_ERRORS_RETURN));
+  }
+  return owned;
 }
 
 RoleComms split_role_comms(MPI_Comm world, int group, std::uint64_t position, int ranks_per_node,

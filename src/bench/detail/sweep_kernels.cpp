@@ -31,6 +31,12 @@ constexpr double kMinWindowS = 20e-6;
 
 int count_of(std::uint64_t bytes) { return to_count(bytes, "message size"); }
 
+// The count of a kernel's calls: -1 when a fault is injected, so that the MPI library's own
+// argument check fails the call (MPI_ERR_COUNT) on every rank that makes it.
+int count_of(std::uint64_t bytes, const SweepBudget& budget) {
+  return budget.inject_fault ? -1 : count_of(bytes);
+}
+
 // Rank 0 of `comm` decides the repetitions from its warm-up estimate; every rank gets them.
 std::uint64_t agree_reps(MPI_Comm comm, double estimate_s, const SweepBudget& budget) {
   auto reps = static_cast<unsigned long long>(rep_count(estimate_s, budget));
@@ -79,11 +85,14 @@ Reduction reduction_of(std::uint64_t size_bytes) {
 // One call of collective `op`; buffers are large enough (collective_buffer_bytes).
 class Collective {
  public:
-  Collective(std::string_view op, MPI_Comm comm, std::uint64_t size_bytes, SweepBuffers& buffers)
-      : op_(op), comm_(comm), send_(buffers.send.data()), recv_(buffers.recv.data()) {
+  Collective(std::string_view op, MPI_Comm comm, std::uint64_t size_bytes, SweepBuffers& buffers, bool fault)
+      : op_(op), comm_(comm), send_(buffers.send.data()), recv_(buffers.recv.data()), fault_(fault) {
     GRIDLOCK_MPI(MPI_Comm_size(comm, &size_));
-    count_ = count_of(size_bytes);
+    count_ = fault ? -1 : count_of(size_bytes);
     reduction_ = reduction_of(size_bytes);
+    if (fault) {
+      reduction_.count = -1;
+    }
     if (op_ == "alltoallv" || op_ == "allgatherv") {
       counts_.assign(static_cast<std::size_t>(size_), count_);
       displs_.resize(static_cast<std::size_t>(size_));
@@ -99,6 +108,9 @@ class Collective {
     if (op_ == "allreduce") {
       GRIDLOCK_MPI(MPI_Allreduce(send_, recv_, red.count, red.type, red.op, comm_));
     } else if (op_ == "bcast") {
+      GRIDLOCK_MPI(MPI_Bcast(send_, n, MPI_BYTE, 0, comm_));
+    } else if (op_ == "barrier" && fault_) {
+      // A barrier has no count to get wrong: the injected fault is a broadcast of -1 bytes.
       GRIDLOCK_MPI(MPI_Bcast(send_, n, MPI_BYTE, 0, comm_));
     } else if (op_ == "barrier") {
       GRIDLOCK_MPI(MPI_Barrier(comm_));
@@ -130,6 +142,7 @@ class Collective {
   MPI_Comm comm_;
   void* send_;
   void* recv_;
+  bool fault_ = false;
   int size_ = 1;
   int count_ = 0;
   Reduction reduction_;
@@ -284,7 +297,7 @@ Measured measure_p2p(std::string_view op, MPI_Comm pair, std::uint64_t size_byte
   int rank = 0;
   GRIDLOCK_MPI(MPI_Comm_rank(pair, &rank));
   const int peer = 1 - rank;
-  const int n = count_of(size_bytes);
+  const int n = count_of(size_bytes, budget);
   char* send = buffers.send.data();
   char* recv = buffers.recv.data();
   std::vector<MPI_Request> requests(2 * static_cast<std::size_t>(window), MPI_REQUEST_NULL);
@@ -346,7 +359,7 @@ Measured measure_rma(std::string_view op, MPI_Comm pair, MPI_Win win, std::uint6
                      const SweepBudget& budget, SweepBuffers& buffers) {
   int rank = 0;
   GRIDLOCK_MPI(MPI_Comm_rank(pair, &rank));
-  const int n = count_of(size_bytes);
+  const int n = count_of(size_bytes, budget);
   const bool put = op == "put_fence" || op == "put_passive";
   const bool fence = op == "put_fence" || op == "get_fence";
   char* local = put ? buffers.send.data() : buffers.recv.data();
@@ -357,6 +370,13 @@ Measured measure_rma(std::string_view op, MPI_Comm pair, MPI_Win win, std::uint6
       GRIDLOCK_MPI(MPI_Get(local, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win));
     }
   };
+  if (budget.inject_fault) {
+    // Only rank 0 accesses the window in a measurement, and rank 1 would wait for it in the next
+    // synchronisation: both ranks make the erroneous call (rank 1 on its own window), before any
+    // epoch opens, so both fail and the window stays usable.
+    access();
+    throw std::logic_error("GRIDLOCK_SWEEP_FAIL: the MPI library accepted a count of -1");
+  }
   if (fence) {
     GRIDLOCK_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
     Measured m = run_pair(pair, budget, [&] {
@@ -407,7 +427,7 @@ std::uint64_t collective_buffer_bytes(std::string_view op, std::uint64_t size_by
 
 Measured measure_collective(std::string_view op, MPI_Comm comm, std::uint64_t size_bytes, SweepSync sync,
                             double window_us, const SweepBudget& budget, SweepBuffers& buffers) {
-  const Collective call(op, comm, size_bytes, buffers);
+  const Collective call(op, comm, size_bytes, buffers, budget.inject_fault);
   const double warm_s = warm_up(comm, call, budget.warmup);
   const std::uint64_t reps = agree_reps(comm, budget.warmup > 0 ? warm_s : 0.0, budget);
   if (sync == SweepSync::kBarrier) {

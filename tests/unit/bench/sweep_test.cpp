@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,84 @@ TEST(Sweep, VariabilityOfPassMedians) {
   EXPECT_DOUBLE_EQ(v.iqr_us, 2);  // q1 11, q3 13
   EXPECT_NEAR(v.cv, 2.0 / 12.0, 1e-12);
   EXPECT_TRUE(std::isnan(sweep_variability({10}).cv));
+}
+
+// A report with one measured, one failed and one skipped record of allreduce on 4 ranks.
+SweepReport report_with_failure() {
+  SweepReport report;
+  SweepRecord ok;
+  ok.kind = SweepKind::kCollective;
+  ok.op = "allreduce";
+  ok.size_bytes = 512;
+  ok.ranks = 4;
+  ok.stats = summarize_sweep_samples({1.0, 2.0, 3.0});
+  report.records.push_back(ok);
+  SweepRecord failed = ok;
+  failed.size_bytes = 1024;
+  failed.stats = summarize_sweep_samples({});
+  failed.status = SweepStatus::kFailed;
+  failed.error = "rank 2: MPI_Allreduce: MPI_ERR_COUNT: invalid count argument";
+  report.records.push_back(failed);
+  SweepRecord skipped = failed;
+  skipped.size_bytes = 2048;
+  skipped.status = SweepStatus::kSkipped;
+  skipped.error = "not measured: allreduce failed at 1 KiB on this communicator of 4 ranks";
+  report.records.push_back(skipped);
+  report.failed = 1;
+  return report;
+}
+
+TEST(Sweep, FailedAndSkippedRecordsCarryTheirCauseAndNoStatistics) {
+  SweepOptions options;
+  options.repeat = 2;  // variability: only the measured record
+  const Json body = sweep_json_body(options, report_with_failure());
+  EXPECT_EQ(body["status"], "complete");
+  EXPECT_FALSE(body.contains("reason"));
+  EXPECT_EQ(body["failed"], 1);
+  const Json& records = body["records"];
+  ASSERT_EQ(records.size(), 3U);
+  EXPECT_EQ(records[0]["status"], "ok");
+  EXPECT_DOUBLE_EQ(records[0]["time_us"]["median"].get<double>(), 2.0);
+  EXPECT_EQ(records[1]["status"], "failed");
+  EXPECT_EQ(records[1]["error"], "rank 2: MPI_Allreduce: MPI_ERR_COUNT: invalid count argument");
+  EXPECT_EQ(records[2]["status"], "skipped");
+  EXPECT_EQ(records[2]["reason"], "not measured: allreduce failed at 1 KiB on this communicator of 4 ranks");
+  for (std::size_t i = 1; i < 3; ++i) {
+    for (const char* key : {"n", "outliers", "invalid", "time_us", "bandwidth_mib_s", "samples_us"}) {
+      EXPECT_FALSE(records[i].contains(key)) << "record " << i << " has " << key;
+    }
+    EXPECT_EQ(records[i]["size_bytes"], i == 1 ? 1024 : 2048);
+  }
+  ASSERT_EQ(body["variability"].size(), 1U);
+  EXPECT_EQ(body["variability"][0]["size_bytes"], 512);
+}
+
+TEST(Sweep, PartialReportIsCutShortWithItsReason) {
+  SweepReport report = report_with_failure();
+  report.complete = false;
+  report.reason = "in progress: 3 of 20 ops done";
+  const Json body = sweep_json_body(SweepOptions{}, report);
+  EXPECT_EQ(body["status"], "cut_short");
+  EXPECT_EQ(body["reason"], "in progress: 3 of 20 ops done");
+}
+
+TEST(Sweep, StatusNames) {
+  EXPECT_EQ(to_string(SweepStatus::kOk), "ok");
+  EXPECT_EQ(to_string(SweepStatus::kFailed), "failed");
+  EXPECT_EQ(to_string(SweepStatus::kSkipped), "skipped");
+}
+
+TEST(Sweep, FaultSpecFromTheEnvironment) {
+  EXPECT_FALSE(parse_sweep_fault("").has_value());
+  const std::optional<SweepFault> f = parse_sweep_fault("allreduce:1024");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->op, "allreduce");
+  EXPECT_EQ(f->size_bytes, 1024U);
+  EXPECT_EQ(parse_sweep_fault("put_fence:4KiB")->size_bytes, 4096U);
+  EXPECT_NE(input_error([] { (void)parse_sweep_fault("nosuch:8"); }).find("GRIDLOCK_SWEEP_FAIL='nosuch:8'"),
+            std::string::npos);
+  EXPECT_NE(input_error([] { (void)parse_sweep_fault("allreduce"); }).find("OP:BYTES"), std::string::npos);
+  EXPECT_NE(input_error([] { (void)parse_sweep_fault("allreduce:lots"); }), "");
 }
 
 }  // namespace

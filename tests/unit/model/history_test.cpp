@@ -166,6 +166,37 @@ TEST(HistoryNames, SweepMetrics) {
   }
 }
 
+TEST(HistoryNames, FailedAndSkippedSweepRecordsAreLeftOutWithANote) {
+  json doc = sweep(250, 1);
+  doc["context"]["schema_version"] = 2;
+  doc["records"].push_back({{"kind", "collective"},
+                            {"op", "allreduce"},
+                            {"size_bytes", 2097152},
+                            {"ranks", 4},
+                            {"pair_class", nullptr},
+                            {"repeat", 0},
+                            {"status", "failed"},
+                            {"error", "rank 0: MPI_Allreduce: MPI_ERR_COUNT: invalid count argument"}});
+  doc["records"].push_back({{"kind", "collective"},
+                            {"op", "allreduce"},
+                            {"size_bytes", 4194304},
+                            {"ranks", 4},
+                            {"pair_class", nullptr},
+                            {"repeat", 0},
+                            {"status", "skipped"},
+                            {"reason", "not measured"}});
+  const ParsedResult r = parsed(doc);
+  ASSERT_EQ(r.notes.size(), 1U);
+  EXPECT_EQ(r.notes[0], "2 failed or skipped sweep records left out");
+  EXPECT_DOUBLE_EQ(metric_value(r.metrics, "sweep.allreduce.1MiB.median"), 250);
+  for (const Metric& m : r.metrics) {
+    EXPECT_EQ(m.name.find("2MiB"), std::string::npos) << m.name;
+  }
+  json failed_only = doc;
+  failed_only["records"] = json::array({doc["records"].back()});
+  EXPECT_THROW((void)parsed(failed_only), InputError);
+}
+
 TEST(HistoryNames, BenchMetricsAndOtherKinds) {
   const json bench{
       {"context", {{"tool", "gridlock-bench"}, {"schema", "gridlock.bench"}, {"mode", "load"}, {"seed", 7}}},

@@ -10,6 +10,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/model/fit.hpp"
 #include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/guidelines.hpp"
 #include "gridlock/model/loggp.hpp"
@@ -89,6 +90,89 @@ TEST(Sweep, BadRecordsNameFileAndIndex) {
 
 // Found by model_fuzz: a number too large for a double is nlohmann's out_of_range, not a
 // parse_error, and escaped the reader as an internal error.
+TEST(Sweep, FailedAndSkippedRecordsAreLeftOutWithOneWarning) {
+  test::SweepBuilder b;
+  b.doc()["context"]["schema_version"] = 2;
+  b.add("collective", "allreduce", 8, 4, 2.0).add("collective", "allreduce", 16, 4, 2.5);
+  b.add("p2p", "pingpong", 8, 2, 1.0);
+  b.doc()["records"].push_back(
+      Json{{"kind", "collective"},
+           {"op", "allreduce"},
+           {"size_bytes", 32},
+           {"ranks", 4},
+           {"pair_class", nullptr},
+           {"repeat", 0},
+           {"status", "failed"},
+           {"error", "rank 1: MPI_Allreduce: MPI_ERR_COUNT: invalid count argument"}});
+  for (const std::uint64_t size : {64, 128}) {
+    b.doc()["records"].push_back(Json{{"kind", "collective"},
+                                      {"op", "allreduce"},
+                                      {"size_bytes", size},
+                                      {"ranks", 4},
+                                      {"pair_class", nullptr},
+                                      {"repeat", 0},
+                                      {"status", "skipped"},
+                                      {"reason", "not measured"}});
+  }
+  const Sweep s = parse_sweep(b.text(), "f.json");
+  const Series* allreduce = s.find_collective("allreduce", 4);
+  ASSERT_NE(allreduce, nullptr);
+  EXPECT_EQ(allreduce->points.size(), 2U);
+  EXPECT_EQ(allreduce->left_out, 3U);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_THAT(s.warnings[0], HasSubstr("f.json: 1 failed and 2 skipped measurements left out"));
+
+  b.doc()["status"] = "cut_short";
+  b.doc()["reason"] = "in progress: 1 of 2 ops done";
+  const Sweep partial = parse_sweep(b.text(), "p.json");
+  ASSERT_EQ(partial.warnings.size(), 2U);
+  EXPECT_THAT(partial.warnings[1], HasSubstr("cut short (\"in progress: 1 of 2 ops done\")"));
+}
+
+TEST(Sweep, NothingMeasuredOrABadStatusIsAnError) {
+  test::SweepBuilder b;
+  b.doc()["context"]["schema_version"] = 2;
+  b.doc()["records"].push_back(Json{{"kind", "collective"},
+                                    {"op", "allreduce"},
+                                    {"size_bytes", 32},
+                                    {"ranks", 4},
+                                    {"pair_class", nullptr},
+                                    {"repeat", 0},
+                                    {"status", "failed"},
+                                    {"error", "x"}});
+  EXPECT_THAT(parse_error(b), HasSubstr("all 1 records failed (1) or were skipped (0)"));
+  b.add("collective", "allreduce", 8, 4, 2.0);
+  b.doc()["records"][1]["status"] = "broken";
+  EXPECT_THAT(parse_error(b), HasSubstr("record 1: status must be ok, failed or skipped"));
+  b.doc()["context"]["schema_version"] = 3;
+  EXPECT_THAT(parse_error(b), HasSubstr("schema version 3 is not supported"));
+}
+
+TEST(Sweep, FitNotesASeriesThatAFailureCutToOneSize) {
+  test::SweepBuilder b;
+  b.doc()["context"]["schema_version"] = 2;
+  for (const std::uint64_t size : {8, 64, 512, 4096}) {
+    b.add("p2p", "pingpong", size, 2, 1.0 + 0.001 * static_cast<double>(size));
+  }
+  b.add("collective", "bcast", 8, 4, 2.0);
+  b.doc()["records"].push_back(Json{{"kind", "collective"},
+                                    {"op", "bcast"},
+                                    {"size_bytes", 64},
+                                    {"ranks", 4},
+                                    {"pair_class", nullptr},
+                                    {"repeat", 0},
+                                    {"status", "failed"},
+                                    {"error", "x"}});
+  const FitResult fit = fit_sweep(parse_sweep(b.text(), "cut.json"));
+  ASSERT_EQ(fit.series.size(), 1U);
+  EXPECT_EQ(fit.series[0].key.op, "pingpong");
+  bool noted = false;
+  for (const std::string& n : fit.notes) {
+    noted = noted || n.find("bcast p=4: one size measured before 1 failed or skipped") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+}
+
 TEST(Sweep, NumberOverflowIsInvalidJson) {
   const std::string text = R"({"context": {"schema": "gridlock.sweep"}, "records": [{"size_bytes": 1E999}]})";
   try {
