@@ -19,6 +19,7 @@
 #include "gridlock/core/units.hpp"
 #include "gridlock/mapping/launch_files.hpp"
 #include "gridlock/mapping/study.hpp"
+#include "gridlock/mapping/study_json.hpp"
 #include "gridlock/mapping/task_graph_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "output_guard.hpp"

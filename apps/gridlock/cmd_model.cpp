@@ -17,6 +17,7 @@
 #include "gridlock/model/fit.hpp"
 #include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/guidelines.hpp"
+#include "gridlock/model/guidelines_json.hpp"
 #include "gridlock/model/sweep.hpp"
 #include "output_guard.hpp"
 

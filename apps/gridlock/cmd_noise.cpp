@@ -11,6 +11,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/noise/measure.hpp"
+#include "gridlock/noise/measure_json.hpp"
 #include "gridlock/noise/trace.hpp"
 #include "output_guard.hpp"
 

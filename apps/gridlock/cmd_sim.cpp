@@ -27,21 +27,18 @@
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/sim/noise.hpp"
-#include "gridlock/sim/params_json.hpp"
 #include "gridlock/sim/replica_report.hpp"
 #include "gridlock/sim/replica_report_json.hpp"
 #include "gridlock/sim/replica_study.hpp"
 #include "gridlock/sim/replicas.hpp"
+#include "gridlock/sim/run_report.hpp"
+#include "gridlock/sim/run_report_json.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
 
 namespace gridlock::cli {
 namespace {
-
-constexpr std::uint64_t kMaxTimelineOps = 1'000'000;
-// Slices a timeline may hold (CPU and network intervals: several per operation with messages).
-constexpr std::uint64_t kMaxTimelineSlices = 2'000'000;
 
 struct SimArgs {
   std::string schedule;
@@ -112,38 +109,6 @@ sim::Schedule load_or_generate(const std::string& schedule, const std::string& p
         fmt::format("--ranks is for --program: the schedule file {} sets its own rank count", schedule));
   }
   return sim::load_schedule(schedule, keep_sources);
-}
-
-void write_timeline(const std::string& path, const sim::SimResult& result, const sim::Schedule& schedule,
-                    Json context) {
-  static constexpr const char* kKinds[] = {"?", "send", "recv", "calc", "msg"};
-  Json events = Json::array();
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    events.push_back(
-        {{"name", "process_name"}, {"ph", "M"}, {"pid", r}, {"args", {{"name", fmt::format("rank {}", r)}}}});
-    events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", 0}, {"args", {{"name", "cpu"}}}});
-    events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", 1}, {"args", {{"name", "nic"}}}});
-  }
-  for (const sim::TimelineSlice& s : result.timeline) {
-    const std::string name = s.kind == 3   ? std::string("calc")
-                             : s.kind == 1 ? fmt::format("send {}b to {}", s.bytes, s.peer)
-                             : s.kind == 2 ? fmt::format("recv {}b from {}", s.bytes, s.peer)
-                                           : fmt::format("msg {}b, peer {}", s.bytes, s.peer);
-    // Trace-event times are microseconds; picoseconds are exact in the args.
-    events.push_back({{"name", name},
-                      {"cat", kKinds[s.kind]},
-                      {"ph", "X"},
-                      {"pid", s.rank},
-                      {"tid", s.track},
-                      {"ts", static_cast<double>(s.start.ps) / 1e6},
-                      {"dur", static_cast<double>(s.end.ps - s.start.ps) / 1e6},
-                      {"args", {{"start_ps", s.start.ps}, {"end_ps", s.end.ps}}}});
-  }
-  const Json trace{
-      {"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(context)}};
-  write_file_atomic(path, trace.dump(1) + "\n");
 }
 
 // Progress on stderr: on a terminal unless -q, and with --progress in batch logs too.
@@ -287,104 +252,41 @@ void run_sim(const SimArgs& a) {
     options.noise = &injection;
   }
   if (!a.timeline.empty()) {
-    if (schedule.total_ops() > kMaxTimelineOps) {
-      throw InputError(
-          fmt::format("--timeline is for small runs (at most {} operations); this schedule has {}",
-                      kMaxTimelineOps, schedule.total_ops()));
-    }
+    sim::check_timeline_ops(schedule.total_ops());
     options.record_timeline = true;
     // One more than the limit, so that a longer timeline (which the engine would cut) is told apart.
-    options.max_timeline_slices = kMaxTimelineSlices + 1;
+    options.max_timeline_slices = sim::kMaxTimelineSlices + 1;
   }
   sim::SimResult result = sim::simulate(schedule, options);
   if (!result.complete && !a.schedule.empty()) {
     sim::describe_stuck_ops(result, sim::load_schedule(a.schedule));
   }
-  if (options.record_timeline && result.timeline.size() > kMaxTimelineSlices) {
-    throw InputError(fmt::format(
-        "--timeline: this run has more than {} slices (CPU and network intervals; {} operations, {} "
-        "messages), too many to write in full; simulate a smaller schedule",
-        kMaxTimelineSlices, schedule.total_ops(), result.messages));
+  if (options.record_timeline) {
+    sim::check_timeline_slices(result);
   }
   progress.clear();
 
-  Json context = base_context("gridlock sim", "gridlock.sim.result", 1);
-  context["schedule"] = a.program.empty() ? Json(a.schedule) : Json(nullptr);
-  context["program"] = a.program.empty() ? Json(nullptr) : Json(a.program);
-  context["seed"] = a.seed;
-  context["ranks"] = schedule.num_ranks();
-  context["loggops"] = sim::params_json(options.params);
-  context["network_scale"] = model.network_scale;
+  sim::RunInfo info;
+  info.schedule_path = a.schedule;
+  info.program = a.program;
+  info.seed = a.seed;
+  info.ranks = schedule.num_ranks();
+  info.params = options.params;
+  info.network_scale = model.network_scale;
   if (options.noise != nullptr) {
-    context["noise"] = sim::noise_json(spec, pattern, a.seed, a.noise.cosched, options.noise_rule);
+    info.noise = sim::RunNoise{spec, &pattern, a.noise.cosched, options.noise_rule};
   }
-
-  const double events_per_s =
-      result.wall_seconds > 0 ? static_cast<double>(result.events) / result.wall_seconds : 0;
+  const Json context = sim::run_context(info);
   if (!a.json.empty()) {
-    Json body;
-    body["complete"] = result.complete;
-    body["max_finish_ps"] = result.max_finish.ps;
-    body["max_finish_rank"] = result.max_finish_rank;
-    body["ops_total"] = result.ops_total;
-    body["ops_completed"] = result.ops_completed;
-    body["messages"] = result.messages;
-    body["events"] = result.events;
-    body["wall_seconds"] = result.wall_seconds;
-    body["cpu_seconds"] = result.cpu_seconds;
-    body["events_per_second"] = events_per_s;
-    body["event_order"] = result.windowed ? "windowed" : "global";
-    if (a.per_rank) {
-      Json finish = Json::array();
-      for (const sim::SimTime t : result.finish) {
-        finish.push_back(t.ps);
-      }
-      body["finish_ps"] = std::move(finish);
-    }
-    if (!result.complete) {
-      Json stuck = Json::array();
-      for (const sim::StuckOp& s : result.stuck) {
-        stuck.push_back({{"rank", s.rank}, {"op", s.op}, {"operation", s.description}, {"state", s.state}});
-      }
-      body["stuck"] = std::move(stuck);
-      body["stuck_ranks"] = result.stuck_ranks;
-      body["unexpected_messages"] = result.unexpected_left;
-    }
-    write_json_file(a.json, context, Json{{"result", std::move(body)}});
+    sim::write_run_json(a.json, context, result, a.per_rank);
   }
   if (!result.complete) {
     throw InputError(sim::stuck_report(result));
   }
   if (!a.timeline.empty()) {
-    write_timeline(a.timeline, result, schedule, context);
+    sim::write_timeline(a.timeline, result, schedule.num_ranks(), context);
   }
-  const sim::LogGOPSParams& p = options.params;
-  fmt::print("schedule: {} ranks, {} operations, {} messages{}\n", schedule.num_ranks(), result.ops_total,
-             result.messages,
-             a.program.empty() ? fmt::format(" ({})", a.schedule)
-                               : fmt::format(" ({}, seed {})", a.program, a.seed));
-  fmt::print("LogGOPS: L={} o_send={} o_recv={} g={} G={} O={} S={} B{}\n", format_time_ps(p.latency.ps),
-             format_time_ps(p.overhead_send.ps), format_time_ps(p.overhead_recv.ps), format_time_ps(p.gap.ps),
-             format_time_ps(p.gap_per_byte.ps), format_time_ps(p.overhead_per_byte.ps),
-             p.eager_threshold_bytes, p.rendezvous_handshake ? " (rendezvous handshake)" : "");
-  if (options.noise != nullptr) {
-    fmt::print("noise: {} (period {}, {:.4f}% noise), {}, {} rule, seed {}\n", noise::describe(spec, pattern),
-               format_time_ps(pattern.period_ps()), 100.0 * pattern.noise_fraction(),
-               a.noise.cosched ? "co-scheduled" : "unsynchronised", sim::to_string(options.noise_rule),
-               a.seed);
-  }
-  fmt::print("max finish: {} ({} ps) at rank {}\n", format_time_ps(result.max_finish.ps),
-             result.max_finish.ps, result.max_finish_rank);
-  const double events_per_cpu_s =
-      result.cpu_seconds > 0 ? static_cast<double>(result.events) / result.cpu_seconds : 0;
-  fmt::print("events: {} in {} wall, {} CPU ({:.1f} M events/s wall, {:.1f} M/s CPU), {} order\n",
-             result.events, format_duration_s(result.wall_seconds), format_duration_s(result.cpu_seconds),
-             events_per_s / 1e6, events_per_cpu_s / 1e6, result.windowed ? "windowed" : "global");
-  if (a.per_rank) {
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      fmt::print("rank {}: {} ps\n", r, result.finish[r].ps);
-    }
-  }
+  sim::print_run(stdout, info, result, a.per_rank);
 }
 
 void run_schedgen(const SchedgenArgs& a) {

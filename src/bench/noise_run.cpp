@@ -18,6 +18,7 @@
 #include "gridlock/bench/options.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/noise/measure_json.hpp"
 
 namespace gridlock::bench {
 namespace {

@@ -19,6 +19,8 @@
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
+#include "gridlock/bench/options_json.hpp"
+#include "gridlock/bench/results_json.hpp"
 #include "gridlock/bench/roles.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"

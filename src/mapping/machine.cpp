@@ -214,10 +214,10 @@ NodeMetrics fetch_node_metrics(const topo::Topology& topology, const Allocation&
   // One poll gives one interval: the simulated load's steady state, or what LDMS files hold now.
   service.poll_once(1.0);
   // The service keeps running when a source fails; a one-shot mapping has nothing to map with.
-  for (const auto& entry : service.status()) {
-    if (!entry.value("ok", true)) {
+  for (const oracle::SourceHealth& entry : service.status()) {
+    if (!entry.ok) {
       throw IoError(fmt::format("--source {}: {}", printable_excerpt(source),
-                                entry.value("error", std::string("the source failed"))));
+                                entry.error.empty() ? std::string("the source failed") : entry.error));
     }
   }
   const oracle::Oracle& oracle = service.oracle();

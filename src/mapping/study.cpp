@@ -69,13 +69,6 @@ std::string markdown_table(const std::vector<std::string>& header,
   return out;
 }
 
-Json cost_json(const Cost& cost, const Cost& baseline) {
-  return {{"total", cost.total},
-          {"max_message", cost.max_message},
-          {"total_change_pct", percent_change(cost.total, baseline.total)},
-          {"max_message_change_pct", percent_change(cost.max_message, baseline.max_message)}};
-}
-
 }  // namespace
 
 std::string Method::name() const {
@@ -213,49 +206,6 @@ std::string study_table(const Study& study) {
     out += markdown_table(header, rows);
   }
   return out;
-}
-
-Json study_json(const Study& study, const Machine& machine, const std::vector<std::size_t>& with_placement) {
-  Json rows = Json::array();
-  if (study.rows.empty()) {
-    return rows;
-  }
-  const CostRow& base = study.rows.front().costs;
-  const Allocation& allocation = machine.allocation();
-  for (std::size_t r = 0; r < study.rows.size(); ++r) {
-    const StudyRow& row = study.rows[r];
-    Json costs = Json::object();
-    for (const auto& [metric, cost] : row.costs.costs) {
-      costs[std::string(to_string(metric))] = cost_json(cost, *base.cost(metric));
-    }
-    Json item{{"mapping", row.method.name()},
-              {"costs", std::move(costs)},
-              {"hop_bytes", row.costs.hop_bytes},
-              {"hop_bytes_change_pct", percent_change(row.costs.hop_bytes, base.hop_bytes)},
-              {"seconds", row.costs.map_seconds}};
-    if (row.method.kind == Method::Kind::kScotch) {
-      item["scotch"] = {{"version", row.scotch.scotch_version},
-                        {"levels", row.scotch.levels},
-                        {"architecture", row.scotch.architecture},
-                        {"terminals", row.scotch.terminals},
-                        {"repaired_tasks", row.scotch.repaired_tasks},
-                        {"tries", row.scotch.tries},
-                        {"refine_swaps", row.scotch.swaps},
-                        {"build_seconds", row.scotch.build_seconds},
-                        {"map_seconds", row.scotch.map_seconds}};
-    }
-    if (std::find(with_placement.begin(), with_placement.end(), r) != with_placement.end()) {
-      Json node = Json::array();
-      Json slot = Json::array();
-      for (const auto core : row.placement) {
-        node.push_back(allocation.names[allocation.node_of_core(core)]);
-        slot.push_back(allocation.slot_of_core(core));
-      }
-      item["placement"] = {{"core", row.placement}, {"node", std::move(node)}, {"slot", std::move(slot)}};
-    }
-    rows.push_back(std::move(item));
-  }
-  return rows;
 }
 
 }  // namespace gridlock::mapping

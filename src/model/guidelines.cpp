@@ -12,6 +12,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/model/sweep.hpp"
 
 namespace gridlock::model {
 namespace {
@@ -258,30 +259,6 @@ CheckReport check_guidelines(const Sweep& sweep, const CheckOptions& o) {
                                  fmt::join(report.not_checked, "; ")));
   }
   return report;
-}
-
-Json check_to_json(const CheckReport& report, const CheckOptions& o) {
-  Json body;
-  body["level"] = o.level;
-  body["tolerance"] = o.tolerance;
-  body["seed"] = o.seed;
-  body["resamples"] = o.resamples;
-  body["violations"] = report.violations();
-  Json results = Json::array();
-  for (const CheckResult& r : report.results) {
-    results.push_back(Json{{"guideline", r.guideline},
-                           {"size_bytes", r.size_bytes},
-                           {"ranks", r.ranks},
-                           {"lhs_median_us", r.lhs_median_us},
-                           {"rhs_median_us", r.rhs_median_us},
-                           {"factor", r.factor},
-                           {"test", r.test},
-                           {"p_value", r.p_value},
-                           {"violated", r.violated}});
-  }
-  body["results"] = results;
-  body["not_checked"] = report.not_checked;
-  return body;
 }
 
 }  // namespace gridlock::model

@@ -635,27 +635,30 @@ void LdmsCsvSource::poll(MetricStore& store, double /*now_s*/) {
   }
 }
 
-Json LdmsCsvSource::status() const {
-  Json inputs = Json::array();
+SourceStatus LdmsCsvSource::status() const {
+  std::vector<std::string> inputs;
   for (const auto& input : impl_->inputs) {
     inputs.push_back(input.string());
   }
-  return {{"kind", "ldms_csv"},
-          {"inputs", inputs},
-          {"files", impl_->files.size()},
-          {"rows", impl_->rows},
-          {"malformed_rows", impl_->malformed_rows},
-          {"malformed_values", impl_->malformed_values},
-          {"unmapped_values", impl_->unmapped_values},
-          {"truncations", impl_->truncations},
-          {"unreadable_files", impl_->unreadable_files},
-          {"counter_wraps", impl_->counter_wraps},
-          {"counter_resets", impl_->counter_resets},
-          {"clamped_values", impl_->clamped_values},
-          {"unknown_producers", impl_->unknown_producers},
-          {"ignored_columns", impl_->ignored_columns},
-          {"recent_problems", impl_->problems},
-          {"xmit_wait_unit", impl_->options.ib_xmit_wait.to_string()}};
+  const auto texts = [](const auto& container) {
+    return std::vector<std::string>(container.begin(), container.end());
+  };
+  return {"ldms_csv",
+          {{"inputs", std::move(inputs)},
+           {"files", std::uint64_t{impl_->files.size()}},
+           {"rows", impl_->rows},
+           {"malformed_rows", impl_->malformed_rows},
+           {"malformed_values", impl_->malformed_values},
+           {"unmapped_values", impl_->unmapped_values},
+           {"truncations", impl_->truncations},
+           {"unreadable_files", impl_->unreadable_files},
+           {"counter_wraps", impl_->counter_wraps},
+           {"counter_resets", impl_->counter_resets},
+           {"clamped_values", impl_->clamped_values},
+           {"unknown_producers", texts(impl_->unknown_producers)},
+           {"ignored_columns", texts(impl_->ignored_columns)},
+           {"recent_problems", texts(impl_->problems)},
+           {"xmit_wait_unit", impl_->options.ib_xmit_wait.to_string()}}};
 }
 
 }  // namespace gridlock::oracle

@@ -28,6 +28,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/version.hpp"
+#include "gridlock/oracle/status_json.hpp"
 #include "gridlock/topo/topology_json.hpp"
 
 // libmicrohttpd (Debian libmicrohttpd-dev) serves HTTP: an event-driven server with the bounds
@@ -226,7 +227,7 @@ bool is_loopback_host(std::string_view host) {
 struct Server::Impl {
   const Oracle& oracle;
   ServerOptions options;
-  std::function<Json()> status;
+  std::function<std::vector<SourceHealth>()> status;
   MHD_Daemon* daemon = nullptr;
   std::array<std::atomic<std::uint64_t>, kEndpointCount> requests{};
   std::mutex errors_mutex;
@@ -242,7 +243,7 @@ struct Server::Impl {
   std::thread reaper;
   std::atomic<std::uint64_t> header_timeouts{0};
 
-  Impl(const Oracle& o, ServerOptions opts, std::function<Json()> st)
+  Impl(const Oracle& o, ServerOptions opts, std::function<std::vector<SourceHealth>()> st)
       : oracle(o), options(std::move(opts)), status(std::move(st)) {}
 
   void count_error(const std::string& code) {
@@ -356,7 +357,7 @@ struct Server::Impl {
                {"rejected", stats.rejected},
                {"counter_wraps", stats.counter_wraps},
                {"counter_resets", stats.counter_resets}}}};
-    out["sources"] = status ? status() : Json::array();
+    out["sources"] = status ? to_json(status()) : Json::array();
     return out;
   }
 
@@ -740,7 +741,7 @@ struct Server::Impl {
   }
 };
 
-Server::Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status)
+Server::Server(const Oracle& oracle, ServerOptions options, std::function<std::vector<SourceHealth>()> status)
     : impl_(std::make_unique<Impl>(oracle, std::move(options), std::move(status))) {}
 
 Server::Server(const Service& service, ServerOptions options)

@@ -93,28 +93,30 @@ void Service::poll_once(double now_s) {
 }
 
 void Service::refresh_status() {
-  Json list = Json::array();
+  std::vector<SourceHealth> list;
+  list.reserve(slots_.size());
   for (const auto& slot : slots_) {
-    Json entry{{"source", slot.named.name}, {"polls", slot.polls}, {"errors", slot.errors}};
-    entry["ok"] = slot.last_error.empty();
-    if (!slot.last_error.empty()) {
-      entry["error"] = slot.last_error;
-    }
+    SourceHealth health;
+    health.source = slot.named.name;
+    health.polls = slot.polls;
+    health.errors = slot.errors;
+    health.ok = slot.last_error.empty();
+    health.error = slot.last_error;
     try {
-      entry["status"] = slot.named.source->status();
+      health.status = slot.named.source->status();
     } catch (const std::exception& e) {
-      entry["ok"] = false;
-      entry["error"] = fmt::format("status() failed: {}", e.what());
+      health.ok = false;
+      health.error = fmt::format("status() failed: {}", e.what());
     }
-    list.push_back(std::move(entry));
+    list.push_back(std::move(health));
   }
-  auto fresh = std::make_shared<const Json>(std::move(list));
+  auto fresh = std::make_shared<const std::vector<SourceHealth>>(std::move(list));
   const std::lock_guard lock(status_mutex_);
   status_ = std::move(fresh);
 }
 
-Json Service::status() const {
-  std::shared_ptr<const Json> copy;
+std::vector<SourceHealth> Service::status() const {
+  std::shared_ptr<const std::vector<SourceHealth>> copy;
   {
     const std::lock_guard lock(status_mutex_);
     copy = status_;

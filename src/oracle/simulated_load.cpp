@@ -112,20 +112,20 @@ void SimulatedLoad::poll(MetricStore& store, double now_s) {
   last_s_ = now_s;
 }
 
-Json SimulatedLoad::status() const {
+SourceStatus SimulatedLoad::status() const {
   double max_demand = 0;
-  std::size_t loaded = 0;
-  std::size_t oversubscribed = 0;
+  std::uint64_t loaded = 0;
+  std::uint64_t oversubscribed = 0;
   for (topo::LinkId link = 0; link < demand_.size(); ++link) {
     max_demand = std::max(max_demand, demand_[link]);
     loaded += demand_[link] > 0 ? 1 : 0;
     oversubscribed += demand_[link] > topology_.links()[link].capacity_bytes_per_s ? 1 : 0;
   }
-  return {{"kind", "simulated"},
-          {"flows", flows_.size()},
-          {"loaded_links", loaded},
-          {"oversubscribed_links", oversubscribed},
-          {"max_link_demand_bytes_per_s", max_demand}};
+  return {"simulated",
+          {{"flows", std::uint64_t{flows_.size()}},
+           {"loaded_links", loaded},
+           {"oversubscribed_links", oversubscribed},
+           {"max_link_demand_bytes_per_s", max_demand}}};
 }
 
 }  // namespace gridlock::oracle

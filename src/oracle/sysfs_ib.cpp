@@ -241,19 +241,19 @@ void SysfsIbSource::poll(MetricStore& store, double now_s) {
 
 void SysfsIbSource::problem(std::string message) { detail::note_problem(problems_, std::move(message)); }
 
-Json SysfsIbSource::status() const {
-  return {{"kind", "sysfs_ib"},
-          {"sys_root", options_.sys_root.string()},
-          {"node", topology_.nodes()[node_].name},
-          {"ports", ports_.size()},
-          {"polls", polls_},
-          {"read_errors", read_errors_},
-          {"last_error", last_error_},
-          {"counter_resets", counter_resets_},
-          {"clamped_values", clamped_values_},
-          {"recent_problems", problems_},
-          {"rate_bytes_per_s", rate_bytes_per_s_},
-          {"xmit_wait_unit", options_.xmit_wait.to_string()}};
+SourceStatus SysfsIbSource::status() const {
+  return {"sysfs_ib",
+          {{"sys_root", options_.sys_root.string()},
+           {"node", topology_.nodes()[node_].name},
+           {"ports", std::uint64_t{ports_.size()}},
+           {"polls", polls_},
+           {"read_errors", read_errors_},
+           {"last_error", last_error_},
+           {"counter_resets", counter_resets_},
+           {"clamped_values", clamped_values_},
+           {"recent_problems", std::vector<std::string>(problems_.begin(), problems_.end())},
+           {"rate_bytes_per_s", rate_bytes_per_s_},
+           {"xmit_wait_unit", options_.xmit_wait.to_string()}}};
 }
 
 }  // namespace gridlock::oracle

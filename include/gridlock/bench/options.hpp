@@ -9,8 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
-
 namespace gridlock::bench {
 
 /// Which suite to run.
@@ -132,8 +130,5 @@ void apply_quick_profile(Options& options) noexcept;
 /// Checks values that do not depend on the machine (sizes, counts, fractions); throws InputError
 /// with the option name and the accepted range.
 void validate(const Options& options);
-
-/// The options as JSON for the context block (every parameter, including defaults).
-[[nodiscard]] Json options_to_json(const Options& options);
 
 }  // namespace gridlock::bench

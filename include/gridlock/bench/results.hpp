@@ -107,9 +107,6 @@ inline constexpr std::string_view kWithinNoise = "within noise";
 /// Congestion Impact rows for every loaded phase (needs an `isolated` phase), paper Eq. 1-2.
 [[nodiscard]] std::vector<ImpactRow> congestion_impacts(const Report& report);
 
-/// The JSON document body (everything but the context block).
-[[nodiscard]] Json report_body(const Report& report);
-
 /// Prints the GPCNeT-style tables (`| name | avg | 99% | units |`) and notes to `out`.
 void print_tables(const Report& report, std::FILE* out);
 

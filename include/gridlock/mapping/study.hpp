@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/mapping/mapping.hpp"
 
 namespace gridlock::mapping {
@@ -64,11 +63,5 @@ struct Study {
 /// The cost tables as text: total cost and costliest message under each metric, each with its
 /// change against identity in percent, plus hop-bytes, as Markdown-style `| ... |` rows.
 [[nodiscard]] std::string study_table(const Study& study);
-
-/// The study as JSON: per row the method, costs (total, max message, changes in %), hop-bytes,
-/// time, Scotch's report, and the placement (`core`, `node`, `slot` per task) for the rows whose
-/// index is in `with_placement`.
-[[nodiscard]] Json study_json(const Study& study, const Machine& machine,
-                              const std::vector<std::size_t>& with_placement);
 
 }  // namespace gridlock::mapping

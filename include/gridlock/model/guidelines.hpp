@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
-#include "gridlock/model/sweep.hpp"
-
 namespace gridlock::model {
+
+// Declared, not included: sweep.hpp carries the sweep file's JSON context, and this header is plain.
+struct Sweep;
 
 /// How `check_guidelines` decides.
 struct CheckOptions {
@@ -50,8 +50,5 @@ struct CheckReport {
 /// continuity correction: the p-value of H1 "values of `a` tend to be larger than those of `b`".
 /// 1 when either side is empty or every value is tied.
 [[nodiscard]] double rank_sum_p_value(const std::vector<double>& a, const std::vector<double>& b);
-
-/// The report as JSON (`results`, `not_checked`, `violations`, and the options).
-[[nodiscard]] Json check_to_json(const CheckReport& report, const CheckOptions& options);
 
 }  // namespace gridlock::model

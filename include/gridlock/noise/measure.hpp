@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "gridlock/core/histogram.hpp"
-#include "gridlock/core/output.hpp"
 #include "gridlock/core/stats.hpp"
 #include "gridlock/noise/timer.hpp"
 #include "gridlock/noise/trace.hpp"
@@ -93,9 +92,6 @@ struct NoiseSummary {
 /// Summarises a measurement; outliers (detours longer than `outlier_cutoff_ns`, if > 0) are
 /// taken from the listed detours plus, for unlisted ones, the histogram.
 [[nodiscard]] NoiseSummary summarize(const Measurement& m, double outlier_cutoff_ns);
-
-/// The summary as JSON (all numbers, units in names).
-[[nodiscard]] Json summary_json(const NoiseSummary& s);
 
 /// CSV rows `lower_ns,upper_ns,count` of the non-empty histogram buckets.
 [[nodiscard]] std::vector<std::vector<std::string>> histogram_rows(const LogHistogram& h);

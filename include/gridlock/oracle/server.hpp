@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "gridlock/core/output.hpp"
 #include "gridlock/oracle/oracle.hpp"
@@ -44,7 +45,7 @@ class Server {
  public:
   /// `status` (optional) is called for /v1/health to describe the sources; it must be thread-safe
   /// and must not block (Service::status() is both).
-  Server(const Oracle& oracle, ServerOptions options, std::function<Json()> status = {});
+  Server(const Oracle& oracle, ServerOptions options, std::function<std::vector<SourceHealth>()> status = {});
   /// Serves `service`'s oracle, with its source status in /v1/health.
   Server(const Service& service, ServerOptions options);
   /// Stops the service (see stop()).

@@ -11,12 +11,12 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/sources.hpp"
@@ -42,6 +42,17 @@ struct ServiceOptions {
 struct NamedSource {
   std::string name;                ///< E.g. `sim:paper`.
   std::unique_ptr<Source> source;  ///< The source.
+};
+
+/// The health of one source as of the last poll (`/v1/health`'s `sources`; to_json() in
+/// status_json.hpp).
+struct SourceHealth {
+  std::string source;                  ///< The source's name, e.g. `sim:paper`.
+  std::uint64_t polls = 0;             ///< Polls of this source.
+  std::uint64_t errors = 0;            ///< Polls that threw.
+  bool ok = true;                      ///< No poll error, and status() answered.
+  std::string error;                   ///< The last error (empty if none).
+  std::optional<SourceStatus> status;  ///< The source's own status(); empty if it threw.
 };
 
 /// Sources, store and Oracle of one topology, polled by a background thread. Thread-safe:
@@ -78,10 +89,9 @@ class Service {
   [[nodiscard]] const Oracle& oracle() const noexcept { return oracle_; }
   /// Names of the sources, in order.
   [[nodiscard]] std::vector<std::string> source_names() const;
-  /// Status of every source as of the last poll: `[{"source": NAME, "ok": bool, "polls",
-  /// "errors", "error"?: last message, "status": the source's own status()}]`. Never waits for a
-  /// poll in progress.
-  [[nodiscard]] Json status() const;
+  /// Health of every source, in order, as of the last poll; a source whose status() throws is not
+  /// ok and its error says so. Never waits for a poll in progress.
+  [[nodiscard]] std::vector<SourceHealth> status() const;
   /// Completed polls (of all sources together).
   [[nodiscard]] std::uint64_t polls() const noexcept { return polls_.load(); }
 
@@ -101,7 +111,7 @@ class Service {
   std::vector<Slot> slots_;
   std::mutex poll_mutex_;  // serializes polls only; status and queries never take it
   mutable std::mutex status_mutex_;
-  std::shared_ptr<const Json> status_;
+  std::shared_ptr<const std::vector<SourceHealth>> status_;
   std::atomic<std::uint64_t> polls_{0};
   std::mutex thread_mutex_;
   std::condition_variable wake_;

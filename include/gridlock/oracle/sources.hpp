@@ -10,13 +10,30 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/topo/topology.hpp"
 
 namespace gridlock::oracle {
+
+/// One value of a source's status: a count, a quantity, a flag, a text or a list of texts.
+using StatusValue = std::variant<std::uint64_t, double, bool, std::string, std::vector<std::string>>;
+
+/// What a source says about itself (`/v1/health`'s `status` of a source; to_json() in
+/// status_json.hpp): its kind and its counters and settings, in the order it reports them.
+struct SourceStatus {
+  std::string kind;                                         ///< e.g. `simulated`, `ldms_csv`, `sysfs_ib`.
+  std::vector<std::pair<std::string, StatusValue>> fields;  ///< Name and value, in order; names unique.
+  /// The value named `name`, or nullptr if there is none.
+  [[nodiscard]] const StatusValue* find(std::string_view name) const noexcept;
+  /// The count named `name`; throws std::out_of_range if there is none or it is not a count.
+  [[nodiscard]] std::uint64_t count(std::string_view name) const;
+  /// The text named `name`; throws std::out_of_range if there is none or it is not a text.
+  [[nodiscard]] const std::string& text(std::string_view name) const;
+};
 
 /// A source of link metrics, polled periodically by the service.
 class Source {
@@ -33,7 +50,7 @@ class Source {
   /// Never throws for bad data; problems are reported in status().
   virtual void poll(MetricStore& store, double now_s) = 0;
   /// Name and counters of this source (rows read, malformed rows, ignored columns, ...).
-  [[nodiscard]] virtual Json status() const = 0;
+  [[nodiscard]] virtual SourceStatus status() const = 0;
 };
 
 /// One flow of a traffic matrix: `bytes_per_s` from `src` to `dst`.
@@ -63,8 +80,8 @@ class SimulatedLoad final : public Source {
   SimulatedLoad(const topo::Topology& topology, std::vector<Flow> flows);
   /// Adds one interval per loaded link ending at `now_s` (1 s for the first poll).
   void poll(MetricStore& store, double now_s) override;
-  /// `{"kind":"simulated","flows","loaded_links","oversubscribed_links","max_link_demand_bytes_per_s"}`.
-  [[nodiscard]] Json status() const override;
+  /// Kind `simulated`: flows, loaded_links, oversubscribed_links, max_link_demand_bytes_per_s.
+  [[nodiscard]] SourceStatus status() const override;
   /// Offered load per link in bytes/s, indexed by LinkId.
   [[nodiscard]] const std::vector<double>& demand_bytes_per_s() const noexcept { return demand_; }
 
@@ -133,7 +150,7 @@ class LdmsCsvSource final : public Source {
   /// Reads the rows added since the last poll (`now_s` is unused: rows carry their own time).
   void poll(MetricStore& store, double now_s) override;
   /// Counts of rows, malformed rows and values, ignored columns, unknown producers, recent problems.
-  [[nodiscard]] Json status() const override;
+  [[nodiscard]] SourceStatus status() const override;
 
  private:
   struct Impl;
@@ -160,7 +177,7 @@ class SysfsIbSource final : public Source {
   void poll(MetricStore& store, double now_s) override;
   /// Node, ports, polls, read errors and the last one, port rate, counter resets, values clamped
   /// to the port's rate or to the interval (stalls), and the last 20 problems.
-  [[nodiscard]] Json status() const override;
+  [[nodiscard]] SourceStatus status() const override;
 
  private:
   void problem(std::string message);

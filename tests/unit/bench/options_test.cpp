@@ -1,4 +1,5 @@
 #include "gridlock/bench/options.hpp"
+#include "gridlock/bench/options_json.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "gridlock/bench/results.hpp"
+#include "gridlock/bench/results_json.hpp"
 
 #include <gtest/gtest.h>
 

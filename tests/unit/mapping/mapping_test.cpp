@@ -14,6 +14,7 @@
 #include "gridlock/mapping/machine.hpp"
 #include "gridlock/mapping/mapping.hpp"
 #include "gridlock/mapping/study.hpp"
+#include "gridlock/mapping/study_json.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"

@@ -2,6 +2,7 @@
 // run of the measurement loop (no timing assertions: only invariants that hold on a busy machine).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/noise/measure.hpp"
+#include "gridlock/noise/measure_json.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/noise/trace.hpp"
 
@@ -288,6 +290,34 @@ TEST(Measure, ShortRunIsConsistent) {
   o.timer = gn::TimerChoice::kAuto;
   o.duration_s = 0.05;
   EXPECT_GT(gn::measure(o).t_min_ns, 0.0);
+}
+
+// The JSON summary (noise measure --json, gridlock-bench noise) keeps every field, units in names;
+// a percentile that does not exist (no detours) is null, not NaN.
+TEST(Measure, SummaryJsonHasEveryField) {
+  gn::NoiseSummary s;
+  s.t_min_ns = 20;
+  s.detours = 3;
+  s.noise_fraction = 0.25;
+  s.lengths_ns.count = 3;
+  s.lengths_ns.median = 400;
+  s.lengths_no_outliers_ns.median = std::nan("");
+  const gridlock::Json j = gn::summary_json(s);
+  std::vector<std::string> keys;
+  for (const auto& item : j.items()) {
+    keys.push_back(item.key());
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "t_min_ns", "sampling_rate_hz", "iterations", "measured_s", "detours", "detours_per_s",
+                      "noise_fraction", "detour_length_ns", "outlier_cutoff_ns", "outliers",
+                      "noise_fraction_without_outliers", "detour_length_without_outliers_ns"}));
+  EXPECT_EQ(j["t_min_ns"], 20.0);
+  EXPECT_EQ(j["detours"], 3);
+  EXPECT_EQ(j["noise_fraction"], 0.25);
+  EXPECT_EQ(j["detour_length_ns"]["count"], 3);
+  EXPECT_EQ(j["detour_length_ns"]["median"], 400.0);
+  EXPECT_TRUE(j["detour_length_without_outliers_ns"]["median"].is_null());
+  EXPECT_EQ(j["detour_length_ns"].size(), 7U);
 }
 
 // The rule of docs/sim-model.md, "Noise", computed naively over every detour of every period.

@@ -130,7 +130,13 @@ class ServerTest : public ::testing::Test {
     // The concurrency tests open 1,000 connections from loopback at once.
     options.max_connections = 1100;
     options.max_connections_per_address = 1100;
-    server_ = std::make_unique<Server>(oracle_, options, [] { return Json::array({{{"kind", "test"}}}); });
+    server_ = std::make_unique<Server>(oracle_, options, [] {
+      SourceHealth health;
+      health.source = "test";
+      health.polls = 3;
+      health.status = SourceStatus{"test", {{"rows", std::uint64_t{7}}}};
+      return std::vector<SourceHealth>{health};
+    });
     port_ = server_->start();
     ASSERT_GT(port_, 0);
   }
@@ -170,7 +176,12 @@ TEST_F(ServerTest, AnswersHealthTopologyNodesAndRoutes) {
   Client client(url());
   const Json health = client.health();
   EXPECT_EQ(health["status"], "ok");
-  EXPECT_EQ(health["sources"][0]["kind"], "test");
+  EXPECT_EQ(health["sources"][0]["source"], "test");
+  EXPECT_EQ(health["sources"][0]["polls"], 3);
+  EXPECT_EQ(health["sources"][0]["ok"], true);
+  EXPECT_FALSE(health["sources"][0].contains("error"));
+  EXPECT_EQ(health["sources"][0]["status"]["kind"], "test");
+  EXPECT_EQ(health["sources"][0]["status"]["rows"], 7);
   EXPECT_EQ(client.topology()["nodes"], 64);
   EXPECT_EQ(client.node("nid00038")["coords"], Json::array({1, 1, 3}));
   EXPECT_EQ(client.get("/v1/nodes")["nodes"].size(), 64U);

@@ -15,6 +15,7 @@
 #include "gridlock/oracle/server.hpp"
 #include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/status_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
 
@@ -27,7 +28,14 @@ class ThrowingSource final : public Source {
   void poll(MetricStore& /*store*/, double /*now_s*/) override {
     throw std::runtime_error("directory vanished");
   }
-  [[nodiscard]] Json status() const override { return {{"kind", "throwing"}}; }
+  [[nodiscard]] SourceStatus status() const override { return {"throwing", {}}; }
+};
+
+// A source that polls fine but whose status() throws: the health says so instead of failing.
+class BadStatusSource final : public Source {
+ public:
+  void poll(MetricStore& /*store*/, double /*now_s*/) override {}
+  [[nodiscard]] SourceStatus status() const override { throw std::runtime_error("no status"); }
 };
 
 std::vector<NamedSource> sources_with_a_bad_one(const topo::Topology& topology) {
@@ -71,7 +79,17 @@ TEST(OracleService, AThrowingSourceIsRecordedAndTheOthersStillPoll) {
   Service service(paper, sources_with_a_bad_one(paper), ServiceOptions{});
   service.poll_once(1.0);
   service.poll_once(2.0);
-  const Json status = service.status();
+  const std::vector<SourceHealth> health = service.status();
+  ASSERT_EQ(health.size(), 2U);
+  EXPECT_FALSE(health[0].ok);
+  EXPECT_EQ(health[0].polls, 2U);
+  EXPECT_EQ(health[0].error, "directory vanished");
+  ASSERT_TRUE(health[1].status.has_value());
+  EXPECT_EQ(health[1].status->kind, "simulated");
+  EXPECT_EQ(health[1].status->count("flows"), 6U);
+  EXPECT_THROW((void)health[1].status->count("no_such_count"), std::out_of_range);
+  // The /v1/health form of the same.
+  const Json status = to_json(health);
   ASSERT_EQ(status.size(), 2U);
   EXPECT_EQ(status[0]["source"], "bad");
   EXPECT_FALSE(status[0]["ok"].get<bool>());
@@ -85,6 +103,23 @@ TEST(OracleService, AThrowingSourceIsRecordedAndTheOthersStillPoll) {
   const auto values =
       service.oracle().route_metrics({{paper.node_id("nid00012"), paper.node_id("nid00038")}}, q);
   EXPECT_GT(values[0], 0);
+}
+
+TEST(OracleService, AStatusThatThrowsIsAnErrorOfItsSource) {
+  const topo::Torus3D paper{topo::TorusOptions{}};
+  std::vector<NamedSource> sources;
+  sources.push_back(NamedSource{"mute", std::make_unique<BadStatusSource>()});
+  Service service(paper, std::move(sources), ServiceOptions{});
+  service.poll_once(1.0);
+  const std::vector<SourceHealth> health = service.status();
+  ASSERT_EQ(health.size(), 1U);
+  EXPECT_FALSE(health[0].ok);
+  EXPECT_EQ(health[0].errors, 0U);
+  EXPECT_EQ(health[0].error, "status() failed: no status");
+  EXPECT_FALSE(health[0].status.has_value());
+  const Json json = to_json(health[0]);
+  EXPECT_EQ(json["error"], "status() failed: no status");
+  EXPECT_FALSE(json.contains("status"));
 }
 
 TEST(OracleService, HealthOverHttpShowsTheFailingSource) {

@@ -15,6 +15,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/oracle/oracle.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/oracle/status_json.hpp"
 #include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
@@ -246,7 +247,7 @@ TEST(LdmsCsv, GeminiPercentColumnsWithInterleavedProducers) {
   EXPECT_NEAR(snap.links[z_in].used_bw_pct, (61.0 + 59.0 * 2) / 3, 1e-9);
   // nid00012 at (0,0,6): credit stalls on its outgoing Y+ link.
   EXPECT_NEAR(snap.links[torus_link(t, {0, 0, 6}, "Y+")].stall_pct, (68.0 + 66.0 * 2) / 3, 1e-9);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["rows"], 4);
   EXPECT_EQ(status["malformed_rows"], 0);
   EXPECT_EQ(status["ignored_columns"].size(), 1U);  // nettopo_mesh_coord_X
@@ -271,7 +272,7 @@ TEST(LdmsCsv, RawCountersMalformedRowsAndGrowth) {
   MetricStore store(t);
   LdmsCsvSource source(t, {file});
   source.poll(store, 0);
-  auto status = source.status();
+  auto status = to_json(source.status());
   EXPECT_EQ(status["malformed_rows"], 2);  // wrong field count, unknown producer
   EXPECT_EQ(status["malformed_values"], 1);
   EXPECT_EQ(status["counter_resets"], 1);
@@ -293,7 +294,7 @@ TEST(LdmsCsv, RawCountersMalformedRowsAndGrowth) {
   // The file shrinks (rotated in place): it is read again from the start without failing.
   std::ofstream(file) << "#Time,ProducerName,X-_traffic (B)\n20,nid00050,1\n";
   source.poll(store, 0);
-  status = source.status();
+  status = to_json(source.status());
   EXPECT_EQ(status["truncations"], 1);
 }
 
@@ -320,8 +321,8 @@ TEST(LdmsCsv, InfiniBandColumnsRolloverAndHeaderFile) {
   EXPECT_NEAR(snap.links[inject].bytes_per_s, 1e9, 1e-3);
   EXPECT_NEAR(snap.links[inject].stall_pct, 10, 1e-9);
   EXPECT_NEAR(snap.links[t->ejection_link(3)].bytes_per_s, 0, 1e-9);
-  EXPECT_EQ(source.status()["files"], 2);
-  EXPECT_EQ(source.status()["rows"], 3);
+  EXPECT_EQ(to_json(source.status())["files"], 2);
+  EXPECT_EQ(to_json(source.status())["rows"], 3);
 }
 
 // A FIFO given as the source's file, or a link to /dev/zero, was reported as "not found (yet)",
@@ -339,7 +340,7 @@ TEST(LdmsCsv, FifoDeviceAndOversizedHeaderAreReportedNotRead) {
   MetricStore store(t);
   LdmsCsvSource source(t, {fifo, dir / "zero.csv", dir / "big"});
   source.poll(store, 0);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["unreadable_files"], 3) << status.dump();
   EXPECT_EQ(status["rows"], 0) << status.dump();
   const std::string problems = status["recent_problems"].dump();
@@ -371,7 +372,7 @@ TEST(LdmsCsv, RolledOverAltheaderFilesArePairedByEpoch) {
   MetricStore store(t);
   LdmsCsvSource source(t, {dir});
   source.poll(store, 0);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["files"], 3) << status.dump();
   EXPECT_EQ(status["rows"], 3) << status.dump();
   EXPECT_EQ(status["malformed_rows"], 0) << status.dump();
@@ -393,14 +394,14 @@ TEST(LdmsCsv, DataWaitsForAnEmptyHeaderFile) {
   MetricStore store(t);
   LdmsCsvSource source(t, {dir});
   source.poll(store, 0);
-  EXPECT_EQ(source.status()["rows"], 0);
-  EXPECT_EQ(source.status()["malformed_rows"], 0);
-  EXPECT_EQ(source.status()["recent_problems"].size(), 1U);
+  EXPECT_EQ(to_json(source.status())["rows"], 0);
+  EXPECT_EQ(to_json(source.status())["malformed_rows"], 0);
+  EXPECT_EQ(to_json(source.status())["recent_problems"].size(), 1U);
   std::ofstream(dir / "gemini.HEADER.1700000000")
       << "#Time,ProducerName,Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)\n";
   source.poll(store, 0);
-  EXPECT_EQ(source.status()["rows"], 1);
-  EXPECT_EQ(source.status()["malformed_rows"], 0);
+  EXPECT_EQ(to_json(source.status())["rows"], 1);
+  EXPECT_EQ(to_json(source.status())["malformed_rows"], 0);
   EXPECT_NEAR(store.snapshot(0).links[*t.link_in(t.router_at(1, 0, 6), "Z+")].used_bw_pct, 61, 1e-9);
 }
 
@@ -418,7 +419,7 @@ TEST(LdmsCsv, IetfQuotedHeaderAndMillisecondTime) {
   MetricStore store(t);
   LdmsCsvSource source(t, {dir});
   source.poll(store, 0);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["rows"], 2) << status.dump();
   EXPECT_EQ(status["malformed_rows"], 1) << status.dump();
   EXPECT_TRUE(status["ignored_columns"].empty()) << status.dump();
@@ -440,7 +441,7 @@ TEST(LdmsCsv, UsedBandwidthOverCapacityIsClampedOrSkippedAndReported) {
   MetricStore store(t);
   LdmsCsvSource source(t, {dir});
   source.poll(store, 0);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["rows"], 3) << status.dump();
   EXPECT_EQ(status.value("clamped_values", 0), 1) << status.dump();
   EXPECT_EQ(status["malformed_values"], 1) << status.dump();
@@ -481,7 +482,7 @@ TEST(LdmsCsv, StallOverTheIntervalIsClampedOrSkippedAndReported) {
   MetricStore store(t);
   LdmsCsvSource source(t, {dir});
   source.poll(store, 0);
-  const auto status = source.status();
+  const auto status = to_json(source.status());
   EXPECT_EQ(status["rows"], 4) << status.dump();
   EXPECT_EQ(status["clamped_values"], 2) << status.dump();
   EXPECT_EQ(status["malformed_values"], 1) << status.dump();
@@ -538,7 +539,7 @@ TEST(SysfsIb, CounterJumpIsAResetAndOverRateIsClamped) {
   // port_xmit_data counts 4-byte units: +4.6e18 units is ~1.8e19 bytes in 1 s.
   write_port(node.root, "mlx5_0", 1, 4611686018427387000ULL, 1000, 0);
   node.source->poll(node.store, 11);
-  auto status = node.source->status();
+  auto status = to_json(node.source->status());
   EXPECT_EQ(status.value("counter_resets", 0), 1) << status.dump();
   EXPECT_NE(
       status.value("recent_problems", Json::array()).dump().find("port_xmit_data rose by 1.845e+19 bytes"),
@@ -550,7 +551,7 @@ TEST(SysfsIb, CounterJumpIsAResetAndOverRateIsClamped) {
   // 1.5 times the port's 12.5 GB/s: stored as 100%.
   write_port(node.root, "mlx5_0", 1, 4611686018427387000ULL + 4687500000ULL, 1000, 0);
   node.source->poll(node.store, 12);
-  status = node.source->status();
+  status = to_json(node.source->status());
   EXPECT_EQ(status.value("clamped_values", 0), 1) << status.dump();
   // Over both intervals: the skipped one does not count as an idle second.
   snap = node.store.snapshot(10);
@@ -567,7 +568,7 @@ TEST(SysfsIb, XmitWaitOverTheIntervalIsClampedOrAReset) {
   write_port(node.root, "mlx5_0", 1, 1562500000ULL, 0,
              2343750000ULL + 4687500000ULL + 390625000ULL);  // 0.25 s
   node.source->poll(node.store, 13);
-  const auto status = node.source->status();
+  const auto status = to_json(node.source->status());
   EXPECT_EQ(status["clamped_values"], 1) << status.dump();
   EXPECT_EQ(status["counter_resets"], 1) << status.dump();
   EXPECT_EQ(node.store.stats().counter_resets, 1U);
@@ -605,7 +606,7 @@ TEST(SysfsIb, SeveralPortsStallAsTheirMean) {
   node.source->poll(node.store, 13);
   snap = node.store.snapshot(0);
   EXPECT_NEAR(snap.links[node.t->injection_link(5)].stall_pct, (20.0 + 60) / 2, 1e-9);
-  EXPECT_EQ(node.source->status()["clamped_values"], 0);
+  EXPECT_EQ(to_json(node.source->status())["clamped_values"], 0);
 }
 
 TEST(SysfsIb, FakeTree) {
@@ -621,17 +622,17 @@ TEST(SysfsIb, FakeTree) {
   EXPECT_NEAR(snap.links[t->injection_link(5)].used_bw_pct, 50, 1e-9);
   // Default unit: 8 bytes per increment at the port's 12.5 GB/s, 2e8 increments = 0.128 s.
   EXPECT_NEAR(snap.links[t->injection_link(5)].stall_pct, 12.8, 1e-9);
-  EXPECT_EQ(source.status()["xmit_wait_unit"], "8B");
+  EXPECT_EQ(to_json(source.status())["xmit_wait_unit"], "8B");
   EXPECT_NEAR(snap.links[t->ejection_link(5)].bytes_per_s, 2.5e9, 1e-3);
   write_port(root, "mlx5_0", 1, 10, 10, 10);  // reset: skipped, not fatal
   source.poll(store, 12);
   EXPECT_EQ(store.stats().counter_resets, 3U);
-  EXPECT_EQ(source.status()["read_errors"], 0);
+  EXPECT_EQ(to_json(source.status())["read_errors"], 0);
   SysfsIbOptions missing;
   missing.sys_root = root / "nope";
   SysfsIbSource absent(*t, 5, missing);
   absent.poll(store, 13);
-  EXPECT_EQ(absent.status()["read_errors"], 1);
+  EXPECT_EQ(to_json(absent.status())["read_errors"], 1);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("56 Gb/sec (4X FDR)"), 7e9);
   EXPECT_EQ(parse_ib_rate_bytes_per_s("garbage"), 0);
 }
@@ -645,7 +646,7 @@ TEST(SysfsIb, FifoDeviceAndOversizedCountersAreReadErrors) {
   const auto expect_error = [&](const std::string& name, const std::string& text, std::uint64_t errors) {
     SCOPED_TRACE(name);
     node.source->poll(node.store, static_cast<double>(11 + errors));
-    const auto status = node.source->status();
+    const auto status = to_json(node.source->status());
     EXPECT_EQ(status["read_errors"], errors) << status.dump();
     const auto last = status["last_error"].get<std::string>();
     EXPECT_NE(last.find(name), std::string::npos) << last;
@@ -696,8 +697,8 @@ TEST(SysfsIb, XmitWaitInNanosecondsAndAPortWithoutRate) {
   write_port(bare.root, "mlx5_0", 1, 0, 0, 1000);
   std::filesystem::remove(bare.root / "class" / "infiniband" / "mlx5_0" / "ports" / "1" / "rate");
   bare.source->poll(bare.store, 11);
-  EXPECT_EQ(bare.source->status()["read_errors"], 1);
-  EXPECT_NE(bare.source->status()["last_error"].get<std::string>().find("rate is unknown"),
+  EXPECT_EQ(to_json(bare.source->status())["read_errors"], 1);
+  EXPECT_NE(to_json(bare.source->status())["last_error"].get<std::string>().find("rate is unknown"),
             std::string::npos);
   EXPECT_NEAR(bare.store.snapshot(0).links[bare.t->injection_link(5)].stall_pct, 0, 1e-12);
 }
@@ -714,7 +715,7 @@ TEST(LdmsCsv, InfiniBandXmitWaitInBytesUsesTheLinkCapacity) {
   const double capacity = store.capacity(inject);
   ASSERT_GT(capacity, 0);
   EXPECT_NEAR(store.snapshot(0).links[inject].stall_pct, std::min(100.0, 100 * 1e8 * 8 / capacity), 1e-9);
-  EXPECT_EQ(source.status()["xmit_wait_unit"], "8B");
+  EXPECT_EQ(to_json(source.status())["xmit_wait_unit"], "8B");
 }
 
 }  // namespace

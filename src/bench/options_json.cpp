@@ -1,0 +1,53 @@
+#include "gridlock/bench/options_json.hpp"
+
+namespace gridlock::bench {
+namespace {
+
+Json loop_to_json(const LoopCounts& loop) {
+  Json j;
+  j["measurements"] = loop.measurements;
+  j["rings"] = loop.rings;
+  j["iterations"] = loop.iterations;
+  j["warmup"] = loop.warmup;
+  return j;
+}
+
+}  // namespace
+
+Json options_to_json(const Options& o) {
+  Json j;
+  j["mode"] = o.mode == Mode::kLoad ? "load" : "network";
+  j["quick"] = o.quick;
+  j["virtual_nodes"] = o.virtual_nodes;
+  j["ranks_per_node_option"] = o.ranks_per_node;
+  j["canary_fraction"] = o.canary_fraction;
+  Json congestors = Json::array();
+  for (const auto type : o.congestors) {
+    congestors.push_back(congestor_key(type));
+  }
+  j["congestors"] = congestors;
+  j["each_congestor"] = o.each_congestor;
+  j["latency"] = loop_to_json(o.latency);
+  j["bandwidth"] = loop_to_json(o.bandwidth);
+  j["allreduce"] = loop_to_json(o.allreduce);
+  j["alltoall"] = loop_to_json(o.alltoall);
+  j["latency_bytes"] = o.latency_bytes;
+  j["bandwidth_bytes"] = o.bandwidth_bytes;
+  j["bandwidth_outstanding"] = o.bandwidth_outstanding;
+  j["allreduce_bytes"] = o.allreduce_bytes;
+  j["alltoall_bytes"] = o.alltoall_bytes;
+  j["recv_buffers"] = recv_buffers_key(o.recv_buffers);
+  j["idle_wait"] = idle_wait_key(o.idle_wait);
+  j["average"] = average_key(o.average);
+  j["congestor_bytes"] = o.congestor_bytes;
+  j["allreduce_congestor_bytes"] = o.allreduce_congestor_bytes;
+  j["congestor_warmup"] = o.congestor_warmup;
+  j["congestor_check"] = o.congestor_check;
+  j["test_timeout_s"] = o.test_timeout_s;
+  j["deadline_s"] = o.deadline_s;
+  j["json"] = o.json_path;
+  j["csv_dir"] = o.csv_dir;
+  return j;
+}
+
+}  // namespace gridlock::bench
