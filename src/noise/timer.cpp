@@ -31,7 +31,8 @@ bool has_invariant_tsc() noexcept {
   unsigned ebx = 0;
   unsigned ecx = 0;
   unsigned edx = 0;
-  if (__get_cpuid_max(0x80000000U, nullptr) < 0x80000007U) {
+  // GCC's __get_cpuid_max returns unsigned, clang's int: compared as unsigned on both.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000U, nullptr)) < 0x80000007U) {
     return false;
   }
   __cpuid(0x80000007U, eax, ebx, ecx, edx);
