@@ -18,7 +18,12 @@ namespace gridlock::model {
 namespace {
 
 constexpr double kHuberK = 1.345;  // 95% efficiency at normal residuals
-constexpr int kMaxIterations = 100;
+constexpr int kMaxIterations = 500;
+// Iterations that re-estimate the residual scale (MAD); after them the scale is held. With the
+// scale changing every step, IRLS can cycle (three noisy points: the median point's weight flips
+// back and forth, FitLine.RobustFitOfThreeNoisyPointsConverges); with a fixed scale the Huber
+// objective is convex and IRLS decreases it at every step, so it converges.
+constexpr int kScaleIterations = 20;
 constexpr double kMadToSigma = 1.4826;  // MAD of a normal distribution -> its sigma
 // Relative residuals below one in a million are measurement resolution, not signal: the floor
 // keeps BIC finite on exact synthetic data and the Huber scale positive.
@@ -129,13 +134,16 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, Fit
     const Eigen::VectorXd base = w;
     bool converged = false;
     std::vector<double> r(x.size());
+    double scale = kRelResolution;
     for (int it = 0; it < kMaxIterations && !converged; ++it) {
       for (std::size_t i = 0; i < x.size(); ++i) {
         r[i] = (alpha + beta * x[i] - y[i]) / y[i];
       }
-      std::vector<double> abs_r(r.size());
-      std::transform(r.begin(), r.end(), abs_r.begin(), [](double v) { return std::abs(v); });
-      const double scale = std::max(kMadToSigma * detail::median(abs_r), kRelResolution);
+      if (it < kScaleIterations) {
+        std::vector<double> abs_r(r.size());
+        std::transform(r.begin(), r.end(), abs_r.begin(), [](double v) { return std::abs(v); });
+        scale = std::max(kMadToSigma * detail::median(abs_r), kRelResolution);
+      }
       for (std::size_t i = 0; i < x.size(); ++i) {
         const double u = std::abs(r[i]) / scale;
         w(static_cast<Eigen::Index>(i)) =

@@ -87,6 +87,22 @@ TEST(FitLine, RobustResistsOutliersWhereLeastSquaresDoesNot) {
   EXPECT_GT(ls.max_rel_err, rb.median_rel_err);
 }
 
+// Three noisy points measured by CI (get_fence between two ranks of a loaded 2-core host): with the
+// scale re-estimated every iteration, the weights of the median-residual point flipped back and
+// forth and the robust fit "did not converge", failing `gridlock model fit` on the whole sweep.
+TEST(FitLine, RobustFitOfThreeNoisyPointsConverges) {
+  const std::vector<double> x{512, 1024, 2048};
+  const std::vector<double> y{2.9154999999997724, 4.012999999998892, 2.7255000000000336};
+  const LineFit rb = fit_line(x, y, FitMethod::kHuber, "get_fence (node)");
+  const LineFit ls = fit_line(x, y, FitMethod::kLeastSquares, "get_fence (node)");
+  EXPECT_TRUE(std::isfinite(rb.alpha_us));
+  EXPECT_TRUE(std::isfinite(rb.beta_us_per_byte));
+  // Huber's estimate lies between least squares and the points: no wild extrapolation.
+  EXPECT_GT(rb.alpha_us, 0.0);
+  EXPECT_LT(std::abs(rb.alpha_us - ls.alpha_us), 2.0);
+  EXPECT_EQ(rb.rel_err.size(), x.size());
+}
+
 TEST(FitLine, DegenerateInputIsAnError) {
   EXPECT_THAT(input_error([] {
                 (void)fit_line({8, 8, 8}, {1, 2, 3}, FitMethod::kLeastSquares, "pingpong");
