@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Traces tests/mpi/trace_app with libgridlock-trace.so preloaded and reads the OTF2 archive back
+# with otf2-print: every rank's messages (count, peer, bytes), request completions, collectives
+# (count, communicator, root, bytes) and the sub-communicator's members are what the program did.
+# With 2 ranks it also checks GRIDLOCK_TRACE_FILTER, GRIDLOCK_TRACE_MAX_BYTES and an existing
+# archive directory.
+# Usage: trace_check.sh MPIEXEC RANKS LIBGRIDLOCK_TRACE TRACE_APP WORKDIR
+set -euo pipefail
+mpiexec="$1"
+n="$2"
+lib="$3"
+app="$4"
+work="$5"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v otf2-print >/dev/null || fail "otf2-print not found (Debian package otf2-tools)"
+rm -rf "$work"
+mkdir -p "$work"
+
+# `env` sets the variables in the ranks only, not in the launcher: works with any mpiexec or srun.
+run() { # run DIR [VAR=VALUE...]
+  local dir="$1"
+  shift
+  "$mpiexec" -n "$n" env LD_PRELOAD="$lib" GRIDLOCK_TRACE_DIR="$dir" "$@" "$app"
+}
+
+run "$work/trace" >"$work/out" 2>&1 || { cat "$work/out"; fail "traced run failed"; }
+cat "$work/out"
+grep -q "gridlock-trace: wrote $work/trace/traces.otf2: $n ranks" "$work/out" || fail "no summary line"
+otf2-print "$work/trace/traces.otf2" >"$work/events" 2>"$work/print.err" || fail "otf2-print: $(cat "$work/print.err")"
+otf2-print -G "$work/trace/traces.otf2" >"$work/defs" 2>>"$work/print.err"
+[ ! -s "$work/print.err" ] || fail "otf2-print warned: $(cat "$work/print.err")"
+
+# field NAME LINE: the value after "NAME: " (up to the next comma).
+summary() { # summary RANK: one line of counts and sums for that location
+  awk -v r="$1" '
+    function field(name,   s) { s = $0; if (!sub(".*" name ": ", "", s)) return ""; sub(/[ ,(].*/, "", s); return s }
+    $2 != r { next }
+    $1 == "ENTER" { enter++ } $1 == "LEAVE" { leave++ }
+    $1 == "MPI_SEND" || $1 == "MPI_ISEND" { sends++; sbytes += field("Length"); speers[field("Receiver")] = 1 }
+    $1 == "MPI_RECV" || $1 == "MPI_IRECV" { recvs++; rbytes += field("Length"); rpeers[field("Sender")] = 1 }
+    $1 == "MPI_ISEND" { isend++ } $1 == "MPI_ISEND_COMPLETE" { isend_done++ }
+    $1 == "MPI_IRECV_REQUEST" { irecv_req++ } $1 == "MPI_IRECV" { irecv++ }
+    $1 == "MPI_COLLECTIVE_BEGIN" { cbegin++ } $1 == "MPI_COLLECTIVE_END" { cend++ }
+    END {
+      for (p in speers) sp = sp p " "; for (p in rpeers) rp = rp p " "
+      printf "enter=%d leave=%d sends=%d sbytes=%d speers=%s recvs=%d rbytes=%d rpeers=%s isend=%d/%d irecv=%d/%d coll=%d/%d\n",
+        enter, leave, sends, sbytes, sp, recvs, rbytes, rp, isend, isend_done, irecv_req, irecv, cbegin, cend
+    }' "$work/events"
+}
+coll() { # coll RANK OP [COMM]: "sent received root" of that rank's collective(s)
+  grep -E "^MPI_COLLECTIVE_END +$1 " "$work/events" | grep "Operation: $2," | grep "${3:-}" |
+    sed -E 's/.*Root: ([A-Z0-9]+).*Sent: ([0-9]+), Received: ([0-9]+).*/\2 \3 \1/' | tr '\n' ';'
+}
+for ((r = 0; r < n; r++)); do
+  right=$(((r + 1) % n))
+  left=$(((r + n - 1) % n))
+  got=$(summary "$r")
+  want="enter=$(grep -c "^ENTER  *$r " "$work/events") leave=$(grep -c "^ENTER  *$r " "$work/events") sends=5 sbytes=1050 speers=$right  recvs=5 rbytes=1050 rpeers=$left  isend=3/3 irecv=2/2 coll=15/15"
+  [ "$got" = "$want" ] || fail "rank $r: got  $got
+                  want $want"
+  root_bytes=$([ "$r" -eq 0 ] && echo "1024 0" || echo "0 1024")
+  [ "$(coll "$r" BCAST)" = "$root_bytes 0;" ] || fail "rank $r: bcast $(coll "$r" BCAST)"
+  [ "$(coll "$r" ALLREDUCE MPI_COMM_WORLD)" = "64 64 NONE;" ] || fail "rank $r: allreduce $(coll "$r" ALLREDUCE)"
+  [ "$(coll "$r" ALLTOALL)" = "$((8 * n)) $((8 * n)) NONE;" ] || fail "rank $r: alltoall $(coll "$r" ALLTOALL)"
+  reduce_in=$([ "$r" -eq $((n - 1)) ] && echo 64 || echo 0)
+  [ "$(coll "$r" REDUCE MPI_COMM_WORLD)" = "64 $reduce_in $((n - 1));" ] || fail "rank $r: reduce $(coll "$r" REDUCE)"
+  # The Allreduce on MPI_Comm_split(rank % 2): its communicator's group holds the same-parity ranks.
+  line=$(grep -E "^MPI_COLLECTIVE_END +$r " "$work/events" | grep "Operation: ALLREDUCE," | grep -v MPI_COMM_WORLD)
+  [ -n "$line" ] || fail "rank $r: no allreduce on a sub-communicator"
+  [ "$(sed -E 's/.*Sent: ([0-9]+), Received: ([0-9]+).*/\1 \2/' <<<"$line")" = "32 32" ] || fail "rank $r: $line"
+  comm=$(sed -E 's/.*Communicator: "[^"]*" <([0-9]+)>.*/\1/' <<<"$line")
+  group=$(grep -E "^COMM +$comm " "$work/defs" | sed -E 's/.*Group: "[^"]*" <([0-9]+)>.*/\1/')
+  members=$(grep -E "^GROUP +$group " "$work/defs" | sed -E 's/.*Members?: //; s/ \([^)]*\)//g; s/,//g')
+  want_members=$(seq $((r % 2)) 2 $((n - 1)) | tr '\n' ' ' | sed 's/ $//')
+  [ "$members" = "$want_members" ] || fail "rank $r: sub-communicator $comm members '$members', want '$want_members'"
+  grep -E "^COMM +$comm " "$work/defs" | grep -q 'Parent: "MPI_COMM_WORLD"' || fail "rank $r: comm $comm has no parent"
+done
+grep -qE "^LOCATION +$((n - 1)) " "$work/defs" || fail "no location for rank $((n - 1))"
+grep -q "^CLOCK_PROPERTIES .*Ticks per Seconds: 1000000000" "$work/defs" || fail "no clock properties"
+
+if [ "$n" -eq 2 ]; then
+  # Filtered calls leave no events, but a request MPI_Test completes is still completed.
+  run "$work/filtered" GRIDLOCK_TRACE_FILTER=MPI_Test,MPI_Barrier >"$work/out_f" 2>&1 || { cat "$work/out_f"; fail "filtered run failed"; }
+  otf2-print "$work/filtered/traces.otf2" >"$work/events_f" 2>/dev/null || fail "filtered archive unreadable"
+  ! grep -qE '"MPI_(Test|Barrier)"' "$work/events_f" || fail "filtered calls were recorded"
+  [ "$(grep -c '^MPI_ISEND_COMPLETE' "$work/events_f")" -eq 6 ] || fail "completions lost with MPI_Test filtered"
+  # A size cap: one warning per rank, later calls dropped and counted, the archive still readable.
+  run "$work/capped" GRIDLOCK_TRACE_MAX_BYTES=1KiB >"$work/out_c" 2>&1 || { cat "$work/out_c"; fail "capped run failed"; }
+  [ "$(grep -c "reached GRIDLOCK_TRACE_MAX_BYTES" "$work/out_c")" -eq 2 ] || fail "no cap warning: $(cat "$work/out_c")"
+  grep -qE "warning: [0-9]+ MPI calls not recorded" "$work/out_c" || fail "dropped calls not reported"
+  otf2-print "$work/capped/traces.otf2" >"$work/events_c" 2>/dev/null || fail "capped archive unreadable"
+  [ "$(grep -c '^ENTER' "$work/events_c")" -eq "$(grep -c '^LEAVE' "$work/events_c")" ] || fail "capped: unbalanced"
+  # Bad input: an existing archive, an unknown filter name, a bad cap: one message, exit 3/2.
+  rc=0; run "$work/trace" >"$work/out_e" 2>&1 || rc=$?
+  [ "$rc" -eq 3 ] && grep -q "already holds a trace" "$work/out_e" || fail "existing archive: rc $rc: $(cat "$work/out_e")"
+  rc=0; run "$work/bad" GRIDLOCK_TRACE_FILTER=MPI_Nosuch >"$work/out_b" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "'MPI_Nosuch' is not an MPI function" "$work/out_b" || fail "bad filter: rc $rc: $(cat "$work/out_b")"
+  rc=0; run "$work/bad" GRIDLOCK_TRACE_MAX_BYTES=lots >"$work/out_m" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "'lots' is not a byte count" "$work/out_m" || fail "bad cap: rc $rc: $(cat "$work/out_m")"
+fi
+echo "ok"
