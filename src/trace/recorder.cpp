@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <new>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -49,6 +50,39 @@ OTF2_FlushType pre_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRe
 OTF2_TimeStamp post_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/) { return now_ns(); }
 
 OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
+
+// OTF2 keeps every chunk in memory until the writer closes unless the allocator refuses one:
+// events get at most kEventChunks chunks (8 MiB per rank), then OTF2 flushes them to the file
+// (pre_flush says yes) and starts over. Definitions are small and unbounded.
+constexpr std::uint64_t kChunkBytes = 1024 * 1024;
+constexpr std::size_t kEventChunks = 8;
+
+struct ChunkPool {
+  std::vector<void*> chunks;
+};
+
+void* allocate_chunk(void* /*user*/, OTF2_FileType type, OTF2_LocationRef /*loc*/, void** per_buffer,
+                     std::uint64_t chunk_bytes) {
+  if (*per_buffer == nullptr) *per_buffer = new (std::nothrow) ChunkPool;
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (pool == nullptr || (type == OTF2_FILETYPE_EVENTS && pool->chunks.size() >= kEventChunks)) return nullptr;
+  void* chunk = std::malloc(chunk_bytes);
+  if (chunk != nullptr) pool->chunks.push_back(chunk);
+  return chunk;
+}
+
+void free_chunks(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/, void** per_buffer, bool final) {
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (pool == nullptr) return;
+  for (void* chunk : pool->chunks) std::free(chunk);
+  pool->chunks.clear();
+  if (final) {
+    delete pool;
+    *per_buffer = nullptr;
+  }
+}
+
+OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 
 OTF2_RegionRole role_of(Fn fn) {
   switch (fn) {
@@ -155,12 +189,12 @@ void Recorder::start(Fn init_fn, std::uint64_t enter_ns, std::uint64_t leave_ns)
                     "GRIDLOCK_TRACE_DIR to a new directory (nothing traced)",
                     3);
   }
-  // 1 MiB event chunks: a rank's buffer is flushed to its file chunk by chunk by OTF2.
-  archive_ = OTF2_Archive_Open(config_.dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+  archive_ = OTF2_Archive_Open(config_.dir.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunkBytes, 4 * kChunkBytes,
                                OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   int ok = archive_ != nullptr ? 1 : 0;
   if (ok != 0) {
     ok = OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr) == OTF2_SUCCESS &&
+                 OTF2_Archive_SetMemoryCallbacks(archive_, &kMemoryCallbacks, nullptr) == OTF2_SUCCESS &&
                  gridlock_trace_set_collectives(archive_, trace_comm_) == 0 &&
                  OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS
              ? 1
