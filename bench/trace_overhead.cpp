@@ -30,16 +30,21 @@ double best_ns_per_call(int n, int calls_per_iteration, F body) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const int n = argc > 1 ? std::atoi(argv[1]) : 200000;
+  const long n_arg = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 200000;
+  if (n_arg <= 0 || n_arg > 100000000) {
+    std::fprintf(stderr, "bench_trace_overhead: N must be 1 to 100000000, not '%s'\n", argv[1]);
+    MPI_Finalize();
+    return 2;
+  }
+  const int n = static_cast<int>(n_arg);
   int flag = 0;
   char out[8] = {};
   char in[8] = {};
   double x = 1;
   double y = 0;
   // Enter and Leave only.
-  const double iprobe = best_ns_per_call(n, 1, [&] {
-    MPI_Iprobe(MPI_ANY_SOURCE, 0, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-  });
+  const double iprobe =
+      best_ns_per_call(n, 1, [&] { MPI_Iprobe(MPI_ANY_SOURCE, 0, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); });
   // A message to itself: Irecv (request), Isend (send + request), Waitall (two completions).
   const double p2p = best_ns_per_call(n, 3, [&] {
     MPI_Request r[2];
@@ -48,7 +53,8 @@ int main(int argc, char** argv) {
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
   });
   // A collective: Enter, CollectiveBegin, CollectiveEnd, Leave.
-  const double coll = best_ns_per_call(n, 1, [&] { MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF); });
+  const double coll =
+      best_ns_per_call(n, 1, [&] { MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF); });
   std::printf("iprobe %.1f %d\n", iprobe, n);
   std::printf("isend_irecv_waitall %.1f %d\n", p2p, 3 * n);
   std::printf("allreduce_8B %.1f %d\n", coll, n);

@@ -14,19 +14,53 @@ namespace gridlock::trace {
 namespace {
 
 // Region order: src/trace/detail/functions.hpp indexes this table.
-constexpr std::array<std::string_view, 47> kFunctions = {
-    "MPI_Init",         "MPI_Init_thread",  "MPI_Finalize",      "MPI_Abort",
-    "MPI_Send",         "MPI_Ssend",        "MPI_Bsend",         "MPI_Rsend",
-    "MPI_Recv",         "MPI_Isend",        "MPI_Issend",        "MPI_Irecv",
-    "MPI_Sendrecv",     "MPI_Probe",        "MPI_Iprobe",        "MPI_Wait",
-    "MPI_Waitall",      "MPI_Waitany",      "MPI_Waitsome",      "MPI_Test",
-    "MPI_Testall",      "MPI_Testany",      "MPI_Testsome",      "MPI_Barrier",
-    "MPI_Bcast",        "MPI_Reduce",       "MPI_Allreduce",     "MPI_Gather",
-    "MPI_Gatherv",      "MPI_Scatter",      "MPI_Scatterv",      "MPI_Allgather",
-    "MPI_Allgatherv",   "MPI_Alltoall",     "MPI_Alltoallv",     "MPI_Reduce_scatter",
-    "MPI_Reduce_scatter_block", "MPI_Scan",  "MPI_Exscan",       "MPI_Comm_dup",
-    "MPI_Comm_split",   "MPI_Comm_split_type", "MPI_Comm_create", "MPI_Cart_create",
-    "MPI_Cart_sub",     "MPI_Graph_create", "MPI_Comm_free"};
+constexpr std::array<std::string_view, 47> kFunctions = {"MPI_Init",
+                                                         "MPI_Init_thread",
+                                                         "MPI_Finalize",
+                                                         "MPI_Abort",
+                                                         "MPI_Send",
+                                                         "MPI_Ssend",
+                                                         "MPI_Bsend",
+                                                         "MPI_Rsend",
+                                                         "MPI_Recv",
+                                                         "MPI_Isend",
+                                                         "MPI_Issend",
+                                                         "MPI_Irecv",
+                                                         "MPI_Sendrecv",
+                                                         "MPI_Probe",
+                                                         "MPI_Iprobe",
+                                                         "MPI_Wait",
+                                                         "MPI_Waitall",
+                                                         "MPI_Waitany",
+                                                         "MPI_Waitsome",
+                                                         "MPI_Test",
+                                                         "MPI_Testall",
+                                                         "MPI_Testany",
+                                                         "MPI_Testsome",
+                                                         "MPI_Barrier",
+                                                         "MPI_Bcast",
+                                                         "MPI_Reduce",
+                                                         "MPI_Allreduce",
+                                                         "MPI_Gather",
+                                                         "MPI_Gatherv",
+                                                         "MPI_Scatter",
+                                                         "MPI_Scatterv",
+                                                         "MPI_Allgather",
+                                                         "MPI_Allgatherv",
+                                                         "MPI_Alltoall",
+                                                         "MPI_Alltoallv",
+                                                         "MPI_Reduce_scatter",
+                                                         "MPI_Reduce_scatter_block",
+                                                         "MPI_Scan",
+                                                         "MPI_Exscan",
+                                                         "MPI_Comm_dup",
+                                                         "MPI_Comm_split",
+                                                         "MPI_Comm_split_type",
+                                                         "MPI_Comm_create",
+                                                         "MPI_Cart_create",
+                                                         "MPI_Cart_sub",
+                                                         "MPI_Graph_create",
+                                                         "MPI_Comm_free"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -48,7 +82,8 @@ std::uint64_t parse_byte_count(std::string_view text, std::string_view what) {
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (ec != std::errc{} || !std::isfinite(value) || value < 0) throw fail();
   std::string unit(trim(std::string_view(end, static_cast<std::size_t>(t.data() + t.size() - end))));
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::transform(unit.begin(), unit.end(), unit.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   double scale = 1;
   if (unit.empty() || unit == "B") {
     scale = 1;
@@ -95,7 +130,8 @@ TraceConfig config_from_values(const char* dir, const char* filter, const char* 
   TraceConfig config;
   if (dir != nullptr) {
     if (*dir == '\0') {
-      throw InputError("GRIDLOCK_TRACE_DIR is set but empty; unset it (./gridlock-trace) or name a directory");
+      throw InputError(
+          "GRIDLOCK_TRACE_DIR is set but empty; unset it (./gridlock-trace) or name a directory");
     }
     config.dir = dir;
   }

@@ -47,14 +47,16 @@ OTF2_FlushType pre_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRe
   return OTF2_FLUSH;
 }
 
-OTF2_TimeStamp post_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/) { return now_ns(); }
+OTF2_TimeStamp post_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/) {
+  return now_ns();
+}
 
 OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
 
 // OTF2 keeps every chunk in memory until the writer closes unless the allocator refuses one:
 // events get at most kEventChunks chunks (8 MiB per rank), then OTF2 flushes them to the file
 // (pre_flush says yes) and starts over. Definitions are small and unbounded.
-constexpr std::uint64_t kChunkBytes = 1024 * 1024;
+constexpr std::uint64_t kChunkBytes = std::uint64_t{1024} * 1024;
 constexpr std::size_t kEventChunks = 8;
 
 struct ChunkPool {
@@ -65,13 +67,15 @@ void* allocate_chunk(void* /*user*/, OTF2_FileType type, OTF2_LocationRef /*loc*
                      std::uint64_t chunk_bytes) {
   if (*per_buffer == nullptr) *per_buffer = new (std::nothrow) ChunkPool;
   auto* pool = static_cast<ChunkPool*>(*per_buffer);
-  if (pool == nullptr || (type == OTF2_FILETYPE_EVENTS && pool->chunks.size() >= kEventChunks)) return nullptr;
+  if (pool == nullptr || (type == OTF2_FILETYPE_EVENTS && pool->chunks.size() >= kEventChunks))
+    return nullptr;
   void* chunk = std::malloc(chunk_bytes);
   if (chunk != nullptr) pool->chunks.push_back(chunk);
   return chunk;
 }
 
-void free_chunks(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/, void** per_buffer, bool final) {
+void free_chunks(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationRef /*loc*/, void** per_buffer,
+                 bool final) {
   auto* pool = static_cast<ChunkPool*>(*per_buffer);
   if (pool == nullptr) return;
   for (void* chunk : pool->chunks) std::free(chunk);
@@ -86,21 +90,46 @@ OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 
 OTF2_RegionRole role_of(Fn fn) {
   switch (fn) {
-    case Fn::Send: case Fn::Ssend: case Fn::Bsend: case Fn::Rsend: case Fn::Recv: case Fn::Isend:
-    case Fn::Issend: case Fn::Irecv: case Fn::Sendrecv: case Fn::Probe: case Fn::Iprobe: case Fn::Wait:
-    case Fn::Waitall: case Fn::Waitany: case Fn::Waitsome: case Fn::Test: case Fn::Testall:
-    case Fn::Testany: case Fn::Testsome:
+    case Fn::Send:
+    case Fn::Ssend:
+    case Fn::Bsend:
+    case Fn::Rsend:
+    case Fn::Recv:
+    case Fn::Isend:
+    case Fn::Issend:
+    case Fn::Irecv:
+    case Fn::Sendrecv:
+    case Fn::Probe:
+    case Fn::Iprobe:
+    case Fn::Wait:
+    case Fn::Waitall:
+    case Fn::Waitany:
+    case Fn::Waitsome:
+    case Fn::Test:
+    case Fn::Testall:
+    case Fn::Testany:
+    case Fn::Testsome:
       return OTF2_REGION_ROLE_POINT2POINT;
     case Fn::Barrier:
       return OTF2_REGION_ROLE_BARRIER;
-    case Fn::Bcast: case Fn::Scatter: case Fn::Scatterv:
+    case Fn::Bcast:
+    case Fn::Scatter:
+    case Fn::Scatterv:
       return OTF2_REGION_ROLE_COLL_ONE2ALL;
-    case Fn::Reduce: case Fn::Gather: case Fn::Gatherv:
+    case Fn::Reduce:
+    case Fn::Gather:
+    case Fn::Gatherv:
       return OTF2_REGION_ROLE_COLL_ALL2ONE;
-    case Fn::Allreduce: case Fn::Allgather: case Fn::Allgatherv: case Fn::Alltoall: case Fn::Alltoallv:
-    case Fn::ReduceScatter: case Fn::ReduceScatterBlock:
+    case Fn::Allreduce:
+    case Fn::Allgather:
+    case Fn::Allgatherv:
+    case Fn::Alltoall:
+    case Fn::Alltoallv:
+    case Fn::ReduceScatter:
+    case Fn::ReduceScatterBlock:
       return OTF2_REGION_ROLE_COLL_ALL2ALL;
-    case Fn::Scan: case Fn::Exscan:
+    case Fn::Scan:
+    case Fn::Exscan:
       return OTF2_REGION_ROLE_COLL_OTHER;
     default:
       return OTF2_REGION_ROLE_FUNCTION;
@@ -116,7 +145,7 @@ bool path_exists(const std::string& path) {
 [[noreturn]] void fail_everywhere(int rank, const std::string& message, int code) {
   if (rank == 0) std::fprintf(stderr, "gridlock-trace: error: %s\n", message.c_str());
   PMPI_Finalize();
-  std::exit(code);
+  std::exit(code);  // NOLINT(concurrency-mt-unsafe): inside MPI_Init, before the program's threads
 }
 
 // The created communicators from the ranks' (id, parent, member count, members...) records,
@@ -137,7 +166,8 @@ std::vector<CommDef> order_comms(const std::vector<std::uint64_t>& data) {
   const auto known = [&](std::uint64_t id) {
     if (id == kWorldComm || id == kSelfComm || id == OTF2_UNDEFINED_COMM) return true;
     const bool in_trace = std::any_of(all.begin(), all.end(), [&](const CommDef& d) { return d.id == id; });
-    return !in_trace || std::any_of(ordered.begin(), ordered.end(), [&](const CommDef& d) { return d.id == id; });
+    return !in_trace ||
+           std::any_of(ordered.begin(), ordered.end(), [&](const CommDef& d) { return d.id == id; });
   };
   bool progress = true;
   while (progress) {
@@ -167,8 +197,10 @@ void Recorder::start(Fn init_fn, std::uint64_t enter_ns, std::uint64_t leave_ns)
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   PMPI_Comm_size(MPI_COMM_WORLD, &size_);
   try {
+    // NOLINTBEGIN(concurrency-mt-unsafe): read once inside MPI_Init
     config_ = config_from_values(std::getenv("GRIDLOCK_TRACE_DIR"), std::getenv("GRIDLOCK_TRACE_FILTER"),
                                  std::getenv("GRIDLOCK_TRACE_MAX_BYTES"));
+    // NOLINTEND(concurrency-mt-unsafe)
   } catch (const std::exception& e) {
     fail_everywhere(rank_, std::string(e.what()) + " (nothing traced)", 2);
   }
@@ -185,12 +217,13 @@ void Recorder::start(Fn init_fn, std::uint64_t enter_ns, std::uint64_t leave_ns)
   PMPI_Bcast(&exists, 1, MPI_INT, 0, trace_comm_);
   if (exists != 0) {
     fail_everywhere(rank_,
-                    "'" + config_.dir + "' already holds a trace (traces.otf2); remove it or set "
-                    "GRIDLOCK_TRACE_DIR to a new directory (nothing traced)",
+                    "'" + config_.dir +
+                        "' already holds a trace (traces.otf2); remove it or set "
+                        "GRIDLOCK_TRACE_DIR to a new directory (nothing traced)",
                     3);
   }
-  archive_ = OTF2_Archive_Open(config_.dir.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunkBytes, 4 * kChunkBytes,
-                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  archive_ = OTF2_Archive_Open(config_.dir.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunkBytes,
+                               4 * kChunkBytes, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   int ok = archive_ != nullptr ? 1 : 0;
   if (ok != 0) {
     ok = OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr) == OTF2_SUCCESS &&
@@ -203,8 +236,9 @@ void Recorder::start(Fn init_fn, std::uint64_t enter_ns, std::uint64_t leave_ns)
   int all_ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, trace_comm_);
   if (all_ok == 0) {
-    fail_everywhere(rank_, "cannot create the OTF2 archive in '" + config_.dir +
-                               "': check that its parent directory exists and is writable (nothing traced)",
+    fail_everywhere(rank_,
+                    "cannot create the OTF2 archive in '" + config_.dir +
+                        "': check that its parent directory exists and is writable (nothing traced)",
                     3);
   }
   writer_ = OTF2_Archive_GetEvtWriter(archive_, static_cast<OTF2_LocationRef>(rank_));
@@ -257,7 +291,8 @@ void Recorder::recv(std::uint64_t t, MPI_Comm comm, const MPI_Status& status) no
   int count = 0;
   PMPI_Get_count(&status, MPI_BYTE, &count);
   OTF2_EvtWriter_MpiRecv(writer_, nullptr, t, static_cast<std::uint32_t>(status.MPI_SOURCE), comm_ref(comm),
-                         static_cast<std::uint32_t>(status.MPI_TAG), static_cast<std::uint64_t>(std::max(count, 0)));
+                         static_cast<std::uint32_t>(status.MPI_TAG),
+                         static_cast<std::uint64_t>(std::max(count, 0)));
   count_bytes(kSendBytes);
 }
 
@@ -266,8 +301,8 @@ void Recorder::isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uin
   if (peer == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
   const std::uint64_t id = next_request_++;
   const std::uint32_t ref = comm_ref(comm);
-  OTF2_EvtWriter_MpiIsend(writer_, nullptr, t, static_cast<std::uint32_t>(peer), ref, static_cast<std::uint32_t>(tag),
-                          bytes, id);
+  OTF2_EvtWriter_MpiIsend(writer_, nullptr, t, static_cast<std::uint32_t>(peer), ref,
+                          static_cast<std::uint32_t>(tag), bytes, id);
   count_bytes(kRequestBytes);
   requests_[request] = RequestInfo{id, ref, false};
 }
@@ -280,7 +315,8 @@ void Recorder::irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexce
   requests_[request] = RequestInfo{id, comm_ref(comm), true};
 }
 
-void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& status, bool recorded) noexcept {
+void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& status,
+                        bool recorded) noexcept {
   if (!active_) return;
   const auto it = requests_.find(request);
   if (it == requests_.end()) return;
@@ -301,7 +337,8 @@ void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& 
     // A receive from MPI_PROC_NULL completes with that source: no message.
     const auto sender = status.MPI_SOURCE == MPI_PROC_NULL ? OTF2_UNDEFINED_UINT32
                                                            : static_cast<std::uint32_t>(status.MPI_SOURCE);
-    OTF2_EvtWriter_MpiIrecv(writer_, nullptr, t, sender, info.comm, static_cast<std::uint32_t>(status.MPI_TAG),
+    OTF2_EvtWriter_MpiIrecv(writer_, nullptr, t, sender, info.comm,
+                            static_cast<std::uint32_t>(status.MPI_TAG),
                             static_cast<std::uint64_t>(std::max(count, 0)), info.id);
     count_bytes(kRequestBytes);
   }
@@ -345,7 +382,8 @@ void Recorder::comm_created(MPI_Comm parent, MPI_Comm comm) noexcept {
     PMPI_Group_translate_ranks(group, n, local.data(), world, global.data());
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
-    own_comms_.push_back(OwnComm{id, comm_ref(parent), std::vector<std::uint64_t>(global.begin(), global.end())});
+    own_comms_.push_back(
+        OwnComm{id, comm_ref(parent), std::vector<std::uint64_t>(global.begin(), global.end())});
   }
   PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, comm);
   if (id == OTF2_UNDEFINED_COMM) {
@@ -387,8 +425,8 @@ void Recorder::finish() {
   int host_len = 0;
   PMPI_Get_processor_name(host.data(), &host_len);
   std::vector<char> hosts(rank_ == 0 ? n * MPI_MAX_PROCESSOR_NAME : 0);
-  PMPI_Gather(host.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-              trace_comm_);
+  PMPI_Gather(host.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+              0, trace_comm_);
   std::vector<std::uint64_t> mine;
   for (const auto& c : own_comms_) {
     mine.push_back(c.id);
@@ -401,9 +439,10 @@ void Recorder::finish() {
   PMPI_Gather(&mine_count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, trace_comm_);
   std::vector<int> displs(n);
   if (rank_ == 0) std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
-  std::vector<std::uint64_t> comm_data(rank_ == 0 ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
-  PMPI_Gatherv(mine.data(), mine_count, MPI_UINT64_T, comm_data.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
-               trace_comm_);
+  std::vector<std::uint64_t> comm_data(rank_ == 0 ? static_cast<std::size_t>(displs.back() + counts.back())
+                                                  : 0);
+  PMPI_Gatherv(mine.data(), mine_count, MPI_UINT64_T, comm_data.data(), counts.data(), displs.data(),
+               MPI_UINT64_T, 0, trace_comm_);
   std::uint64_t dropped_total = 0;
   PMPI_Reduce(&dropped_calls_, &dropped_total, 1, MPI_UINT64_T, MPI_SUM, 0, trace_comm_);
 
@@ -411,8 +450,8 @@ void Recorder::finish() {
   // in its events to those numbers with an OTF2 mapping table, which readers apply.
   std::vector<CommDef> defs;
   if (rank_ == 0) defs = order_comms(comm_data);
-  std::vector<std::uint64_t> order;
-  for (const auto& d : defs) order.push_back(d.id);
+  std::vector<std::uint64_t> order(defs.size());
+  std::transform(defs.begin(), defs.end(), order.begin(), [](const CommDef& d) { return d.id; });
   std::uint64_t order_count = order.size();
   PMPI_Bcast(&order_count, 1, MPI_UINT64_T, 0, trace_comm_);
   order.resize(order_count);
@@ -431,15 +470,16 @@ void Recorder::finish() {
   OTF2_Archive_CloseDefFiles(archive_);
   if (rank_ == 0) {
     const std::uint64_t offset = *std::min_element(starts.begin(), starts.end());
-    write_global_definitions(all_events, starts, ends, hosts, defs, realtime_at_start_ns_ - (start_ns_ - offset));
+    write_global_definitions(all_events, starts, ends, hosts, defs,
+                             realtime_at_start_ns_ - (start_ns_ - offset));
   }
   OTF2_Archive_Close(archive_);
   archive_ = nullptr;
   PMPI_Comm_free(&trace_comm_);
   if (rank_ == 0) {
     const std::uint64_t total = std::accumulate(all_events.begin(), all_events.end(), std::uint64_t{0});
-    std::fprintf(stderr, "gridlock-trace: wrote %s/traces.otf2: %d ranks, %llu events\n", config_.dir.c_str(), size_,
-                 static_cast<unsigned long long>(total));
+    std::fprintf(stderr, "gridlock-trace: wrote %s/traces.otf2: %d ranks, %llu events\n", config_.dir.c_str(),
+                 size_, static_cast<unsigned long long>(total));
     if (dropped_total > 0) {
       std::fprintf(stderr,
                    "gridlock-trace: warning: %llu MPI calls not recorded after GRIDLOCK_TRACE_MAX_BYTES "
@@ -449,17 +489,18 @@ void Recorder::finish() {
     }
   }
   if (untracked_comms_ > 0) {
-    std::fprintf(stderr,
-                 "gridlock-trace: warning: rank %d: %llu communicators not defined in the trace "
-                 "(intercommunicators, or more than %u created by one rank); their events name no communicator\n",
-                 rank_, static_cast<unsigned long long>(untracked_comms_), kCommsPerRank);
+    std::fprintf(
+        stderr,
+        "gridlock-trace: warning: rank %d: %llu communicators not defined in the trace "
+        "(intercommunicators, or more than %u created by one rank); their events name no communicator\n",
+        rank_, static_cast<unsigned long long>(untracked_comms_), kCommsPerRank);
   }
 }
 
 void Recorder::write_global_definitions(const std::vector<std::uint64_t>& events,
                                         const std::vector<std::uint64_t>& starts,
-                                        const std::vector<std::uint64_t>& ends, const std::vector<char>& hosts,
-                                        const std::vector<CommDef>& defs,
+                                        const std::vector<std::uint64_t>& ends,
+                                        const std::vector<char>& hosts, const std::vector<CommDef>& defs,
                                         std::uint64_t realtime_offset_ns) {
   OTF2_GlobalDefWriter* w = OTF2_Archive_GetGlobalDefWriter(archive_);
   std::unordered_map<std::string, OTF2_StringRef> strings;
@@ -474,7 +515,8 @@ void Recorder::write_global_definitions(const std::vector<std::uint64_t>& events
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
 
   // System tree: machine > one node per host name > one process per rank.
-  OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, str("machine"), str("machine"), OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, str("machine"), str("machine"),
+                                           OTF2_UNDEFINED_SYSTEM_TREE_NODE);
   std::unordered_map<std::string, OTF2_SystemTreeNodeRef> nodes;
   const auto n = static_cast<std::uint32_t>(events.size());
   for (std::uint32_t r = 0; r < n; ++r) {
@@ -483,16 +525,17 @@ void Recorder::write_global_definitions(const std::vector<std::uint64_t>& events
     auto [it, added] = nodes.try_emplace(host, static_cast<OTF2_SystemTreeNodeRef>(nodes.size() + 1));
     if (added) OTF2_GlobalDefWriter_WriteSystemTreeNode(w, it->second, str(host), str("node"), 0);
     const std::string rank_name = "MPI Rank " + std::to_string(r);
-    OTF2_GlobalDefWriter_WriteLocationGroup(w, r, str(rank_name), OTF2_LOCATION_GROUP_TYPE_PROCESS, it->second,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(w, r, str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
+    OTF2_GlobalDefWriter_WriteLocationGroup(w, r, str(rank_name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                            it->second, OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(w, r, str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, events[r],
+                                       r);
   }
 
   const auto& names = traced_functions();
   for (std::uint32_t f = 0; f < names.size(); ++f) {
     const OTF2_StringRef name = str(std::string(names[f]));
-    OTF2_GlobalDefWriter_WriteRegion(w, f, name, name, str(""), role_of(static_cast<Fn>(f)), OTF2_PARADIGM_MPI,
-                                     OTF2_REGION_FLAG_NONE, str("MPI"), 0, 0);
+    OTF2_GlobalDefWriter_WriteRegion(w, f, name, name, str(""), role_of(static_cast<Fn>(f)),
+                                     OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, str("MPI"), 0, 0);
   }
 
   // Groups: 0 the ranks' locations, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF, 3.. the created ones;
@@ -501,24 +544,27 @@ void Recorder::write_global_definitions(const std::vector<std::uint64_t>& events
   std::iota(all.begin(), all.end(), 0);
   OTF2_GlobalDefWriter_WriteGroup(w, 0, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                   OTF2_GROUP_FLAG_NONE, n, all.data());
-  OTF2_GlobalDefWriter_WriteGroup(w, 1, str(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                  n, all.data());
-  OTF2_GlobalDefWriter_WriteGroup(w, 2, str(""), OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                  0, nullptr);
-  OTF2_GlobalDefWriter_WriteComm(w, kWorldComm, str("MPI_COMM_WORLD"), 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-  OTF2_GlobalDefWriter_WriteComm(w, kSelfComm, str("MPI_COMM_SELF"), 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  OTF2_GlobalDefWriter_WriteGroup(w, 1, str(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                  OTF2_GROUP_FLAG_NONE, n, all.data());
+  OTF2_GlobalDefWriter_WriteGroup(w, 2, str(""), OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                  OTF2_GROUP_FLAG_NONE, 0, nullptr);
+  OTF2_GlobalDefWriter_WriteComm(w, kWorldComm, str("MPI_COMM_WORLD"), 1, OTF2_UNDEFINED_COMM,
+                                 OTF2_COMM_FLAG_NONE);
+  OTF2_GlobalDefWriter_WriteComm(w, kSelfComm, str("MPI_COMM_SELF"), 2, OTF2_UNDEFINED_COMM,
+                                 OTF2_COMM_FLAG_NONE);
   std::unordered_map<std::uint64_t, std::uint32_t> dense = {{kWorldComm, kWorldComm}, {kSelfComm, kSelfComm}};
   for (std::size_t i = 0; i < defs.size(); ++i) dense[defs[i].id] = static_cast<std::uint32_t>(2 + i);
   for (std::size_t i = 0; i < defs.size(); ++i) {
-    OTF2_GlobalDefWriter_WriteGroup(w, static_cast<OTF2_GroupRef>(3 + i), str(""), OTF2_GROUP_TYPE_COMM_GROUP,
-                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    static_cast<std::uint32_t>(defs[i].members.size()), defs[i].members.data());
+    OTF2_GlobalDefWriter_WriteGroup(
+        w, static_cast<OTF2_GroupRef>(3 + i), str(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+        OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(defs[i].members.size()), defs[i].members.data());
   }
   for (std::size_t i = 0; i < defs.size(); ++i) {
     const auto parent = dense.find(defs[i].parent);
     const auto id = static_cast<std::uint32_t>(2 + i);
-    OTF2_GlobalDefWriter_WriteComm(w, id, str("MPI_Comm " + std::to_string(id)), static_cast<OTF2_GroupRef>(3 + i),
-                                   parent == dense.end() ? OTF2_UNDEFINED_COMM : parent->second, OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteComm(
+        w, id, str("MPI_Comm " + std::to_string(id)), static_cast<OTF2_GroupRef>(3 + i),
+        parent == dense.end() ? OTF2_UNDEFINED_COMM : parent->second, OTF2_COMM_FLAG_NONE);
   }
   OTF2_Archive_CloseGlobalDefWriter(archive_, w);
 }

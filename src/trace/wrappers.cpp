@@ -110,7 +110,8 @@ int isend_like(Fn fn, const void* buf, int count, MPI_Datatype type, int dest, i
                int (*pmpi)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
   const Call call(fn);
   const int rc = pmpi(buf, count, type, dest, tag, comm, request);
-  if (call.recorded() && rc == MPI_SUCCESS) rec().isend(now_ns(), dest, comm, tag, bytes_of(count, type), *request);
+  if (call.recorded() && rc == MPI_SUCCESS)
+    rec().isend(now_ns(), dest, comm, tag, bytes_of(count, type), *request);
   return rc;
 }
 
@@ -161,7 +162,8 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
   return send_like(Fn::Rsend, buf, count, type, dest, tag, comm, PMPI_Rsend);
 }
 
-int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
   const Call call(Fn::Recv);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -170,28 +172,32 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   return rc;
 }
 
-int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
   return isend_like(Fn::Isend, buf, count, type, dest, tag, comm, request, PMPI_Isend);
 }
-int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
   return isend_like(Fn::Issend, buf, count, type, dest, tag, comm, request, PMPI_Issend);
 }
 
-int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
   const Call call(Fn::Irecv);
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
   if (call.recorded() && rc == MPI_SUCCESS && source != MPI_PROC_NULL) rec().irecv(now_ns(), comm, *request);
   return rc;
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status* status) {
   const Call call(Fn::Sendrecv);
   if (call.recorded()) rec().send(now_ns(), dest, comm, sendtag, bytes_of(sendcount, sendtype));
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  const int rc =
-      PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st);
+  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                               source, recvtag, comm, st);
   if (call.recorded() && rc == MPI_SUCCESS) rec().recv(now_ns(), comm, *st);
   return rc;
 }
@@ -261,7 +267,8 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   const int rc = PMPI_Waitany(count, requests, index, st);
-  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) rec().complete(now_ns(), old[*index], *st, call.recorded());
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
+    rec().complete(now_ns(), old[*index], *st, call.recorded());
   return rc;
 }
 
@@ -302,8 +309,11 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  return collective(Fn::Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, kNoRoot, [&] { return PMPI_Barrier(comm); },
-                    [] { return Sizes{0, 0}; });
+  return collective(
+      Fn::Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, kNoRoot, [&] { return PMPI_Barrier(comm); },
+      [] {
+        return Sizes{0, 0};
+      });
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -316,7 +326,8 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
       });
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm) {
   return collective(
       Fn::Reduce, OTF2_COLLECTIVE_OP_REDUCE, comm, static_cast<std::uint32_t>(root),
       [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); },
@@ -326,7 +337,8 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
       });
 }
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm) {
   return collective(
       Fn::Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, kNoRoot,
       [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); },
@@ -363,22 +375,26 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
       [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&] {
         const bool is_root = comm_rank(comm) == root;
-        const std::uint64_t sent = in_place(sendbuf) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+        const std::uint64_t sent =
+            in_place(sendbuf) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
         const std::uint64_t received =
             is_root ? bytes_of(recvcount, recvtype) * static_cast<std::uint64_t>(comm_size(comm)) : 0;
         return Sizes{sent, received};
       });
 }
 
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return collective(
       Fn::Gatherv, OTF2_COLLECTIVE_OP_GATHERV, comm, static_cast<std::uint32_t>(root),
-      [&] { return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
+      [&] {
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+      },
       [&] {
         const int me = comm_rank(comm);
         const bool is_root = me == root;
-        const std::uint64_t sent = in_place(sendbuf) ? bytes_of(recvcounts[me], recvtype) : bytes_of(sendcount, sendtype);
+        const std::uint64_t sent =
+            in_place(sendbuf) ? bytes_of(recvcounts[me], recvtype) : bytes_of(sendcount, sendtype);
         const std::uint64_t received = is_root ? bytes_of(recvcounts, comm_size(comm), recvtype) : 0;
         return Sizes{sent, received};
       });
@@ -399,11 +415,13 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
       });
 }
 
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return collective(
       Fn::Scatterv, OTF2_COLLECTIVE_OP_SCATTERV, comm, static_cast<std::uint32_t>(root),
-      [&] { return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&] {
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+      },
       [&] {
         const int me = comm_rank(comm);
         const bool is_root = me == root;
@@ -420,19 +438,22 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
       Fn::Allgather, OTF2_COLLECTIVE_OP_ALLGATHER, comm, kNoRoot,
       [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
       [&] {
-        const std::uint64_t sent = in_place(sendbuf) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+        const std::uint64_t sent =
+            in_place(sendbuf) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
         return Sizes{sent, bytes_of(recvcount, recvtype) * static_cast<std::uint64_t>(comm_size(comm))};
       });
 }
 
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return collective(
       Fn::Allgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, kNoRoot,
-      [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
       [&] {
-        const std::uint64_t sent =
-            in_place(sendbuf) ? bytes_of(recvcounts[comm_rank(comm)], recvtype) : bytes_of(sendcount, sendtype);
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+      },
+      [&] {
+        const std::uint64_t sent = in_place(sendbuf) ? bytes_of(recvcounts[comm_rank(comm)], recvtype)
+                                                     : bytes_of(sendcount, sendtype);
         return Sizes{sent, bytes_of(recvcounts, comm_size(comm), recvtype)};
       });
 }
@@ -450,11 +471,13 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm) {
   return collective(
       Fn::Alltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, kNoRoot,
       [&] {
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                              comm);
       },
       [&] {
         const int n = comm_size(comm);
@@ -463,13 +486,14 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
       });
 }
 
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
-                       MPI_Comm comm) {
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm) {
   return collective(
       Fn::ReduceScatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, kNoRoot,
       [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); },
       [&] {
-        return Sizes{bytes_of(recvcounts, comm_size(comm), type), bytes_of(recvcounts[comm_rank(comm)], type)};
+        return Sizes{bytes_of(recvcounts, comm_size(comm), type),
+                     bytes_of(recvcounts[comm_rank(comm)], type)};
       });
 }
 
@@ -496,7 +520,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   const Call call(Fn::CommSplitType);
-  return created(Fn::CommSplitType, comm, newcomm, PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
+  return created(Fn::CommSplitType, comm, newcomm,
+                 PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
@@ -504,9 +529,11 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   return created(Fn::CommCreate, comm, newcomm, PMPI_Comm_create(comm, group, newcomm));
 }
 
-int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* newcomm) {
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm* newcomm) {
   const Call call(Fn::CartCreate);
-  return created(Fn::CartCreate, comm, newcomm, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
+  return created(Fn::CartCreate, comm, newcomm,
+                 PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
@@ -514,9 +541,11 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   return created(Fn::CartSub, comm, newcomm, PMPI_Cart_sub(comm, remain_dims, newcomm));
 }
 
-int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* newcomm) {
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
+                     MPI_Comm* newcomm) {
   const Call call(Fn::GraphCreate);
-  return created(Fn::GraphCreate, comm, newcomm, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
+  return created(Fn::GraphCreate, comm, newcomm,
+                 PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {

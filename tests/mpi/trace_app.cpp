@@ -66,11 +66,14 @@ int main(int argc, char** argv) {
   MPI_Scatter(big.data(), 16, MPI_BYTE, in.data(), 16, MPI_BYTE, 0, MPI_COMM_WORLD);
   MPI_Allgather(out.data(), 16, MPI_BYTE, big.data(), 16, MPI_BYTE, MPI_COMM_WORLD);
   MPI_Alltoall(out.data(), 8, MPI_BYTE, big.data(), 8, MPI_BYTE, MPI_COMM_WORLD);
-  MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_BYTE, big.data(), counts.data(), displs.data(), MPI_BYTE,
-                MPI_COMM_WORLD);
-  MPI_Allgatherv(out.data(), 16, MPI_BYTE, big.data(), counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD);
-  MPI_Gatherv(out.data(), 16, MPI_BYTE, big.data(), counts.data(), displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
-  MPI_Scatterv(big.data(), counts.data(), displs.data(), MPI_BYTE, in.data(), 16, MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_BYTE, big.data(), counts.data(), displs.data(),
+                MPI_BYTE, MPI_COMM_WORLD);
+  MPI_Allgatherv(out.data(), 16, MPI_BYTE, big.data(), counts.data(), displs.data(), MPI_BYTE,
+                 MPI_COMM_WORLD);
+  MPI_Gatherv(out.data(), 16, MPI_BYTE, big.data(), counts.data(), displs.data(), MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  MPI_Scatterv(big.data(), counts.data(), displs.data(), MPI_BYTE, in.data(), 16, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
   MPI_Reduce_scatter(big.data(), in.data(), counts.data(), MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
 
   MPI_Comm half = MPI_COMM_NULL;

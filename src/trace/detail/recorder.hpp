@@ -63,7 +63,8 @@ class Recorder {
 
   void send(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uint64_t bytes) noexcept;
   void recv(std::uint64_t t, MPI_Comm comm, const MPI_Status& status) noexcept;
-  void isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uint64_t bytes, MPI_Request request) noexcept;
+  void isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uint64_t bytes,
+             MPI_Request request) noexcept;
   void irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexcept;
   /// A request completed (its handle before the call freed it); `recorded`: inside a recorded call.
   void complete(std::uint64_t t, MPI_Request request, const MPI_Status& status, bool recorded) noexcept;
@@ -83,7 +84,8 @@ class Recorder {
  private:
   bool room(std::uint64_t bytes) noexcept;
   void count_bytes(std::uint64_t bytes) noexcept { bytes_ += bytes; }
-  void write_global_definitions(const std::vector<std::uint64_t>& events, const std::vector<std::uint64_t>& starts,
+  void write_global_definitions(const std::vector<std::uint64_t>& events,
+                                const std::vector<std::uint64_t>& starts,
                                 const std::vector<std::uint64_t>& ends, const std::vector<char>& hosts,
                                 const std::vector<CommDef>& defs, std::uint64_t realtime_offset_ns);
 

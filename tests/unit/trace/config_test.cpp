@@ -36,7 +36,8 @@ TEST(TraceConfig, BadValuesSayWhatAndHowToFix) {
     (void)parse_byte_count("lots", "GRIDLOCK_TRACE_MAX_BYTES");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("GRIDLOCK_TRACE_MAX_BYTES: 'lots' is not a byte count"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("GRIDLOCK_TRACE_MAX_BYTES: 'lots' is not a byte count"),
+              std::string::npos);
   }
   EXPECT_THROW((void)parse_byte_count("-1", "x"), InputError);
   EXPECT_THROW((void)parse_byte_count("1QB", "x"), InputError);
