@@ -115,9 +115,8 @@ int isend_like(Fn fn, const void* buf, int count, MPI_Datatype type, int dest, i
   return rc;
 }
 
-int created(Fn fn, MPI_Comm parent, MPI_Comm* newcomm, int rc) {
+int created(MPI_Comm parent, MPI_Comm* newcomm, int rc) {
   if (rc == MPI_SUCCESS && newcomm != nullptr) rec().comm_created(parent, *newcomm);
-  (void)fn;
   return rc;
 }
 
@@ -510,42 +509,39 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   const Call call(Fn::CommDup);
-  return created(Fn::CommDup, comm, newcomm, PMPI_Comm_dup(comm, newcomm));
+  return created(comm, newcomm, PMPI_Comm_dup(comm, newcomm));
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const Call call(Fn::CommSplit);
-  return created(Fn::CommSplit, comm, newcomm, PMPI_Comm_split(comm, color, key, newcomm));
+  return created(comm, newcomm, PMPI_Comm_split(comm, color, key, newcomm));
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   const Call call(Fn::CommSplitType);
-  return created(Fn::CommSplitType, comm, newcomm,
-                 PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
+  return created(comm, newcomm, PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   const Call call(Fn::CommCreate);
-  return created(Fn::CommCreate, comm, newcomm, PMPI_Comm_create(comm, group, newcomm));
+  return created(comm, newcomm, PMPI_Comm_create(comm, group, newcomm));
 }
 
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm* newcomm) {
   const Call call(Fn::CartCreate);
-  return created(Fn::CartCreate, comm, newcomm,
-                 PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
+  return created(comm, newcomm, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const Call call(Fn::CartSub);
-  return created(Fn::CartSub, comm, newcomm, PMPI_Cart_sub(comm, remain_dims, newcomm));
+  return created(comm, newcomm, PMPI_Cart_sub(comm, remain_dims, newcomm));
 }
 
 int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
                      MPI_Comm* newcomm) {
   const Call call(Fn::GraphCreate);
-  return created(Fn::GraphCreate, comm, newcomm,
-                 PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
+  return created(comm, newcomm, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {

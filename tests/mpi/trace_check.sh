@@ -17,10 +17,13 @@ rm -rf "$work"
 mkdir -p "$work"
 
 # `env` sets the variables in the ranks only, not in the launcher: works with any mpiexec or srun.
-run() { # run DIR [VAR=VALUE...]
+run() { # run DIR [VAR=VALUE...] [-- APP_ARGS...]
   local dir="$1"
   shift
-  "$mpiexec" -n "$n" env LD_PRELOAD="$lib" GRIDLOCK_TRACE_DIR="$dir" "$@" "$app"
+  local vars=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  "$mpiexec" -n "$n" env LD_PRELOAD="$lib" GRIDLOCK_TRACE_DIR="$dir" "${vars[@]}" "$app" "$@"
 }
 
 run "$work/trace" >"$work/out" 2>&1 || { cat "$work/out"; fail "traced run failed"; }
@@ -90,6 +93,12 @@ if [ "$n" -eq 2 ]; then
   grep -qE "warning: [0-9]+ MPI calls not recorded" "$work/out_c" || fail "dropped calls not reported"
   otf2-print "$work/capped/traces.otf2" >"$work/events_c" 2>/dev/null || fail "capped archive unreadable"
   [ "$(grep -c '^ENTER' "$work/events_c")" -eq "$(grep -c '^LEAVE' "$work/events_c")" ] || fail "capped: unbalanced"
+  # A program that exits without MPI_Finalize: every rank flushes its events and says so.
+  rc=0; run "$work/early" -- exit >"$work/out_x" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] || fail "early exit: exit code 0"
+  [ "$(grep -c "the program exited without MPI_Finalize; flushed its" "$work/out_x")" -eq 2 ] ||
+    fail "early exit not reported: $(cat "$work/out_x")"
+  [ -s "$work/early/traces/0.evt" ] && [ -s "$work/early/traces/1.evt" ] || fail "early exit: events not flushed"
   # Bad input: an existing archive, an unknown filter name, a bad cap: one message, exit 3/2.
   rc=0; run "$work/trace" >"$work/out_e" 2>&1 || rc=$?
   [ "$rc" -eq 3 ] && grep -q "already holds a trace" "$work/out_e" || fail "existing archive: rc $rc: $(cat "$work/out_e")"
