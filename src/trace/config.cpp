@@ -14,7 +14,7 @@ namespace gridlock::trace {
 namespace {
 
 // Region order: src/trace/detail/functions.hpp indexes this table.
-constexpr std::array<std::string_view, 47> kFunctions = {"MPI_Init",
+constexpr std::array<std::string_view, 51> kFunctions = {"MPI_Init",
                                                          "MPI_Init_thread",
                                                          "MPI_Finalize",
                                                          "MPI_Abort",
@@ -60,7 +60,11 @@ constexpr std::array<std::string_view, 47> kFunctions = {"MPI_Init",
                                                          "MPI_Cart_create",
                                                          "MPI_Cart_sub",
                                                          "MPI_Graph_create",
-                                                         "MPI_Comm_free"};
+                                                         "MPI_Comm_free",
+                                                         "MPI_Send_init",
+                                                         "MPI_Recv_init",
+                                                         "MPI_Start",
+                                                         "MPI_Startall"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

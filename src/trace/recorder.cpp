@@ -344,7 +344,25 @@ void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& 
   }
 }
 
-void Recorder::forget(MPI_Request request) noexcept { requests_.erase(request); }
+void Recorder::forget(MPI_Request request) noexcept {
+  requests_.erase(request);
+  persistent_.erase(request);
+}
+
+void Recorder::persistent(MPI_Request request, const PersistentInfo& info) noexcept {
+  if (request != MPI_REQUEST_NULL) persistent_[request] = info;
+}
+
+void Recorder::start_persistent(std::uint64_t t, MPI_Request request) noexcept {
+  const auto it = persistent_.find(request);
+  if (it == persistent_.end()) return;
+  const PersistentInfo& p = it->second;
+  if (p.is_recv) {
+    if (p.peer != MPI_PROC_NULL) irecv(t, p.comm, request);
+  } else {
+    isend(t, p.peer, p.comm, p.tag, p.bytes, request);
+  }
+}
 
 void Recorder::collective_begin(std::uint64_t t) noexcept {
   OTF2_EvtWriter_MpiCollectiveBegin(writer_, nullptr, t);

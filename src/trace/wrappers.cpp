@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <numeric>
 #include <vector>
 
@@ -134,7 +135,17 @@ int MPI_Init(int* argc, char*** argv) {
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const std::uint64_t t = now_ns();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) rec().start(Fn::InitThread, t, now_ns());
+  if (rc == MPI_SUCCESS) {
+    rec().start(Fn::InitThread, t, now_ns());
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (*provided == MPI_THREAD_MULTIPLE && rank == 0) {
+      std::fprintf(
+          stderr,
+          "gridlock-trace: warning: MPI_THREAD_MULTIPLE: the tracer records one stream per rank; MPI "
+          "calls made from several threads at once garble the trace (docs/tracing.md, Limits)\n");
+    }
+  }
   return rc;
 }
 
@@ -209,6 +220,41 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   const Call call(Fn::Iprobe);
   return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  const Call call(Fn::SendInit);
+  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS && rec().active()) {
+    rec().persistent(*request, {dest, comm, tag, bytes_of(count, type), false});
+  }
+  return rc;
+}
+
+int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  const Call call(Fn::RecvInit);
+  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
+  if (rc == MPI_SUCCESS && rec().active()) rec().persistent(*request, {source, comm, tag, 0, true});
+  return rc;
+}
+
+int MPI_Start(MPI_Request* request) {
+  const Call call(Fn::Start);
+  const int rc = PMPI_Start(request);
+  if (call.recorded() && rc == MPI_SUCCESS) rec().start_persistent(now_ns(), *request);
+  return rc;
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  const Call call(Fn::Startall);
+  const int rc = PMPI_Startall(count, requests);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const std::uint64_t t = now_ns();
+    for (int i = 0; i < count; ++i) rec().start_persistent(t, requests[i]);
+  }
+  return rc;
 }
 
 int MPI_Request_free(MPI_Request* request) {

@@ -1,8 +1,9 @@
 // A small MPI program traced by tests/mpi/trace_check.sh through LD_PRELOAD (it is not linked
 // with the tracer). Every rank, with left/right its ring neighbours:
-//   point-to-point, 5 messages to the right and 5 from the left, 1050 bytes each way:
+//   point-to-point, 7 messages to the right and 7 from the left, 1170 bytes each way:
 //     MPI_Send/MPI_Recv 100 B, MPI_Sendrecv 200 B, MPI_Isend/MPI_Irecv + MPI_Waitall 300 B,
-//     MPI_Isend/MPI_Irecv + MPI_Wait/MPI_Test 400 B, MPI_Isend + MPI_Probe + MPI_Recv 50 B;
+//     MPI_Isend/MPI_Irecv + MPI_Wait/MPI_Test 400 B, MPI_Isend + MPI_Probe + MPI_Recv 50 B,
+//     MPI_Send_init/MPI_Recv_init 60 B started twice (MPI_Startall, MPI_Start + MPI_Waitall);
 //   13 collectives on MPI_COMM_WORLD (sizes in trace_check.sh), then MPI_Allreduce of 32 B on
 //   MPI_Comm_split(rank % 2) and MPI_Barrier on MPI_Comm_dup(MPI_COMM_WORLD).
 // `trace_app exit` leaves after the first messages with exit(3), without MPI_Finalize.
@@ -55,6 +56,15 @@ int main(int argc, char** argv) {
   MPI_Probe(left, 5, MPI_COMM_WORLD, &status);
   MPI_Recv(in.data(), 50, MPI_BYTE, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+  MPI_Recv_init(in.data(), 60, MPI_BYTE, left, 6, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Send_init(out.data(), 60, MPI_BYTE, right, 6, MPI_COMM_WORLD, &reqs[1]);
+  MPI_Startall(2, reqs);
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  MPI_Start(&reqs[0]);
+  MPI_Start(&reqs[1]);
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  MPI_Request_free(&reqs[0]);
+  MPI_Request_free(&reqs[1]);
 
   std::vector<double> d(8, 1.0);
   std::vector<double> dr(8);

@@ -58,7 +58,7 @@ for ((r = 0; r < n; r++)); do
   right=$(((r + 1) % n))
   left=$(((r + n - 1) % n))
   got=$(summary "$r")
-  want="enter=$(grep -c "^ENTER  *$r " "$work/events") leave=$(grep -c "^ENTER  *$r " "$work/events") sends=5 sbytes=1050 speers=$right  recvs=5 rbytes=1050 rpeers=$left  isend=3/3 irecv=2/2 coll=15/15"
+  want="enter=$(grep -c "^ENTER  *$r " "$work/events") leave=$(grep -c "^ENTER  *$r " "$work/events") sends=7 sbytes=1170 speers=$right  recvs=7 rbytes=1170 rpeers=$left  isend=5/5 irecv=4/4 coll=15/15"
   [ "$got" = "$want" ] || fail "rank $r: got  $got
                   want $want"
   root_bytes=$([ "$r" -eq 0 ] && echo "1024 0" || echo "0 1024")
@@ -86,7 +86,7 @@ if [ "$n" -eq 2 ]; then
   run "$work/filtered" GRIDLOCK_TRACE_FILTER=MPI_Test,MPI_Barrier >"$work/out_f" 2>&1 || { cat "$work/out_f"; fail "filtered run failed"; }
   otf2-print "$work/filtered/traces.otf2" >"$work/events_f" 2>/dev/null || fail "filtered archive unreadable"
   ! grep -qE '"MPI_(Test|Barrier)"' "$work/events_f" || fail "filtered calls were recorded"
-  [ "$(grep -c '^MPI_ISEND_COMPLETE' "$work/events_f")" -eq 6 ] || fail "completions lost with MPI_Test filtered"
+  [ "$(grep -c '^MPI_ISEND_COMPLETE' "$work/events_f")" -eq 10 ] || fail "completions lost with MPI_Test filtered"
   # A size cap: one warning per rank, later calls dropped and counted, the archive still readable.
   run "$work/capped" GRIDLOCK_TRACE_MAX_BYTES=1KiB >"$work/out_c" 2>&1 || { cat "$work/out_c"; fail "capped run failed"; }
   [ "$(grep -c "reached GRIDLOCK_TRACE_MAX_BYTES" "$work/out_c")" -eq 2 ] || fail "no cap warning: $(cat "$work/out_c")"

@@ -52,6 +52,10 @@ enum class Fn : std::uint32_t {
   CartSub,
   GraphCreate,
   CommFree,
+  SendInit,
+  RecvInit,
+  Start,
+  Startall,
   Count
 };
 

@@ -25,6 +25,16 @@ struct RequestInfo {
   bool is_recv = false;
 };
 
+/// A persistent request as MPI_Send_init / MPI_Recv_init set it up: each MPI_Start starts one
+/// nonblocking operation with these parameters.
+struct PersistentInfo {
+  int peer = MPI_PROC_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int tag = 0;
+  std::uint64_t bytes = 0;
+  bool is_recv = false;
+};
+
 /// A communicator this rank created as its rank 0: written to the global definitions by rank 0.
 struct OwnComm {
   std::uint32_t id = 0;
@@ -68,6 +78,10 @@ class Recorder {
   void irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexcept;
   /// A request completed (its handle before the call freed it); `recorded`: inside a recorded call.
   void complete(std::uint64_t t, MPI_Request request, const MPI_Status& status, bool recorded) noexcept;
+  /// MPI_Send_init / MPI_Recv_init made a persistent request.
+  void persistent(MPI_Request request, const PersistentInfo& info) noexcept;
+  /// MPI_Start(all) started a persistent request: recorded as an Isend or an Irecv.
+  void start_persistent(std::uint64_t t, MPI_Request request) noexcept;
   /// The program freed a request: its completion will not be seen.
   void forget(MPI_Request request) noexcept;
   void collective_begin(std::uint64_t t) noexcept;
@@ -109,6 +123,7 @@ class Recorder {
   std::uint64_t untracked_comms_ = 0;
   std::unordered_map<MPI_Request, RequestInfo> requests_;
   std::uint64_t next_request_ = 1;
+  std::unordered_map<MPI_Request, PersistentInfo> persistent_;
 };
 
 }  // namespace gridlock::trace::detail
