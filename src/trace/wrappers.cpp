@@ -2,45 +2,21 @@
 // (Enter/Leave) and what it did (messages, requests, collectives, communicators) in OTF2.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <vector>
 
-#include "detail/recorder.hpp"
+#include "detail/call.hpp"
 
 namespace {
 
+using gridlock::trace::detail::bytes_of;
+using gridlock::trace::detail::Call;
 using gridlock::trace::detail::Fn;
 using gridlock::trace::detail::now_ns;
-using gridlock::trace::detail::Recorder;
-
-Recorder& rec() { return Recorder::instance(); }
-
-// Enter at construction, Leave at destruction: the events of the call lie in between.
-class Call {
- public:
-  explicit Call(Fn fn) : fn_(fn), recorded_(rec().enter(fn, now_ns())) {}
-  Call(const Call&) = delete;
-  Call& operator=(const Call&) = delete;
-  Call(Call&&) = delete;
-  Call& operator=(Call&&) = delete;
-  ~Call() {
-    if (recorded_) rec().leave(fn_, now_ns());
-  }
-  [[nodiscard]] bool recorded() const noexcept { return recorded_; }
-
- private:
-  Fn fn_;
-  bool recorded_;
-};
-
-std::uint64_t bytes_of(int count, MPI_Datatype type) {
-  if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(std::max(size, 0));
-}
+using gridlock::trace::detail::rec;
 
 std::uint64_t bytes_of(const int* counts, int n, MPI_Datatype type) {
   if (counts == nullptr) return 0;
