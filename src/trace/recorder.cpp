@@ -109,18 +109,32 @@ OTF2_RegionRole role_of(Fn fn) {
     case Fn::Testall:
     case Fn::Testany:
     case Fn::Testsome:
+    case Fn::SendInit:
+    case Fn::RecvInit:
+    case Fn::Start:
+    case Fn::Startall:
+    case Fn::SendrecvReplace:
+    case Fn::SsendInit:
+    case Fn::BsendInit:
+    case Fn::RsendInit:
       return OTF2_REGION_ROLE_POINT2POINT;
     case Fn::Barrier:
+    case Fn::Ibarrier:
       return OTF2_REGION_ROLE_BARRIER;
     case Fn::Bcast:
+    case Fn::Ibcast:
     case Fn::Scatter:
     case Fn::Scatterv:
       return OTF2_REGION_ROLE_COLL_ONE2ALL;
     case Fn::Reduce:
+    case Fn::Ireduce:
     case Fn::Gather:
     case Fn::Gatherv:
       return OTF2_REGION_ROLE_COLL_ALL2ONE;
     case Fn::Allreduce:
+    case Fn::Iallreduce:
+    case Fn::Iallgather:
+    case Fn::Ialltoall:
     case Fn::Allgather:
     case Fn::Allgatherv:
     case Fn::Alltoall:
@@ -304,7 +318,7 @@ void Recorder::isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uin
   OTF2_EvtWriter_MpiIsend(writer_, nullptr, t, static_cast<std::uint32_t>(peer), ref,
                           static_cast<std::uint32_t>(tag), bytes, id);
   count_bytes(kRequestBytes);
-  requests_[request] = RequestInfo{id, ref, false};
+  requests_[request] = RequestInfo{id, ref, RequestInfo::Kind::Send};
 }
 
 void Recorder::irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexcept {
@@ -312,7 +326,7 @@ void Recorder::irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexce
   const std::uint64_t id = next_request_++;
   OTF2_EvtWriter_MpiIrecvRequest(writer_, nullptr, t, id);
   count_bytes(kCompleteBytes);
-  requests_[request] = RequestInfo{id, comm_ref(comm), true};
+  requests_[request] = RequestInfo{id, comm_ref(comm), RequestInfo::Kind::Recv};
 }
 
 void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& status,
@@ -328,9 +342,13 @@ void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& 
   if (cancelled != 0) {
     OTF2_EvtWriter_MpiRequestCancelled(writer_, nullptr, t, info.id);
     count_bytes(kCompleteBytes);
-  } else if (!info.is_recv) {
+  } else if (info.kind == RequestInfo::Kind::Send) {
     OTF2_EvtWriter_MpiIsendComplete(writer_, nullptr, t, info.id);
     count_bytes(kCompleteBytes);
+  } else if (info.kind == RequestInfo::Kind::Collective) {
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(writer_, nullptr, t, info.op, info.comm, info.root,
+                                                 info.sent, info.received, info.id);
+    count_bytes(kCollectiveBytes + 9);
   } else {
     int count = 0;
     PMPI_Get_count(&status, MPI_BYTE, &count);
@@ -342,6 +360,20 @@ void Recorder::complete(std::uint64_t t, MPI_Request request, const MPI_Status& 
                             static_cast<std::uint64_t>(std::max(count, 0)), info.id);
     count_bytes(kRequestBytes);
   }
+}
+
+void Recorder::icollective(std::uint64_t t, MPI_Request request, OTF2_CollectiveOp op, MPI_Comm comm,
+                           std::uint32_t root, std::uint64_t sent, std::uint64_t received) noexcept {
+  if (request == MPI_REQUEST_NULL) return;
+  const std::uint64_t id = next_request_++;
+  OTF2_EvtWriter_NonBlockingCollectiveRequest(writer_, nullptr, t, id);
+  count_bytes(kCompleteBytes);
+  RequestInfo info{id, comm_ref(comm), RequestInfo::Kind::Collective};
+  info.op = op;
+  info.root = root;
+  info.sent = sent;
+  info.received = received;
+  requests_[request] = info;
 }
 
 void Recorder::forget(MPI_Request request) noexcept {

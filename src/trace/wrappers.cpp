@@ -188,6 +188,17 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   return rc;
 }
 
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const Call call(Fn::SendrecvReplace);
+  if (call.recorded()) rec().send(now_ns(), dest, comm, sendtag, bytes_of(count, type));
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
+  if (call.recorded() && rc == MPI_SUCCESS) rec().recv(now_ns(), comm, *st);
+  return rc;
+}
+
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   const Call call(Fn::Probe);
   return PMPI_Probe(source, tag, comm, status);
@@ -206,6 +217,32 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int t
     rec().persistent(*request, {dest, comm, tag, bytes_of(count, type), false});
   }
   return rc;
+}
+
+namespace {
+int send_init_like(Fn fn, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request,
+                   int (*pmpi)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
+  const Call call(fn);
+  const int rc = pmpi(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS && rec().active()) {
+    rec().persistent(*request, {dest, comm, tag, bytes_of(count, type), false});
+  }
+  return rc;
+}
+}  // namespace
+
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return send_init_like(Fn::SsendInit, buf, count, type, dest, tag, comm, request, PMPI_Ssend_init);
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return send_init_like(Fn::BsendInit, buf, count, type, dest, tag, comm, request, PMPI_Bsend_init);
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return send_init_like(Fn::RsendInit, buf, count, type, dest, tag, comm, request, PMPI_Rsend_init);
 }
 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -564,6 +601,92 @@ int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edg
                      MPI_Comm* newcomm) {
   const Call call(Fn::GraphCreate);
   return created(comm, newcomm, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  const Call call(Fn::CommCreateGroup);
+  return created(comm, newcomm, PMPI_Comm_create_group(comm, group, tag, newcomm));
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree, const int destinations[],
+                                   const int destweights[], MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  const Call call(Fn::DistGraphCreateAdjacent);
+  return created(comm, newcomm,
+                 PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                                 destinations, destweights, info, reorder, newcomm));
+}
+
+// Nonblocking collectives: a NonBlockingCollectiveRequest now, the operation, communicator,
+// root and sizes (the same as the blocking twin's) at the completion of the request.
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  const Call call(Fn::Ibarrier);
+  const int rc = PMPI_Ibarrier(comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_BARRIER, comm, kNoRoot, 0, 0);
+  }
+  return rc;
+}
+
+int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
+  const Call call(Fn::Ibcast);
+  const int rc = PMPI_Ibcast(buf, count, type, root, comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const std::uint64_t b = bytes_of(count, type);
+    const bool is_root = comm_rank(comm) == root;
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_BCAST, comm, static_cast<std::uint32_t>(root),
+                      is_root ? b : 0, is_root ? 0 : b);
+  }
+  return rc;
+}
+
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  const Call call(Fn::Ireduce);
+  const int rc = PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const std::uint64_t b = bytes_of(count, type);
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_REDUCE, comm, static_cast<std::uint32_t>(root),
+                      b, comm_rank(comm) == root ? b : 0);
+  }
+  return rc;
+}
+
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  const Call call(Fn::Iallreduce);
+  const int rc = PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const std::uint64_t b = bytes_of(count, type);
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, kNoRoot, b, b);
+  }
+  return rc;
+}
+
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  const Call call(Fn::Iallgather);
+  const int rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const std::uint64_t sent =
+        in_place(sendbuf) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_ALLGATHER, comm, kNoRoot, sent,
+                      bytes_of(recvcount, recvtype) * static_cast<std::uint64_t>(comm_size(comm)));
+  }
+  return rc;
+}
+
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  const Call call(Fn::Ialltoall);
+  const int rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (call.recorded() && rc == MPI_SUCCESS) {
+    const auto n = static_cast<std::uint64_t>(comm_size(comm));
+    const std::uint64_t received = bytes_of(recvcount, recvtype) * n;
+    rec().icollective(now_ns(), *request, OTF2_COLLECTIVE_OP_ALLTOALL, comm, kNoRoot,
+                      in_place(sendbuf) ? received : bytes_of(sendcount, sendtype) * n, received);
+  }
+  return rc;
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {

@@ -4,7 +4,8 @@
 //     MPI_Send/MPI_Recv 100 B, MPI_Sendrecv 200 B, MPI_Isend/MPI_Irecv + MPI_Waitall 300 B,
 //     MPI_Isend/MPI_Irecv + MPI_Wait/MPI_Test 400 B, MPI_Isend + MPI_Probe + MPI_Recv 50 B,
 //     MPI_Send_init/MPI_Recv_init 60 B started twice (MPI_Startall, MPI_Start + MPI_Waitall);
-//   13 collectives on MPI_COMM_WORLD (sizes in trace_check.sh), then MPI_Allreduce of 32 B on
+//   13 collectives on MPI_COMM_WORLD (sizes in trace_check.sh), MPI_Ibcast of 512 B from rank 0
+//   and MPI_Iallreduce of 16 B completed by one MPI_Waitall, then MPI_Allreduce of 32 B on
 //   MPI_Comm_split(rank % 2) and MPI_Barrier on MPI_Comm_dup(MPI_COMM_WORLD).
 // `trace_app exit` leaves after the first messages with exit(3), without MPI_Finalize.
 #include <mpi.h>
@@ -89,6 +90,10 @@ int main(int argc, char** argv) {
   MPI_Scatterv(big.data(), counts.data(), displs.data(), MPI_BYTE, in.data(), 16, MPI_BYTE, 0,
                MPI_COMM_WORLD);
   MPI_Reduce_scatter(big.data(), in.data(), counts.data(), MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+
+  MPI_Ibcast(out.data(), 512, MPI_BYTE, 0, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Iallreduce(d.data(), dr.data(), 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
 
   MPI_Comm half = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

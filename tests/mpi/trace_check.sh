@@ -46,10 +46,11 @@ summary() { # summary RANK: one line of counts and sums for that location
     $1 == "MPI_ISEND" { isend++ } $1 == "MPI_ISEND_COMPLETE" { isend_done++ }
     $1 == "MPI_IRECV_REQUEST" { irecv_req++ } $1 == "MPI_IRECV" { irecv++ }
     $1 == "MPI_COLLECTIVE_BEGIN" { cbegin++ } $1 == "MPI_COLLECTIVE_END" { cend++ }
+    $1 == "NON_BLOCKING_COLLECTIVE_REQUEST" { nbreq++ } $1 == "NON_BLOCKING_COLLECTIVE_COMPLETE" { nbdone++ }
     END {
       for (p in speers) sp = sp p " "; for (p in rpeers) rp = rp p " "
-      printf "enter=%d leave=%d sends=%d sbytes=%d speers=%s recvs=%d rbytes=%d rpeers=%s isend=%d/%d irecv=%d/%d coll=%d/%d\n",
-        enter, leave, sends, sbytes, sp, recvs, rbytes, rp, isend, isend_done, irecv_req, irecv, cbegin, cend
+      printf "enter=%d leave=%d sends=%d sbytes=%d speers=%s recvs=%d rbytes=%d rpeers=%s isend=%d/%d irecv=%d/%d coll=%d/%d nbcoll=%d/%d\n",
+        enter, leave, sends, sbytes, sp, recvs, rbytes, rp, isend, isend_done, irecv_req, irecv, cbegin, cend, nbreq, nbdone
     }' "$work/events"
 }
 coll() { # coll RANK OP [COMM]: "sent received root" of that rank's collective(s)
@@ -62,9 +63,9 @@ for ((r = 0; r < n; r++)); do
   got=$(summary "$r")
   calls=$(grep -c "^ENTER  *$r " "$work/events")
   if [ "$mode" = fortran ]; then
-    want="enter=$calls leave=$calls sends=3 sbytes=800 speers=$right  recvs=3 rbytes=800 rpeers=$left  isend=2/2 irecv=2/2 coll=6/6"
+    want="enter=$calls leave=$calls sends=3 sbytes=800 speers=$right  recvs=3 rbytes=800 rpeers=$left  isend=2/2 irecv=2/2 coll=6/6 nbcoll=0/0"
   else
-    want="enter=$calls leave=$calls sends=7 sbytes=1170 speers=$right  recvs=7 rbytes=1170 rpeers=$left  isend=5/5 irecv=4/4 coll=15/15"
+    want="enter=$calls leave=$calls sends=7 sbytes=1170 speers=$right  recvs=7 rbytes=1170 rpeers=$left  isend=5/5 irecv=4/4 coll=15/15 nbcoll=2/2"
   fi
   [ "$got" = "$want" ] || fail "rank $r: got  $got
                   want $want"
@@ -72,6 +73,9 @@ for ((r = 0; r < n; r++)); do
   [ "$(coll "$r" BCAST)" = "$root_bytes 0;" ] || fail "rank $r: bcast $(coll "$r" BCAST)"
   [ "$(coll "$r" ALLREDUCE MPI_COMM_WORLD)" = "64 64 NONE;" ] || fail "rank $r: allreduce $(coll "$r" ALLREDUCE)"
   if [ "$mode" = c ]; then
+    ibcast=$(grep -E "^NON_BLOCKING_COLLECTIVE_COMPLETE +$r " "$work/events" | grep "Operation: BCAST," |
+      sed -E 's/.*Root: ([A-Z0-9]+).*Sent: ([0-9]+), Received: ([0-9]+).*/\2 \3 \1/')
+    [ "$ibcast" = "$([ "$r" -eq 0 ] && echo "512 0" || echo "0 512") 0" ] || fail "rank $r: ibcast '$ibcast'"
     [ "$(coll "$r" ALLTOALL)" = "$((8 * n)) $((8 * n)) NONE;" ] || fail "rank $r: alltoall $(coll "$r" ALLTOALL)"
   fi
   reduce_in=$([ "$r" -eq $((n - 1)) ] && echo 64 || echo 0)
@@ -88,6 +92,20 @@ for ((r = 0; r < n; r++)); do
   grep -E "^COMM +$comm " "$work/defs" | grep -q 'Parent: "MPI_COMM_WORLD"' || fail "rank $r: comm $comm has no parent"
 done
 grep -qE "^LOCATION +$((n - 1)) " "$work/defs" || fail "no location for rank $((n - 1))"
+# Regions are named by the calls: each rank entered these as often as the program called them.
+if [ "$mode" = c ]; then
+  regions="MPI_Init:1 MPI_Send:1 MPI_Recv:2 MPI_Sendrecv:1 MPI_Isend:3 MPI_Irecv:2 MPI_Waitall:4 MPI_Probe:1
+    MPI_Send_init:1 MPI_Recv_init:1 MPI_Startall:1 MPI_Start:2 MPI_Ibcast:1 MPI_Iallreduce:1 MPI_Comm_split:1
+    MPI_Comm_dup:1 MPI_Comm_free:2 MPI_Alltoallv:1 MPI_Reduce_scatter:1 MPI_Finalize:1"
+else
+  regions="MPI_Init:1 MPI_Send:1 MPI_Recv:1 MPI_Isend:2 MPI_Irecv:2 MPI_Waitall:1 MPI_Wait:2 MPI_Barrier:2
+    MPI_Comm_split:1 MPI_Comm_dup:1 MPI_Comm_free:2 MPI_Finalize:1"
+fi
+for item in $regions; do
+  got=$(grep -cE "^ENTER +0 .*Region: \"${item%%:*}\" " "$work/events" || true)
+  [ "$got" -eq "${item##*:}" ] || fail "rank 0 entered ${item%%:*} $got times, want ${item##*:}"
+done
+! grep -q 'Region: "" ' "$work/events" || fail "a region without a name"
 grep -q "^CLOCK_PROPERTIES .*Ticks per Seconds: 1000000000" "$work/defs" || fail "no clock properties"
 
 if [ "$n" -eq 2 ] && [ "$mode" = c ]; then

@@ -56,6 +56,18 @@ enum class Fn : std::uint32_t {
   RecvInit,
   Start,
   Startall,
+  SendrecvReplace,
+  SsendInit,
+  BsendInit,
+  RsendInit,
+  CommCreateGroup,
+  DistGraphCreateAdjacent,
+  Ibarrier,
+  Ibcast,
+  Ireduce,
+  Iallreduce,
+  Iallgather,
+  Ialltoall,
   Count
 };
 

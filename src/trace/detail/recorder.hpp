@@ -20,9 +20,16 @@ namespace gridlock::trace::detail {
 
 /// What a nonblocking request needs at its completion.
 struct RequestInfo {
+  /// What the request does.
+  enum class Kind : std::uint8_t { Send, Recv, Collective };
   std::uint64_t id = 0;
   std::uint32_t comm = OTF2_UNDEFINED_COMM;
-  bool is_recv = false;
+  Kind kind = Kind::Send;
+  /// A nonblocking collective's operation, root and sizes, written at its completion.
+  OTF2_CollectiveOp op = OTF2_COLLECTIVE_OP_BARRIER;
+  std::uint32_t root = OTF2_COLLECTIVE_ROOT_NONE;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
 };
 
 /// A persistent request as MPI_Send_init / MPI_Recv_init set it up: each MPI_Start starts one
@@ -76,6 +83,9 @@ class Recorder {
   void isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uint64_t bytes,
              MPI_Request request) noexcept;
   void irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexcept;
+  /// A nonblocking collective started (its sizes are written at its completion).
+  void icollective(std::uint64_t t, MPI_Request request, OTF2_CollectiveOp op, MPI_Comm comm,
+                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) noexcept;
   /// A request completed (its handle before the call freed it); `recorded`: inside a recorded call.
   void complete(std::uint64_t t, MPI_Request request, const MPI_Status& status, bool recorded) noexcept;
   /// MPI_Send_init / MPI_Recv_init made a persistent request.
