@@ -252,7 +252,7 @@ void Recorder::start(Fn init_fn, std::uint64_t enter_ns, std::uint64_t leave_ns)
   if (all_ok == 0) {
     fail_everywhere(rank_,
                     "cannot create the OTF2 archive in '" + config_.dir +
-                        "': check that its parent directory exists and is writable (nothing traced)",
+                        "': check that it can be created and written by every rank (nothing traced)",
                     3);
   }
   writer_ = OTF2_Archive_GetEvtWriter(archive_, static_cast<OTF2_LocationRef>(rank_));
