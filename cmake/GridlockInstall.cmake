@@ -51,6 +51,11 @@ if(TARGET gridlock-bench)
   install(TARGETS gridlock-bench
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
 endif()
+# The OTF2 tracer is a tool, preloaded by path (docs/tracing.md), not a library to link.
+if(TARGET gridlock-trace)
+  install(TARGETS gridlock-trace
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tools)
+endif()
 install(TARGETS ${_gridlock_lib_targets}
         EXPORT gridlockTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
