@@ -75,8 +75,10 @@ std::string launcher_mismatch(int world_size, const std::string& mpi_library, co
 void check_launcher() {
   int size = 0;
   GRIDLOCK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  const std::string message = launcher_mismatch(size, detail::mpi_library_version(),
-                                                [](const char* name) { return std::getenv(name); });
+  // Called once at start-up, before gridlock-bench starts any thread.
+  const std::string message = launcher_mismatch(size, detail::mpi_library_version(), [](const char* name) {
+    return std::getenv(name);  // NOLINT(concurrency-mt-unsafe): no other thread exists yet
+  });
   if (!message.empty()) {
     // Every rank of this (one-rank) world sees the same: finalise and exit, no MPI_Abort.
     throw CollectiveError(message, ExitCode::kMpi);

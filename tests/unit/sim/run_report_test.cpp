@@ -121,7 +121,7 @@ TEST(RunReport, TimelineHasTracksAndSlices) {
   EXPECT_EQ(trace["otherData"], context);
   const Json& events = trace["traceEvents"];
   // Three metadata events per rank (process, cpu thread, nic thread), then one per slice.
-  ASSERT_EQ(events.size(), 3 * 4 + run.result.timeline.size());
+  ASSERT_EQ(events.size(), std::size_t{3} * 4 + run.result.timeline.size());
   EXPECT_EQ(events[0]["args"]["name"], "rank 0");
   EXPECT_EQ(events[2]["args"]["name"], "nic");
   for (std::size_t i = 0; i < run.result.timeline.size(); ++i) {
