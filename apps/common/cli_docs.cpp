@@ -199,13 +199,9 @@ std::string man_page(const CLI::App& command, const std::string& path) {
     page += ".SH NOTES\n" + roff(footer) + "\n";
   }
   page += ".SH EXIT STATUS\n";
-  page +=
-      ".TP\n0\nSuccess.\n"
-      ".TP\n1\nA measurement or computation failed at run time.\n"
-      ".TP\n2\nBad command line or bad input file: the message says what to fix.\n"
-      ".TP\n3\nA file could not be read or written.\n"
-      ".TP\n4\nThe MPI library reported an error.\n"
-      ".TP\n70\nA bug in gridlock (an internal invariant was violated); please report it.\n";
+  for (const ExitCode code : kAllExitCodes) {
+    page += fmt::format(".TP\n{}\n{}\n", to_int(code), roff(describe(code)));
+  }
   page += ".SH SEE ALSO\n";
   std::vector<std::string> see_also;
   if (const std::size_t last = path.rfind(' '); last != std::string::npos) {

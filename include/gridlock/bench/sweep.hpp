@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 
 namespace gridlock::bench {
@@ -205,7 +206,7 @@ struct SweepReport {
 inline constexpr int kSweepSchemaVersion = 2;
 
 /// Exit code of a sweep that finished and wrote everything but with failed measurements.
-inline constexpr int kSweepFailedExitCode = 5;
+inline constexpr int kSweepFailedExitCode = to_int(ExitCode::kMeasurementsFailed);
 
 /// Runs the sweep collectively over `world`; rank 0 gets the report. Needs at least 2 ranks
 /// (InputError on every rank otherwise); errors that depend on the job (an unwritable output, a

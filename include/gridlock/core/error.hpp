@@ -14,8 +14,36 @@ enum class ExitCode : int {
   kUsage = 2,           ///< Bad command line or bad input file: the user can fix it.
   kIo = 3,              ///< A file could not be read or written.
   kMpi = 4,             ///< The MPI library reported an error.
-  kInternal = 70,       ///< A bug in gridlock (an invariant was violated).
+  /// The run finished and wrote everything, but some measurements failed (gridlock-bench sweep).
+  kMeasurementsFailed = 5,
+  kInternal = 70,  ///< A bug in gridlock (an invariant was violated).
 };
+
+/// Every exit code, in order (the man pages list them).
+inline constexpr ExitCode kAllExitCodes[] = {
+    ExitCode::kOk,  ExitCode::kRuntimeFailure,     ExitCode::kUsage,   ExitCode::kIo,
+    ExitCode::kMpi, ExitCode::kMeasurementsFailed, ExitCode::kInternal};
+
+/// What an exit code means, one sentence for users (man pages, docs).
+[[nodiscard]] constexpr const char* describe(ExitCode code) noexcept {
+  switch (code) {
+    case ExitCode::kOk:
+      return "Success.";
+    case ExitCode::kRuntimeFailure:
+      return "A measurement or computation failed at run time.";
+    case ExitCode::kUsage:
+      return "Bad command line or bad input file: the message says what to fix.";
+    case ExitCode::kIo:
+      return "A file could not be read or written.";
+    case ExitCode::kMpi:
+      return "The MPI library reported an error.";
+    case ExitCode::kMeasurementsFailed:
+      return "The run finished and wrote everything, but some measurements failed (gridlock-bench sweep).";
+    case ExitCode::kInternal:
+      return "A bug in gridlock (an internal invariant was violated); please report it.";
+  }
+  return "Unknown exit code.";
+}
 
 /// What the command-line tools say when memory runs out (std::bad_alloc): not a bug, so exit code
 /// kRuntimeFailure rather than kInternal.
