@@ -15,19 +15,38 @@ cd "$(dirname "$0")/.."
 fast=0
 [ "${1:-}" = "--fast" ] && fast=1
 
-scripts/setup.sh --deps-only
 jobs="$(nproc)"
 
-step() { printf '\n=== %s ===\n' "$*" >&2; }
+# Each step prints the wall time of the one before, and the script its total at exit, so that a
+# CI log shows where the 90 minutes go.
+started=$SECONDS
+step_name=""
+step_started=$SECONDS
+step_done() {
+  if [ -n "$step_name" ]; then
+    printf '=== %s: %d s ===\n' "$step_name" $((SECONDS - step_started)) >&2
+  fi
+}
+step() {
+  step_done
+  step_name="$*"
+  step_started=$SECONDS
+  printf '\n=== %s ===\n' "$*" >&2
+}
+trap 'rc=$?; step_done; printf "=== total: %d s (exit %d) ===\n" $((SECONDS - started)) "$rc" >&2' EXIT
+
+step "dependencies (scripts/setup.sh)"
+scripts/setup.sh --deps-only
 
 if ((!fast)); then
   step "clang-format check"
   git ls-files -z '*.cpp' '*.hpp' | xargs -0 -r clang-format --dry-run -Werror
 fi
 
-step "ci build and tests"
+step "ci build"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
+step "ci tests"
 ctest --preset ci -j "$jobs" --timeout 600
 
 if ((fast)); then
@@ -50,29 +69,33 @@ run-clang-tidy-14 -quiet -p build/ci -j "$jobs" "${tidy_files[@]}" >build/ci/cla
   exit 1
 }
 
-step "asan build and tests"
+step "asan build"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
+step "asan tests"
 ctest --preset asan -j "$jobs" --timeout 900
 
 # The libraries and the tsan-marked unit tests only (tests/unit/CMakeLists.txt): oracle service and
 # server, replicas, thread pools.
-step "tsan build and tests"
+step "tsan build"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
+step "tsan tests"
 ctest --preset tsan -j "$jobs" --timeout 900
 
 # Simulated clusters of 64-512 ranks (docs/smpi.md); build about 2 minutes, tests 130 s on two cores.
-step "smpi build and tests"
+step "smpi build"
 cmake --preset smpi >/dev/null
 cmake --build --preset smpi -j "$jobs"
+step "smpi tests"
 ctest --preset smpi --timeout 600
 
 # gridlock-bench and the MPI tests against Debian's MPICH as well as Open MPI (docs/install.md,
 # docs/gridlock-bench.md "MPICH"): the MPI test label only, the targets it needs only.
-step "mpich build and MPI tests"
+step "mpich build"
 cmake --preset mpich >/dev/null
 cmake --build --preset mpich -j "$jobs"
+step "mpich tests"
 ctest --preset mpich -j "$jobs" --timeout 600
 
 if [ -x scripts/fuzz.sh ]; then

@@ -27,7 +27,7 @@ jq -e --argjson n "$failed" '.failed == $n and ([.records[] | select(.status == 
 # error string (through the error handler), and no statistics.
 jq -e --arg op "$op" --argjson b "$bytes" '[.records[] | select(.status == "failed") | select(
     .op != $op or .size_bytes != $b
-    or (.error | test("^rank [0-9]+: MPI_[A-Za-z_]+: MPI_ERR_COUNT") | not)
+    or (.error | test("^rank [0-9]+: MPI_[A-Za-z_]+: MPI_ERR_(COUNT|OP)[:]") | not)
     or has("time_us") or has("n") or has("bandwidth_mib_s"))] | length == 0' "$file" >/dev/null ||
   fail "$file: a failed record is wrong: $(jq -c '[.records[] | select(.status == "failed")][0]' "$file")"
 # The skipped records: the same op at larger sizes only, each with its reason.

@@ -77,8 +77,8 @@ inline constexpr std::uint64_t kMaxSweepRepeat = 10'000;
 [[nodiscard]] std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_view what);
 
 /// A fault to inject (`GRIDLOCK_SWEEP_FAIL=OP:BYTES`): the kernels of that op at that size issue
-/// erroneous MPI calls (a count of -1) on every rank of the pair or communicator, so that the
-/// library's error handler reports a real MPI error.
+/// erroneous MPI calls (a count of -1; reductions MPI_OP_NULL) on every rank of the pair or
+/// communicator, so that the library's error handler reports a real MPI error.
 struct SweepFault {
   std::string op;                ///< One of sweep_op_names().
   std::uint64_t size_bytes = 0;  ///< Message size in bytes.

@@ -2,11 +2,14 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,16 +18,95 @@
 
 namespace gridlock::bench::detail {
 
-void check_mpi(int rc, const char* call, const char* file, int line) {
-  if (rc == MPI_SUCCESS) {
-    return;
+std::string_view mpi_error_class_name(int error_class) noexcept {
+  // The constants' values differ between MPI libraries (MPI_ERR_OP is 10 in Open MPI, 9 in
+  // MPICH), so the table compares against them rather than indexing by value.
+  static const std::array<std::pair<int, std::string_view>, 37> kNames{{
+      {MPI_SUCCESS, "MPI_SUCCESS"},
+      {MPI_ERR_BUFFER, "MPI_ERR_BUFFER"},
+      {MPI_ERR_COUNT, "MPI_ERR_COUNT"},
+      {MPI_ERR_TYPE, "MPI_ERR_TYPE"},
+      {MPI_ERR_TAG, "MPI_ERR_TAG"},
+      {MPI_ERR_COMM, "MPI_ERR_COMM"},
+      {MPI_ERR_RANK, "MPI_ERR_RANK"},
+      {MPI_ERR_REQUEST, "MPI_ERR_REQUEST"},
+      {MPI_ERR_ROOT, "MPI_ERR_ROOT"},
+      {MPI_ERR_GROUP, "MPI_ERR_GROUP"},
+      {MPI_ERR_OP, "MPI_ERR_OP"},
+      {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY"},
+      {MPI_ERR_DIMS, "MPI_ERR_DIMS"},
+      {MPI_ERR_ARG, "MPI_ERR_ARG"},
+      {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN"},
+      {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE"},
+      {MPI_ERR_OTHER, "MPI_ERR_OTHER"},
+      {MPI_ERR_INTERN, "MPI_ERR_INTERN"},
+      {MPI_ERR_PENDING, "MPI_ERR_PENDING"},
+      {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS"},
+      {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM"},
+      {MPI_ERR_WIN, "MPI_ERR_WIN"},
+      {MPI_ERR_BASE, "MPI_ERR_BASE"},
+      {MPI_ERR_SIZE, "MPI_ERR_SIZE"},
+      {MPI_ERR_DISP, "MPI_ERR_DISP"},
+      {MPI_ERR_LOCKTYPE, "MPI_ERR_LOCKTYPE"},
+      {MPI_ERR_ASSERT, "MPI_ERR_ASSERT"},
+      {MPI_ERR_RMA_CONFLICT, "MPI_ERR_RMA_CONFLICT"},
+      {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC"},
+      {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE"},
+      {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH"},
+      {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED"},
+      {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR"},
+      {MPI_ERR_SPAWN, "MPI_ERR_SPAWN"},
+      {MPI_ERR_PORT, "MPI_ERR_PORT"},
+      {MPI_ERR_NAME, "MPI_ERR_NAME"},
+      {MPI_ERR_SERVICE, "MPI_ERR_SERVICE"},
+  }};
+  for (const auto& [value, name] : kNames) {
+    if (value == error_class) {
+      return name;
+    }
   }
+  return {};
+}
+
+std::string describe_mpi_error(int rc) {
   std::array<char, MPI_MAX_ERROR_STRING> text{};
   int length = 0;
   if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) {
     length = 0;
   }
-  const std::string reason(text.data(), static_cast<std::size_t>(length));
+  // MPICH's strings carry a multi-line error stack: one line keeps records and tables readable.
+  const std::string_view raw(text.data(),
+                             static_cast<std::size_t>(std::clamp(length, 0, MPI_MAX_ERROR_STRING)));
+  std::string library;
+  for (const char c : raw) {
+    if (c != '\n') {
+      library += c;
+    } else if (!library.empty() && library.back() == ':') {
+      library += ' ';
+    } else if (!library.empty()) {
+      library += "; ";
+    }
+  }
+  while (!library.empty() && (library.back() == ' ' || library.back() == ';')) {
+    library.pop_back();
+  }
+  int error_class = MPI_ERR_UNKNOWN;
+  if (MPI_Error_class(rc, &error_class) != MPI_SUCCESS) {
+    error_class = MPI_ERR_UNKNOWN;
+  }
+  const std::string_view name = mpi_error_class_name(error_class);
+  // Open MPI's strings already start with the class name ("MPI_ERR_COUNT: invalid count argument").
+  if (name.empty() || library.rfind(name, 0) == 0) {
+    return library.empty() ? fmt::format("MPI error code {}", rc) : library;
+  }
+  return library.empty() ? std::string(name) : fmt::format("{}: {}", name, library);
+}
+
+void check_mpi(int rc, const char* call, const char* file, int line) {
+  if (rc == MPI_SUCCESS) {
+    return;
+  }
+  const std::string reason = describe_mpi_error(rc);
   const std::string_view name(call, std::strcspn(call, "("));
   throw MpiError(fmt::format("{} failed at {}:{}: {} (MPI error code {})", call, file, line, reason, rc),
                  fmt::format("{}: {}", name, reason));

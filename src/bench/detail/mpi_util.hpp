@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "gridlock/bench/comm.hpp"
 #include "gridlock/bench/options.hpp"
@@ -15,6 +16,13 @@ namespace gridlock::bench::detail {
 
 /// Throws MpiError naming the call and source line when `rc` is not MPI_SUCCESS.
 void check_mpi(int rc, const char* call, const char* file, int line);
+
+/// The standard name of an MPI error class ("MPI_ERR_COUNT"), empty for a library-specific one.
+[[nodiscard]] std::string_view mpi_error_class_name(int error_class) noexcept;
+
+/// One line for error code `rc`: its class name, then the library's text (MPICH's error stack
+/// joined with "; "), e.g. "MPI_ERR_COUNT: Invalid count, error stack: ...".
+[[nodiscard]] std::string describe_mpi_error(int rc);
 
 /// The MPI library's version string, first line only, without a trailing NUL or separators
 /// (for the context block of output files).

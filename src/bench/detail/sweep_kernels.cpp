@@ -32,7 +32,8 @@ constexpr double kMinWindowS = 20e-6;
 int count_of(std::uint64_t bytes) { return to_count(bytes, "message size"); }
 
 // The count of a kernel's calls: -1 when a fault is injected, so that the MPI library's own
-// argument check fails the call (MPI_ERR_COUNT) on every rank that makes it.
+// argument check fails the call (MPI_ERR_COUNT) on every rank that makes it (reductions get an
+// invalid op instead: Collective).
 int count_of(std::uint64_t bytes, const SweepBudget& budget) {
   return budget.inject_fault ? -1 : count_of(bytes);
 }
@@ -91,7 +92,10 @@ class Collective {
     count_ = fault ? -1 : count_of(size_bytes);
     reduction_ = reduction_of(size_bytes);
     if (fault) {
-      reduction_.count = -1;
+      // Not a count of -1: MPICH 4.0 checks a reduction's count on some ranks only, and the others
+      // crash in its pack code (an assertion, not an error). MPI_OP_NULL fails on every rank in
+      // both Open MPI and MPICH (MPI_ERR_OP).
+      reduction_.op = MPI_OP_NULL;
     }
     if (op_ == "alltoallv" || op_ == "allgatherv") {
       counts_.assign(static_cast<std::size_t>(size_), count_);

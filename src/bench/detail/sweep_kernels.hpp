@@ -19,7 +19,8 @@ struct SweepBudget {
   std::uint64_t warmup = 2;     ///< Untimed first (they also estimate the time of one call).
   double max_time_s = 1.0;      ///< Time per size: reps = max_time_s / estimate, clamped.
   /// GRIDLOCK_SWEEP_FAIL: every rank's first call of the op is issued with a count of -1 (barrier:
-  /// an MPI_Bcast of -1 bytes), which the MPI library rejects through the error handler.
+  /// an MPI_Bcast of -1 bytes; reductions: MPI_OP_NULL), which the MPI library rejects through the
+  /// error handler.
   bool inject_fault = false;
 };
 
