@@ -388,6 +388,7 @@ void add_sim_commands(CLI::App& app) {
       ->required();
   output_file(convert->get_option("output"));
   convert->callback([conv_args] { run_convert(*conv_args); });
+  add_from_trace_command(*schedule);
 }
 
 }  // namespace gridlock::cli

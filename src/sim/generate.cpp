@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -283,6 +284,17 @@ void balanced_dims(std::uint32_t p, std::uint32_t (&dims)[3]) {
   std::sort(std::rbegin(dims), std::rend(dims));
 }
 
+// The algorithms of each collective with a choice, the default first.
+const std::map<std::string, std::vector<std::string>, std::less<>>& algorithms() {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kAlgos = {
+      {"bcast", {"binomial", "binary", "chain"}},
+      {"reduce", {"binomial"}},
+      {"allreduce", {"recdoub", "ring", "dissemination"}},
+      {"allgather", {"ring", "bruck"}},
+      {"alltoall", {"linear", "pairwise"}}};
+  return kAlgos;
+}
+
 StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed) {
   StepParams p;
   p.kind = step.name;
@@ -293,21 +305,10 @@ StepParams resolve(const Step& step, std::uint32_t ranks, std::uint64_t seed) {
   const auto where = [&](std::string_view key) {
     return fmt::format("{} parameter '{}' (column {})", step.name, key, step.column);
   };
-  static const std::map<std::string, std::string, std::less<>> kDefaultAlgo = {{"bcast", "binomial"},
-                                                                               {"reduce", "binomial"},
-                                                                               {"allreduce", "recdoub"},
-                                                                               {"allgather", "ring"},
-                                                                               {"alltoall", "linear"}};
-  static const std::map<std::string, std::vector<std::string>, std::less<>> kAlgos = {
-      {"bcast", {"binomial", "binary", "chain"}},
-      {"reduce", {"binomial"}},
-      {"allreduce", {"recdoub", "ring", "dissemination"}},
-      {"allgather", {"ring", "bruck"}},
-      {"alltoall", {"linear", "pairwise"}}};
-  if (const auto algo = kDefaultAlgo.find(p.kind); algo != kDefaultAlgo.end()) {
-    p.algo = algo->second;
+  if (const auto algo = algorithms().find(p.kind); algo != algorithms().end()) {
+    p.algo = algo->second.front();
     if (const std::string* v = get("algo")) {
-      const auto& allowed = kAlgos.at(p.kind);
+      const auto& allowed = algo->second;
       if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
         throw InputError(
             fmt::format("invalid {} '{}': use one of {}", where("algo"), *v, fmt::join(allowed, ", ")));
@@ -397,9 +398,19 @@ std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view wha
 }
 
 // Emits the ops of one rank, step after step.
+// Peers are positions in the group the step runs on: the whole schedule (generate()) or a
+// communicator's members (emit_collective()); `members` maps them to ranks, `tag_base` moves the
+// step's tags out of the way of other traffic.
 class RankEmitter {
  public:
   RankEmitter(ScheduleBuilder& b, std::uint32_t ranks) : b_(b), p_(ranks) {}
+  RankEmitter(ScheduleBuilder& b, std::span<const std::uint32_t> members, std::uint32_t tag_base)
+      : b_(b), p_(static_cast<std::uint32_t>(members.size())), members_(members), tag_base_(tag_base) {}
+
+  // The ops the next step's first ops require (emit_collective() sets them from the caller).
+  void set_after(std::span<const std::uint32_t> ops) { prev_sinks_.assign(ops.begin(), ops.end()); }
+  // The last step's final ops (or the ones set with set_after() when it emitted nothing).
+  [[nodiscard]] const std::vector<std::uint32_t>& sinks() const noexcept { return prev_sinks_; }
 
   // Starts the next rank (the emitter's buffers are reused across ranks).
   void reset(std::uint32_t rank) {
@@ -520,7 +531,7 @@ class RankEmitter {
     std::uint64_t mask = 1;
     while (mask < p_) {
       if ((v & mask) != 0) {
-        recv = b_.recv(s.size, real(v - mask, s));
+        recv = recv_from(s.size, real(v - mask, s));
         break;
       }
       mask <<= 1U;
@@ -528,7 +539,7 @@ class RankEmitter {
     mask >>= 1U;
     while (mask > 0) {
       if (v + mask < p_) {
-        const std::uint32_t send = b_.send(s.size, real(v + mask, s));
+        const std::uint32_t send = send_to(s.size, real(v + mask, s));
         if (recv != kNone) {
           b_.add_requires(send, recv);
         }
@@ -541,10 +552,10 @@ class RankEmitter {
     const std::uint64_t v = vrank(s);
     std::uint32_t recv = kNone;
     if (v > 0) {
-      recv = b_.recv(s.size, real((v - 1) / 2, s));
+      recv = recv_from(s.size, real((v - 1) / 2, s));
     }
     for (std::uint64_t child = 2 * v + 1; child <= 2 * v + 2 && child < p_; ++child) {
-      const std::uint32_t send = b_.send(s.size, real(child, s));
+      const std::uint32_t send = send_to(s.size, real(child, s));
       if (recv != kNone) {
         b_.add_requires(send, recv);
       }
@@ -564,10 +575,10 @@ class RankEmitter {
       const std::uint64_t bytes = std::min(s.segment, s.size - std::min(s.size, i * s.segment));
       std::uint32_t recv = kNone;
       if (v > 0) {
-        recv = b_.recv(bytes, real(v - 1, s));
+        recv = recv_from(bytes, real(v - 1, s));
       }
       if (v + 1 < p_) {
-        const std::uint32_t send = b_.send(bytes, real(v + 1, s));
+        const std::uint32_t send = send_to(bytes, real(v + 1, s));
         if (recv != kNone) {
           b_.add_requires(send, recv);
         }
@@ -586,14 +597,14 @@ class RankEmitter {
       if ((v & mask) == 0) {
         const std::uint64_t child = v | mask;
         if (child < p_) {
-          const std::uint32_t recv = b_.recv(s.size, real(child, s));
+          const std::uint32_t recv = recv_from(s.size, real(child, s));
           if (last != kNone) {
             b_.add_requires(recv, last);
           }
           last = reduce_after(recv, s.size, s);
         }
       } else {
-        const std::uint32_t send = b_.send(s.size, real(v & ~mask, s));
+        const std::uint32_t send = send_to(s.size, real(v & ~mask, s));
         if (last != kNone) {
           b_.add_requires(send, last);
         }
@@ -605,11 +616,11 @@ class RankEmitter {
   void dissemination(const StepParams& s) {
     std::uint32_t prev = kNone;
     for (std::uint64_t dist = 1; dist < p_; dist <<= 1U) {
-      const std::uint32_t send = b_.send(s.size, at(static_cast<std::int64_t>(dist)));
+      const std::uint32_t send = send_to(s.size, at(static_cast<std::int64_t>(dist)));
       if (prev != kNone) {
         b_.add_requires(send, prev);
       }
-      const std::uint32_t recv = b_.recv(s.size, at(-static_cast<std::int64_t>(dist)));
+      const std::uint32_t recv = recv_from(s.size, at(-static_cast<std::int64_t>(dist)));
       prev = reduce_after(recv, s.size, s);
     }
   }
@@ -624,10 +635,10 @@ class RankEmitter {
     std::int64_t newrank = 0;
     if (r_ < 2 * rem) {
       if (r_ % 2 == 0) {
-        prev = {b_.send(s.size, r_ + 1)};
+        prev = {send_to(s.size, r_ + 1)};
         newrank = -1;
       } else {
-        prev = {reduce_after(b_.recv(s.size, r_ - 1), s.size, s)};
+        prev = {reduce_after(recv_from(s.size, r_ - 1), s.size, s)};
         newrank = r_ / 2;
       }
     } else {
@@ -637,15 +648,15 @@ class RankEmitter {
       for (std::uint64_t mask = 1; mask < p2; mask <<= 1U) {
         const std::uint64_t partner = static_cast<std::uint64_t>(newrank) ^ mask;
         const auto dst = static_cast<std::uint32_t>(partner < rem ? partner * 2 + 1 : partner + rem);
-        const std::uint32_t send = b_.send(s.size, dst);
-        const std::uint32_t recv = b_.recv(s.size, dst);
+        const std::uint32_t send = send_to(s.size, dst);
+        const std::uint32_t recv = recv_from(s.size, dst);
         after(send, prev);
         after(recv, prev);
         prev = {send, reduce_after(recv, s.size, s)};
       }
     }
     if (r_ < 2 * rem) {
-      const std::uint32_t op = r_ % 2 == 1 ? b_.send(s.size, r_ - 1) : b_.recv(s.size, r_ + 1);
+      const std::uint32_t op = r_ % 2 == 1 ? send_to(s.size, r_ - 1) : recv_from(s.size, r_ + 1);
       after(op, prev);
     }
   }
@@ -660,8 +671,8 @@ class RankEmitter {
     const std::uint64_t steps = allreduce ? 2ULL * (p_ - 1) : p_ - 1;
     std::vector<std::uint32_t> prev;
     for (std::uint64_t k = 0; k < steps; ++k) {
-      const std::uint32_t send = b_.send(chunk, at(1));
-      const std::uint32_t recv = b_.recv(chunk, at(-1));
+      const std::uint32_t send = send_to(chunk, at(1));
+      const std::uint32_t recv = recv_from(chunk, at(-1));
       after(send, prev);
       after(recv, prev);
       const bool reduces = allreduce && k < p_ - 1;
@@ -674,8 +685,8 @@ class RankEmitter {
     for (std::uint64_t dist = 1; dist < p_; dist <<= 1U) {
       const std::uint64_t blocks = std::min<std::uint64_t>(dist, p_ - dist);
       const std::uint64_t bytes = checked_mul(blocks, s.size, "Bruck message size");
-      const std::uint32_t send = b_.send(bytes, at(-static_cast<std::int64_t>(dist)));
-      const std::uint32_t recv = b_.recv(bytes, at(static_cast<std::int64_t>(dist)));
+      const std::uint32_t send = send_to(bytes, at(-static_cast<std::int64_t>(dist)));
+      const std::uint32_t recv = recv_from(bytes, at(static_cast<std::int64_t>(dist)));
       after(send, prev);
       after(recv, prev);
       prev = {send, recv};
@@ -685,17 +696,17 @@ class RankEmitter {
   void alltoall(const StepParams& s) {
     if (s.algo == "linear") {
       for (std::uint32_t i = 1; i < p_; ++i) {
-        (void)b_.send(s.size, at(i));
+        (void)send_to(s.size, at(i));
       }
       for (std::uint32_t i = 1; i < p_; ++i) {
-        (void)b_.recv(s.size, at(-static_cast<std::int64_t>(i)));
+        (void)recv_from(s.size, at(-static_cast<std::int64_t>(i)));
       }
       return;
     }
     std::vector<std::uint32_t> prev;
     for (std::uint32_t i = 1; i < p_; ++i) {
-      const std::uint32_t send = b_.send(s.size, at(i));
-      const std::uint32_t recv = b_.recv(s.size, at(-static_cast<std::int64_t>(i)));
+      const std::uint32_t send = send_to(s.size, at(i));
+      const std::uint32_t recv = recv_from(s.size, at(-static_cast<std::int64_t>(i)));
       after(send, prev);
       after(recv, prev);
       prev = {send, recv};
@@ -704,21 +715,21 @@ class RankEmitter {
 
   void gather(const StepParams& s) {
     if (r_ != s.root) {
-      (void)b_.send(s.size, s.root);
+      (void)send_to(s.size, s.root);
       return;
     }
     for (std::uint32_t i = 1; i < p_; ++i) {
-      (void)b_.recv(s.size, at(i));
+      (void)recv_from(s.size, at(i));
     }
   }
 
   void scatter(const StepParams& s) {
     if (r_ != s.root) {
-      (void)b_.recv(s.size, s.root);
+      (void)recv_from(s.size, s.root);
       return;
     }
     for (std::uint32_t i = 1; i < p_; ++i) {
-      (void)b_.send(s.size, at(i));
+      (void)send_to(s.size, at(i));
     }
   }
 
@@ -729,10 +740,10 @@ class RankEmitter {
     const RingNeighbours nb = random_ring_neighbours(p_, r_, s.seed, ring_);
     const auto left = static_cast<std::uint32_t>(nb.left);
     const auto right = static_cast<std::uint32_t>(nb.right);
-    (void)b_.send(s.size, right, 0);
-    (void)b_.send(s.size, left, 1);
-    (void)b_.recv(s.size, left, 0);
-    (void)b_.recv(s.size, right, 1);
+    (void)send_to(s.size, right, 0);
+    (void)send_to(s.size, left, 1);
+    (void)recv_from(s.size, left, 0);
+    (void)recv_from(s.size, right, 1);
   }
 
   void halo(const StepParams& s) {
@@ -755,20 +766,30 @@ class RankEmitter {
     }
     for (int d = 0; d < 6; ++d) {
       if (exists[d]) {
-        (void)b_.send(s.size, neighbour[d], static_cast<std::uint32_t>(d));
+        (void)send_to(s.size, neighbour[d], static_cast<std::uint32_t>(d));
       }
     }
     for (int d = 0; d < 6; ++d) {
       if (exists[d]) {
         // The neighbour in direction d sent its message in the opposite direction.
-        (void)b_.recv(s.size, neighbour[d], static_cast<std::uint32_t>(d ^ 1));
+        (void)recv_from(s.size, neighbour[d], static_cast<std::uint32_t>(d ^ 1));
       }
     }
+  }
+
+  // A send or receive to group position `peer` with the step's tag `tag`.
+  std::uint32_t send_to(std::uint64_t bytes, std::uint32_t peer, std::uint32_t tag = 0) {
+    return b_.send(bytes, members_.empty() ? peer : members_[peer], tag_base_ + tag);
+  }
+  std::uint32_t recv_from(std::uint64_t bytes, std::uint32_t peer, std::uint32_t tag = 0) {
+    return b_.recv(bytes, members_.empty() ? peer : members_[peer], tag_base_ + tag);
   }
 
   ScheduleBuilder& b_;
   std::uint32_t r_ = 0;
   std::uint32_t p_;
+  std::span<const std::uint32_t> members_;
+  std::uint32_t tag_base_ = 0;
   std::uint64_t ring_ = 0;
   std::vector<std::uint32_t> prev_sinks_;
   std::vector<std::uint32_t> sources_;
@@ -818,6 +839,56 @@ Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed
     builder.end_rank();
   }
   return builder.finish();
+}
+
+std::vector<std::string> collective_algorithms(std::string_view kind) {
+  if (const auto it = algorithms().find(kind); it != algorithms().end()) {
+    return it->second;
+  }
+  if (kind == "gather" || kind == "scatter") {
+    return {"linear"};
+  }
+  if (kind == "barrier") {
+    return {"dissemination"};
+  }
+  return {};
+}
+
+std::vector<std::uint32_t> emit_collective(ScheduleBuilder& builder, const CollectiveStep& step,
+                                           std::span<const std::uint32_t> members, std::uint32_t position,
+                                           std::uint32_t tag_base, std::span<const std::uint32_t> after) {
+  const std::vector<std::string> algos = collective_algorithms(step.kind);
+  if (algos.empty()) {
+    throw InputError(
+        fmt::format("no collective named '{}': use bcast, reduce, allreduce, allgather, alltoall, "
+                    "gather, scatter or barrier",
+                    step.kind));
+  }
+  if (!step.algo.empty() && std::find(algos.begin(), algos.end(), step.algo) == algos.end()) {
+    throw InputError(fmt::format("no {} algorithm named '{}': use one of {}", step.kind, step.algo,
+                                 fmt::join(algos, ", ")));
+  }
+  if (members.empty() || members.size() > kMaxRanks || position >= members.size() ||
+      step.root >= members.size()) {
+    throw InputError(fmt::format("{} on a group of {} ranks: position {} or root {} is outside it", step.kind,
+                                 members.size(), position, step.root));
+  }
+  StepParams p;
+  p.kind = step.kind;
+  // The generator's own names: gather and scatter are linear, barrier is a dissemination.
+  p.algo = algorithms().contains(step.kind) ? (step.algo.empty() ? algos.front() : step.algo) : "";
+  p.size = step.kind == "barrier" ? 1 : step.size_bytes;
+  p.root = step.root;
+  p.compute_ps_per_byte = step.compute_ps_per_byte;
+  if (step.segment_bytes == 0) {
+    throw InputError(fmt::format("{}: the segment size must be at least 1 byte", step.kind));
+  }
+  p.segment = step.segment_bytes;
+  RankEmitter emitter(builder, members, tag_base);
+  emitter.reset(position);
+  emitter.set_after(after);
+  emitter.step(p, 0);
+  return emitter.sinks();
 }
 
 std::string generator_help() {

@@ -1,0 +1,553 @@
+#include "gridlock/trace/otf2_reader.hpp"
+
+#include <otf2/otf2.h>
+
+#include <array>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::trace {
+
+const char* collective_name(CollectiveOp op) noexcept {
+  static constexpr std::array<const char*, 18> kNames = {"MPI_Barrier",
+                                                         "MPI_Bcast",
+                                                         "MPI_Gather",
+                                                         "MPI_Gatherv",
+                                                         "MPI_Scatter",
+                                                         "MPI_Scatterv",
+                                                         "MPI_Allgather",
+                                                         "MPI_Allgatherv",
+                                                         "MPI_Alltoall",
+                                                         "MPI_Alltoallv",
+                                                         "MPI_Alltoallw",
+                                                         "MPI_Allreduce",
+                                                         "MPI_Reduce",
+                                                         "MPI_Reduce_scatter",
+                                                         "MPI_Scan",
+                                                         "MPI_Exscan",
+                                                         "MPI_Reduce_scatter_block",
+                                                         "other collective operation"};
+  return kNames[static_cast<std::size_t>(op)];
+}
+
+namespace {
+
+// OTF2 reports errors through a process-wide callback that prints to stderr by default; while an
+// archive is read, the callback keeps the last message instead, for the InputError that follows.
+thread_local std::string otf2_last_error;
+
+OTF2_ErrorCode keep_error(void* /*user*/, const char* /*file*/, uint64_t /*line*/, const char* /*function*/,
+                          OTF2_ErrorCode code, const char* format, va_list args) {
+  std::array<char, 512> text{};
+  va_list copy;
+  va_copy(copy, args);
+  // NOLINTNEXTLINE(clang-diagnostic-format-nonliteral): OTF2 hands over its own format string.
+  const int n = std::vsnprintf(text.data(), text.size(), format, copy);
+  va_end(copy);
+  otf2_last_error = n > 0 ? std::string(text.data()) : std::string(OTF2_Error_GetDescription(code));
+  return code;
+}
+
+// Installs keep_error for the lifetime of a read, then restores the previous callback.
+class ErrorCapture {
+ public:
+  ErrorCapture() : previous_(OTF2_Error_RegisterCallback(keep_error, nullptr)) { otf2_last_error.clear(); }
+  ErrorCapture(const ErrorCapture&) = delete;
+  ErrorCapture& operator=(const ErrorCapture&) = delete;
+  ~ErrorCapture() { OTF2_Error_RegisterCallback(previous_, nullptr); }
+
+ private:
+  OTF2_ErrorCallback previous_;
+};
+
+[[noreturn]] void fail(const std::string& path, std::string_view what, OTF2_ErrorCode code) {
+  std::string detail =
+      otf2_last_error.empty() ? std::string(OTF2_Error_GetDescription(code)) : otf2_last_error;
+  throw InputError(
+      fmt::format("{}: {}: {} ({}); is it a complete OTF2 archive (written by "
+                  "libgridlock-trace.so or Score-P, the run ended with MPI_Finalize)?",
+                  path, what, detail, OTF2_Error_GetName(code)));
+}
+
+void check(OTF2_ErrorCode code, const std::string& path, std::string_view what) {
+  if (code != OTF2_SUCCESS) {
+    fail(path, what, code);
+  }
+}
+
+// The owned OTF2 reader handle.
+class Reader {
+ public:
+  explicit Reader(const std::string& anchor) : reader_(OTF2_Reader_Open(anchor.c_str())) {}
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+  ~Reader() {
+    if (reader_ != nullptr) {
+      OTF2_Reader_Close(reader_);
+    }
+  }
+  [[nodiscard]] OTF2_Reader* get() const noexcept { return reader_; }
+
+ private:
+  OTF2_Reader* reader_;
+};
+
+// The global definitions as they are read, before they are resolved into a TraceInfo.
+struct RawDefinitions {
+  std::unordered_map<std::uint32_t, std::string> strings;
+  struct Group {
+    OTF2_GroupType type = OTF2_GROUP_TYPE_UNKNOWN;
+    OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
+    std::vector<std::uint64_t> members;
+  };
+  std::unordered_map<std::uint32_t, Group> groups;
+  struct Comm {
+    std::uint32_t name = OTF2_UNDEFINED_STRING;
+    std::uint32_t group = OTF2_UNDEFINED_GROUP;
+  };
+  std::map<std::uint32_t, Comm> comms;
+  struct RegionDef {
+    std::uint32_t name = OTF2_UNDEFINED_STRING;
+    OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
+  };
+  std::map<std::uint32_t, RegionDef> regions;
+  std::unordered_map<std::uint64_t, std::uint64_t> location_events;
+  std::uint64_t timer_resolution = 0;
+  std::uint64_t global_offset = 0;
+  std::uint64_t definitions = 0;
+};
+
+// Global definition callbacks; each returns OTF2_CALLBACK_SUCCESS (a bad value is found later).
+OTF2_CallbackCode on_string(void* data, OTF2_StringRef self, const char* text) {
+  static_cast<RawDefinitions*>(data)->strings[self] = text != nullptr ? text : "";
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_clock(void* data, uint64_t resolution, uint64_t offset, uint64_t /*length*/,
+                           uint64_t /*realtime*/) {
+  auto* defs = static_cast<RawDefinitions*>(data);
+  defs->timer_resolution = resolution;
+  defs->global_offset = offset;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_location(void* data, OTF2_LocationRef self, OTF2_StringRef /*name*/,
+                              OTF2_LocationType /*type*/, uint64_t events, OTF2_LocationGroupRef /*group*/) {
+  static_cast<RawDefinitions*>(data)->location_events[self] = events;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_group(void* data, OTF2_GroupRef self, OTF2_StringRef /*name*/, OTF2_GroupType type,
+                           OTF2_Paradigm paradigm, OTF2_GroupFlag /*flags*/, uint32_t count,
+                           const uint64_t* members) {
+  RawDefinitions::Group& g = static_cast<RawDefinitions*>(data)->groups[self];
+  g.type = type;
+  g.paradigm = paradigm;
+  if (members != nullptr) {
+    g.members.assign(members, members + count);
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_comm(void* data, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                          OTF2_CommRef /*parent*/, OTF2_CommFlag /*flags*/) {
+  static_cast<RawDefinitions*>(data)->comms[self] = {name, group};
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_region(void* data, OTF2_RegionRef self, OTF2_StringRef name,
+                            OTF2_StringRef /*canonical*/, OTF2_StringRef /*description*/,
+                            OTF2_RegionRole /*role*/, OTF2_Paradigm paradigm, OTF2_RegionFlag /*flags*/,
+                            OTF2_StringRef /*file*/, uint32_t /*begin*/, uint32_t /*end*/) {
+  static_cast<RawDefinitions*>(data)->regions[self] = {name, paradigm};
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// What the event callbacks fill: one rank's events, in recorded order.
+struct EventSink {
+  std::vector<Event>* events = nullptr;
+  std::uint64_t timer_resolution = 1'000'000'000;
+  std::uint64_t global_offset = 0;
+  std::uint64_t unknown = 0;
+
+  [[nodiscard]] std::uint64_t ns(OTF2_TimeStamp t) const noexcept {
+    // Ticks since the offset in nanoseconds; long double keeps 64 bits of mantissa (a cycle
+    // counter at 3 GHz times 1e9 overflows 64-bit integers after six seconds).
+    const std::uint64_t ticks = t >= global_offset ? t - global_offset : 0;
+    const long double ns =
+        static_cast<long double>(ticks) * 1e9L / static_cast<long double>(timer_resolution);
+    return ns >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(ns);
+  }
+  void add(Event e) { events->push_back(e); }
+};
+
+EventSink& sink(void* data) { return *static_cast<EventSink*>(data); }
+
+CollectiveOp collective_of(OTF2_CollectiveOp op) {
+  return op <= OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK ? static_cast<CollectiveOp>(op) : CollectiveOp::kOther;
+}
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                           OTF2_AttributeList* /*attrs*/, OTF2_RegionRef region) {
+  sink(data).add({.time_ns = sink(data).ns(t), .peer = region, .kind = EventKind::kEnter});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                           OTF2_AttributeList* /*attrs*/, OTF2_RegionRef region) {
+  sink(data).add({.time_ns = sink(data).ns(t), .peer = region, .kind = EventKind::kLeave});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_send(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                          OTF2_AttributeList* /*attrs*/, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t bytes) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = bytes,
+                  .comm = comm,
+                  .peer = receiver,
+                  .tag = tag,
+                  .kind = EventKind::kSend});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                           OTF2_AttributeList* /*attrs*/, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t bytes, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = bytes,
+                  .request = request,
+                  .comm = comm,
+                  .peer = receiver,
+                  .tag = tag,
+                  .kind = EventKind::kIsend});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                                    OTF2_AttributeList* /*attrs*/, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t), .request = request, .kind = EventKind::kIsendComplete});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                                   OTF2_AttributeList* /*attrs*/, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t), .request = request, .kind = EventKind::kIrecvRequest});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_recv(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                          OTF2_AttributeList* /*attrs*/, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t bytes) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = bytes,
+                  .comm = comm,
+                  .peer = sender,
+                  .tag = tag,
+                  .kind = EventKind::kRecv});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_irecv(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                           OTF2_AttributeList* /*attrs*/, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t bytes, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = bytes,
+                  .request = request,
+                  .comm = comm,
+                  .peer = sender,
+                  .tag = tag,
+                  .kind = EventKind::kIrecv});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                               OTF2_AttributeList* /*attrs*/, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t), .request = request, .kind = EventKind::kRequestCancelled});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_coll_begin(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                                OTF2_AttributeList* /*attrs*/) {
+  sink(data).add({.time_ns = sink(data).ns(t), .kind = EventKind::kCollectiveBegin});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_coll_end(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                              OTF2_AttributeList* /*attrs*/, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                              uint32_t root, uint64_t sent, uint64_t received) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = sent,
+                  .received = received,
+                  .comm = comm,
+                  .peer = root,
+                  .kind = EventKind::kCollectiveEnd,
+                  .op = collective_of(op)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_nbc_request(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                                 OTF2_AttributeList* /*attrs*/, uint64_t request) {
+  sink(data).add(
+      {.time_ns = sink(data).ns(t), .request = request, .kind = EventKind::kNonblockingCollective});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, uint64_t /*pos*/, void* data,
+                                  OTF2_AttributeList* /*attrs*/, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                  uint32_t root, uint64_t sent, uint64_t received, uint64_t request) {
+  sink(data).add({.time_ns = sink(data).ns(t),
+                  .bytes = sent,
+                  .received = received,
+                  .request = request,
+                  .comm = comm,
+                  .peer = root,
+                  .kind = EventKind::kNonblockingCollectiveComplete,
+                  .op = collective_of(op)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_unknown(OTF2_LocationRef /*loc*/, OTF2_TimeStamp /*t*/, uint64_t /*pos*/, void* data,
+                             OTF2_AttributeList* /*attrs*/) {
+  ++sink(data).unknown;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// Callbacks struct owned for the duration of a registration.
+template <typename T, void (*Delete)(T*)>
+struct Owned {
+  explicit Owned(T* p) : ptr(p) {}
+  T* ptr;
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() { Delete(ptr); }
+};
+
+std::string anchor_of(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return (path / "traces.otf2").string();
+  }
+  return path.string();
+}
+
+class Otf2Trace final : public TraceReader {
+ public:
+  explicit Otf2Trace(const std::filesystem::path& path) : anchor_(anchor_of(path)) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(anchor_, ec)) {
+      throw InputError(
+          fmt::format("{}: no OTF2 archive there (expected the anchor file traces.otf2 of "
+                      "libgridlock-trace.so or Score-P, or the directory holding it)",
+                      path.string()));
+    }
+    info_.path = anchor_;
+    read_definitions();
+  }
+
+  [[nodiscard]] const TraceInfo& info() const noexcept override { return info_; }
+
+  void for_each_rank(const std::function<void(std::uint32_t, std::span<const Event>)>& visit) override {
+    const ErrorCapture capture;
+    Reader reader(anchor_);
+    if (reader.get() == nullptr) {
+      fail(anchor_, "cannot open the archive", OTF2_ERROR_INVALID);
+    }
+    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor_, "cannot set up the reader");
+    for (const std::uint64_t location : rank_locations_) {
+      check(OTF2_Reader_SelectLocation(reader.get(), location), anchor_, "cannot select a location");
+    }
+    const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
+    check(OTF2_Reader_OpenEvtFiles(reader.get()), anchor_, "cannot open the event files");
+    std::vector<Event> events;
+    for (std::uint32_t rank = 0; rank < info_.num_ranks; ++rank) {
+      const std::uint64_t location = rank_locations_[rank];
+      const std::string where = fmt::format("{}: rank {} (location {})", anchor_, rank, location);
+      // The local definitions hold the mapping tables from the rank's own communicator ids to the
+      // global ones: read before the events, the reader applies them.
+      if (have_local_defs) {
+        if (OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), location); defs != nullptr) {
+          std::uint64_t read = 0;
+          check(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read), where,
+                "cannot read its definitions");
+          OTF2_Reader_CloseDefReader(reader.get(), defs);
+        }
+      }
+      OTF2_EvtReader* evt = OTF2_Reader_GetEvtReader(reader.get(), location);
+      if (evt == nullptr) {
+        fail(where, "no events", OTF2_ERROR_INVALID);
+      }
+      events.clear();
+      EventSink data{&events, timer_resolution_, global_offset_, 0};
+      {
+        const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> callbacks{
+            OTF2_EvtReaderCallbacks_New()};
+        register_events(callbacks.ptr);
+        check(OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, callbacks.ptr, &data), where,
+              "cannot register the event callbacks");
+      }
+      std::uint64_t read = 0;
+      check(OTF2_Reader_ReadLocalEvents(reader.get(), evt, OTF2_UNDEFINED_UINT64, &read), where,
+            "cannot read its events");
+      OTF2_Reader_CloseEvtReader(reader.get(), evt);
+      visit(rank, events);
+    }
+    OTF2_Reader_CloseEvtFiles(reader.get());
+    if (have_local_defs) {
+      OTF2_Reader_CloseDefFiles(reader.get());
+    }
+  }
+
+ private:
+  static void register_events(OTF2_EvtReaderCallbacks* cb) {
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_unknown);
+  }
+
+  void read_definitions() {
+    const ErrorCapture capture;
+    Reader reader(anchor_);
+    if (reader.get() == nullptr) {
+      fail(anchor_, "cannot open the archive", OTF2_ERROR_INVALID);
+    }
+    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor_, "cannot set up the reader");
+    char* creator = nullptr;
+    if (OTF2_Reader_GetCreator(reader.get(), &creator) == OTF2_SUCCESS && creator != nullptr) {
+      info_.creator = creator;
+      // OTF2 allocates the string with malloc and leaves it to the caller.
+      std::free(creator);
+    }
+    OTF2_GlobalDefReader* global = OTF2_Reader_GetGlobalDefReader(reader.get());
+    if (global == nullptr) {
+      fail(anchor_, "no global definitions (a run that ended without MPI_Finalize leaves none)",
+           OTF2_ERROR_INVALID);
+    }
+    RawDefinitions raw;
+    {
+      const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
+          OTF2_GlobalDefReaderCallbacks_New()};
+      OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb.ptr, on_string);
+      OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb.ptr, on_clock);
+      OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb.ptr, on_location);
+      OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb.ptr, on_group);
+      OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb.ptr, on_comm);
+      OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb.ptr, on_region);
+      check(OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw), anchor_,
+            "cannot register the definition callbacks");
+    }
+    check(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), global, &raw.definitions), anchor_,
+          "cannot read the global definitions");
+    resolve(raw);
+  }
+
+  [[nodiscard]] std::string string_of(const RawDefinitions& raw, std::uint32_t ref) const {
+    const auto it = raw.strings.find(ref);
+    return it == raw.strings.end() ? std::string() : it->second;
+  }
+
+  void resolve(const RawDefinitions& raw) {
+    if (raw.timer_resolution == 0) {
+      throw InputError(fmt::format("{}: the archive has no clock properties (timer resolution 0)", anchor_));
+    }
+    timer_resolution_ = raw.timer_resolution;
+    global_offset_ = raw.global_offset;
+    // The ranks: the MPI group of type COMM_LOCATIONS lists the locations in rank order.
+    const RawDefinitions::Group* locations = nullptr;
+    for (const auto& [id, group] : raw.groups) {
+      if (group.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && group.paradigm == OTF2_PARADIGM_MPI) {
+        locations = &group;
+      }
+    }
+    if (locations == nullptr || locations->members.empty()) {
+      throw InputError(fmt::format(
+          "{}: no MPI locations group in the definitions: not a trace of an MPI program", anchor_));
+    }
+    if (locations->members.size() > 0xFFFFFFFEULL) {
+      throw InputError(
+          fmt::format("{}: {} ranks is more than gridlock takes", anchor_, locations->members.size()));
+    }
+    info_.num_ranks = static_cast<std::uint32_t>(locations->members.size());
+    rank_locations_ = locations->members;
+    for (const std::uint64_t location : rank_locations_) {
+      const auto it = raw.location_events.find(location);
+      if (it == raw.location_events.end()) {
+        throw InputError(fmt::format("{}: the MPI locations group names location {}, which is not defined",
+                                     anchor_, location));
+      }
+      info_.events_per_rank.push_back(it->second);
+    }
+    for (const auto& [id, comm] : raw.comms) {
+      Communicator c;
+      c.name = string_of(raw, comm.name);
+      const auto g = raw.groups.find(comm.group);
+      if (g == raw.groups.end()) {
+        throw InputError(fmt::format("{}: communicator {} ('{}') refers to group {}, which is not defined",
+                                     anchor_, id, c.name, comm.group));
+      }
+      if (g->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
+        c.self = true;
+      } else {
+        for (const std::uint64_t member : g->second.members) {
+          if (member >= info_.num_ranks) {
+            throw InputError(fmt::format("{}: communicator {} ('{}') has member {}, beyond the {} ranks",
+                                         anchor_, id, c.name, member, info_.num_ranks));
+          }
+          c.members.push_back(static_cast<std::uint32_t>(member));
+        }
+      }
+      info_.comms.emplace(id, std::move(c));
+    }
+    for (const auto& [id, region] : raw.regions) {
+      Region r;
+      r.name = string_of(raw, region.name);
+      r.is_mpi = region.paradigm == OTF2_PARADIGM_MPI || r.name.starts_with("MPI_");
+      info_.regions.emplace(id, std::move(r));
+    }
+  }
+
+  std::string anchor_;
+  TraceInfo info_;
+  std::vector<std::uint64_t> rank_locations_;
+  std::uint64_t timer_resolution_ = 1'000'000'000;
+  std::uint64_t global_offset_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceReader> open_otf2(const std::filesystem::path& path) {
+  return std::make_unique<Otf2Trace>(path);
+}
+
+bool is_otf2_path(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return std::filesystem::is_regular_file(path / "traces.otf2", ec);
+  }
+  return path.extension() == ".otf2";
+}
+
+}  // namespace gridlock::trace
