@@ -107,6 +107,8 @@ class Recorder {
 
  private:
   bool room(std::uint64_t bytes) noexcept;
+  /// True when `request`, just returned by MPI, is a shared completed handle another live request holds.
+  bool shared_completed(MPI_Request request) noexcept;
   void count_bytes(std::uint64_t bytes) noexcept { bytes_ += bytes; }
   void write_global_definitions(const std::vector<std::uint64_t>& events,
                                 const std::vector<std::uint64_t>& starts,
