@@ -10,9 +10,9 @@
  *    "sent": {"messages": 40, "bytes": 10240}, "received": {"messages": 40, "bytes": 10240},
  *    "collectives": [{"comm": "world", "members": [0, 1, 2, 3], "ops": {"allreduce": 41}}]}
  * The ranks append rather than gather to rank 0, because a gather would be one more collective
- * in the trace. Each line is one write() of an O_APPEND file (glibc's stdio with a buffer larger
- * than the line), so lines of different ranks do not interleave on a local file system; remove
- * FILE before the run.
+ * in the trace. Each line is one write() of an O_APPEND file (stdio fully buffered in a buffer of
+ * COUNTS_LINE_BYTES, larger than the line up to some thousand ranks per communicator), so lines of
+ * different ranks do not interleave on a local file system; remove FILE before the run.
  */
 #ifndef GRIDLOCK_EXAMPLES_COUNTS_H
 #define GRIDLOCK_EXAMPLES_COUNTS_H
