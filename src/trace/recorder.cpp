@@ -324,8 +324,8 @@ void Recorder::isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uin
   }
 }
 
-// Open MPI returns one shared, already-completed request object for every send it finishes inside
-// MPI_Isend (small messages) and for MPI_PROC_NULL operations, so one handle can stand for several
+// Open MPI and MPICH return one shared, already-completed request object for the sends they finish
+// inside MPI_Isend (small messages) and for MPI_PROC_NULL operations, so one handle can stand for several
 // live requests of the program; keyed by handle, all but the last of them would never complete.
 // A new request whose handle is still live in requests_ and complete is such a one: its
 // completion is recorded at its start (it is complete then) and the earlier one keeps the handle.
