@@ -99,8 +99,9 @@ install(FILES ${_gridlock_completions}
 # SimGrid platforms, examples and the documentation.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/platforms/"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gridlock/platforms COMPONENT tools)
+# examples/apps installs as sources to build with mpicc (its CMakeLists.txt is the project's).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/"
-        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT tools)
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT tools PATTERN "CMakeLists.txt" EXCLUDE)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/"
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT tools)
 install(FILES "${PROJECT_SOURCE_DIR}/README.md"

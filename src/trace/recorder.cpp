@@ -318,7 +318,26 @@ void Recorder::isend(std::uint64_t t, int peer, MPI_Comm comm, int tag, std::uin
   OTF2_EvtWriter_MpiIsend(writer_, nullptr, t, static_cast<std::uint32_t>(peer), ref,
                           static_cast<std::uint32_t>(tag), bytes, id);
   count_bytes(kRequestBytes);
-  requests_[request] = RequestInfo{id, ref, RequestInfo::Kind::Send};
+  if (!track(request, RequestInfo{id, ref, RequestInfo::Kind::Send})) {
+    OTF2_EvtWriter_MpiIsendComplete(writer_, nullptr, t, id);
+    count_bytes(kCompleteBytes);
+  }
+}
+
+// Open MPI and MPICH return one shared, already-completed request object for the sends they finish
+// inside MPI_Isend (small messages) and for MPI_PROC_NULL operations, so one handle can stand for several
+// live requests of the program; keyed by handle, all but the last of them would never complete.
+// A new request whose handle is still live in requests_ and complete is such a one: its
+// completion is recorded at its start (it is complete then) and the earlier one keeps the handle.
+// A live handle that is not complete is a stale entry (freed by a call the tracer does not see): replaced.
+bool Recorder::track(MPI_Request request, const RequestInfo& info) noexcept {
+  const auto [it, fresh] = requests_.try_emplace(request, info);
+  if (fresh) return true;
+  int done = 0;
+  PMPI_Request_get_status(request, &done, MPI_STATUS_IGNORE);
+  if (done != 0) return false;
+  it->second = info;
+  return true;
 }
 
 void Recorder::irecv(std::uint64_t t, MPI_Comm comm, MPI_Request request) noexcept {
@@ -373,7 +392,11 @@ void Recorder::icollective(std::uint64_t t, MPI_Request request, OTF2_Collective
   info.root = root;
   info.sent = sent;
   info.received = received;
-  requests_[request] = info;
+  if (!track(request, info)) {
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(writer_, nullptr, t, op, info.comm, root, sent, received,
+                                                 id);
+    count_bytes(kCollectiveBytes + 9);
+  }
 }
 
 void Recorder::forget(MPI_Request request) noexcept {

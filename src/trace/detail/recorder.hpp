@@ -107,6 +107,9 @@ class Recorder {
 
  private:
   bool room(std::uint64_t bytes) noexcept;
+  /// Keeps a new request; false when its handle is a shared completed one another live request
+  /// holds (then the request is complete at its start and is not kept).
+  bool track(MPI_Request request, const RequestInfo& info) noexcept;
   void count_bytes(std::uint64_t bytes) noexcept { bytes_ += bytes; }
   void write_global_definitions(const std::vector<std::uint64_t>& events,
                                 const std::vector<std::uint64_t>& starts,
