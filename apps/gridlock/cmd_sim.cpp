@@ -1,4 +1,4 @@
-// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
+// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert|info`: the LogGOPS simulator.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +33,8 @@
 #include "gridlock/sim/replicas.hpp"
 #include "gridlock/sim/run_report.hpp"
 #include "gridlock/sim/run_report_json.hpp"
+#include "gridlock/sim/schedule_info.hpp"
+#include "gridlock/sim/schedule_info_json.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
@@ -72,6 +74,12 @@ struct SchedgenArgs {
 struct ConvertArgs {
   std::string input;
   std::string output;
+};
+
+struct InfoArgs {
+  std::string input;
+  std::string json;
+  std::uint32_t top = 10;
 };
 
 using sim::kNoiseSeedStream;
@@ -311,6 +319,22 @@ void run_convert(const ConvertArgs& a) {
   fmt::print("wrote {}: {} ranks, {} operations\n", a.output, schedule.num_ranks(), schedule.total_ops());
 }
 
+void run_info(const InfoArgs& a) {
+  if (!a.json.empty()) {
+    check_writable(a.json);
+  }
+  const sim::Schedule schedule = sim::load_schedule(a.input, /*keep_sources=*/false);
+  sim::ScheduleInfoOptions options;
+  options.source_kind = sim::schedule_file_kind(a.input);
+  options.top_pairs = a.top;
+  const sim::ScheduleInfo info = sim::summarize(schedule, options);
+  if (!a.json.empty()) {
+    sim::write_schedule_info_json(a.json, sim::schedule_info_context("gridlock schedule info", a.input, info),
+                                  info);
+  }
+  fmt::print("{}", sim::format_schedule_info(info, a.input));
+}
+
 }  // namespace
 
 void add_sim_commands(CLI::App& app) {
@@ -388,6 +412,17 @@ void add_sim_commands(CLI::App& app) {
       ->required();
   output_file(convert->get_option("output"));
   convert->callback([conv_args] { run_convert(*conv_args); });
+
+  auto info_args = std::make_shared<InfoArgs>();
+  auto* info = schedule->add_subcommand(
+      "info", "Summarise a schedule: operations, bytes, sizes, compute, unmatched messages, pairs");
+  info->add_option("input", info_args->input, "Schedule (GOAL text or .gsched binary)")->required();
+  info->add_option("--json", info_args->json, "Also write the summary as JSON with a context block");
+  output_file(info->get_option("--json"));
+  info->add_option("--top", info_args->top, "Pairs listed by bytes (0: none)")
+      ->check(CLI::Range(0U, 100000U))
+      ->capture_default_str();
+  info->callback([info_args] { run_info(*info_args); });
 }
 
 }  // namespace gridlock::cli
