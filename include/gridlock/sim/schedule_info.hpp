@@ -79,7 +79,7 @@ struct ScheduleInfoOptions {
   std::uint32_t unmatched_listed = 8;  ///< Unmatched keys listed (ScheduleInfo::unmatched).
   /// Most (source, destination, tag) keys the detailed matching check keeps; beyond it the check
   /// stops and gives per-destination counts (ScheduleInfo::unmatched_exact false).
-  std::uint64_t max_match_keys = std::uint64_t{1} << 22U;
+  std::uint64_t max_match_keys = std::uint64_t{1} << 20U;
 };
 
 /// The summary of a schedule (summarize()).
