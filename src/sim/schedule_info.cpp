@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <queue>
+#include <span>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 
@@ -417,6 +418,11 @@ ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& opti
 }
 
 std::string schedule_file_kind(const std::filesystem::path& path) {
+  // A shell pipe (`<(command)`) has been read by load_schedule() already and cannot be read again.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return "";
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw IoError(fmt::format("cannot read schedule '{}': check the path and permissions", path.string()));

@@ -129,7 +129,8 @@ struct ScheduleInfo {
 [[nodiscard]] ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& options = {});
 
 /// The kind of a schedule file as load_schedule() reads it: "binary" if it starts with
-/// kBinaryMagic (or a part of it), else "goal". Throws IoError if it cannot be read.
+/// kBinaryMagic (or a part of it), else "goal"; "" if it is not a regular file (a shell pipe, which
+/// load_schedule() has read already). Throws IoError if it cannot be read.
 [[nodiscard]] std::string schedule_file_kind(const std::filesystem::path& path);
 
 /// The summary as text tables (docs/formats/goal.md, `gridlock schedule info`); `name` names the
