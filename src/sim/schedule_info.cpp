@@ -80,7 +80,8 @@ struct MatchKey {
   std::uint32_t src = 0;
   std::uint32_t tag = 0;
   friend bool operator==(const MatchKey&, const MatchKey&) = default;
-  friend auto operator<=>(const MatchKey&, const MatchKey&) = default;
+  // clang-tidy 14 takes the literal 0 of a comparison rewritten through <=> for a null pointer.
+  friend auto operator<=>(const MatchKey&, const MatchKey&) = default;  // NOLINT(modernize-use-nullptr)
 };
 struct MatchKeyHash {
   std::size_t operator()(const MatchKey& k) const noexcept {
