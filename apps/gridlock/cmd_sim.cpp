@@ -1,4 +1,4 @@
-// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
+// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert|info`: the LogGOPS simulator.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +33,10 @@
 #include "gridlock/sim/replicas.hpp"
 #include "gridlock/sim/run_report.hpp"
 #include "gridlock/sim/run_report_json.hpp"
+#include "gridlock/trace/from_trace.hpp"
+#include "gridlock/trace/otf2_reader.hpp"
+#include "gridlock/sim/schedule_info.hpp"
+#include "gridlock/sim/schedule_info_json.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
@@ -72,6 +76,12 @@ struct SchedgenArgs {
 struct ConvertArgs {
   std::string input;
   std::string output;
+};
+
+struct InfoArgs {
+  std::string input;
+  std::string json;
+  std::uint32_t top = 10;
 };
 
 using sim::kNoiseSeedStream;
@@ -311,6 +321,40 @@ void run_convert(const ConvertArgs& a) {
   fmt::print("wrote {}: {} ranks, {} operations\n", a.output, schedule.num_ranks(), schedule.total_ops());
 }
 
+void run_info(const InfoArgs& a) {
+  if (!a.json.empty()) {
+    check_writable(a.json);
+  }
+  sim::ScheduleInfoOptions options;
+  options.top_pairs = a.top;
+  sim::Schedule schedule;
+  if (trace::is_otf2_path(a.input)) {
+    // A trace is described as the schedule `schedule from-trace` makes of it, with each rank's
+    // traced wall time for the compute share; what a conversion leaves out is said, not refused.
+    const std::unique_ptr<trace::TraceReader> reader = trace::open_otf2(a.input);
+    trace::ConvertOptions convert;
+    convert.drop_unmatched = true;
+    trace::ConvertedTrace converted = trace::convert_trace(*reader, convert);
+    schedule = std::move(converted.schedule);
+    options.source_kind = "otf2";
+    for (const std::uint64_t ns : converted.report.wall_ns) {
+      options.wall_ps.push_back(ns * 1000);
+    }
+    for (const auto& [reason, count] : converted.report.skipped) {
+      fmt::print(stderr, "gridlock: note: {} left out of the trace's schedule: {}\n", count, reason);
+    }
+  } else {
+    schedule = sim::load_schedule(a.input, /*keep_sources=*/false);
+    options.source_kind = sim::schedule_file_kind(a.input);
+  }
+  const sim::ScheduleInfo info = sim::summarize(schedule, options);
+  if (!a.json.empty()) {
+    sim::write_schedule_info_json(a.json, sim::schedule_info_context("gridlock schedule info", a.input, info),
+                                  info);
+  }
+  fmt::print("{}", sim::format_schedule_info(info, a.input));
+}
+
 }  // namespace
 
 void add_sim_commands(CLI::App& app) {
@@ -389,6 +433,17 @@ void add_sim_commands(CLI::App& app) {
   output_file(convert->get_option("output"));
   convert->callback([conv_args] { run_convert(*conv_args); });
   add_from_trace_command(*schedule);
+
+  auto info_args = std::make_shared<InfoArgs>();
+  auto* info = schedule->add_subcommand(
+      "info", "Summarise a schedule: operations, bytes, sizes, compute, unmatched messages, pairs");
+  info->add_option("input", info_args->input, "Schedule (GOAL text or .gsched binary) or OTF2 trace (directory or traces.otf2)")->required();
+  info->add_option("--json", info_args->json, "Also write the summary as JSON with a context block");
+  output_file(info->get_option("--json"));
+  info->add_option("--top", info_args->top, "Pairs listed by bytes (0: none)")
+      ->check(CLI::Range(0U, 100000U))
+      ->capture_default_str();
+  info->callback([info_args] { run_info(*info_args); });
 }
 
 }  // namespace gridlock::cli

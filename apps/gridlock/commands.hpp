@@ -15,7 +15,7 @@ void add_topo_command(CLI::App& app);
 /// `gridlock oracle serve|query`: the resource oracle service and its client.
 void add_oracle_command(CLI::App& app);
 
-/// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert`: the LogGOPS simulator.
+/// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert|info`: the LogGOPS simulator.
 void add_sim_commands(CLI::App& app);
 
 /// `gridlock schedule from-trace`: an MPI trace (OTF2) into a schedule; added to `schedule`.

@@ -1,6 +1,7 @@
 // libFuzzer target for the GOAL text parser and the binary schedule reader: any input must either
 // be rejected with InputError or give a schedule that writes and re-reads to the same schedule, and
-// a binary one must read the same on one thread and on several.
+// a binary one must read the same on one thread and on several. Its summary (`gridlock schedule
+// info`) must count what the schedule holds and agree with the simulator about unmatched messages.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/goal.hpp"
+#include "gridlock/sim/schedule_info.hpp"
 
 namespace {
 
@@ -79,6 +81,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           windowed.ops_completed != global.ops_completed ||
           windowed.unexpected_left != global.unexpected_left) {
         std::abort();  // the windowed order changed a result
+      }
+      const gridlock::sim::ScheduleInfo info = gridlock::sim::summarize(schedule);
+      if (info.operations != schedule.total_ops() || info.sends.total != schedule.total_sends()) {
+        std::abort();  // the summary miscounted
+      }
+      // Without wildcard receives the matching check is exact: a schedule with messages left over
+      // cannot complete. (With wildcards its greedy order may miss a matching; documented.)
+      const bool wildcards = info.any_source_recvs != 0 || info.any_tag_recvs != 0;
+      if (!wildcards && global.complete && info.unmatched_sends + info.unmatched_recvs != 0) {
+        std::abort();  // the summary reported unmatched messages in a schedule that completes
       }
     }
   } catch (const gridlock::InputError&) {
