@@ -33,10 +33,10 @@
 #include "gridlock/sim/replicas.hpp"
 #include "gridlock/sim/run_report.hpp"
 #include "gridlock/sim/run_report_json.hpp"
-#include "gridlock/trace/from_trace.hpp"
-#include "gridlock/trace/otf2_reader.hpp"
 #include "gridlock/sim/schedule_info.hpp"
 #include "gridlock/sim/schedule_info_json.hpp"
+#include "gridlock/trace/from_trace.hpp"
+#include "gridlock/trace/otf2_reader.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
@@ -437,7 +437,9 @@ void add_sim_commands(CLI::App& app) {
   auto info_args = std::make_shared<InfoArgs>();
   auto* info = schedule->add_subcommand(
       "info", "Summarise a schedule: operations, bytes, sizes, compute, unmatched messages, pairs");
-  info->add_option("input", info_args->input, "Schedule (GOAL text or .gsched binary) or OTF2 trace (directory or traces.otf2)")->required();
+  info->add_option("input", info_args->input,
+                   "Schedule (GOAL text or .gsched binary) or OTF2 trace (directory or traces.otf2)")
+      ->required();
   info->add_option("--json", info_args->json, "Also write the summary as JSON with a context block");
   output_file(info->get_option("--json"));
   info->add_option("--top", info_args->top, "Pairs listed by bytes (0: none)")

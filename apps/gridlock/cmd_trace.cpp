@@ -29,6 +29,7 @@ struct FromTraceArgs {
   std::string algo;
   std::string ranks_subset;
   bool drop_unmatched = false;
+  std::uint32_t extrapolate = 1;
   bool quiet = false;
 };
 
@@ -48,6 +49,7 @@ void run_from_trace(const FromTraceArgs& a) {
   options.p2p = !a.no_p2p;
   options.collectives = !a.no_collectives;
   options.drop_unmatched = a.drop_unmatched;
+  options.extrapolate = a.extrapolate;
   if (!a.algo.empty()) {
     options.algorithms = trace::parse_algorithms(a.algo);
   }
@@ -107,6 +109,11 @@ void add_from_trace_command(CLI::App& schedule) {
   cmd->add_flag("--drop-unmatched", args->drop_unmatched,
                 "Convert a trace of a run that aborted or was cut: leave out messages and collectives "
                 "without partners instead of refusing the trace");
+  cmd->add_option("--extrapolate", args->extrapolate,
+                  "Weak scaling: K copies of the traced ranks side by side, collectives on all ranks span "
+                  "them all (refused for non-local patterns such as master-worker)")
+      ->check(CLI::Range(1U, sim::kMaxRanks))
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
   cmd->get_option("--compute-scale")->excludes("--no-compute");
   cmd->get_option("--algo")->excludes("--no-collectives");

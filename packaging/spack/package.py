@@ -41,6 +41,7 @@ class Gridlock(CMakePackage):
     depends_on("zlib-api")
     depends_on("bzip2")
     depends_on("xz")
+    depends_on("otf2@3:")
     depends_on("mpi", when="+mpi")
     depends_on("simgrid", when="+simgrid")
 

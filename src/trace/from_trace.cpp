@@ -114,8 +114,14 @@ class Converter {
         }
       }
     }
+    copies_ = options.extrapolate;
+    if (copies_ == 0 || static_cast<std::uint64_t>(copies_) * num_kept_ > sim::kMaxRanks) {
+      throw InputError(fmt::format("--extrapolate {}: use 1 .. {} for {} ranks", options.extrapolate,
+                                   sim::kMaxRanks / num_kept_, num_kept_));
+    }
     report_.traced_ranks = info_.num_ranks;
-    report_.ranks = num_kept_;
+    report_.ranks = num_kept_ * copies_;
+    report_.copies = copies_;
     report_.wall_ns.assign(num_kept_, 0);
     report_.compute_ns.assign(num_kept_, 0);
   }
@@ -123,12 +129,24 @@ class Converter {
   ConvertedTrace run() {
     trace_.for_each_rank([this](std::uint32_t rank, std::span<const Event> events) { survey(rank, events); });
     check_matching();
-    sim::ScheduleBuilder builder(num_kept_);
+    if (copies_ > 1) {
+      check_extrapolable();
+    }
+    sim::ScheduleBuilder builder(num_kept_ * copies_);
     trace_.for_each_rank([&](std::uint32_t rank, std::span<const Event> events) {
       if (kept_[rank] != kNotKept) {
-        build_rank(builder, rank, events);
+        for (std::uint32_t copy = 0; copy < copies_; ++copy) {
+          build_rank(builder, rank, copy, events);
+        }
       }
     });
+    // Each copy of a rank has the traced rank's times.
+    for (std::vector<std::uint64_t>* per_rank : {&report_.wall_ns, &report_.compute_ns}) {
+      const std::vector<std::uint64_t> once = *per_rank;
+      for (std::uint32_t copy = 1; copy < copies_; ++copy) {
+        per_rank->insert(per_rank->end(), once.begin(), once.end());
+      }
+    }
     return {builder.finish(), std::move(report_)};
   }
 
@@ -314,6 +332,55 @@ class Converter {
                     info_.path, bad.size(), incomplete.size(), fmt::join(lines, "\n  ")));
   }
 
+  // Replicating copies side by side is a faithful weak scaling only for a local point-to-point
+  // pattern (stencils, rings, trees): a rank that exchanges messages with every other rank (a
+  // master, an all-to-all written with sends) would become K independent masters.
+  void check_extrapolable() const {
+    if (num_kept_ < 3) {
+      throw InputError(
+          fmt::format("--extrapolate: a trace of {} ranks cannot tell a local pattern from a global "
+                      "one; trace at least 3 ranks",
+                      num_kept_));
+    }
+    std::vector<std::unordered_map<std::uint32_t, bool>> partners(num_kept_);
+    for (const auto& [channel, counts] : channels_) {
+      if (channel.from != channel.to) {
+        partners[kept_[channel.from]][kept_[channel.to]] = true;
+        partners[kept_[channel.to]][kept_[channel.from]] = true;
+      }
+    }
+    for (std::uint32_t r = 0; r < num_kept_; ++r) {
+      if (partners[r].size() + 1 >= num_kept_) {
+        throw InputError(
+            fmt::format("--extrapolate: the trace is not extrapolable: rank {} exchanges messages with "
+                        "every other rank (a master-worker or all-to-all pattern written with "
+                        "point-to-point calls), so copies side by side would not be the same "
+                        "program at a larger scale. Trace at the scale you want to simulate.",
+                        r));
+      }
+    }
+  }
+
+  // The group a collective on `comm` runs on in copy `copy`: the kept members within the copy, or,
+  // for a communicator of all kept ranks when extrapolating, the members of every copy.
+  const std::vector<std::uint32_t>& group_of(std::uint32_t comm, std::uint32_t copy) {
+    const std::vector<std::uint32_t>& members = kept_members_.at(comm);
+    if (copies_ == 1) {
+      return members;
+    }
+    const bool spans_all = members.size() == num_kept_;
+    const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32U) | (spans_all ? kNotKept : copy);
+    const auto [it, added] = groups_.try_emplace(key);
+    if (added) {
+      for (std::uint32_t k = spans_all ? 0 : copy; k < (spans_all ? copies_ : copy + 1); ++k) {
+        for (const std::uint32_t m : members) {
+          it->second.push_back(m + k * num_kept_);
+        }
+      }
+    }
+    return it->second;
+  }
+
   [[nodiscard]] std::string tag_name(std::uint32_t sim_tag) const {
     for (const auto& [key, value] : tags_) {
       if (value == sim_tag) {
@@ -395,7 +462,8 @@ class Converter {
   // Builds one rank's program, in program order (see docs/tracing.md for the rules).
   class RankBuild {
    public:
-    RankBuild(Converter& c, sim::ScheduleBuilder& b, std::uint32_t rank) : c_(c), b_(b), rank_(rank) {}
+    RankBuild(Converter& c, sim::ScheduleBuilder& b, std::uint32_t rank, std::uint32_t copy)
+        : c_(c), b_(b), rank_(rank), copy_(copy) {}
 
     void run(std::span<const Event> events) {
       prescan(events);
@@ -449,7 +517,9 @@ class Converter {
     void begin_call(std::uint64_t t) {
       if (last_leave_ && t > *last_leave_) {
         const std::uint64_t gap = t - *last_leave_;
-        c_.report_.compute_ns[c_.kept_[rank_]] += gap;
+        if (copy_ == 0) {
+          c_.report_.compute_ns[c_.kept_[rank_]] += gap;
+        }
         if (c_.opt_.compute) {
           const long double ps = static_cast<long double>(gap) * 1000.0L * c_.opt_.compute_scale;
           const std::uint64_t scaled = ps >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max() / 2
@@ -547,7 +617,7 @@ class Converter {
           if (!keep_message(rank_, to, tag, true)) {
             return;
           }
-          const std::uint32_t op = in_call(b_.send(e.bytes, c_.kept_[to], tag));
+          const std::uint32_t op = in_call(b_.send(e.bytes, out(to), tag));
           ++c_.report_.sends;
           if (e.kind == EventKind::kSend) {
             call_ops_.push_back(op);
@@ -561,7 +631,7 @@ class Converter {
           const std::uint32_t from = c_.world_of(e, rank_, e.peer);
           const std::uint32_t tag = c_.known_tag(e.comm, e.tag);
           if (keep_message(from, rank_, tag, false)) {
-            call_ops_.push_back(in_call(b_.recv(e.bytes, c_.kept_[from], tag)));
+            call_ops_.push_back(in_call(b_.recv(e.bytes, out(from), tag)));
             ++c_.report_.recvs;
           }
           return;
@@ -582,7 +652,7 @@ class Converter {
           const std::uint32_t from = c_.world_of(d, rank_, d.peer);
           const std::uint32_t tag = c_.known_tag(d.comm, d.tag);
           if (keep_message(from, rank_, tag, false)) {
-            const std::uint32_t op = in_call(b_.recv(d.bytes, c_.kept_[from], tag));
+            const std::uint32_t op = in_call(b_.recv(d.bytes, out(from), tag));
             ++c_.report_.recvs;
             requests_[e.request] = {op};
             started_.push_back(op);
@@ -630,6 +700,7 @@ class Converter {
       const std::vector<Instance>& list = c_.instances_.at(e.comm);
       const Instance& in = list.at(index);
       const std::vector<std::uint32_t>& members = c_.kept_members_.at(e.comm);
+      const std::vector<std::uint32_t>& group = c_.group_of(e.comm, copy_);
       if (in.seen != members.size()) {
         return {};  // --drop-unmatched: not every member called it
       }
@@ -637,8 +708,8 @@ class Converter {
       if (!c_.opt_.collectives) {
         return {};
       }
-      const auto me = std::find(members.begin(), members.end(), c_.kept_[rank_]);
-      const auto position = static_cast<std::uint32_t>(me - members.begin());
+      const auto me = std::find(group.begin(), group.end(), out(rank_));
+      const auto position = static_cast<std::uint32_t>(me - group.begin());
       std::uint32_t root = 0;
       if (in.root != kNoRoot && in.root < comm.members.size()) {
         const auto kept_root = std::find(members.begin(), members.end(), c_.kept_[comm.members[in.root]]);
@@ -648,6 +719,7 @@ class Converter {
           ++c_.report_.skipped["collective root outside --ranks-subset (the first kept member is root)"];
         }
       }
+      // Sizes per member as traced (an extrapolated alltoall keeps its per-destination block).
       const std::optional<Mapped> mapped =
           c_.map_collective(in, static_cast<std::uint32_t>(members.size()), root);
       if (!mapped) {
@@ -658,9 +730,9 @@ class Converter {
       const std::uint32_t tag_base = c_.collective_tag_base(e.comm);
       std::vector<std::uint32_t> after = call_position_;
       std::vector<std::uint32_t> sinks =
-          sim::emit_collective(b_, mapped->first, members, position, tag_base, after);
+          sim::emit_collective(b_, mapped->first, group, position, tag_base, after);
       if (mapped->second) {
-        sinks = sim::emit_collective(b_, *mapped->second, members, position, tag_base, sinks);
+        sinks = sim::emit_collective(b_, *mapped->second, group, position, tag_base, sinks);
       }
       if (sinks == after) {
         return {};  // nothing to do on this rank
@@ -670,7 +742,11 @@ class Converter {
 
     Converter& c_;
     sim::ScheduleBuilder& b_;
+    // The schedule rank of traced rank `r` in this copy.
+    [[nodiscard]] std::uint32_t out(std::uint32_t r) const { return c_.kept_[r] + copy_ * c_.num_kept_; }
+
     std::uint32_t rank_;
+    std::uint32_t copy_;
     int depth_ = 0;
     std::optional<std::uint64_t> last_leave_;
     std::vector<std::uint32_t> position_;
@@ -701,9 +777,10 @@ class Converter {
     return it->second;
   }
 
-  void build_rank(sim::ScheduleBuilder& builder, std::uint32_t rank, std::span<const Event> events) {
-    builder.begin_rank(kept_[rank]);
-    RankBuild(*this, builder, rank).run(events);
+  void build_rank(sim::ScheduleBuilder& builder, std::uint32_t rank, std::uint32_t copy,
+                  std::span<const Event> events) {
+    builder.begin_rank(kept_[rank] + copy * num_kept_);
+    RankBuild(*this, builder, rank, copy).run(events);
     builder.end_rank();
   }
 
@@ -712,7 +789,9 @@ class Converter {
   const ConvertOptions& opt_;
   std::vector<std::uint32_t> kept_;  // traced rank -> schedule rank, or kNotKept
   std::uint32_t num_kept_ = 0;
+  std::uint32_t copies_ = 1;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kept_members_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> groups_;  // (comm, copy) -> group
   std::unordered_map<std::uint64_t, std::uint32_t> tags_;   // (comm << 32 | tag) -> schedule tag
   std::map<std::uint32_t, std::uint32_t> collective_tags_;  // comm -> first schedule tag
   std::unordered_map<std::uint32_t, std::vector<Instance>> instances_;

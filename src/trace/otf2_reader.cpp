@@ -348,10 +348,13 @@ class Otf2Trace final : public TraceReader {
   explicit Otf2Trace(const std::filesystem::path& path) : anchor_(anchor_of(path)) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(anchor_, ec)) {
-      throw InputError(
-          fmt::format("{}: no OTF2 archive there (expected the anchor file traces.otf2 of "
-                      "libgridlock-trace.so or Score-P, or the directory holding it)",
-                      path.string()));
+      throw InputError(fmt::format(
+          "{}: no OTF2 archive there (expected the anchor file traces.otf2 of "
+          "libgridlock-trace.so or Score-P, or the directory holding it). If a traced run wrote "
+          "nothing: LD_PRELOAD cannot attach the tracer to a statically linked program (`ldd ./app | "
+          "grep libmpi` shows whether MPI is a shared library), and the variables must reach the "
+          "ranks (docs/tracing.md, \"How to trace\")",
+          path.string()));
     }
     info_.path = anchor_;
     read_definitions();

@@ -33,12 +33,19 @@ struct ConvertOptions {
   /// Drop the messages and collectives that have no partner in the trace (a run that aborted
   /// or hit the tracer's size cap) instead of refusing the trace.
   bool drop_unmatched = false;
+  /// Weak-scaling extrapolation (--extrapolate K, 1: none): K copies of the kept ranks side by
+  /// side; point-to-point messages and sub-communicator collectives stay within each copy,
+  /// collectives on a communicator of all kept ranks span all K copies with the traced sizes.
+  /// Refused for traces whose point-to-point pattern is not local (a rank that talks to every
+  /// other rank, e.g. a master-worker farm) or that have fewer than 3 ranks.
+  std::uint32_t extrapolate = 1;
 };
 
 /// What a conversion did.
 struct ConvertReport {
   std::uint32_t traced_ranks = 0;  ///< Ranks in the trace.
-  std::uint32_t ranks = 0;         ///< Ranks of the schedule.
+  std::uint32_t ranks = 0;         ///< Ranks of the schedule (kept ranks x extrapolate).
+  std::uint32_t copies = 1;        ///< Copies of the kept ranks (ConvertOptions::extrapolate).
   std::uint64_t events = 0;        ///< Events read (both passes count once).
   std::uint64_t sends = 0;         ///< Point-to-point sends written.
   std::uint64_t recvs = 0;         ///< Point-to-point receives written.

@@ -56,7 +56,7 @@ TEST(RoleLayout, TooFewNodesIsAClearError) {
     EXPECT_NE(text.find("at least 10 nodes"), std::string::npos) << text;
   }
   EXPECT_THROW(RoleLayout(20, 1, 0.05, kFour), InputError);  // one canary node
-  EXPECT_THROW(RoleLayout::all_canaries(1, 1), InputError);
+  EXPECT_THROW((void)RoleLayout::all_canaries(1, 1), InputError);
 }
 
 TEST(RoleLayout, SubsetOfCongestorsAndNetworkMode) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -104,7 +105,7 @@ double metric_value(const std::vector<Metric>& metrics, const std::string& name)
     }
   }
   ADD_FAILURE() << "no metric " << name;
-  return NAN;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 template <typename E, typename F>

@@ -3,6 +3,7 @@
 // with OTF2's own writer API.
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/generate.hpp"
 #include "gridlock/trace/from_trace.hpp"
 #include "gridlock/trace/otf2_reader.hpp"
 
@@ -328,6 +330,56 @@ TEST(FromTrace, UnconvertedCollectivesAreCountedAndLeftOut) {
   ConvertOptions no_coll;
   no_coll.collectives = false;
   EXPECT_EQ(convert(info_of(2), ranks, no_coll).report.collectives.size(), 0U);
+}
+
+TEST(FromTrace, ExtrapolateReplicatesLocalPatternsAndSpansWorldCollectives) {
+  // A ring exchange on 4 ranks and an allreduce on all of them, extrapolated to 12 ranks.
+  std::vector<Rank> ranks(4);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    ranks[r]
+        .init()
+        .send((r + 1) % 4, 0, 64)
+        .recv((r + 3) % 4, 0, 64)
+        .collective(CollectiveOp::kAllreduce, kWorld, 8, 8);
+  }
+  ConvertOptions three;
+  three.extrapolate = 3;
+  const ConvertedTrace c = convert(info_of(4), ranks, three);
+  EXPECT_EQ(c.schedule.num_ranks(), 12U);
+  EXPECT_EQ(c.report.copies, 3U);
+  // Rank 5 (rank 1 of the second copy) sends its ring message within its copy, to rank 6.
+  const auto ops = c.schedule.program_of(5).ops;
+  const auto send =
+      std::find_if(ops.begin(), ops.end(), [](const sim::Op& op) { return op.type == sim::OpType::kSend; });
+  ASSERT_NE(send, ops.end());
+  EXPECT_EQ(c.schedule.peer(5, static_cast<std::uint32_t>(send - ops.begin())), 6U);
+  const sim::SimResult r = run(c.schedule);
+  ASSERT_TRUE(r.complete) << sim::stuck_report(r);
+  // 12 ring messages plus one allreduce over all 12 ranks.
+  EXPECT_EQ(r.messages, 12U + sim::generate("allreduce(size=8B)", 12, 1).total_sends());
+}
+
+TEST(FromTrace, ExtrapolateRefusesGlobalPatterns) {
+  std::vector<Rank> ranks(4);
+  ranks[0].init().recv(1, 0, 8).recv(2, 0, 8).recv(3, 0, 8);  // a master
+  for (std::uint32_t w = 1; w < 4; ++w) {
+    ranks[w].init().send(0, 0, 8);
+  }
+  ConvertOptions two;
+  two.extrapolate = 2;
+  try {
+    (void)convert(info_of(4), ranks, two);
+    FAIL() << "a master-worker pattern was extrapolated";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not extrapolable: rank 0"), std::string::npos) << e.what();
+  }
+  std::vector<Rank> pair(2);
+  pair[0].init().send(1, 0, 8);
+  pair[1].init().recv(0, 0, 8);
+  EXPECT_THROW((void)convert(info_of(2), pair, two), InputError);
+  ConvertOptions zero;
+  zero.extrapolate = 0;
+  EXPECT_THROW((void)convert(info_of(2), pair, zero), InputError);
 }
 
 TEST(FromTrace, OptionParsers) {
