@@ -348,6 +348,16 @@ class Otf2Trace final : public TraceReader {
   explicit Otf2Trace(const std::filesystem::path& path) : anchor_(anchor_of(path)) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(anchor_, ec)) {
+      // The tracer's emergency flush (exit without MPI_Finalize, MPI_Abort) leaves the event files
+      // but no anchor: say what happened instead of "no archive".
+      const std::filesystem::path events = std::filesystem::path(anchor_).parent_path() / "traces" / "0.evt";
+      if (std::filesystem::is_regular_file(events, ec)) {
+        throw InputError(fmt::format(
+            "{}: event files but no anchor file traces.otf2: the traced run ended without MPI_Finalize "
+            "(MPI_Abort, exit() or a crash), which leaves no global definitions, and no OTF2 reader can "
+            "read such an archive; trace a run that reaches MPI_Finalize",
+            path.string()));
+      }
       throw InputError(fmt::format(
           "{}: no OTF2 archive there (expected the anchor file traces.otf2 of "
           "libgridlock-trace.so or Score-P, or the directory holding it). If a traced run wrote "

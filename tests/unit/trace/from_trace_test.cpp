@@ -519,5 +519,22 @@ TEST(Otf2Reader, RefusesWhatIsNotACompleteArchive) {
   std::filesystem::remove_all(dir);
 }
 
+// What the tracer leaves of a run that ended without MPI_Finalize: event files, no anchor file.
+TEST(Otf2Reader, NamesARunWithoutFinalize) {
+  const std::filesystem::path dir = temp_dir("nofinalize");
+  write_archive(dir);
+  ASSERT_TRUE(std::filesystem::exists(dir / "traces" / "0.evt"));
+  std::filesystem::remove(dir / "traces.otf2");
+  for (const std::filesystem::path& given : {dir, dir / "traces.otf2"}) {
+    try {
+      (void)open_otf2(given);
+      FAIL() << "an archive without its anchor file was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("ended without MPI_Finalize"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gridlock::trace
