@@ -107,7 +107,14 @@ class Converter {
     }
     // The kept members of each communicator, in communicator order.
     for (const auto& [id, comm] : info_.comms) {
+      if (std::string why = bad_members(id, comm); !why.empty()) {
+        bad_comms_.emplace(id, std::move(why));
+        continue;
+      }
       std::vector<std::uint32_t>& kept = kept_members_[id];
+      if (comm.self) {
+        continue;  // each rank alone: its members list (if any) is not used
+      }
       for (const std::uint32_t m : comm.members) {
         if (kept_[m] != kNotKept) {
           kept.push_back(kept_[m]);
@@ -144,7 +151,32 @@ class Converter {
                       "follow; docs/tracing.md \"Limits\")",
                       info_.path, rank, e.time_ns, e.comm));
     }
+    if (const auto bad = bad_comms_.find(e.comm); bad != bad_comms_.end()) {
+      throw InputError(fmt::format("{} (named by rank {} at {} ns)", bad->second, rank, e.time_ns));
+    }
     return it->second;
+  }
+
+  // Why a communicator's members are not distinct ranks of the trace (empty if they are): such
+  // a definition would make collectives emit messages to ranks that do not exist or to one rank
+  // twice. Refused when an event names it (comm_of), so that a trace that never uses it converts.
+  [[nodiscard]] std::string bad_members(std::uint32_t id, const Communicator& comm) const {
+    if (comm.self) {
+      return {};
+    }
+    std::vector<bool> seen(info_.num_ranks, false);
+    for (std::size_t i = 0; i < comm.members.size(); ++i) {
+      const std::uint32_t m = comm.members[i];
+      if (m >= info_.num_ranks || seen[m]) {
+        return fmt::format(
+            "{}: communicator {} ('{}'): member {} is rank {}, which {} (a corrupt archive: its "
+            "communicator definitions do not match its {} ranks)",
+            info_.path, id, comm.name, i, m,
+            m >= info_.num_ranks ? "is not a rank of the trace" : "is a member already", info_.num_ranks);
+      }
+      seen[m] = true;
+    }
+    return {};
   }
 
   std::uint32_t comm_size(const Communicator& c) const {
@@ -185,18 +217,23 @@ class Converter {
     report_.events += events.size();
     // A nonblocking collective is numbered among its communicator's collectives when it starts
     // (MPI orders them by start), but its communicator is named at its completion.
+    // A nonblocking receive is counted where pass 2 converts it: at its request, with the
+    // sender and tag of its completion (so that a completion without its request, or a request
+    // id used twice, gives unmatched messages here rather than a schedule that deadlocks).
     std::unordered_map<std::uint64_t, const Event*> nbc_done;
+    std::unordered_map<std::uint64_t, const Event*> recv_done;
     std::unordered_map<std::uint64_t, bool> cancelled;
     for (const Event& e : events) {
       if (e.kind == EventKind::kNonblockingCollectiveComplete) {
         nbc_done[e.request] = &e;
+      } else if (e.kind == EventKind::kIrecv) {
+        recv_done[e.request] = &e;
       } else if (e.kind == EventKind::kRequestCancelled) {
         cancelled[e.request] = true;
       }
     }
     const bool kept = kept_[rank] != kNotKept;
     std::unordered_map<std::uint32_t, std::uint64_t> calls;  // collectives so far per communicator
-    std::unordered_map<std::uint64_t, const Event*> isends;
     for (const Event& e : events) {
       switch (e.kind) {
         case EventKind::kSend:
@@ -207,8 +244,14 @@ class Converter {
           count_channel(rank, world_of(e, rank, e.peer), tag_of(e.comm, e.tag), true);
           break;
         case EventKind::kRecv:
-        case EventKind::kIrecv:
           count_channel(world_of(e, rank, e.peer), rank, tag_of(e.comm, e.tag), false);
+          break;
+        case EventKind::kIrecvRequest:
+          if (const auto it = recv_done.find(e.request);
+              it != recv_done.end() && !cancelled.contains(e.request)) {
+            const Event& d = *it->second;
+            count_channel(world_of(d, rank, d.peer), rank, tag_of(d.comm, d.tag), false);
+          }
           break;
         case EventKind::kCollectiveEnd:
           if (kept) {
@@ -242,6 +285,12 @@ class Converter {
     const Communicator& c = comm_of(e, rank);
     if (c.self) {
       return;  // a collective of one rank sends nothing
+    }
+    if (std::find(c.members.begin(), c.members.end(), rank) == c.members.end()) {
+      throw InputError(fmt::format(
+          "{}: rank {}: a collective ({}) at {} ns on communicator {} ('{}'), which the rank is not "
+          "a member of (a corrupt archive)",
+          info_.path, rank, collective_name(e.op), e.time_ns, e.comm, c.name));
     }
     std::vector<Instance>& list = instances_[e.comm];
     if (index == list.size()) {
@@ -407,8 +456,10 @@ class Converter {
    private:
     void prescan(std::span<const Event> events) {
       for (const Event& e : events) {
-        if (e.kind == EventKind::kIrecv || e.kind == EventKind::kNonblockingCollectiveComplete) {
+        if (e.kind == EventKind::kIrecv) {
           completion_[e.request] = &e;
+        } else if (e.kind == EventKind::kNonblockingCollectiveComplete) {
+          nbc_completion_[e.request] = &e;
         } else if (e.kind == EventKind::kRequestCancelled) {
           cancelled_[e.request] = true;
         }
@@ -451,7 +502,8 @@ class Converter {
         const std::uint64_t gap = t - *last_leave_;
         c_.report_.compute_ns[c_.kept_[rank_]] += gap;
         if (c_.opt_.compute) {
-          const long double ps = static_cast<long double>(gap) * 1000.0L * c_.opt_.compute_scale;
+          const long double ps =
+              static_cast<long double>(gap) * 1000.0L * static_cast<long double>(c_.opt_.compute_scale);
           const std::uint64_t scaled = ps >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max() / 2
                                                      : static_cast<std::uint64_t>(std::llround(ps));
           if (scaled > 0) {
@@ -605,8 +657,8 @@ class Converter {
           return;
         }
         case EventKind::kNonblockingCollective: {
-          const auto done = completion_.find(e.request);
-          if (done == completion_.end()) {
+          const auto done = nbc_completion_.find(e.request);
+          if (done == nbc_completion_.end()) {
             ++c_.report_.skipped["nonblocking collective never completed in the trace"];
             return;
           }
@@ -678,7 +730,8 @@ class Converter {
     std::vector<std::uint32_t> call_ops_;
     std::vector<std::uint32_t> completed_;
     std::vector<std::uint32_t> started_;
-    std::unordered_map<std::uint64_t, const Event*> completion_;
+    std::unordered_map<std::uint64_t, const Event*> completion_;      // receives
+    std::unordered_map<std::uint64_t, const Event*> nbc_completion_;  // nonblocking collectives
     std::unordered_map<std::uint64_t, bool> cancelled_;
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> requests_;
     std::unordered_map<std::uint32_t, std::uint64_t> collective_index_;
@@ -713,8 +766,9 @@ class Converter {
   std::vector<std::uint32_t> kept_;  // traced rank -> schedule rank, or kNotKept
   std::uint32_t num_kept_ = 0;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kept_members_;
-  std::unordered_map<std::uint64_t, std::uint32_t> tags_;   // (comm << 32 | tag) -> schedule tag
-  std::map<std::uint32_t, std::uint32_t> collective_tags_;  // comm -> first schedule tag
+  std::unordered_map<std::uint32_t, std::string> bad_comms_;  // comm -> why it is refused
+  std::unordered_map<std::uint64_t, std::uint32_t> tags_;     // (comm << 32 | tag) -> schedule tag
+  std::map<std::uint32_t, std::uint32_t> collective_tags_;    // comm -> first schedule tag
   std::unordered_map<std::uint32_t, std::vector<Instance>> instances_;
   std::unordered_map<Channel, ChannelCounts, ChannelHash> channels_;
   ConvertReport report_;
