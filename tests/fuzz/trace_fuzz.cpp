@@ -120,6 +120,36 @@ class TraceDecoder {
         options_.algorithms[kind] = pick < algos.size() ? algos[pick] : "nope";
       }
     }
+    if ((flags & 128U) != 0) {
+      parse_options();
+    }
+  }
+
+  // --ranks-subset and --algo as the CLI parses them, from text at the front of the input.
+  void parse_options() {
+    const std::string ranks = in_.ConsumeRandomLengthString(24);
+    const std::string algos = in_.ConsumeRandomLengthString(48);
+    try {
+      options_.ranks = trace::parse_rank_list(ranks, info_.num_ranks);
+      if (!std::is_sorted(options_.ranks.begin(), options_.ranks.end()) ||
+          std::adjacent_find(options_.ranks.begin(), options_.ranks.end()) != options_.ranks.end() ||
+          (!options_.ranks.empty() && options_.ranks.back() >= info_.num_ranks)) {
+        std::abort();  // not the sorted, distinct ranks of the trace it promises
+      }
+    } catch (const gridlock::InputError&) {
+      // a bad list: refused with a message
+    }
+    try {
+      options_.algorithms = trace::parse_algorithms(algos);
+      for (const auto& [kind, algo] : options_.algorithms) {
+        const std::vector<std::string> known = sim::collective_algorithms(kind);
+        if (std::find(known.begin(), known.end(), algo) == known.end()) {
+          std::abort();  // accepted an algorithm the generator does not have
+        }
+      }
+    } catch (const gridlock::InputError&) {
+      // a bad --algo: refused with a message
+    }
   }
 
   [[nodiscard]] std::size_t total_events() const {
@@ -144,6 +174,15 @@ class TraceDecoder {
       default:
         return in_.ConsumeIntegral<std::uint64_t>();
     }
+  }
+
+  // Collective sizes: with --algo bcast=chain a broadcast is one message per 8 KiB segment, so a
+  // huge one is a legitimate schedule too large to build in the fuzzer's time (the generator
+  // refuses more than 2^30 segments).
+  std::uint64_t collective_bytes() {
+    const std::uint64_t b = bytes();
+    const auto chain = options_.algorithms.find("bcast");
+    return chain != options_.algorithms.end() && chain->second == "chain" ? b % (std::uint64_t{1} << 28U) : b;
   }
 
   std::uint32_t comm() {
@@ -201,8 +240,8 @@ class TraceDecoder {
     trace::Event e;
     e.kind = static_cast<trace::EventKind>(in_.ConsumeIntegralInRange<std::uint8_t>(0, kLastKind));
     e.time_ns = in_.ConsumeBool() ? tick(r) : in_.ConsumeIntegral<std::uint64_t>();
-    e.bytes = bytes();
-    e.received = bytes();
+    e.bytes = collective_bytes();
+    e.received = collective_bytes();
     e.request = in_.ConsumeIntegralInRange<std::uint64_t>(0, 3);
     e.comm = comm();
     e.peer = in_.ConsumeBool() ? trace::kNoRoot : in_.ConsumeIntegralInRange<std::uint32_t>(0, kMaxRanks + 1);
@@ -277,7 +316,11 @@ class TraceDecoder {
       }
     }
     for (const std::uint32_t m : members) {
-      trace::Event end{.bytes = bytes(), .received = bytes(), .comm = comm_id, .peer = root, .op = the_op};
+      trace::Event end{.bytes = collective_bytes(),
+                       .received = collective_bytes(),
+                       .comm = comm_id,
+                       .peer = root,
+                       .op = the_op};
       if (nonblocking) {
         end.kind = trace::EventKind::kNonblockingCollectiveComplete;
         end.request = next_request_[m]++;
