@@ -217,10 +217,10 @@ class Converter {
     report_.events += events.size();
     // A nonblocking collective is numbered among its communicator's collectives when it starts
     // (MPI orders them by start), but its communicator is named at its completion.
+    std::unordered_map<std::uint64_t, const Event*> nbc_done;
     // A nonblocking receive is counted where pass 2 converts it: at its request, with the
     // sender and tag of its completion (so that a completion without its request, or a request
     // id used twice, gives unmatched messages here rather than a schedule that deadlocks).
-    std::unordered_map<std::uint64_t, const Event*> nbc_done;
     std::unordered_map<std::uint64_t, const Event*> recv_done;
     std::unordered_map<std::uint64_t, bool> cancelled;
     for (const Event& e : events) {
@@ -285,12 +285,6 @@ class Converter {
     const Communicator& c = comm_of(e, rank);
     if (c.self) {
       return;  // a collective of one rank sends nothing
-    }
-    if (std::find(c.members.begin(), c.members.end(), rank) == c.members.end()) {
-      throw InputError(fmt::format(
-          "{}: rank {}: a collective ({}) at {} ns on communicator {} ('{}'), which the rank is not "
-          "a member of (a corrupt archive)",
-          info_.path, rank, collective_name(e.op), e.time_ns, e.comm, c.name));
     }
     std::vector<Instance>& list = instances_[e.comm];
     if (index == list.size()) {
@@ -690,6 +684,12 @@ class Converter {
         return {};
       }
       const auto me = std::find(members.begin(), members.end(), c_.kept_[rank_]);
+      if (me == members.end()) {
+        throw InputError(fmt::format(
+            "{}: rank {}: a collective ({}) at {} ns on communicator {} ('{}'), which the rank is not "
+            "a member of (a corrupt archive)",
+            c_.info_.path, rank_, name, e.time_ns, e.comm, comm.name));
+      }
       const auto position = static_cast<std::uint32_t>(me - members.begin());
       std::uint32_t root = 0;
       if (in.root != kNoRoot && in.root < comm.members.size()) {
