@@ -107,7 +107,14 @@ class Converter {
     }
     // The kept members of each communicator, in communicator order.
     for (const auto& [id, comm] : info_.comms) {
+      if (std::string why = bad_members(id, comm); !why.empty()) {
+        bad_comms_.emplace(id, std::move(why));
+        continue;
+      }
       std::vector<std::uint32_t>& kept = kept_members_[id];
+      if (comm.self) {
+        continue;  // each rank alone: its members list (if any) is not used
+      }
       for (const std::uint32_t m : comm.members) {
         if (kept_[m] != kNotKept) {
           kept.push_back(kept_[m]);
@@ -162,7 +169,32 @@ class Converter {
                       "follow; docs/tracing.md \"Limits\")",
                       info_.path, rank, e.time_ns, e.comm));
     }
+    if (const auto bad = bad_comms_.find(e.comm); bad != bad_comms_.end()) {
+      throw InputError(fmt::format("{} (named by rank {} at {} ns)", bad->second, rank, e.time_ns));
+    }
     return it->second;
+  }
+
+  // Why a communicator's members are not distinct ranks of the trace (empty if they are): such
+  // a definition would make collectives emit messages to ranks that do not exist or to one rank
+  // twice. Refused when an event names it (comm_of), so that a trace that never uses it converts.
+  [[nodiscard]] std::string bad_members(std::uint32_t id, const Communicator& comm) const {
+    if (comm.self) {
+      return {};
+    }
+    std::vector<bool> seen(info_.num_ranks, false);
+    for (std::size_t i = 0; i < comm.members.size(); ++i) {
+      const std::uint32_t m = comm.members[i];
+      if (m >= info_.num_ranks || seen[m]) {
+        return fmt::format(
+            "{}: communicator {} ('{}'): member {} is rank {}, which {} (a corrupt archive: its "
+            "communicator definitions do not match its {} ranks)",
+            info_.path, id, comm.name, i, m,
+            m >= info_.num_ranks ? "is not a rank of the trace" : "is a member already", info_.num_ranks);
+      }
+      seen[m] = true;
+    }
+    return {};
   }
 
   std::uint32_t comm_size(const Communicator& c) const {
@@ -204,17 +236,22 @@ class Converter {
     // A nonblocking collective is numbered among its communicator's collectives when it starts
     // (MPI orders them by start), but its communicator is named at its completion.
     std::unordered_map<std::uint64_t, const Event*> nbc_done;
+    // A nonblocking receive is counted where pass 2 converts it: at its request, with the
+    // sender and tag of its completion (so that a completion without its request, or a request
+    // id used twice, gives unmatched messages here rather than a schedule that deadlocks).
+    std::unordered_map<std::uint64_t, const Event*> recv_done;
     std::unordered_map<std::uint64_t, bool> cancelled;
     for (const Event& e : events) {
       if (e.kind == EventKind::kNonblockingCollectiveComplete) {
         nbc_done[e.request] = &e;
+      } else if (e.kind == EventKind::kIrecv) {
+        recv_done[e.request] = &e;
       } else if (e.kind == EventKind::kRequestCancelled) {
         cancelled[e.request] = true;
       }
     }
     const bool kept = kept_[rank] != kNotKept;
     std::unordered_map<std::uint32_t, std::uint64_t> calls;  // collectives so far per communicator
-    std::unordered_map<std::uint64_t, const Event*> isends;
     for (const Event& e : events) {
       switch (e.kind) {
         case EventKind::kSend:
@@ -225,8 +262,14 @@ class Converter {
           count_channel(rank, world_of(e, rank, e.peer), tag_of(e.comm, e.tag), true);
           break;
         case EventKind::kRecv:
-        case EventKind::kIrecv:
           count_channel(world_of(e, rank, e.peer), rank, tag_of(e.comm, e.tag), false);
+          break;
+        case EventKind::kIrecvRequest:
+          if (const auto it = recv_done.find(e.request);
+              it != recv_done.end() && !cancelled.contains(e.request)) {
+            const Event& d = *it->second;
+            count_channel(world_of(d, rank, d.peer), rank, tag_of(d.comm, d.tag), false);
+          }
           break;
         case EventKind::kCollectiveEnd:
           if (kept) {
@@ -243,9 +286,29 @@ class Converter {
       }
     }
     if (kept && !events.empty()) {
-      report_.wall_ns[kept_[rank]] =
-          events.back().time_ns - std::min(events.back().time_ns, events.front().time_ns);
+      // The program's own run: from MPI_Init's end to MPI_Finalize's start (start-up and tear-down
+      // take a second or more and are not in the schedule), else the first and last events.
+      std::uint64_t begin = events.front().time_ns;
+      std::uint64_t end = events.back().time_ns;
+      for (const Event& e : events) {
+        if (e.kind == EventKind::kLeave && is_region(e.peer, "MPI_Init", "MPI_Init_thread")) {
+          begin = e.time_ns;
+          break;
+        }
+      }
+      for (auto it = events.rbegin(); it != events.rend(); ++it) {
+        if (it->kind == EventKind::kEnter && is_region(it->peer, "MPI_Finalize", "MPI_Finalize")) {
+          end = it->time_ns;
+          break;
+        }
+      }
+      report_.wall_ns[kept_[rank]] = end - std::min(end, begin);
     }
+  }
+
+  [[nodiscard]] bool is_region(std::uint32_t region, std::string_view a, std::string_view b) const {
+    const auto it = info_.regions.find(region);
+    return it != info_.regions.end() && (it->second.name == a || it->second.name == b);
   }
 
   void count_channel(std::uint32_t from, std::uint32_t to, std::uint32_t tag, bool send) {
@@ -311,7 +374,9 @@ class Converter {
         report_.skipped["unmatched message (dropped)"] +=
             std::max(counts.sends, counts.recvs) - std::min(counts.sends, counts.recvs);
       }
-      report_.skipped["collective not called by every member (dropped)"] += incomplete.size();
+      if (!incomplete.empty()) {
+        report_.skipped["collective not called by every member (dropped)"] += incomplete.size();
+      }
       return;
     }
     std::vector<std::string> lines;
@@ -475,8 +540,10 @@ class Converter {
    private:
     void prescan(std::span<const Event> events) {
       for (const Event& e : events) {
-        if (e.kind == EventKind::kIrecv || e.kind == EventKind::kNonblockingCollectiveComplete) {
+        if (e.kind == EventKind::kIrecv) {
           completion_[e.request] = &e;
+        } else if (e.kind == EventKind::kNonblockingCollectiveComplete) {
+          nbc_completion_[e.request] = &e;
         } else if (e.kind == EventKind::kRequestCancelled) {
           cancelled_[e.request] = true;
         }
@@ -521,7 +588,8 @@ class Converter {
           c_.report_.compute_ns[c_.kept_[rank_]] += gap;
         }
         if (c_.opt_.compute) {
-          const long double ps = static_cast<long double>(gap) * 1000.0L * c_.opt_.compute_scale;
+          const long double ps =
+              static_cast<long double>(gap) * 1000.0L * static_cast<long double>(c_.opt_.compute_scale);
           const std::uint64_t scaled = ps >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max() / 2
                                                      : static_cast<std::uint64_t>(std::llround(ps));
           if (scaled > 0) {
@@ -675,8 +743,8 @@ class Converter {
           return;
         }
         case EventKind::kNonblockingCollective: {
-          const auto done = completion_.find(e.request);
-          if (done == completion_.end()) {
+          const auto done = nbc_completion_.find(e.request);
+          if (done == nbc_completion_.end()) {
             ++c_.report_.skipped["nonblocking collective never completed in the trace"];
             return;
           }
@@ -709,6 +777,12 @@ class Converter {
         return {};
       }
       const auto me = std::find(group.begin(), group.end(), out(rank_));
+      if (me == group.end()) {
+        throw InputError(fmt::format(
+            "{}: rank {}: a collective ({}) at {} ns on communicator {} ('{}'), which the rank is not "
+            "a member of (a corrupt archive)",
+            c_.info_.path, rank_, name, e.time_ns, e.comm, comm.name));
+      }
       const auto position = static_cast<std::uint32_t>(me - group.begin());
       std::uint32_t root = 0;
       if (in.root != kNoRoot && in.root < comm.members.size()) {
@@ -754,7 +828,8 @@ class Converter {
     std::vector<std::uint32_t> call_ops_;
     std::vector<std::uint32_t> completed_;
     std::vector<std::uint32_t> started_;
-    std::unordered_map<std::uint64_t, const Event*> completion_;
+    std::unordered_map<std::uint64_t, const Event*> completion_;      // receives
+    std::unordered_map<std::uint64_t, const Event*> nbc_completion_;  // nonblocking collectives
     std::unordered_map<std::uint64_t, bool> cancelled_;
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> requests_;
     std::unordered_map<std::uint32_t, std::uint64_t> collective_index_;
@@ -792,8 +867,9 @@ class Converter {
   std::uint32_t copies_ = 1;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kept_members_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> groups_;  // (comm, copy) -> group
-  std::unordered_map<std::uint64_t, std::uint32_t> tags_;   // (comm << 32 | tag) -> schedule tag
-  std::map<std::uint32_t, std::uint32_t> collective_tags_;  // comm -> first schedule tag
+  std::unordered_map<std::uint32_t, std::string> bad_comms_;               // comm -> why it is refused
+  std::unordered_map<std::uint64_t, std::uint32_t> tags_;                  // (comm << 32 | tag) -> schedule tag
+  std::map<std::uint32_t, std::uint32_t> collective_tags_;                 // comm -> first schedule tag
   std::unordered_map<std::uint32_t, std::vector<Instance>> instances_;
   std::unordered_map<Channel, ChannelCounts, ChannelHash> channels_;
   ConvertReport report_;

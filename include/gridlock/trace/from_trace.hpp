@@ -55,7 +55,8 @@ struct ConvertReport {
   std::map<std::string, std::uint64_t> collectives;
   /// What was left out, by reason (e.g. "MPI_Alltoallw: not converted"), with counts.
   std::map<std::string, std::uint64_t> skipped;
-  /// Per schedule rank: traced time from its first to its last event, nanoseconds.
+  /// Per schedule rank: traced time from the end of MPI_Init to the start of MPI_Finalize (or
+  /// from its first to its last event), nanoseconds.
   std::vector<std::uint64_t> wall_ns;
   /// Per schedule rank: traced compute time (before scaling), nanoseconds.
   std::vector<std::uint64_t> compute_ns;

@@ -299,6 +299,81 @@ TEST(FromTrace, UndefinedCommunicatorsAndPeersAreRefused) {
   EXPECT_THROW((void)convert(info_of(2), far), InputError);
 }
 
+// The tests below come from the fuzzer (tests/fuzz/trace_fuzz.cpp); each failed before its fix.
+
+// Throws unless `f` throws InputError whose message contains `part`.
+template <typename F>
+void expect_input_error(F f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no InputError (expected one mentioning '" << part << "')";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(FromTrace, CorruptCommunicatorMembersAreRefusedWhereUsed) {
+  // Rank 5 of a 2-rank trace (read out of bounds before), rank 1 twice; a self communicator's
+  // member list is ignored.
+  for (const std::vector<std::uint32_t>& sub : {std::vector<std::uint32_t>{0, 5}, {0, 1, 1}}) {
+    TraceInfo info = info_of(2, sub);
+    info.comms[kSelf].members = {7};
+    std::vector<Rank> ranks(2);
+    ranks[0].init().collective(CollectiveOp::kBarrier, kSub, 0, 0);
+    ranks[1].init().collective(CollectiveOp::kBarrier, kSub, 0, 0);
+    expect_input_error([&] { (void)convert(info, ranks); }, "communicator 2 ('sub'): member");
+    std::vector<Rank> unused(2);
+    unused[0].init().send(1, 0, 8).collective(CollectiveOp::kBarrier, kSelf, 0, 0);
+    unused[1].init().recv(0, 0, 8);
+    EXPECT_EQ(convert(info, unused).report.sends, 1U);
+  }
+}
+
+TEST(FromTrace, CollectiveOfANonMemberIsRefused) {
+  std::vector<Rank> ranks(3);
+  ranks[0].init().collective(CollectiveOp::kAllreduce, kSub, 8, 8);
+  ranks[1].init().collective(CollectiveOp::kAllreduce, kSub, 8, 8);
+  ranks[2].init();
+  expect_input_error([&] { (void)convert(info_of(3, {0, 2}), ranks); }, "not a member");
+}
+
+TEST(FromTrace, RequestIdOfAReceiveAndANonblockingCollectiveAreKeptApart) {
+  // Rank 0 reuses request 1 for an ibarrier after its irecv (threw std::out_of_range before).
+  std::vector<Rank> ranks(2);
+  ranks[0].init();
+  ranks[0].call(kIrecvR, {{.request = 1, .kind = EventKind::kIrecvRequest}});
+  ranks[0].call(
+      kWaitallR,
+      {{.bytes = 16, .request = 1, .comm = kWorld, .peer = 1, .tag = 5, .kind = EventKind::kIrecv}});
+  ranks[0].call(kCollR, {{.request = 1, .kind = EventKind::kNonblockingCollective}});
+  ranks[0].call(kWaitallR, {{.request = 1,
+                             .comm = kWorld,
+                             .peer = 0,
+                             .kind = EventKind::kNonblockingCollectiveComplete,
+                             .op = CollectiveOp::kBarrier}});
+  ranks[1].init().send(0, 5, 16).collective(CollectiveOp::kBarrier, kWorld, 0, 0);
+  const ConvertedTrace c = convert(info_of(2), ranks);
+  EXPECT_EQ(c.report.recvs, 1U);
+  EXPECT_EQ(c.report.collectives.at("MPI_Barrier"), 2U);
+  const sim::SimResult r = run(c.schedule);
+  EXPECT_TRUE(r.complete) << sim::stuck_report(r);
+}
+
+TEST(FromTrace, ReceiveCompletedWithoutItsRequestIsUnmatched) {
+  // Counted as a receive but not converted before: a schedule whose send never matched.
+  std::vector<Rank> ranks(2);
+  ranks[0].init().call(kWaitallR,
+                       {{.bytes = 8, .request = 3, .comm = kWorld, .peer = 1, .kind = EventKind::kIrecv}});
+  ranks[1].init().send(0, 0, 8);
+  expect_input_error([&] { (void)convert(info_of(2), ranks); }, "not complete");
+  ConvertOptions drop;
+  drop.drop_unmatched = true;
+  const ConvertedTrace c = convert(info_of(2), ranks, drop);
+  EXPECT_EQ(c.report.sends, 0U);
+  EXPECT_EQ(c.report.recvs, 0U);
+  EXPECT_TRUE(run(c.schedule).complete);
+}
+
 TEST(FromTrace, RanksSubsetKeepsTheirMessagesAndCollectives) {
   std::vector<Rank> ranks(3);
   for (std::uint32_t r = 0; r < 3; ++r) {
