@@ -69,6 +69,26 @@ struct Mapped {
 
 std::uint64_t mean(std::uint64_t sum, std::uint64_t n) { return n == 0 ? 0 : sum / n; }
 
+// The completions and cancellations of one rank's requests, by request id: both passes look a
+// request's completion up where the request starts. Receives and nonblocking collectives are kept
+// apart (a corrupt trace may use one id for both).
+struct RequestIndex {
+  explicit RequestIndex(std::span<const Event> events) {
+    for (const Event& e : events) {
+      if (e.kind == EventKind::kIrecv) {
+        recv_done[e.request] = &e;
+      } else if (e.kind == EventKind::kNonblockingCollectiveComplete) {
+        nbc_done[e.request] = &e;
+      } else if (e.kind == EventKind::kRequestCancelled) {
+        cancelled[e.request] = true;
+      }
+    }
+  }
+  std::unordered_map<std::uint64_t, const Event*> recv_done;
+  std::unordered_map<std::uint64_t, const Event*> nbc_done;
+  std::unordered_map<std::uint64_t, bool> cancelled;
+};
+
 class Converter {
  public:
   Converter(TraceReader& trace, const ConvertOptions& options)
@@ -234,22 +254,14 @@ class Converter {
   void survey(std::uint32_t rank, std::span<const Event> events) {
     report_.events += events.size();
     // A nonblocking collective is numbered among its communicator's collectives when it starts
-    // (MPI orders them by start), but its communicator is named at its completion.
-    std::unordered_map<std::uint64_t, const Event*> nbc_done;
-    // A nonblocking receive is counted where pass 2 converts it: at its request, with the
-    // sender and tag of its completion (so that a completion without its request, or a request
-    // id used twice, gives unmatched messages here rather than a schedule that deadlocks).
-    std::unordered_map<std::uint64_t, const Event*> recv_done;
-    std::unordered_map<std::uint64_t, bool> cancelled;
-    for (const Event& e : events) {
-      if (e.kind == EventKind::kNonblockingCollectiveComplete) {
-        nbc_done[e.request] = &e;
-      } else if (e.kind == EventKind::kIrecv) {
-        recv_done[e.request] = &e;
-      } else if (e.kind == EventKind::kRequestCancelled) {
-        cancelled[e.request] = true;
-      }
-    }
+    // (MPI orders them by start), but its communicator is named at its completion. A nonblocking
+    // receive is counted where pass 2 converts it: at its request, with the sender and tag of its
+    // completion (so that a completion without its request, or a request id used twice, gives
+    // unmatched messages here rather than a schedule that deadlocks).
+    const RequestIndex index(events);
+    const auto& nbc_done = index.nbc_done;
+    const auto& recv_done = index.recv_done;
+    const auto& cancelled = index.cancelled;
     const bool kept = kept_[rank] != kNotKept;
     std::unordered_map<std::uint32_t, std::uint64_t> calls;  // collectives so far per communicator
     for (const Event& e : events) {
@@ -531,25 +543,13 @@ class Converter {
         : c_(c), b_(b), rank_(rank), copy_(copy) {}
 
     void run(std::span<const Event> events) {
-      prescan(events);
+      index_.emplace(events);
       for (const Event& e : events) {
         handle(e);
       }
     }
 
    private:
-    void prescan(std::span<const Event> events) {
-      for (const Event& e : events) {
-        if (e.kind == EventKind::kIrecv) {
-          completion_[e.request] = &e;
-        } else if (e.kind == EventKind::kNonblockingCollectiveComplete) {
-          nbc_completion_[e.request] = &e;
-        } else if (e.kind == EventKind::kRequestCancelled) {
-          cancelled_[e.request] = true;
-        }
-      }
-    }
-
     [[nodiscard]] bool is_mpi(std::uint32_t region) const {
       const auto it = c_.info_.regions.find(region);
       return it == c_.info_.regions.end() || it->second.is_mpi;
@@ -676,7 +676,7 @@ class Converter {
       switch (e.kind) {
         case EventKind::kSend:
         case EventKind::kIsend: {
-          if (e.kind == EventKind::kIsend && cancelled_.contains(e.request)) {
+          if (e.kind == EventKind::kIsend && index_->cancelled.contains(e.request)) {
             ++c_.report_.skipped["cancelled request"];
             return;
           }
@@ -707,12 +707,12 @@ class Converter {
         case EventKind::kIrecvRequest: {
           // Posted now, matched as it completed: the sender and tag come from the completion (an
           // MPI_ANY_SOURCE receive gets the sender it had in the traced run).
-          const auto done = completion_.find(e.request);
-          if (cancelled_.contains(e.request)) {
+          const auto done = index_->recv_done.find(e.request);
+          if (index_->cancelled.contains(e.request)) {
             ++c_.report_.skipped["cancelled request"];
             return;
           }
-          if (done == completion_.end()) {
+          if (done == index_->recv_done.end()) {
             ++c_.report_.skipped["receive never completed in the trace"];
             return;
           }
@@ -743,8 +743,8 @@ class Converter {
           return;
         }
         case EventKind::kNonblockingCollective: {
-          const auto done = nbc_completion_.find(e.request);
-          if (done == nbc_completion_.end()) {
+          const auto done = index_->nbc_done.find(e.request);
+          if (done == index_->nbc_done.end()) {
             ++c_.report_.skipped["nonblocking collective never completed in the trace"];
             return;
           }
@@ -828,9 +828,7 @@ class Converter {
     std::vector<std::uint32_t> call_ops_;
     std::vector<std::uint32_t> completed_;
     std::vector<std::uint32_t> started_;
-    std::unordered_map<std::uint64_t, const Event*> completion_;      // receives
-    std::unordered_map<std::uint64_t, const Event*> nbc_completion_;  // nonblocking collectives
-    std::unordered_map<std::uint64_t, bool> cancelled_;
+    std::optional<RequestIndex> index_;
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> requests_;
     std::unordered_map<std::uint32_t, std::uint64_t> collective_index_;
     std::unordered_map<Channel, std::uint64_t, ChannelHash> sent_;
@@ -867,9 +865,9 @@ class Converter {
   std::uint32_t copies_ = 1;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kept_members_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> groups_;  // (comm, copy) -> group
-  std::unordered_map<std::uint32_t, std::string> bad_comms_;               // comm -> why it is refused
-  std::unordered_map<std::uint64_t, std::uint32_t> tags_;                  // (comm << 32 | tag) -> schedule tag
-  std::map<std::uint32_t, std::uint32_t> collective_tags_;                 // comm -> first schedule tag
+  std::unordered_map<std::uint32_t, std::string> bad_comms_;              // comm -> why it is refused
+  std::unordered_map<std::uint64_t, std::uint32_t> tags_;   // (comm << 32 | tag) -> schedule tag
+  std::map<std::uint32_t, std::uint32_t> collective_tags_;  // comm -> first schedule tag
   std::unordered_map<std::uint32_t, std::vector<Instance>> instances_;
   std::unordered_map<Channel, ChannelCounts, ChannelHash> channels_;
   ConvertReport report_;

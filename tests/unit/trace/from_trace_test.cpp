@@ -99,6 +99,7 @@ class Rank {
 ConvertedTrace convert(const TraceInfo& info, const std::vector<Rank>& ranks,
                        const ConvertOptions& options = {}) {
   std::vector<std::vector<Event>> events;
+  events.reserve(ranks.size());
   for (const Rank& r : ranks) {
     events.push_back(r.events);
   }
@@ -482,8 +483,9 @@ OTF2_TimeStamp post_flush(void* /*user*/, OTF2_FileType /*type*/, OTF2_LocationR
 // that ended without MPI_Finalize).
 void write_archive(const std::filesystem::path& dir, bool definitions = true) {
   std::filesystem::remove_all(dir);
-  OTF2_Archive* archive = OTF2_Archive_Open(dir.string().c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                            4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive* archive =
+      OTF2_Archive_Open(dir.string().c_str(), "traces", OTF2_FILEMODE_WRITE, 1024ULL * 1024,
+                        4ULL * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   ASSERT_NE(archive, nullptr);
   OTF2_FlushCallbacks flush{pre_flush, post_flush};
   OTF2_Archive_SetFlushCallbacks(archive, &flush, nullptr);
