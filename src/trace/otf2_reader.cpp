@@ -180,7 +180,6 @@ struct EventSink {
   std::vector<Event>* events = nullptr;
   std::uint64_t timer_resolution = 1'000'000'000;
   std::uint64_t global_offset = 0;
-  std::uint64_t unknown = 0;
 
   [[nodiscard]] std::uint64_t ns(OTF2_TimeStamp t) const noexcept {
     // Ticks since the offset in nanoseconds; long double keeps 64 bits of mantissa (a cycle
@@ -319,12 +318,6 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef /*loc*/, OTF2_TimeStamp t, ui
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_unknown(OTF2_LocationRef /*loc*/, OTF2_TimeStamp /*t*/, uint64_t /*pos*/, void* data,
-                             OTF2_AttributeList* /*attrs*/) {
-  ++sink(data).unknown;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
 // Callbacks struct owned for the duration of a registration.
 template <typename T, void (*Delete)(T*)>
 struct Owned {
@@ -403,7 +396,7 @@ class Otf2Trace final : public TraceReader {
         fail(where, "no events", OTF2_ERROR_INVALID);
       }
       events.clear();
-      EventSink data{&events, timer_resolution_, global_offset_, 0};
+      EventSink data{&events, timer_resolution_, global_offset_};
       {
         const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> callbacks{
             OTF2_EvtReaderCallbacks_New()};
@@ -438,7 +431,6 @@ class Otf2Trace final : public TraceReader {
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
-    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_unknown);
   }
 
   void read_definitions() {
