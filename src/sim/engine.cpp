@@ -5,13 +5,16 @@
 #include <chrono>
 #include <ctime>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "detail/event_queue.hpp"
+#include "detail/heap_queue.hpp"
 #include "detail/window_queue.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/sim/network.hpp"
 #include "gridlock/sim/noise.hpp"
 
 namespace gridlock::sim {
@@ -72,6 +75,8 @@ class Engine {
         multi_(ncpu_ > 1 || nnic_ > 1),
         fold_(options.fold_retries && !multi_),
         handshake_(options.params.rendezvous_handshake),
+        net_(options.network),
+        on_op_done_(options.on_op_done),
         progress_(options.progress),
         progress_every_(options.progress_every_events),
         rerun_(rerun) {}
@@ -220,6 +225,9 @@ class Engine {
       counter = kDone;
     }
     ++completed_;
+    if (on_op_done_) [[unlikely]] {
+      on_op_done_(host, op, SimTime{when});
+    }
     for (std::uint32_t k = pr.succ_begin[2 * static_cast<std::size_t>(op)];
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
       decrement(host, pr.succ[k], when);
@@ -296,6 +304,17 @@ class Engine {
     }
   }
 
+  // A message (event `payload` for host `to`) leaves `from` when its o_s ends at `o_end`: it
+  // arrives L later (LogGOPS), or when the network model delivers it.
+  void send_message(std::uint32_t from, std::uint32_t to, std::uint64_t o_end, std::uint64_t bytes,
+                    std::uint64_t payload) {
+    if (net_ != nullptr) {
+      net_->inject(o_end, from, to, bytes, payload);
+      return;
+    }
+    queue_.push_new(add(o_end, p_.latency.ps, from), payload, to);
+  }
+
   // A rendezvous send completes when its receive is matched at time t (LogGOPSim: the
   // sender's CPU and NIC are moved forward to t).
   void rendezvous_matched(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t) {
@@ -347,6 +366,9 @@ class Engine {
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
   void flush_ready(std::uint64_t now);
   void report_stuck(SimResult& result) const;
+  // The event loop with a network model (HeapQueue only): the model's next step runs once every
+  // engine event before it is processed, and its deliveries become message events.
+  void run_with_network(std::uint64_t total, std::uint64_t& next_report, std::uint64_t every);
 
   Queue queue_;
   const Schedule& s_;
@@ -401,6 +423,9 @@ class Engine {
   std::uint64_t messages_ = 0;
   std::uint64_t events_ = 0;
   std::vector<TimelineSlice> timeline_;
+  NetworkModel* net_;  // Null: LogGOPS delivery.
+  std::vector<NetDelivery> deliveries_;
+  const std::function<void(std::uint32_t, std::uint32_t, SimTime)>& on_op_done_;
   const std::function<void(const SimProgress&)>& progress_;
   std::uint64_t progress_every_;
   bool rerun_;  // This run repeats a windowed one in global order (reported to progress_).
@@ -441,8 +466,8 @@ void Engine<Queue>::process_op(std::uint32_t host, std::uint32_t op_index, std::
       const std::uint32_t to = peer_of(host, op_index);
       slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), to, op.size, t, cpu);
       slice(host, 1, kMessageKind, to, op.size, t, nic);
-      queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(host, event_low(kEventMessage, op_index)),
-                      to);
+      send_message(host, to, o_end, request_only ? 1 : op.size,
+                   payload_of(host, event_low(kEventMessage, op_index)));
       ++messages_;
       if (op.size <= p_.eager_threshold_bytes) {
         mark_done(host, op_index, cpu);
@@ -493,8 +518,14 @@ bool Engine<Queue>::handle_arrival(std::uint32_t sender, std::uint32_t send_op, 
     return false;
   }
   const std::uint64_t extra = sop.size == 0 || one_byte ? 0 : sop.size - 1;
-  const std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
-  const std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
+  std::uint64_t nic_part = mul(extra, p_.gap_per_byte.ps, host);
+  std::uint64_t cpu_part = std::max(mul(extra, p_.overhead_per_byte.ps, host), nic_part);
+  if (net_ != nullptr) {
+    // The model delivered the last byte: the NIC has received the data, and only the part of the
+    // copy that LogGOPS would not overlap with the arrival (O above G) is left for the CPU.
+    cpu_part -= nic_part;
+    nic_part = 0;
+  }
   cpu = receive_cpu(host, t, cpu_part);
   nic = add(add(t, p_.gap.ps, host), nic_part, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kRecv), sender, sop.size, t, cpu);
@@ -584,8 +615,7 @@ void Engine<Queue>::process_cts_send(std::uint32_t host, std::uint32_t recv_op, 
   nic = add(start, p_.gap.ps, host);
   slice(host, 0, static_cast<std::uint8_t>(OpType::kSend), sender, 0, t, cpu);
   slice(host, 1, kMessageKind, sender, 0, t, nic);
-  queue_.push_new(add(o_end, p_.latency.ps, host), payload_of(sender, event_low(kEventCtsArrive, send_op)),
-                  sender);
+  send_message(host, sender, o_end, 0, payload_of(sender, event_low(kEventCtsArrive, send_op)));
 }
 
 template <class Queue>
@@ -613,8 +643,7 @@ void Engine<Queue>::process_cts_arrive(std::uint32_t sender, std::uint32_t send_
   nic_send = add(add(start, p_.gap.ps, sender), mul(extra, p_.gap_per_byte.ps, sender), sender);
   slice(sender, 0, static_cast<std::uint8_t>(OpType::kSend), to, sop.size, start, cpu);
   slice(sender, 1, kMessageKind, to, sop.size, start, nic_send);
-  queue_.push_new(add(o_end, p_.latency.ps, sender), payload_of(sender, event_low(kEventRendezvous, send_op)),
-                  to);
+  send_message(sender, to, o_end, sop.size, payload_of(sender, event_low(kEventRendezvous, send_op)));
   mark_done(sender, send_op, cpu);
 }
 
@@ -810,6 +839,42 @@ void Engine<Queue>::report_stuck(SimResult& result) const {
 }
 
 template <class Queue>
+void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_report, std::uint64_t every) {
+  if constexpr (std::is_same_v<Queue, detail::HeapQueue>) {
+    // A model that neither delivers nor moves its next time forward would spin here for ever.
+    std::uint64_t last_net = 0;
+    std::uint32_t stalled = 0;
+    for (;;) {
+      const std::uint64_t net_time = net_->next_time();
+      if (net_time != kNetIdle && (queue_.empty() || net_time < queue_.next_time())) {
+        deliveries_.clear();
+        net_->advance(net_time, deliveries_);
+        for (const NetDelivery& d : deliveries_) {
+          assert(d.time_ps >= net_time);
+          queue_.push_new(d.time_ps, d.token, d.dst);
+        }
+        stalled = deliveries_.empty() && net_time == last_net ? stalled + 1 : 0;
+        if (stalled > 1'000'000) {
+          throw Error(fmt::format("the network model ({}) makes no progress at {} ps: an internal error",
+                                  net_->describe(), net_time));
+        }
+        last_net = net_time;
+        continue;
+      }
+      if (queue_.empty()) {
+        return;
+      }
+      const typename Queue::Item event = queue_.pop();
+      process(event);
+      if (events_ >= next_report) [[unlikely]] {
+        progress_(SimProgress{events_, completed_, total, SimTime{event.time}, rerun_});
+        next_report = events_ + every;
+      }
+    }
+  }
+}
+
+template <class Queue>
 SimResult Engine<Queue>::run() {
   SimResult result;
   hosts_.resize(ranks_);
@@ -885,6 +950,9 @@ SimResult Engine<Queue>::run() {
   }
   pool_.reserve(ranks_);
 
+  if (net_ != nullptr) {
+    net_->begin(ranks_, p_);
+  }
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
   // The initial ops have the smallest stamps and time 0: run them in order without queueing.
@@ -910,6 +978,11 @@ SimResult Engine<Queue>::run() {
   // Progress is one compare per event; the call itself comes every few million events.
   const std::uint64_t every = std::max<std::uint64_t>(1, progress_every_);
   std::uint64_t next_report = progress_ ? events_ + every : std::numeric_limits<std::uint64_t>::max();
+  if constexpr (std::is_same_v<Queue, detail::HeapQueue>) {
+    if (net_ != nullptr) {
+      run_with_network(total, next_report, every);
+    }
+  }
   while (!queue_.empty() && !queue_.failed()) {
     if constexpr (Queue::kWindowed) {
       if (queue_.window_done()) {
@@ -951,7 +1024,10 @@ SimResult Engine<Queue>::run() {
     }
   }
   report_stuck(result);
-  result.complete = completed_ == total && result.unexpected_left == 0;
+  if (net_ != nullptr) {
+    result.network_in_flight = net_->in_flight();
+  }
+  result.complete = completed_ == total && result.unexpected_left == 0 && result.network_in_flight == 0;
   result.timeline = std::move(timeline_);
   return result;
 }
@@ -966,7 +1042,8 @@ constexpr std::uint32_t kWindowedMinRanks = 2048;
 // noise at a phase per rank, the stream in which nearly every event has its own time, on at
 // least kWindowedMinRanks ranks.
 std::uint64_t window_lookahead(const Schedule& schedule, const SimOptions& options) {
-  if (options.event_order == EventOrder::kGlobal || options.record_timeline || schedule.num_ranks() < 2) {
+  if (options.event_order == EventOrder::kGlobal || options.record_timeline || schedule.num_ranks() < 2 ||
+      options.network != nullptr) {
     return 0;
   }
   if (options.event_order == EventOrder::kAuto &&
@@ -1049,6 +1126,9 @@ std::string stuck_report(const SimResult& result) {
       "the simulation deadlocked or left messages unmatched: {} of {} operations completed, {} ranks have "
       "unfinished operations, {} messages were never received\n",
       result.ops_completed, result.ops_total, result.stuck_ranks, result.unexpected_left);
+  if (result.network_in_flight > 0) {
+    text += fmt::format("  {} messages were still in the network model\n", result.network_in_flight);
+  }
   for (const StuckOp& s : result.stuck) {
     text += fmt::format("  {}: {}\n", s.description, s.state);
   }
@@ -1084,6 +1164,9 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     global.wall_seconds += result.wall_seconds;
     global.cpu_seconds += result.cpu_seconds;
     return global;
+  }
+  if (options.network != nullptr) {
+    return Engine<detail::HeapQueue>(schedule, options, detail::HeapQueue{}).run();
   }
   return Engine<detail::EventQueue>(schedule, options, detail::EventQueue{}).run();
 }

@@ -27,6 +27,7 @@ struct LogGOPSParams {
 };
 
 struct NoiseInjection;  // gridlock/sim/noise.hpp
+class NetworkModel;     // gridlock/sim/network.hpp
 
 /// How the engine orders events (results are the same either way; docs/sim-model.md).
 enum class EventOrder : std::uint8_t {
@@ -88,6 +89,15 @@ struct SimOptions {
   std::function<void(const SimProgress&)> progress;
   /// Events between two progress calls (at least 1).
   std::uint64_t progress_every_events = std::uint64_t{1} << 22U;
+  /// A network model that decides when each message arrives (not owned; null: LogGOPS, every
+  /// message L after its o_s). With a model the events are processed in global order and a
+  /// receiver is charged o_r plus max(O - G, 0) per byte after the first when the last byte
+  /// arrives (the model carries the bytes; docs/network-models.md).
+  NetworkModel* network = nullptr;
+  /// Called on the simulating thread when an operation completes, with its rank, its index in
+  /// the rank's program and its completion time (empty: never). For measurements on a
+  /// simulation, such as `gridlock predict gpcnet`'s per-iteration canary times.
+  std::function<void(std::uint32_t rank, std::uint32_t op, SimTime end)> on_op_done;
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.
@@ -126,6 +136,7 @@ struct SimResult {
   std::uint64_t unexpected_left = 0;    ///< Messages never received.
   std::vector<TimelineSlice> timeline;  ///< Slices, if requested.
   bool windowed = false;                ///< The events were processed host by host in windows.
+  std::uint64_t network_in_flight = 0;  ///< Messages a network model never delivered (incomplete run).
 };
 
 /// Simulates `schedule` and returns finish times and counters. Never throws for a deadlocked or

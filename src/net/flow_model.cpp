@@ -1,0 +1,426 @@
+#include "gridlock/net/flow_model.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/sim/engine.hpp"
+
+namespace gridlock::net {
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+// A flow never runs slower than this (bytes/ps, 1 kB/s): rounding in the filling may leave a
+// flow a residual of zero on a saturated link, and a zero rate would never finish.
+constexpr double kMinRate = 1e-9;
+
+// Picoseconds to move `bytes` at `rate` bytes/ps, rounded to the nearest ps (exact for the
+// common case of a flow alone at its NIC rate: bytes * G is an integer below 2^53).
+std::uint64_t transfer_ps(double bytes, double rate) {
+  const double t = std::nearbyint(bytes / rate);
+  if (!(t < 1.8e19)) {
+    throw InputError("a flow's transfer time overflows 2^64 ps: check the link capacities and message sizes");
+  }
+  return static_cast<std::uint64_t>(t);
+}
+
+}  // namespace
+
+struct FlowModel::State {
+  struct Flow {
+    double remaining = 0;       // bytes not yet moved at `last`
+    double rate = 0;            // bytes/ps since `last`
+    double alone_rate = 0;      // bytes/ps on an idle network: the path's smallest capacity
+    double bytes = 0;           // bytes the network carries (s - 1)
+    std::uint64_t start = 0;    // injection time
+    std::uint64_t last = 0;     // time `remaining` refers to
+    std::uint64_t finish = 0;   // predicted end at the current rate
+    std::uint64_t tail_ps = 0;  // L + hops * hop latency: from the last byte sent to delivered
+    std::uint64_t token = 0;
+    std::uint32_t dst = 0;
+    std::uint32_t version = 0;      // invalidates heap entries of an older rate
+    std::uint32_t links_begin = 0;  // into flow_links / flow_pos
+    std::uint32_t links_count = 0;
+    std::uint32_t seen = 0;  // component search stamp
+    bool frozen = false;     // filling: rate fixed
+    bool active = false;
+  };
+  struct Finish {
+    std::uint64_t time;
+    std::uint32_t flow;
+    std::uint32_t version;
+    bool operator>(const Finish& o) const noexcept { return time != o.time ? time > o.time : flow > o.flow; }
+  };
+  struct Injection {
+    std::uint64_t time;
+    std::uint64_t seq;  // injection order among equal times
+    std::uint64_t token;
+    std::uint64_t bytes;
+    std::uint32_t src;
+    std::uint32_t dst;
+    bool operator>(const Injection& o) const noexcept { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  struct Share {
+    double share;
+    topo::LinkId link;
+    std::uint32_t stamp;
+    bool operator>(const Share& o) const noexcept { return share > o.share; }
+  };
+
+  std::uint64_t latency_ps = 0;
+  // Each rank's NIC is a link of its own at 1/G, one for sending and one for receiving, after the
+  // topology's links (ids topology_links + 2r and + 2r + 1); none when G = 0.
+  bool nics = false;
+  topo::LinkId topology_links = 0;
+  std::vector<double> capacity;  // bytes/ps per link, NICs included
+
+  std::vector<Flow> flows;
+  std::vector<std::uint32_t> free_flows;
+  // A flow's links live in a slab per flow id, reused with the id: [links_begin, +links_count).
+  std::vector<topo::LinkId> flow_links;
+  std::vector<std::uint32_t> flow_pos;                 // position of the flow in link_flows[link]
+  std::vector<std::uint32_t> slab_capacity;            // per flow id: links its slab can hold
+  std::vector<std::vector<std::uint32_t>> link_flows;  // active flows per link
+  std::vector<std::uint32_t> link_seen;                // component search stamp per link
+  std::vector<double> link_residual;                   // filling
+  std::vector<std::uint32_t> link_unfrozen;            // filling
+  std::vector<std::uint32_t> link_stamp;               // filling heap validity
+  std::uint32_t search = 0;
+
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
+  std::priority_queue<Injection, std::vector<Injection>, std::greater<>> injections;
+  std::uint64_t injection_seq = 0;
+  std::vector<sim::NetDelivery>* out = nullptr;  // advance()'s output while it runs
+  std::vector<topo::LinkId> dirty_links;
+  std::uint64_t now = 0;
+  std::uint64_t active = 0;
+  std::uint64_t recomputations = 0;
+
+  NetStats stats;
+  std::vector<topo::LinkId> path;
+  std::vector<std::uint32_t> component;
+  std::vector<topo::LinkId> component_links;
+
+  // A message that needs no flow (one byte, or ranks on one node without a NIC bound) or a
+  // finished flow: handed to the engine.
+  void deliver(std::uint64_t time, std::uint64_t token, std::uint32_t dst) {
+    out->push_back(sim::NetDelivery{time, token, dst});
+    stats.last_delivery_ps = std::max(stats.last_delivery_ps, time);
+  }
+  void start(const Injection& in, const Network& network);
+
+  std::uint32_t new_flow(std::uint32_t links) {
+    std::uint32_t id = kNone;
+    // Reuse an id whose slab is large enough; paths of one network differ little in length.
+    if (!free_flows.empty() && slab_capacity[free_flows.back()] >= links) {
+      id = free_flows.back();
+      free_flows.pop_back();
+    } else {
+      id = static_cast<std::uint32_t>(flows.size());
+      flows.emplace_back();
+      slab_capacity.push_back(links);
+      flows[id].links_begin = static_cast<std::uint32_t>(flow_links.size());
+      flow_links.resize(flow_links.size() + links);
+      flow_pos.resize(flow_links.size());
+    }
+    const std::uint32_t begin = flows[id].links_begin;
+    const std::uint32_t version = flows[id].version;
+    flows[id] = Flow{};
+    flows[id].links_begin = begin;
+    flows[id].version = version + 1;
+    flows[id].links_count = links;
+    return id;
+  }
+
+  void attach(std::uint32_t id) {
+    Flow& f = flows[id];
+    for (std::uint32_t k = 0; k < f.links_count; ++k) {
+      const topo::LinkId l = flow_links[f.links_begin + k];
+      flow_pos[f.links_begin + k] = static_cast<std::uint32_t>(link_flows[l].size());
+      link_flows[l].push_back(id);
+      dirty_links.push_back(l);
+    }
+  }
+
+  void detach(std::uint32_t id) {
+    Flow& f = flows[id];
+    for (std::uint32_t k = 0; k < f.links_count; ++k) {
+      const topo::LinkId l = flow_links[f.links_begin + k];
+      std::vector<std::uint32_t>& on = link_flows[l];
+      const std::uint32_t pos = flow_pos[f.links_begin + k];
+      const std::uint32_t moved = on.back();
+      on[pos] = moved;
+      on.pop_back();
+      if (moved != id) {
+        // The moved flow's entry for this link now sits at `pos`.
+        Flow& m = flows[moved];
+        for (std::uint32_t j = 0; j < m.links_count; ++j) {
+          if (flow_links[m.links_begin + j] == l) {
+            flow_pos[m.links_begin + j] = pos;
+            break;
+          }
+        }
+      }
+      dirty_links.push_back(l);
+    }
+    f.active = false;
+    ++f.version;
+    free_flows.push_back(id);
+  }
+
+  void schedule_finish(std::uint32_t id) {
+    Flow& f = flows[id];
+    f.finish = f.last + transfer_ps(f.remaining, f.rate);
+    finishes.push(Finish{f.finish, id, f.version});
+  }
+
+  // Brings the flow's progress to `t` at its old rate.
+  void progress_to(Flow& f, std::uint64_t t) const {
+    if (t > f.last) {
+      f.remaining = std::max(0.0, f.remaining - f.rate * static_cast<double>(t - f.last));
+      f.last = t;
+    }
+  }
+
+  // Max-min fair rates for every flow connected to a dirty link, at time t.
+  void recompute(std::uint64_t t) {
+    ++recomputations;
+    ++search;
+    component.clear();
+    component_links.clear();
+    for (const topo::LinkId l : dirty_links) {
+      if (link_seen[l] != search) {
+        link_seen[l] = search;
+        component_links.push_back(l);
+      }
+    }
+    dirty_links.clear();
+    // Breadth-first over links and flows: max-min fairness decomposes over the connected
+    // components of the flow-link graph, so the rest keep their rates and finish times.
+    for (std::size_t i = 0; i < component_links.size(); ++i) {
+      for (const std::uint32_t id : link_flows[component_links[i]]) {
+        Flow& f = flows[id];
+        if (f.seen == search) {
+          continue;
+        }
+        f.seen = search;
+        component.push_back(id);
+        for (std::uint32_t k = 0; k < f.links_count; ++k) {
+          const topo::LinkId l = flow_links[f.links_begin + k];
+          if (link_seen[l] != search) {
+            link_seen[l] = search;
+            component_links.push_back(l);
+          }
+        }
+      }
+    }
+    if (component.empty()) {
+      return;
+    }
+    for (const std::uint32_t id : component) {
+      Flow& f = flows[id];
+      progress_to(f, t);
+      f.frozen = false;
+      f.rate = 0;
+    }
+    // Progressive filling. A link's fair share residual/unfrozen only grows as flows freeze at
+    // the smallest share, so a heap with lazily dropped stale entries finds each next bottleneck.
+    std::priority_queue<Share, std::vector<Share>, std::greater<>> shares;
+    for (const topo::LinkId l : component_links) {
+      link_residual[l] = capacity[l];
+      link_unfrozen[l] = static_cast<std::uint32_t>(link_flows[l].size());
+      ++link_stamp[l];
+      if (link_unfrozen[l] > 0) {
+        shares.push(Share{link_residual[l] / link_unfrozen[l], l, link_stamp[l]});
+      }
+    }
+    std::size_t frozen = 0;
+    const auto freeze = [&](std::uint32_t id, double rate) {
+      Flow& f = flows[id];
+      f.rate = std::max(rate, kMinRate);
+      f.frozen = true;
+      ++frozen;
+      for (std::uint32_t k = 0; k < f.links_count; ++k) {
+        const topo::LinkId l = flow_links[f.links_begin + k];
+        link_residual[l] = std::max(0.0, link_residual[l] - rate);
+        --link_unfrozen[l];
+        ++link_stamp[l];
+        if (link_unfrozen[l] > 0) {
+          shares.push(Share{link_residual[l] / link_unfrozen[l], l, link_stamp[l]});
+        }
+      }
+    };
+    while (frozen < component.size()) {
+      while (!shares.empty() && shares.top().stamp != link_stamp[shares.top().link]) {
+        shares.pop();
+      }
+      // Every flow crosses a link, and a link with unfrozen flows has a valid entry.
+      assert(!shares.empty());
+      const Share s = shares.top();
+      shares.pop();
+      // Freezing changes no link's flow list, so iterating this one is safe.
+      for (const std::uint32_t id : link_flows[s.link]) {
+        if (!flows[id].frozen) {
+          freeze(id, s.share);
+        }
+      }
+    }
+    for (const std::uint32_t id : component) {
+      Flow& f = flows[id];
+      ++f.version;
+      schedule_finish(id);
+    }
+  }
+};
+
+FlowModel::FlowModel(std::shared_ptr<const Network> network)
+    : network_(std::move(network)), state_(std::make_unique<State>()) {
+  if (!network_) {
+    throw InputError("flow model: no network given");
+  }
+}
+
+FlowModel::~FlowModel() = default;
+
+void FlowModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
+  if (ranks > network_->ranks()) {
+    throw InputError(fmt::format(
+        "the schedule has {} ranks but the placement places {} (on {} nodes of {}): give a larger network, "
+        "more ranks per node, or a placement for every rank",
+        ranks, network_->ranks(), network_->topology().nodes().size(), network_->topology().spec()));
+  }
+  auto fresh = std::make_unique<State>();
+  State& s = *fresh;
+  s.latency_ps = params.latency.ps;
+  s.nics = params.gap_per_byte.ps > 0;
+  s.topology_links = static_cast<topo::LinkId>(network_->topology().links().size());
+  s.capacity.reserve(s.topology_links + (s.nics ? 2 * static_cast<std::size_t>(ranks) : 0));
+  for (topo::LinkId l = 0; l < s.topology_links; ++l) {
+    s.capacity.push_back(network_->capacity_bytes_per_ps(l));
+  }
+  if (s.nics) {
+    s.capacity.resize(s.capacity.size() + 2 * static_cast<std::size_t>(ranks),
+                      1.0 / static_cast<double>(params.gap_per_byte.ps));
+  }
+  const std::size_t links = s.capacity.size();
+  s.link_flows.resize(links);
+  s.link_seen.assign(links, 0);
+  s.link_residual.assign(links, 0);
+  s.link_unfrozen.assign(links, 0);
+  s.link_stamp.assign(links, 0);
+  s.stats.model = "flow";
+  s.stats.link_bytes.assign(s.topology_links, 0);
+  state_ = std::move(fresh);
+}
+
+void FlowModel::inject(std::uint64_t time_ps, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
+                       std::uint64_t token) {
+  State& s = *state_;
+  // A message may leave later than one injected before it (a noisy o_s, a rendezvous waiting for
+  // its NIC): it waits in a heap until the model reaches its time.
+  assert(time_ps >= s.now);
+  s.injections.push(State::Injection{time_ps, s.injection_seq++, token, bytes, src, dst});
+}
+
+void FlowModel::State::start(const Injection& in, const Network& network) {
+  ++stats.messages;
+  network.path_into(in.src, in.dst, path);
+  const std::uint64_t tail = latency_ps + Network::hops(path) * network.params().hop_latency_ps;
+  const double carried = in.bytes > 1 ? static_cast<double>(in.bytes - 1) : 0.0;
+  if (!path.empty()) {
+    ++stats.network_messages;
+    for (const topo::LinkId l : path) {
+      stats.link_bytes[l] += carried;
+    }
+    stats.bytes += carried;
+  }
+  if (nics) {
+    path.insert(path.begin(), topology_links + 2 * in.src);
+    path.push_back(topology_links + 2 * in.dst + 1);
+  }
+  if (carried == 0 || path.empty()) {
+    deliver(in.time + tail, in.token, in.dst);
+    return;
+  }
+  const auto id = new_flow(static_cast<std::uint32_t>(path.size()));
+  Flow& f = flows[id];
+  f.remaining = carried;
+  f.bytes = carried;
+  f.start = in.time;
+  f.last = in.time;
+  f.tail_ps = tail;
+  f.token = in.token;
+  f.dst = in.dst;
+  f.active = true;
+  double alone = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    flow_links[f.links_begin + k] = path[k];
+    alone = std::min(alone, capacity[path[k]]);
+  }
+  f.alone_rate = alone;
+  attach(id);
+  ++active;
+}
+
+std::uint64_t FlowModel::next_time() {
+  State& s = *state_;
+  std::uint64_t t = s.injections.empty() ? sim::kNetIdle : s.injections.top().time;
+  while (!s.finishes.empty()) {
+    const State::Finish& top = s.finishes.top();
+    if (s.flows[top.flow].active && s.flows[top.flow].version == top.version) {
+      t = std::min(t, top.time);
+      break;
+    }
+    s.finishes.pop();
+  }
+  return t;
+}
+
+void FlowModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& out) {
+  State& s = *state_;
+  assert(time_ps >= s.now);
+  s.now = time_ps;
+  s.out = &out;
+  // Flows that end now leave first, then the messages that start now join: one recomputation
+  // for both.
+  while (!s.finishes.empty() && s.finishes.top().time <= time_ps) {
+    const State::Finish top = s.finishes.top();
+    s.finishes.pop();
+    State::Flow& f = s.flows[top.flow];
+    if (!f.active || f.version != top.version) {
+      continue;
+    }
+    s.deliver(top.time + f.tail_ps, f.token, f.dst);
+    const double alone_ps = std::max(1.0, f.bytes / f.alone_rate);
+    s.stats.slowdown.record(std::max(1.0, static_cast<double>(top.time - f.start) / alone_ps));
+    s.detach(top.flow);
+    --s.active;
+  }
+  while (!s.injections.empty() && s.injections.top().time <= time_ps) {
+    const State::Injection in = s.injections.top();
+    s.injections.pop();
+    s.start(in, *network_);
+  }
+  if (!s.dirty_links.empty()) {
+    s.recompute(time_ps);
+  }
+  s.out = nullptr;
+}
+
+std::uint64_t FlowModel::in_flight() const { return state_->active + state_->injections.size(); }
+
+std::string FlowModel::describe() const {
+  return fmt::format("flow model on {} ({})", network_->topology().spec(), network_->placement().description);
+}
+
+const NetStats& FlowModel::stats() const noexcept { return state_->stats; }
+
+std::uint64_t FlowModel::recomputations() const noexcept { return state_->recomputations; }
+
+}  // namespace gridlock::net

@@ -1,0 +1,310 @@
+// The flow model against closed forms (one flow, n flows on a link, the classic max-min example,
+// an incast) and against the LogGOPS engine on an uncontended network.
+#include "gridlock/net/flow_model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/net/network.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/goal.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::net {
+namespace {
+
+constexpr double kGBps = 1e9;
+
+// Routers in a line, R0 -> R1 -> ... with one capacity per forward link (and the same back), and
+// `nodes_per_router` nodes on each; terminal links at 100 GB/s so that they never limit.
+class LineTopology final : public topo::Topology {
+ public:
+  LineTopology(const std::vector<double>& link_capacity, int nodes_per_router) {
+    const int routers = static_cast<int>(link_capacity.size()) + 1;
+    for (int r = 0; r < routers; ++r) {
+      (void)add_router("R" + std::to_string(r), {r});
+    }
+    for (int r = 0; r + 1 < routers; ++r) {
+      forward_.push_back(add_link(static_cast<topo::RouterId>(r), static_cast<topo::RouterId>(r + 1), "E",
+                                  "W", link_capacity[static_cast<std::size_t>(r)]));
+      backward_.push_back(add_link(static_cast<topo::RouterId>(r + 1), static_cast<topo::RouterId>(r), "W",
+                                   "E", link_capacity[static_cast<std::size_t>(r)]));
+    }
+    for (int r = 0; r < routers; ++r) {
+      for (int n = 0; n < nodes_per_router; ++n) {
+        (void)add_node(fmt_node(r, n), static_cast<topo::RouterId>(r));
+      }
+    }
+    finish(100 * kGBps);
+  }
+  [[nodiscard]] std::string_view kind() const noexcept override { return "line"; }
+  [[nodiscard]] std::string spec() const override { return "line"; }
+  [[nodiscard]] topo::Parameters parameters() const override { return {}; }
+
+ protected:
+  void append_router_route(topo::RouterId src, topo::RouterId dst,
+                           std::vector<topo::LinkId>& out) const override {
+    for (topo::RouterId r = src; r < dst; ++r) {
+      out.push_back(forward_[r]);
+    }
+    for (topo::RouterId r = src; r > dst; --r) {
+      out.push_back(backward_[r - 1]);
+    }
+  }
+
+ private:
+  static std::string fmt_node(int r, int n) { return "n" + std::to_string(r) + "_" + std::to_string(n); }
+  std::vector<topo::LinkId> forward_;
+  std::vector<topo::LinkId> backward_;
+};
+
+// Ranks are the nodes in order (identity placement).
+std::shared_ptr<const Network> line_network(const std::vector<double>& caps, int nodes_per_router,
+                                            NetworkParams params = {}) {
+  auto topology = std::make_shared<LineTopology>(caps, nodes_per_router);
+  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
+  Placement placement = identity_placement(*topology, nodes);
+  return std::make_shared<Network>(std::move(topology), std::move(placement), params);
+}
+
+struct Message {
+  std::uint64_t time_ps;
+  std::uint32_t src;
+  std::uint32_t dst;
+  std::uint64_t bytes;
+};
+
+// Drives the model alone: injects every message, runs it dry, returns delivery time per message.
+std::vector<std::uint64_t> deliveries(FlowModel& model, const std::vector<Message>& messages,
+                                      const sim::LogGOPSParams& params, std::uint32_t ranks) {
+  model.begin(ranks, params);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    model.inject(messages[i].time_ps, messages[i].src, messages[i].dst, messages[i].bytes, i);
+  }
+  std::vector<std::uint64_t> at(messages.size(), 0);
+  std::vector<sim::NetDelivery> out;
+  std::uint64_t previous = 0;
+  for (int steps = 0; steps < 100000; ++steps) {
+    const std::uint64_t t = model.next_time();
+    if (t == sim::kNetIdle) {
+      break;
+    }
+    EXPECT_GE(t, previous);
+    previous = t;
+    out.clear();
+    model.advance(t, out);
+    for (const sim::NetDelivery& d : out) {
+      EXPECT_GE(d.time_ps, t);
+      EXPECT_EQ(d.dst, messages.at(d.token).dst);
+      at.at(d.token) = d.time_ps;
+    }
+  }
+  EXPECT_EQ(model.in_flight(), 0U);
+  return at;
+}
+
+// No latency, no NIC bound: delivery times are the flows' end times.
+sim::LogGOPSParams bare() {
+  sim::LogGOPSParams p;
+  p.latency = sim::SimTime{0};
+  p.gap_per_byte = sim::SimTime{0};
+  return p;
+}
+
+TEST(FlowModel, OneFlowGetsTheLinkBandwidth) {
+  // 1 GB/s is 1e-3 bytes/ps: 1e6 bytes (after the first) take 1e9 ps.
+  FlowModel model(line_network({1 * kGBps}, 1));
+  const auto at = deliveries(model, {{0, 0, 1, 1'000'001}}, bare(), 2);
+  EXPECT_EQ(at[0], 1'000'000'000U);
+  EXPECT_DOUBLE_EQ(model.stats().slowdown.max(), 1.0);
+}
+
+TEST(FlowModel, NFlowsOnOneLinkGetOneNthEach) {
+  for (const std::uint32_t n : {2U, 3U, 5U}) {
+    FlowModel model(line_network({1 * kGBps}, static_cast<int>(n)));
+    std::vector<Message> m;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      m.push_back({0, i, n + i, 1'000'001});  // router 0's nodes to router 1's
+    }
+    const auto at = deliveries(model, m, bare(), 2 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(at[i], n * 1'000'000'000ULL) << n << " flows, flow " << i;
+    }
+    EXPECT_NEAR(model.stats().slowdown.mean(), n, n * 0.01);
+  }
+}
+
+TEST(FlowModel, ClassicMaxMinExample) {
+  // Links a (R0->R1, 1 GB/s) and b (R1->R2, 2 GB/s); nodes n0_0 n0_1 | n1_0 n1_1 | n2_0 n2_1 are
+  // ranks 0..5. f0: 0 -> 4 crosses a and b; f1: 1 -> 2 crosses a; f2: 3 -> 5 crosses b.
+  // Max-min: a is the bottleneck, f0 = f1 = 0.5 GB/s; f2 takes the rest of b, 1.5 GB/s.
+  FlowModel model(line_network({1 * kGBps, 2 * kGBps}, 2));
+  const auto at =
+      deliveries(model, {{0, 0, 4, 1'000'001}, {0, 1, 2, 1'000'001}, {0, 3, 5, 1'500'001}}, bare(), 6);
+  EXPECT_EQ(at[0], 2'000'000'000U);
+  EXPECT_EQ(at[1], 2'000'000'000U);
+  EXPECT_EQ(at[2], 1'000'000'000U);
+}
+
+TEST(FlowModel, AFlowSpeedsUpWhenAnotherEnds) {
+  // As above, but f1 carries half as much: it ends at 1 ms (as does f2); f0 has moved 0.5 MB
+  // and takes the whole of a for the other 0.5 MB: 0.5 ms more.
+  FlowModel model(line_network({1 * kGBps, 2 * kGBps}, 2));
+  const auto at =
+      deliveries(model, {{0, 0, 4, 1'000'001}, {0, 1, 2, 500'001}, {0, 3, 5, 1'500'001}}, bare(), 6);
+  EXPECT_EQ(at[1], 1'000'000'000U);
+  EXPECT_EQ(at[2], 1'000'000'000U);
+  EXPECT_EQ(at[0], 1'500'000'000U);
+}
+
+TEST(FlowModel, LateFlowSharesFromItsStart) {
+  // f0 alone for 0.5 ms (0.5 MB moved), then f1 joins: both at 0.5 GB/s; f0's other 0.5 MB take
+  // 1 ms, f1's 1 MB end at 0.5 + 1 + 0.5 = 2 ms (alone again for its last 0.25 MB... see below).
+  // f0 ends at 1.5 ms; f1 has moved 0.5 MB by then and takes 0.5 ms more alone: 2 ms.
+  FlowModel model(line_network({1 * kGBps}, 2));
+  const auto at = deliveries(model, {{0, 0, 2, 1'000'001}, {500'000'000, 1, 3, 1'000'001}}, bare(), 4);
+  EXPECT_EQ(at[0], 1'500'000'000U);
+  EXPECT_EQ(at[1], 2'000'000'000U);
+}
+
+TEST(FlowModel, IncastSharesTheEjectionLink) {
+  // Eight nodes on R0 send 1 MB each to the one node on R1... through a 100 GB/s link a; the
+  // receiver's ejection link (100 GB/s) is shared eight ways: 8 MB at 100 GB/s = 80 us.
+  auto topology = std::make_shared<LineTopology>(std::vector<double>{1000 * kGBps}, 8);
+  Placement placement = identity_placement(*topology, 16);
+  FlowModel model(std::make_shared<Network>(std::move(topology), std::move(placement), NetworkParams{}));
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8, 1'000'001});
+  }
+  const auto at = deliveries(model, m, bare(), 16);
+  for (const std::uint64_t t : at) {
+    EXPECT_EQ(t, 80'000'000U);
+  }
+}
+
+TEST(FlowModel, NicRateBoundsAFlowAndLatencyAndHopsAreAdded) {
+  // G = 6 ns per byte (166 MB/s) below the links: s-1 bytes take (s-1)G; then L + 2 hops.
+  sim::LogGOPSParams p;
+  NetworkParams np;
+  np.hop_latency_ps = 100'000;
+  FlowModel model(line_network({1 * kGBps, 1 * kGBps}, 1, np));
+  const auto at = deliveries(model, {{1000, 0, 2, 1001}, {5000, 1, 1, 1}}, p, 3);
+  EXPECT_EQ(at[0], 1000 + 1000 * p.gap_per_byte.ps + p.latency.ps + 2 * 100'000);
+  // A one-byte message (zero hops: same router... here ranks 1 and 1: one node) is latency only.
+  EXPECT_EQ(at[1], 5000 + p.latency.ps);
+}
+
+TEST(FlowModel, RefusesMoreRanksThanPlaced) {
+  FlowModel model(line_network({1 * kGBps}, 1));
+  EXPECT_THROW(model.begin(3, sim::LogGOPSParams{}), InputError);
+}
+
+// With no contention and links faster than 1/G, the engine gives the LogGOPS times exactly.
+void expect_same_as_loggops(const sim::Schedule& schedule, const std::string& what,
+                            const sim::LogGOPSParams& params = {}) {
+  sim::SimOptions plain;
+  plain.params = params;
+  const sim::SimResult expected = sim::simulate(schedule, plain);
+  ASSERT_TRUE(expected.complete) << what;
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  Placement placement = identity_placement(*topology, schedule.num_ranks());
+  FlowModel model(std::make_shared<Network>(topology, std::move(placement), NetworkParams{}));
+  sim::SimOptions with = plain;
+  with.network = &model;
+  const sim::SimResult got = sim::simulate(schedule, with);
+  ASSERT_TRUE(got.complete) << what;
+  EXPECT_EQ(got.messages, expected.messages) << what;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    EXPECT_EQ(got.finish[r].ps, expected.finish[r].ps) << what << ", rank " << r;
+  }
+}
+
+TEST(FlowModel, UncontendedEngineRunsEqualLogGOPS) {
+  expect_same_as_loggops(sim::parse_goal("num_ranks 2\nrank 0 {\nl1: send 100000b to 1\nl2: recv 8b from 1\n"
+                                         "l2 requires l1\n}\nrank 1 {\nl1: recv 100000b from 0\n"
+                                         "l2: send 8b to 0\nl2 requires l1\n}\n"),
+                         "eager and rendezvous ping-pong");
+  // No two messages meet at a NIC in these (a halo exchange's six messages would: they share the
+  // receiver's NIC instead of queueing for it).
+  for (const char* program : {"bcast(algo=binomial, size=32KiB)", "barrier",
+                              "allreduce(algo=recdoub, size=8B)", "allreduce(algo=ring, size=64KiB)"}) {
+    expect_same_as_loggops(sim::generate(program, 16, 1), program);
+  }
+  sim::LogGOPSParams handshake;
+  handshake.rendezvous_handshake = true;
+  expect_same_as_loggops(sim::parse_goal("num_ranks 2\nrank 0 {\nsend 100000b to 1\n}\nrank 1 {\n"
+                                         "recv 100000b from 0\n}\n"),
+                         "handshaken rendezvous", handshake);
+}
+
+TEST(FlowModel, RendezvousSendCompletesWhenItsLastByteArrives) {
+  // LogGOPSim completes a rendezvous send when its receive matches the first byte; with a
+  // network model the data must have moved: o + (s-1)G + L.
+  const sim::Schedule schedule =
+      sim::parse_goal("num_ranks 2\nrank 0 {\nsend 100000b to 1\n}\nrank 1 {\nrecv 100000b from 0\n}\n");
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  FlowModel model(std::make_shared<Network>(topology, identity_placement(*topology, 2), NetworkParams{}));
+  sim::SimOptions options;
+  options.network = &model;
+  const sim::SimResult r = sim::simulate(schedule, options);
+  ASSERT_TRUE(r.complete);
+  const sim::LogGOPSParams p;
+  EXPECT_EQ(r.finish[0].ps, p.overhead_send.ps + 99'999 * p.gap_per_byte.ps + p.latency.ps);
+  EXPECT_EQ(r.finish[1].ps, r.finish[0].ps + p.overhead_recv.ps);
+}
+
+TEST(FlowModel, MessagesMeetingAtANicShareIt) {
+  // Two ranks send 10,001 bytes to rank 2 at once: both flows share its NIC (1/G) and end
+  // together at o + 2 * 10,000 G, where LogGOPS would serve them one after the other.
+  const sim::Schedule schedule = sim::parse_goal(
+      "num_ranks 3\nrank 0 {\nsend 10001b to 2\n}\nrank 1 {\nsend 10001b to 2\n}\nrank 2 {\n"
+      "recv 10001b from 0\nrecv 10001b from 1\n}\n");
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  FlowModel model(std::make_shared<Network>(topology, identity_placement(*topology, 3), NetworkParams{}));
+  sim::SimOptions options;
+  options.network = &model;
+  const sim::SimResult r = sim::simulate(schedule, options);
+  ASSERT_TRUE(r.complete);
+  const sim::LogGOPSParams p;
+  const std::uint64_t both_arrive = p.overhead_send.ps + 20'000 * p.gap_per_byte.ps + p.latency.ps;
+  EXPECT_EQ(r.finish[2].ps, both_arrive + 2 * p.overhead_recv.ps);
+  EXPECT_NEAR(model.stats().slowdown.mean(), 2.0, 0.02);
+}
+
+TEST(FlowModel, ContentionSlowsTheEngineDown) {
+  // Every rank of 8 on one router sends 1 MB to a rank of another group at once: a dragonfly's
+  // one global link between two groups carries them all, so the run takes far longer than LogGOPS.
+  std::string goal = "num_ranks 16\n";
+  for (int r = 0; r < 8; ++r) {
+    goal += "rank " + std::to_string(r) + " {\nsend 1000000b to " + std::to_string(8 + r) + "\n}\n";
+  }
+  for (int r = 8; r < 16; ++r) {
+    goal += "rank " + std::to_string(r) + " {\nrecv 1000000b from " + std::to_string(r - 8) + "\n}\n";
+  }
+  const sim::Schedule schedule = sim::parse_goal(goal);
+  sim::SimOptions plain;
+  plain.params.gap_per_byte = sim::SimTime{0};  // no NIC bound: the links decide
+  const sim::SimResult alone = sim::simulate(schedule, plain);
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  // Ranks 0-7 on group 0's nodes, ranks 8-15 on group 1's (8 nodes per group).
+  Placement placement = identity_placement(*topology, 16);
+  FlowModel model(std::make_shared<Network>(topology, std::move(placement), NetworkParams{}));
+  sim::SimOptions with = plain;
+  with.network = &model;
+  const sim::SimResult contended = sim::simulate(schedule, with);
+  ASSERT_TRUE(contended.complete);
+  EXPECT_GT(contended.max_finish.ps, alone.max_finish.ps + 1'000'000U);
+  EXPECT_GT(model.stats().slowdown.max(), 1.5);
+  EXPECT_EQ(model.stats().network_messages, 8U);
+}
+
+}  // namespace
+}  // namespace gridlock::net
