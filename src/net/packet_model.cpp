@@ -223,10 +223,20 @@ struct PacketModel::State {
   std::vector<std::uint32_t> q_head;  // packets (link queues) or messages (sender queues)
   std::vector<std::uint32_t> q_tail;
   std::vector<std::uint32_t> credits;  // link queues: free slots
+  // Credits on their way back, per link queue: the times the packets that left it free their
+  // slots, in order (a FIFO's tails leave in order), at most `slots` of them, in a ring. They are
+  // taken lazily when the buffer's credits are looked at; an event is due only when a packet
+  // waits for one (credit_wait), which saves the event heap one push and pop per packet-hop.
+  std::vector<std::uint64_t> returns;
+  std::vector<std::uint32_t> returns_first;
+  std::vector<std::uint32_t> returns_count;
+  std::vector<std::uint8_t> credit_wait;
+  std::vector<std::uint8_t> credit_due;
   std::vector<std::uint8_t> requesting;
   // Senders.
   std::vector<std::uint64_t> nic_free;
-  std::vector<double> rate;  // fraction of the NIC rate (congestion control)
+  std::vector<std::uint8_t> nic_wake;  // a kHead for the sender's queue is due
+  std::vector<double> rate;            // fraction of the NIC rate (congestion control)
   std::vector<std::uint64_t> rate_changed;
   std::vector<std::uint64_t> rate_cut;
 
@@ -283,11 +293,42 @@ struct PacketModel::State {
     return serialisation_ps(bytes, capacity[link]);
   }
 
+  // Takes the credits of buffer `d` whose time has come; returns its free slots.
+  std::uint32_t refresh(std::uint32_t d) {
+    while (returns_count[d] > 0 && returns[static_cast<std::size_t>(d) * slots + returns_first[d]] <= now) {
+      returns_first[d] = returns_first[d] + 1 == slots ? 0 : returns_first[d] + 1;
+      --returns_count[d];
+      ++credits[d];
+    }
+    return credits[d];
+  }
+
+  // A packet waits for a slot of buffer `d`: make sure an event comes when one frees.
+  void wait_credit(std::uint32_t d) {
+    credit_wait[d] = 1;
+    if (credit_due[d] == 0 && returns_count[d] > 0) {
+      credit_due[d] = 1;
+      schedule(returns[static_cast<std::size_t>(d) * slots + returns_first[d]], kCredit, d);
+    }
+  }
+
+  // A packet left buffer `q`; its slot frees at `tail`.
+  void add_return(std::uint32_t q, std::uint64_t tail) {
+    std::uint32_t at = returns_first[q] + returns_count[q];
+    at = at >= slots ? at - slots : at;
+    returns[static_cast<std::size_t>(q) * slots + at] = tail;
+    ++returns_count[q];
+    if (credit_wait[q] != 0 && credit_due[q] == 0) {
+      credit_due[q] = 1;
+      schedule(returns[static_cast<std::size_t>(q) * slots + returns_first[q]], kCredit, q);
+    }
+  }
+
   // Buffer slots in use downstream of `link` plus the packets waiting for it: UGAL's queue length.
-  [[nodiscard]] std::uint64_t occupancy(topo::LinkId link) const {
+  [[nodiscard]] std::uint64_t occupancy(topo::LinkId link) {
     std::uint64_t used = requesters[link].size();
     for (std::uint32_t v = 0; v < vcs; ++v) {
-      used += slots - credits[link * vcs + v];
+      used += slots - refresh(link * vcs + v);
     }
     return used;
   }
@@ -377,10 +418,13 @@ void PacketModel::State::try_request(std::uint32_t q) {
   }
   std::uint32_t port = 0;
   if (q >= src_base) {
-    if (nic_free[q - src_base] > now) {
-      // The NIC is still sending (or pacing): ask again when it is free. Only start() gets here
-      // (forward() schedules its own kHead), and a spare event finds the queue requesting.
-      schedule(nic_free[q - src_base], kHead, q);
+    const std::uint32_t rank = q - src_base;
+    if (nic_free[rank] > now) {
+      // The NIC is still sending (or pacing): ask again when it is free.
+      if (nic_wake[rank] == 0) {
+        nic_wake[rank] = 1;
+        schedule(nic_free[rank], kHead, q);
+      }
       return;
     }
     Message& m = messages[q_head[q]];
@@ -429,8 +473,9 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
       const topo::LinkId prev = q / vcs;
       vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port]));
     }
-    if (port < rx_base && credits[port * vcs + vc] == 0) {
-      continue;  // a kCredit event for that buffer arbitrates again
+    if (port < rx_base && refresh(port * vcs + vc) == 0) {
+      wait_credit(port * vcs + vc);  // its kCredit event arbitrates again
+      continue;
     }
     waiting.erase(waiting.begin() + i);
     rr[port] = i;
@@ -478,6 +523,7 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     }
     nic_free[rank] = s + pace;
     if (q_head[q] != kNone) {
+      nic_wake[rank] = 1;
       schedule(nic_free[rank], kHead, q);
     }
   } else {
@@ -491,7 +537,7 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     // (flits interleave), but its own tail cannot leave before it arrived.
     busy_until[port] = s + ser;
     tail = std::max(s + ser, leaving.tail);
-    schedule(tail, kCredit, q);
+    add_return(q, tail);
   }
   Packet& pk = packets[p];
   if (port >= rx_base) {
@@ -516,7 +562,13 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
       packets[q_tail[d]].next = p;
     }
     q_tail[d] = p;
-    schedule(pk.head, kHead, d);
+    if (pk.head > now) {
+      schedule(pk.head, kHead, d);
+    } else {
+      // No latency (a terminal link): ask at once rather than through the heap, a third of the
+      // events otherwise. The recursion follows the packet along its path, no deeper.
+      try_request(d);
+    }
   }
   if (q < src_base) {
     try_request(q);
@@ -558,18 +610,20 @@ void PacketModel::State::process(const Event& e) {
   const auto id = static_cast<std::uint32_t>(e.key & 0x3FFFFFFFU);
   switch (kind) {
     case kHead:
+      if (id >= src_base) {
+        nic_wake[id - src_base] = 0;
+      }
       try_request(id);
       break;
     case kPortFree:
       wake_pending[id] = 0;
       arbitrate(id);
       break;
-    case kCredit: {
-      ++credits[id];
-      const std::uint32_t port = id / vcs;
-      arbitrate(port);
+    case kCredit:
+      credit_due[id] = 0;
+      credit_wait[id] = 0;
+      arbitrate(id / vcs);
       break;
-    }
   }
 }
 
@@ -625,8 +679,14 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.q_head.assign(queues, kNone);
   s.q_tail.assign(queues, kNone);
   s.credits.assign(static_cast<std::size_t>(s.src_base), s.slots);
+  s.returns.assign(static_cast<std::size_t>(s.src_base) * s.slots, 0);
+  s.returns_first.assign(s.src_base, 0);
+  s.returns_count.assign(s.src_base, 0);
+  s.credit_wait.assign(s.src_base, 0);
+  s.credit_due.assign(s.src_base, 0);
   s.requesting.assign(queues, 0);
   s.nic_free.assign(ranks, 0);
+  s.nic_wake.assign(ranks, 0);
   s.rate.assign(ranks, 1.0);
   s.rate_changed.assign(ranks, 0);
   s.rate_cut.assign(ranks, 0);
