@@ -138,8 +138,9 @@ TEST(PacketModel, IdlePathGivesTheLogGOPSTimeExactly) {
   for (const std::uint64_t s : std::vector<std::uint64_t>{2, 1001, 2 * kPacket + 1, 100'000}) {
     PacketModel model(line_network({10 * kGBps, 10 * kGBps}, 1, np), PacketOptions{});
     const auto at = deliveries(model, {{1000, 0, 2, s}, {5000, 2, 0, 1}}, p, 3);
-    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * 100'000) << s << " bytes";
-    EXPECT_EQ(at[1], 5000 + p.latency.ps + 2 * 100'000);
+    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * np.hop_latency_ps)
+        << s << " bytes";
+    EXPECT_EQ(at[1], 5000 + p.latency.ps + 2 * np.hop_latency_ps);
     EXPECT_DOUBLE_EQ(model.stats().slowdown.max(), 1.0);
   }
 }
@@ -286,6 +287,12 @@ TEST(PacketModel, SameSeedSameRun) {
     }
     EXPECT_EQ(a.stats().link_bytes, b.stats().link_bytes);
     EXPECT_EQ(a.packet_hops(), b.packet_hops());
+    if (routing == Routing::kValiant) {
+      // Valiant paths are longer than minimal ones: more packet-hops for the same packets.
+      PacketModel minimal(network, PacketOptions{});
+      ASSERT_TRUE(run_alltoall(minimal, 72).complete);
+      EXPECT_GT(a.packet_hops(), minimal.packet_hops() * 11 / 10);
+    }
   }
 }
 
@@ -377,7 +384,7 @@ TEST(PacketModel, UncontendedEngineRunsEqualLogGOPS) {
   // Recursive doubling's partners on one router pair share its local link at the same instant:
   // 64 messages of one 7-byte packet, at most 1,490 ps each on a 4.7 GB/s global link.
   const sim::Schedule recdoub = sim::generate("allreduce(algo=recdoub, size=8B)", 16, 1);
-  expect_loggops(recdoub, "allreduce(algo=recdoub, size=8B)", 64 * 1490);
+  expect_loggops(recdoub, "allreduce(algo=recdoub, size=8B)", 64ULL * 1490);
 }
 
 }  // namespace
