@@ -654,6 +654,18 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   }
   auto fresh = std::make_unique<State>();
   State& s = *fresh;
+  // Runs one after the other (sweeps, benchmarks) keep the message and packet pools, and the
+  // paths' storage, of the run before: all free.
+  s.messages = std::move(state_->messages);
+  for (std::size_t i = s.messages.size(); i-- > 0;) {
+    s.messages[i].next = s.free_messages;
+    s.free_messages = static_cast<std::uint32_t>(i);
+  }
+  s.packets = std::move(state_->packets);
+  for (std::size_t i = s.packets.size(); i-- > 0;) {
+    s.packets[i].next = s.free_packets;
+    s.free_packets = static_cast<std::uint32_t>(i);
+  }
   s.network = network_.get();
   s.options = options_;
   s.latency_ps = params.latency.ps;

@@ -287,6 +287,10 @@ TEST(PacketModel, SameSeedSameRun) {
     }
     EXPECT_EQ(a.stats().link_bytes, b.stats().link_bytes);
     EXPECT_EQ(a.packet_hops(), b.packet_hops());
+    // A second run of one model (reusing its pools) is the same run again.
+    const sim::SimResult again = run_alltoall(a, 72);
+    EXPECT_EQ(again.max_finish.ps, ra.max_finish.ps);
+    EXPECT_EQ(a.packet_hops(), b.packet_hops());
     if (routing == Routing::kValiant) {
       // Valiant paths are longer than minimal ones: more packet-hops for the same packets.
       PacketModel minimal(network, PacketOptions{});
