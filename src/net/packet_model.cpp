@@ -165,6 +165,7 @@ struct PacketModel::State {
     std::uint32_t next = kNone;  // FIFO of its buffer, or free list
     std::uint16_t hop = 0;       // index in the message's path of the link it crossed last
     bool marked = false;         // entered a buffer at least half full (congestion control)
+    bool alt = false;            // UGAL: on the message's Valiant path
   };
   struct Message {
     std::uint64_t start = 0;
@@ -178,6 +179,7 @@ struct PacketModel::State {
     std::uint32_t next = kNone;  // FIFO of its sender, or free list
     bool routed = false;
     std::vector<topo::LinkId> path;  // injection, network links, ejection (kept across reuse)
+    std::vector<topo::LinkId> alt;   // UGAL: the Valiant path its packets may take instead
   };
   struct Injection {
     std::uint64_t time;
@@ -335,6 +337,7 @@ struct PacketModel::State {
 
   void start(const Injection& in);
   void route(Message& m);
+  bool take_valiant(Message& m);
   void try_request(std::uint32_t q);
   void arbitrate(std::uint32_t port);
   void forward(std::uint32_t q, std::uint32_t port, std::uint32_t vc);
@@ -387,6 +390,7 @@ void PacketModel::State::start(const Injection& in) {
 void PacketModel::State::route(Message& m) {
   m.routed = true;
   network->path_into(m.src, m.dst, m.path);
+  m.alt.clear();
   if (options.routing == Routing::kMinimal || dragonfly == nullptr) {
     return;
   }
@@ -401,15 +405,21 @@ void PacketModel::State::route(Message& m) {
   scratch.insert(scratch.begin(), m.path.front());
   scratch.push_back(m.path.back());
   if (options.routing == Routing::kUgal) {
-    // UGAL-L: the minimal path unless its first network link's queue times its hops exceeds the
-    // Valiant path's; ties go minimal.
-    const std::uint64_t min_cost = occupancy(m.path[1]) * Network::hops(m.path);
-    const std::uint64_t val_cost = occupancy(scratch[1]) * Network::hops(scratch);
-    if (val_cost >= min_cost) {
-      return;
-    }
+    m.alt.swap(scratch);  // forward() chooses per packet
+  } else {
+    m.path.swap(scratch);
   }
-  m.path.swap(scratch);
+}
+
+bool PacketModel::State::take_valiant(Message& m) {
+  // UGAL-L at the packet's departure: the minimal path unless its first router-to-router link's
+  // queue times its hops exceeds the Valiant path's; ties go minimal.
+  if (m.alt.empty()) {
+    return false;
+  }
+  const std::uint64_t min_cost = occupancy(m.path[1]) * Network::hops(m.path);
+  const std::uint64_t val_cost = occupancy(m.alt[1]) * Network::hops(m.alt);
+  return val_cost < min_cost;
 }
 
 void PacketModel::State::try_request(std::uint32_t q) {
@@ -438,7 +448,8 @@ void PacketModel::State::try_request(std::uint32_t q) {
       return;  // its kHead event asks again
     }
     const Message& m = messages[p.msg];
-    port = p.hop + 1U < m.path.size() ? m.path[p.hop + 1U] : rx_base + m.dst;
+    const std::vector<topo::LinkId>& path = p.alt ? m.alt : m.path;
+    port = p.hop + 1U < path.size() ? path[p.hop + 1U] : rx_base + m.dst;
   }
   requesting[q] = 1;
   requesters[port].push_back(q);
@@ -508,6 +519,7 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     packets[p] = Packet{};
     packets[p].msg = id;
     packets[p].bytes = bytes;
+    packets[p].alt = take_valiant(m);
     const std::uint64_t wire = link_ser(port, bytes);
     const std::uint64_t ser = std::max(wire, bytes * gap_per_byte_ps);
     tail = s + ser;

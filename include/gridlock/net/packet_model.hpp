@@ -28,11 +28,12 @@
 
 namespace gridlock::net {
 
-/// How the packet model routes a message (chosen per message, when its first packet leaves).
+/// How the packet model routes a message (chosen when its first packet leaves; UGAL chooses per
+/// packet between the message's minimal path and one Valiant path).
 enum class Routing : std::uint8_t {
   kMinimal,  ///< The topology's route (torus DOR, dragonfly minimal, fat tree up/down).
   kValiant,  ///< Dragonfly only: minimal to a random intermediate group, then minimal.
-  kUgal,     ///< Dragonfly only: minimal or one random Valiant path, by queue length x hops.
+  kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
 };
 
 /// `minimal`, `valiant` or `ugal`.

@@ -259,6 +259,30 @@ TEST(PacketModel, CongestionControlShieldsTheVictim) {
   EXPECT_EQ(controlled.stats().messages, 9U);
 }
 
+TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
+  // Group 0's eight nodes each send 256 kB to a node of group 1: minimal routing puts them all on
+  // the one global link between the two groups (4.7 GB/s); Valiant spreads them over seven
+  // intermediate groups, and UGAL turns to Valiant paths once the minimal one queues up.
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8 + i, 262'145});
+  }
+  std::uint64_t last[3] = {0, 0, 0};
+  for (const Routing routing : {Routing::kMinimal, Routing::kValiant, Routing::kUgal}) {
+    PacketOptions o;
+    o.routing = routing;
+    PacketModel model(network, o);
+    for (const std::uint64_t t : deliveries(model, m, bare(), 72)) {
+      last[static_cast<int>(routing)] = std::max(last[static_cast<int>(routing)], t);
+    }
+  }
+  // Minimal: 8 x 256 kB through one 4.7 GB/s link, 446 us at least.
+  EXPECT_GE(last[0], static_cast<std::uint64_t>(8 * 262'144 / 4.7e-3));
+  EXPECT_LT(last[1] * 2, last[0]) << "valiant";
+  EXPECT_LT(last[2] * 2, last[0]) << "ugal";
+}
+
 // An all-to-all of 4 kB among `ranks` ranks of the 72-node dragonfly through the engine.
 sim::SimResult run_alltoall(Model& model, std::uint32_t ranks) {
   const sim::Schedule schedule = sim::generate("alltoall(algo=linear, size=4KiB)", ranks, 1);
