@@ -248,6 +248,12 @@ struct PacketModel::State {
   std::uint32_t free_messages = kNone;
 
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  // Heads crossing a router-to-router link arrive now + hop latency, one constant: in the order
+  // they were scheduled. They wait in this ring, not the heap (most events, and the heap's pops
+  // were most of the time); the earlier of its front and the heap's top runs next.
+  std::vector<Event> hops_ring = std::vector<Event>(64);
+  std::size_t ring_first = 0;
+  std::size_t ring_count = 0;
   std::uint64_t event_seq = 0;
   std::priority_queue<Injection, std::vector<Injection>, std::greater<>> injections;
   std::uint64_t injection_seq = 0;
@@ -261,6 +267,44 @@ struct PacketModel::State {
 
   void schedule(std::uint64_t time, Kind kind, std::uint32_t id) {
     events.push(Event{time, (event_seq++ << 32U) | (static_cast<std::uint64_t>(kind) << 30U) | id});
+  }
+
+  // A kHead at now + hop latency (see hops_ring).
+  void schedule_hop(std::uint64_t time, std::uint32_t id) {
+    if (ring_count == hops_ring.size()) {
+      std::vector<Event> grown(2 * hops_ring.size());
+      for (std::size_t i = 0; i < ring_count; ++i) {
+        grown[i] = hops_ring[(ring_first + i) % hops_ring.size()];
+      }
+      hops_ring.swap(grown);
+      ring_first = 0;
+    }
+    hops_ring[(ring_first + ring_count) % hops_ring.size()] =
+        Event{time, (event_seq++ << 32U) | (static_cast<std::uint64_t>(kHead) << 30U) | id};
+    ++ring_count;
+  }
+
+  // The next event (time kNetIdle: none), and taking it.
+  [[nodiscard]] const Event* peek() const {
+    const Event* heap = events.empty() ? nullptr : &events.top();
+    const Event* ring = ring_count == 0 ? nullptr : &hops_ring[ring_first];
+    if (heap == nullptr) {
+      return ring;
+    }
+    if (ring == nullptr) {
+      return heap;
+    }
+    return *ring > *heap ? heap : ring;
+  }
+  Event pop(const Event* e) {
+    const Event copy = *e;
+    if (ring_count > 0 && e == &hops_ring[ring_first]) {
+      ring_first = ring_first + 1 == hops_ring.size() ? 0 : ring_first + 1;
+      --ring_count;
+    } else {
+      events.pop();
+    }
+    return copy;
   }
 
   void deliver(std::uint64_t time, std::uint64_t token, std::uint32_t dst) {
@@ -475,9 +519,8 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
     return;
   }
   const auto n = static_cast<std::uint32_t>(waiting.size());
-  const std::uint32_t first = rr[port] % n;
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const std::uint32_t i = (first + k) % n;
+  std::uint32_t i = rr[port] < n ? rr[port] : 0;
+  for (std::uint32_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
     const std::uint32_t q = waiting[i];
     std::uint32_t vc = 0;
     if (port < rx_base && q < src_base) {
@@ -575,7 +618,7 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     }
     q_tail[d] = p;
     if (pk.head > now) {
-      schedule(pk.head, kHead, d);
+      schedule_hop(pk.head, d);
     } else {
       // No latency (a terminal link): ask at once rather than through the heap, a third of the
       // events otherwise. The recursion follows the packet along its path, no deeper.
@@ -730,8 +773,8 @@ void PacketModel::inject(std::uint64_t time_ps, std::uint32_t src, std::uint32_t
 std::uint64_t PacketModel::next_time() {
   const State& s = *state_;
   std::uint64_t t = s.injections.empty() ? sim::kNetIdle : s.injections.top().time;
-  if (!s.events.empty()) {
-    t = std::min(t, s.events.top().time);
+  if (const State::Event* e = s.peek(); e != nullptr) {
+    t = std::min(t, e->time);
   }
   return t;
 }
@@ -746,9 +789,8 @@ void PacketModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& 
     s.injections.pop();
     s.start(in);
   }
-  while (!s.events.empty() && s.events.top().time <= time_ps) {
-    const State::Event e = s.events.top();
-    s.events.pop();
+  for (const State::Event* next = s.peek(); next != nullptr && next->time <= time_ps; next = s.peek()) {
+    const State::Event e = s.pop(next);
     s.process(e);
   }
   s.out = nullptr;
