@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/flow_model.hpp"
 #include "gridlock/net/network.hpp"
@@ -281,6 +282,51 @@ TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   EXPECT_GE(last[0], static_cast<std::uint64_t>(8 * 262'144 / 4.7e-3));
   EXPECT_LT(last[1] * 2, last[0]) << "valiant";
   EXPECT_LT(last[2] * 2, last[0]) << "ugal";
+}
+
+TEST(PacketModel, RandomTrafficIsDeliveredOnceAndNeverBeforeItsIdleTime) {
+  // Random messages (0 B to 40 kB, random senders, receivers and times) on each topology kind
+  // with random packet and buffer sizes, one rank per node and then two: every message is delivered exactly
+  // once (deliveries() checks), never before its idle time t + L + (s-1)G + hops x hop latency, and the links
+  // carry exactly s-1 bytes per message and link of its (minimal) path.
+  NetworkParams np;
+  np.hop_latency_ps = 50'000;
+  Rng rng(7);
+  for (const char* spec : {"dragonfly:g=5,a=2,p=2,h=2", "torus:4x2x2,npr=1", "fattree:4x4,taper=2"}) {
+    std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
+    for (std::uint32_t per_node = 1; per_node <= 2; ++per_node) {
+      const auto ranks = static_cast<std::uint32_t>(topology->nodes().size()) * per_node;
+      const auto network =
+          std::make_shared<Network>(topology, identity_placement(*topology, ranks, per_node), np);
+      PacketOptions o;
+      o.packet_bytes = static_cast<std::uint32_t>(64 + uniform_below(rng, 4096));
+      o.buffer_bytes = o.packet_bytes * static_cast<std::uint32_t>(1 + uniform_below(rng, 8));
+      PacketModel model(network, o);
+      sim::LogGOPSParams params;
+      params.gap_per_byte = sim::SimTime{uniform_below(rng, 200)};
+      std::vector<Message> m;
+      m.reserve(300);
+      for (int i = 0; i < 300; ++i) {
+        m.push_back({uniform_below(rng, 20'000'000), static_cast<std::uint32_t>(uniform_below(rng, ranks)),
+                     static_cast<std::uint32_t>(uniform_below(rng, ranks)), uniform_below(rng, 40'000)});
+      }
+      const auto at = deliveries(model, m, params, ranks);
+      std::vector<double> expected_bytes(topology->links().size(), 0);
+      std::vector<topo::LinkId> path;
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        network->path_into(m[i].src, m[i].dst, path);
+        const std::uint64_t carried = m[i].bytes > 1 ? m[i].bytes - 1 : 0;
+        const std::uint64_t idle = m[i].time_ps + params.latency.ps + carried * params.gap_per_byte.ps +
+                                   Network::hops(path) * np.hop_latency_ps;
+        EXPECT_GE(at[i], idle) << spec << " message " << i;
+        for (const topo::LinkId l : path) {
+          expected_bytes[l] += static_cast<double>(carried);
+        }
+      }
+      EXPECT_EQ(model.stats().link_bytes, expected_bytes) << spec;
+      EXPECT_EQ(model.stats().messages, m.size());
+    }
+  }
 }
 
 // An all-to-all of 4 kB among `ranks` ranks of the 72-node dragonfly through the engine.
