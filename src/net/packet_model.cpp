@@ -204,7 +204,8 @@ struct PacketModel::State {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   // Heads crossing a router-to-router link arrive now + hop latency, one constant: in the order
   // they were scheduled. They wait in this ring, not the heap (most events, and the heap's pops
-  // were most of the time); the earlier of its front and the heap's top runs next.
+  // were most of the time); the earlier of its front and the heap's top runs next. A ring rather
+  // than std::deque, which allocates and frees a block every few hundred events.
   std::vector<Event> hops_ring = std::vector<Event>(64);
   std::size_t ring_first = 0;
   std::size_t ring_count = 0;
@@ -238,7 +239,7 @@ struct PacketModel::State {
     ++ring_count;
   }
 
-  // The next event (time kNetIdle: none), and taking it.
+  // The next event (nullptr: none), and taking it.
   [[nodiscard]] const Event* peek() const {
     const Event* heap = events.empty() ? nullptr : &events.top();
     const Event* ring = ring_count == 0 ? nullptr : &hops_ring[ring_first];
