@@ -76,6 +76,7 @@ struct SimArgs {
   std::string placement = "identity";
   std::uint32_t ranks_per_node = 1;
   std::string hop_latency = "0";
+  bool network_given = false;  // --network was on the command line (an empty spec is an error)
 };
 
 struct SchedgenArgs {
@@ -129,6 +130,13 @@ NetworkRun prepare_network_run(const SimArgs& a) {
   NetworkRun run;
   run.kind = net::parse_model_kind(a.net_model);
   run.params.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  // A bound far above any router (100 ns) keeps hops x latency and the times after it inside the
+  // engine's 64-bit picoseconds: the flow model adds them without an overflow check.
+  constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
+  if (run.params.hop_latency_ps > kMaxHopLatencyPs) {
+    throw InputError(
+        fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", a.hop_latency));
+  }
   run.placement.spec = net::parse_placement_spec(a.placement);
   run.placement.ranks_per_node = a.ranks_per_node;
   run.placement.seed = a.seed;
@@ -279,6 +287,10 @@ void run_sim(const SimArgs& a) {
     check_writable(a.timeline);
   }
   const noise::NoiseSpec spec = noise_spec_of(a);
+  if (a.network_given && a.network.empty()) {
+    throw InputError(
+        "--network '': give a topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2 (docs/topologies.md)");
+  }
   if (a.replicas_given && !a.network.empty()) {
     throw InputError(
         "--network is for single runs, not --replicas: simulate one scale on the network at a time "
@@ -511,6 +523,7 @@ void add_sim_commands(CLI::App& app) {
   }
   sim_cmd->callback([sim_args, sim_cmd] {
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
+    sim_args->network_given = sim_cmd->count("--network") > 0;
     run_sim(*sim_args);
   });
 

@@ -34,9 +34,9 @@ PlacementSpec parse_placement_spec(std::string_view text, std::string_view what)
 Placement rankfile_placement(const topo::Topology& topology, std::uint32_t ranks, std::string_view text,
                              std::string_view where) {
   const std::vector<topo::Node>& nodes = topology.nodes();
-  if (nodes.size() > mapping::kMaxAllocationNodes) {
-    throw InputError(fmt::format("{}: {} has {} nodes; a rankfile placement takes networks of at most {}",
-                                 where, topology.spec(), nodes.size(), mapping::kMaxAllocationNodes));
+  if (nodes.empty() || nodes.size() > mapping::kMaxAllocationNodes) {
+    throw InputError(fmt::format("{}: {} has {} nodes; a rankfile placement takes networks of 1 to {}", where,
+                                 topology.spec(), nodes.size(), mapping::kMaxAllocationNodes));
   }
   std::vector<std::string> names;
   names.reserve(nodes.size());
@@ -55,8 +55,11 @@ Placement rankfile_placement(const topo::Topology& topology, std::uint32_t ranks
     cores = mapping::read_rankfile(text, allocation, where);
   } catch (const InputError& e) {
     // The allocation is the whole network here: say what its nodes are called.
-    throw InputError(fmt::format("{} (the nodes of {} are {} .. {})", e.what(), topology.spec(),
-                                 nodes.front().name, nodes.back().name));
+    // Messages of the placement checks do not name the file.
+    const std::string_view what = e.what();
+    throw InputError(fmt::format("{}{} (the nodes of {} are {} .. {})",
+                                 what.starts_with(where) ? "" : fmt::format("{}: ", where), what,
+                                 topology.spec(), nodes.front().name, nodes.back().name));
   }
   if (cores.size() != ranks) {
     throw InputError(fmt::format(

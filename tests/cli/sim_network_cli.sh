@@ -79,6 +79,9 @@ PY
     expect 2 "bad:2: host 'nid00001' is not in the allocation.* are n00000 \.\. n00071" -- \
       "$G" sim "$TMP/a2a.goal" -q --network "$DF" --placement "rankfile:$TMP/bad"
     printf 'rank 0=n00000 slot=0\nrank 1=n00001 slot=0\n' >"$TMP/short"
+    printf 'rank 0=n00000 slot=0\nrank 1=n00000 slot=0\n' >"$TMP/twice"
+    expect 2 "twice: tasks 0 and 1 are both placed on core 0" -- \
+      "$G" sim -q --program 'alltoall(size=8B)' --ranks 2 --network "$DF" --placement "rankfile:$TMP/twice"
     expect 2 "short places 2 ranks \(0\.\.1\), the schedule has 16" -- \
       "$G" sim "$TMP/a2a.goal" -q --network "$DF" --placement "rankfile:$TMP/short" ;;
   bad_model)
@@ -88,6 +91,8 @@ PY
     expect 2 "dragonfly needs g >= 2" -- "$G" sim "$TMP/a2a.goal" -q --network "dragonfly:g=1"
     expect 2 "--placement 'hops': give identity" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --placement hops
     expect 2 "--hop-latency '100': a unit is required" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --hop-latency 100
+    expect 2 "--hop-latency 2s: at most 1 s per hop" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --hop-latency 2s
+    expect 2 "--network '': give a topology spec" -- "$G" sim "$TMP/a2a.goal" -q --network ""
     expect 2 "--placement requires --network" -- "$G" sim "$TMP/a2a.goal" -q --placement random
     expect 2 "--network is for single runs, not --replicas" -- \
       "$G" sim -q --program barrier --ranks 4 --replicas 2 --noise-periodic 1000Hz:100us --network "$DF" ;;
