@@ -68,15 +68,15 @@ struct SimArgs {
   bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
   SimModelText model;
   bool per_rank = false;
+  bool network_given = false;        // --network was on the command line (an empty spec is an error)
+  std::uint32_t ranks_per_node = 1;  // --network: identity and random placements
   std::string json;
   std::string timeline;
   // --network and the options that go with it (docs/network-models.md, "Using the models").
   std::string network;
   std::string net_model = "flow";
   std::string placement = "identity";
-  std::uint32_t ranks_per_node = 1;
   std::string hop_latency = "0";
-  bool network_given = false;  // --network was on the command line (an empty spec is an error)
 };
 
 struct SchedgenArgs {
