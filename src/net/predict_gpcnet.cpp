@@ -542,15 +542,17 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
 
     // Loaded: the canaries start after the congestors' warm-up; every congestor must still run
     // when the last canary iteration ends, else the run is repeated with longer congestors.
-    double factor = kFirstLoadedFactor;
+    // Per congestor, its iteration time under load (the calibrated one until a loaded run says
+    // more), and the time the congestors must cover.
+    std::vector<double> loaded_iteration_ps = iteration_ps;
+    double target_ps =
+        static_cast<double>(warmup_ps) + kFirstLoadedFactor * static_cast<double>(iso.canary_end_ps);
     shape.canary_delay = sim::SimTime{warmup_ps};
     for (int attempt = 1;; ++attempt) {
       shape.congestor_iterations.clear();
-      const double target_ps =
-          static_cast<double>(warmup_ps) + factor * static_cast<double>(iso.canary_end_ps);
       for (std::size_t t = 0; t < types.size(); ++t) {
         shape.congestor_iterations.push_back(
-            static_cast<std::uint64_t>(std::ceil(target_ps / iteration_ps[t])) + 1);
+            static_cast<std::uint64_t>(std::ceil(target_ps / loaded_iteration_ps[t])) + 1);
       }
       const auto built = build_gpcnet_schedule(layout, shape);
       const RunResult run = run_schedule(built, network, options);
@@ -605,9 +607,20 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
         }
         break;
       }
-      const double ran = static_cast<double>(congestors_end - std::min(congestors_end, warmup_ps));
-      const double needed = static_cast<double>(run.canary_end_ps - warmup_ps);
-      factor *= std::max(2.0, 1.5 * needed / std::max(ran, 1.0));
+      // Too short: the congestors ran slower beside the canaries than alone. Take each one's
+      // iteration time from this run and cover the canaries' loaded time with a margin.
+      for (std::size_t t = 0; t < types.size(); ++t) {
+        std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
+        for (const auto& slice : layout.slices[t + 1]) {
+          for (const auto r : slice) {
+            end = std::min(end, run.finish[r].ps);
+          }
+        }
+        loaded_iteration_ps[t] =
+            std::max(loaded_iteration_ps[t],
+                     static_cast<double>(end) / static_cast<double>(shape.congestor_iterations[t]));
+      }
+      target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
     }
   }
   report.phases = {std::move(isolated), std::move(loaded)};
