@@ -500,6 +500,7 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
   // which the loaded runs size them (GOAL has no "until the canaries finish").
   const auto types = gpcnet_congestors();
   std::vector<double> iteration_ps(types.size(), 0);
+  double slowest_iteration = 1;
   {
     ScheduleShape shape;
     shape.canaries = false;
@@ -507,13 +508,18 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
     const auto built = build_gpcnet_schedule(layout, shape);
     const RunResult run = run_schedule(built, network, options);
     for (std::size_t t = 0; t < types.size(); ++t) {
-      std::uint64_t end = 0;
+      // The fastest rank of a type ends first, so its pace sizes the loaded runs; the slowest
+      // one's sets the warm-up.
+      std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+      std::uint64_t last = 0;
       for (const auto& slice : layout.slices[t + 1]) {
         for (const auto r : slice) {
-          end = std::max(end, run.finish[r].ps);
+          first = std::min(first, run.finish[r].ps);
+          last = std::max(last, run.finish[r].ps);
         }
       }
-      iteration_ps[t] = std::max(1.0, static_cast<double>(end) / kCalibrationIterations);
+      iteration_ps[t] = std::max(1.0, static_cast<double>(first) / kCalibrationIterations);
+      slowest_iteration = std::max(slowest_iteration, static_cast<double>(last) / kCalibrationIterations);
     }
     say(fmt::format("calibration: congestor iteration a2a {}, p2p-incast {}, rma-incast {}, rma-bcast {}",
                     time_text(static_cast<std::uint64_t>(iteration_ps[0])),
@@ -521,7 +527,6 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
                     time_text(static_cast<std::uint64_t>(iteration_ps[2])),
                     time_text(static_cast<std::uint64_t>(iteration_ps[3]))));
   }
-  const double slowest_iteration = *std::max_element(iteration_ps.begin(), iteration_ps.end());
   const auto warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
 
   bench::PhaseResult isolated{"isolated", {}, {}};
@@ -607,8 +612,9 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
         }
         break;
       }
-      // Too short: the congestors ran slower beside the canaries than alone. Take each one's
-      // iteration time from this run and cover the canaries' loaded time with a margin.
+      // Too short: the calibration (congestors alone, all starting at once) misjudged their pace
+      // beside the canaries. Take each one's iteration time from this run and cover the
+      // canaries' loaded time with a margin.
       for (std::size_t t = 0; t < types.size(); ++t) {
         std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
         for (const auto& slice : layout.slices[t + 1]) {
@@ -616,9 +622,9 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
             end = std::min(end, run.finish[r].ps);
           }
         }
+        // The fastest rank of the type ends first: its rate sizes the next run.
         loaded_iteration_ps[t] =
-            std::max(loaded_iteration_ps[t],
-                     static_cast<double>(end) / static_cast<double>(shape.congestor_iterations[t]));
+            std::max(1.0, static_cast<double>(end) / static_cast<double>(shape.congestor_iterations[t]));
       }
       target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
     }
