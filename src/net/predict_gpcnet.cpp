@@ -53,7 +53,7 @@ constexpr double kWarmupIterations = 4;
 // The loaded canaries are first assumed to take this many times their isolated time; a run whose
 // congestors end too early is repeated with longer ones. Every congestor iteration beyond the
 // canaries' end is simulated for nothing (the engine has no "stop when these ranks are done").
-constexpr double kFirstLoadedFactor = 1.5;
+constexpr double kFirstLoadedFactor = 2.0;
 constexpr int kMaxLoadedAttempts = 4;
 
 void require_all(sim::ScheduleBuilder& b, std::uint32_t op, const std::vector<std::uint32_t>& after) {

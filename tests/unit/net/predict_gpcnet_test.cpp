@@ -118,26 +118,35 @@ TEST(PredictGpcnet, ImpactIsOneWhereNothingCongests) {
 }
 
 TEST(PredictGpcnet, IncastCongestsAContendedNetwork) {
-  // The default link rates (slower than the NIC on global links): the loaded BW+Sync canary
-  // cannot be faster than the isolated one.
+  // The default link rates (slower than the NIC on global links): congestion can only slow the
+  // canaries down.
   GpcnetOptions options;
   options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
   options.seed = 5;
   options.iterations = 4;
   options.rings = 2;
   const bench::Report report = predict_gpcnet(options);
-  for (const auto& row : bench::congestion_impacts(report)) {
+  const auto impacts = bench::congestion_impacts(report);
+  ASSERT_EQ(impacts.size(), 3U);
+  for (const auto& row : impacts) {
     EXPECT_GE(row.mean, 0.99) << row.key;
   }
+  // The canary rings share the 4.7 GB/s global links with the all-to-all (1.28 when written).
+  EXPECT_EQ(impacts[1].key, "rr_two_sided_bw_sync");
+  EXPECT_GT(impacts[1].mean, 1.1);
 }
 
 TEST(PredictGpcnet, UnknownModelIsRefused) {
   GpcnetOptions options;
   options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
   options.model = ModelKind::kPacket;
+  options.iterations = 2;
+  options.rings = 1;
   // Until the packet model lands it is refused before any work; afterwards it runs.
   try {
-    (void)predict_gpcnet(options);
+    const bench::Report report = predict_gpcnet(options);
+    EXPECT_EQ(bench::congestion_impacts(report).size(), 3U);
+    EXPECT_EQ(report.context["net_model"], "packet");
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("packet"), std::string::npos);
   }
