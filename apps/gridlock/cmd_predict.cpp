@@ -1,5 +1,6 @@
 // `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network
 // (gridlock::net::predict_gpcnet; docs/predict.md). Parses, calls the library, prints the tables.
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "gridlock/bench/results.hpp"
 #include "gridlock/bench/results_json.hpp"
+#include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
@@ -27,10 +29,21 @@ struct PredictGpcnetArgs {
   std::uint32_t iterations = 0;
   std::uint32_t rings = 4;
   std::string hop_latency = "100ns";
+  std::string routing = "minimal";
+  bool congestion_control = false;
+  std::string packet_size = "2KiB";
+  std::string buffer = "32KiB";
   sim::LogGOPSText loggops;
   std::string json;
   bool quiet = false;
 };
+
+std::uint32_t to_u32(std::uint64_t value, const char* option) {
+  if (value > 0xFFFFFFFFU) {
+    throw InputError(fmt::format("{} {} bytes: at most 4 GiB", option, value));
+  }
+  return static_cast<std::uint32_t>(value);
+}
 
 void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   net::GpcnetOptions options;
@@ -41,6 +54,10 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   options.iterations = a.iterations;
   options.rings = a.rings;
   options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  options.packet.routing = net::parse_routing(a.routing);
+  options.packet.congestion_control = a.congestion_control;
+  options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
+  options.packet.buffer_bytes = to_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
   options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
@@ -80,6 +97,14 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--rings", args->rings, "Random rings of the ring canaries (GPCNeT: 30)")
       ->capture_default_str();
   cmd->add_option("--hop-latency", args->hop_latency, "Latency of each router-to-router hop")
+      ->capture_default_str();
+  cmd->add_option("--routing", args->routing, "Packet model: minimal, valiant or ugal (dragonfly)")
+      ->capture_default_str();
+  cmd->add_flag("--congestion-control", args->congestion_control,
+                "Packet model: endpoint congestion control (docs/network-models.md)");
+  cmd->add_option("--packet-size", args->packet_size, "Packet model: payload bytes per packet")
+      ->capture_default_str();
+  cmd->add_option("--buffer", args->buffer, "Packet model: buffer per input port and virtual channel")
       ->capture_default_str();
   cmd->add_option("-L", args->loggops.latency, "LogGOPS L (default 0.5us)");
   cmd->add_option("-o", args->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");

@@ -22,6 +22,12 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/net/flow_model.hpp"
+#include "gridlock/net/model.hpp"
+#include "gridlock/net/network.hpp"
+#include "gridlock/net/placement_spec.hpp"
+#include "gridlock/net/report.hpp"
+#include "gridlock/net/report_json.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
@@ -35,6 +41,7 @@
 #include "gridlock/sim/run_report_json.hpp"
 #include "gridlock/sim/schedule_info.hpp"
 #include "gridlock/sim/schedule_info_json.hpp"
+#include "gridlock/topo/spec.hpp"
 #include "gridlock/trace/from_trace.hpp"
 #include "gridlock/trace/otf2_reader.hpp"
 #include "noise_options.hpp"
@@ -61,8 +68,15 @@ struct SimArgs {
   bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
   SimModelText model;
   bool per_rank = false;
+  bool network_given = false;        // --network was on the command line (an empty spec is an error)
+  std::uint32_t ranks_per_node = 1;  // --network: identity and random placements
   std::string json;
   std::string timeline;
+  // --network and the options that go with it (docs/network-models.md, "Using the models").
+  std::string network;
+  std::string net_model = "flow";
+  std::string placement = "identity";
+  std::string hop_latency = "0";
 };
 
 struct SchedgenArgs {
@@ -85,6 +99,58 @@ struct InfoArgs {
 };
 
 using sim::kNoiseSeedStream;
+
+// Until the packet model is merged: the lead replaces this and make_network_model with the
+// factory (net/factory.hpp, net::make_model) then.
+void check_model_built(net::ModelKind kind) {
+  if (kind == net::ModelKind::kPacket) {
+    throw InputError("--net-model packet: the packet model is not built yet; give --net-model flow");
+  }
+}
+
+// The model a run on --network simulates.
+std::unique_ptr<net::Model> make_network_model(net::ModelKind kind,
+                                               std::shared_ptr<const net::Network> network) {
+  check_model_built(kind);
+  return std::make_unique<net::FlowModel>(std::move(network));
+}
+
+// A run on a simulated network: what --network and its options set up. Everything but the
+// placement (which needs the schedule's rank count) is checked before the schedule is read.
+struct NetworkRun {
+  net::ModelKind kind = net::ModelKind::kFlow;
+  net::NetworkParams params;
+  net::PlacementChoice placement;
+  std::shared_ptr<const topo::Topology> topology;
+  std::shared_ptr<const net::Network> network;
+  std::unique_ptr<net::Model> model;
+};
+
+NetworkRun prepare_network_run(const SimArgs& a) {
+  NetworkRun run;
+  run.kind = net::parse_model_kind(a.net_model);
+  run.params.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  // A bound far above any router (100 ns) keeps hops x latency and the times after it inside the
+  // engine's 64-bit picoseconds: the flow model adds them without an overflow check.
+  constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
+  if (run.params.hop_latency_ps > kMaxHopLatencyPs) {
+    throw InputError(
+        fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", a.hop_latency));
+  }
+  run.placement.spec = net::parse_placement_spec(a.placement);
+  run.placement.ranks_per_node = a.ranks_per_node;
+  run.placement.seed = a.seed;
+  check_model_built(run.kind);
+  run.topology = topo::make_topology(a.network);
+  return run;
+}
+
+void place_network_run(NetworkRun& run, std::uint32_t ranks) {
+  net::Placement placement = net::make_placement(*run.topology, ranks, run.placement.spec,
+                                                 run.placement.ranks_per_node, run.placement.seed);
+  run.network = std::make_shared<const net::Network>(run.topology, std::move(placement), run.params);
+  run.model = make_network_model(run.kind, run.network);
+}
 
 noise::NoiseSpec noise_spec_of(const SimArgs& a) {
   noise::NoiseSpec spec = noise_spec_from(a.noise);
@@ -221,6 +287,19 @@ void run_sim(const SimArgs& a) {
     check_writable(a.timeline);
   }
   const noise::NoiseSpec spec = noise_spec_of(a);
+  if (a.network_given && a.network.empty()) {
+    throw InputError(
+        "--network '': give a topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2 (docs/topologies.md)");
+  }
+  if (a.replicas_given && !a.network.empty()) {
+    throw InputError(
+        "--network is for single runs, not --replicas: simulate one scale on the network at a time "
+        "(leave out --replicas)");
+  }
+  std::optional<NetworkRun> network_run;
+  if (!a.network.empty()) {
+    network_run = prepare_network_run(a);
+  }
   if (a.replicas_given) {
     run_replica_study(a, options, spec, model.network_scale);
     return;
@@ -267,6 +346,10 @@ void run_sim(const SimArgs& a) {
     // One more than the limit, so that a longer timeline (which the engine would cut) is told apart.
     options.max_timeline_slices = sim::kMaxTimelineSlices + 1;
   }
+  if (network_run.has_value()) {
+    place_network_run(*network_run, schedule.num_ranks());
+    options.network = network_run->model.get();
+  }
   sim::SimResult result = sim::simulate(schedule, options);
   if (!result.complete && !a.schedule.empty()) {
     sim::describe_stuck_ops(result, sim::load_schedule(a.schedule));
@@ -287,8 +370,22 @@ void run_sim(const SimArgs& a) {
     info.noise = sim::RunNoise{spec, &pattern, a.noise.cosched, options.noise_rule};
   }
   const Json context = sim::run_context(info);
+  std::optional<net::NetReport> net_report;
+  std::string net_description;
+  if (network_run.has_value()) {
+    net_report =
+        net::make_net_report(*network_run->network, network_run->model->stats(), result.max_finish.ps);
+    net_description = fmt::format("{}, hop latency {}", network_run->model->describe(),
+                                  format_time_ps(network_run->network->params().hop_latency_ps));
+  }
   if (!a.json.empty()) {
-    sim::write_run_json(a.json, context, result, a.per_rank);
+    if (net_report.has_value()) {
+      net::write_run_json(
+          a.json, context, result, a.per_rank,
+          net::network_json(*network_run->network, network_run->placement, net_description, *net_report));
+    } else {
+      sim::write_run_json(a.json, context, result, a.per_rank);
+    }
   }
   if (!result.complete) {
     throw InputError(sim::stuck_report(result));
@@ -297,6 +394,9 @@ void run_sim(const SimArgs& a) {
     sim::write_timeline(a.timeline, result, schedule.num_ranks(), context);
   }
   sim::print_run(stdout, info, result, a.per_rank);
+  if (net_report.has_value()) {
+    net::print_net_report(stdout, *net_report, net_description);
+  }
 }
 
 void run_schedgen(const SchedgenArgs& a) {
@@ -394,13 +494,36 @@ void add_sim_commands(CLI::App& app) {
   output_file(sim_cmd->get_option("--json"));
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
   output_file(sim_cmd->get_option("--timeline"));
+  sim_cmd->add_option("--network", sim_args->network,
+                      "Simulate on this network (a topology spec as `gridlock topo` takes it, e.g. "
+                      "dragonfly:g=9,a=4,p=2,h=2): messages share links (docs/network-models.md)");
+  sim_cmd
+      ->add_option("--net-model", sim_args->net_model, "With --network: flow (max-min fair flows) or packet")
+      ->capture_default_str();
+  sim_cmd
+      ->add_option("--placement", sim_args->placement,
+                   "With --network: identity, random (nodes shuffled with --seed) or rankfile:FILE")
+      ->capture_default_str();
+  sim_cmd
+      ->add_option("--ranks-per-node", sim_args->ranks_per_node,
+                   "With --network and an identity or random placement: ranks on each node")
+      ->check(CLI::Range(1U, 4096U))
+      ->capture_default_str();
+  sim_cmd
+      ->add_option("--hop-latency", sim_args->hop_latency,
+                   "With --network: latency of each router-to-router hop, e.g. 100ns")
+      ->capture_default_str();
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--csv")->needs("--replicas");
   sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
+  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency"}) {
+    sim_cmd->get_option(name)->needs("--network");
+  }
   sim_cmd->callback([sim_args, sim_cmd] {
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
+    sim_args->network_given = sim_cmd->count("--network") > 0;
     run_sim(*sim_args);
   });
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/indexed_heap.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/sim/engine.hpp"
 
@@ -44,18 +45,7 @@ struct FlowModel::State {
     std::uint64_t tail_ps = 0;  // L + hops * hop latency: from the last byte sent to delivered
     std::uint64_t token = 0;
     std::uint32_t dst = 0;
-    std::uint32_t version = 0;      // invalidates heap entries of an older rate
-    std::uint32_t links_begin = 0;  // into flow_links / flow_pos
-    std::uint32_t links_count = 0;
-    std::uint32_t seen = 0;  // component search stamp
-    bool frozen = false;     // filling: rate fixed
     bool active = false;
-  };
-  struct Finish {
-    std::uint64_t time;
-    std::uint32_t flow;
-    std::uint32_t version;
-    bool operator>(const Finish& o) const noexcept { return time != o.time ? time > o.time : flow > o.flow; }
   };
   struct Injection {
     std::uint64_t time;
@@ -67,10 +57,11 @@ struct FlowModel::State {
     bool operator>(const Injection& o) const noexcept { return time != o.time ? time > o.time : seq > o.seq; }
   };
   struct Share {
-    double share;
+    double share;  // a lower bound of the link's fair share (see recompute)
     topo::LinkId link;
-    std::uint32_t stamp;
-    bool operator>(const Share& o) const noexcept { return share > o.share; }
+    bool operator>(const Share& o) const noexcept {
+      return share != o.share ? share > o.share : link > o.link;
+    }
   };
 
   std::uint64_t latency_ps = 0;
@@ -82,18 +73,22 @@ struct FlowModel::State {
 
   std::vector<Flow> flows;
   std::vector<std::uint32_t> free_flows;
-  // A flow's links live in a slab per flow id, reused with the id: [links_begin, +links_count).
+  // A flow's links: slab(id) .. slab(id) + flow_nlinks[id] (see restride()).
   std::vector<topo::LinkId> flow_links;
-  std::vector<std::uint32_t> flow_pos;                 // position of the flow in link_flows[link]
-  std::vector<std::uint32_t> slab_capacity;            // per flow id: links its slab can hold
+  std::vector<std::uint32_t> flow_pos;     // position of the flow in link_flows[link]
+  std::vector<std::uint32_t> flow_nlinks;  // links per flow
+  std::uint32_t stride = 8;
   std::vector<std::vector<std::uint32_t>> link_flows;  // active flows per link
-  std::vector<std::uint32_t> link_seen;                // component search stamp per link
-  std::vector<double> link_residual;                   // filling
-  std::vector<std::uint32_t> link_unfrozen;            // filling
-  std::vector<std::uint32_t> link_stamp;               // filling heap validity
-  std::uint32_t search = 0;
+  // Per flow, compact (the BFS and the filling test it for every flow on every link they visit):
+  // 2 * search once the current search reached the flow, 2 * search + 1 once its rate is fixed.
+  std::vector<std::uint64_t> flow_mark;
+  std::vector<std::uint64_t> link_seen;      // component search stamp per link
+  std::vector<double> link_residual;         // filling
+  std::vector<std::uint32_t> link_unfrozen;  // filling
+  std::vector<Share> shares;                 // filling heap
+  std::uint64_t search = 0;
 
-  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
+  detail::IndexedHeap finishes;  // active flows by predicted end
   std::priority_queue<Injection, std::vector<Injection>, std::greater<>> injections;
   std::uint64_t injection_seq = 0;
   std::vector<sim::NetDelivery>* out = nullptr;  // advance()'s output while it runs
@@ -105,6 +100,7 @@ struct FlowModel::State {
   NetStats stats;
   std::vector<topo::LinkId> path;
   std::vector<std::uint32_t> component;
+  std::vector<double> old_rates;  // parallel to component
   std::vector<topo::LinkId> component_links;
 
   // A message that needs no flow (one byte, or ranks on one node without a NIC bound) or a
@@ -115,34 +111,53 @@ struct FlowModel::State {
   }
   void start(const Injection& in, const Network& network);
 
+  [[nodiscard]] std::size_t slab(std::uint32_t id) const noexcept {
+    return static_cast<std::size_t>(id) * stride;
+  }
+
   std::uint32_t new_flow(std::uint32_t links) {
+    if (links > stride) {
+      restride(links);
+    }
     std::uint32_t id = kNone;
-    // Reuse an id whose slab is large enough; paths of one network differ little in length.
-    if (!free_flows.empty() && slab_capacity[free_flows.back()] >= links) {
+    if (!free_flows.empty()) {
       id = free_flows.back();
       free_flows.pop_back();
+      flows[id] = Flow{};
     } else {
       id = static_cast<std::uint32_t>(flows.size());
       flows.emplace_back();
-      slab_capacity.push_back(links);
-      flows[id].links_begin = static_cast<std::uint32_t>(flow_links.size());
-      flow_links.resize(flow_links.size() + links);
+      flow_mark.push_back(0);
+      flow_nlinks.push_back(0);
+      flow_links.resize(flow_links.size() + stride);
       flow_pos.resize(flow_links.size());
     }
-    const std::uint32_t begin = flows[id].links_begin;
-    const std::uint32_t version = flows[id].version;
-    flows[id] = Flow{};
-    flows[id].links_begin = begin;
-    flows[id].version = version + 1;
-    flows[id].links_count = links;
+    flow_nlinks[id] = links;
     return id;
   }
 
+  // Every flow's links sit in a slab of `stride` entries at id * stride (the loops over a
+  // component's flows read them without touching the flows themselves); a longer path than any
+  // before widens every slab once.
+  void restride(std::uint32_t links) {
+    std::vector<topo::LinkId> wider_links(flows.size() * links);
+    std::vector<std::uint32_t> wider_pos(wider_links.size());
+    for (std::size_t id = 0; id < flows.size(); ++id) {
+      for (std::uint32_t k = 0; k < flow_nlinks[id]; ++k) {
+        wider_links[id * links + k] = flow_links[id * stride + k];
+        wider_pos[id * links + k] = flow_pos[id * stride + k];
+      }
+    }
+    flow_links = std::move(wider_links);
+    flow_pos = std::move(wider_pos);
+    stride = links;
+  }
+
   void attach(std::uint32_t id) {
-    Flow& f = flows[id];
-    for (std::uint32_t k = 0; k < f.links_count; ++k) {
-      const topo::LinkId l = flow_links[f.links_begin + k];
-      flow_pos[f.links_begin + k] = static_cast<std::uint32_t>(link_flows[l].size());
+    const std::size_t base = slab(id);
+    for (std::uint32_t k = 0; k < flow_nlinks[id]; ++k) {
+      const topo::LinkId l = flow_links[base + k];
+      flow_pos[base + k] = static_cast<std::uint32_t>(link_flows[l].size());
       link_flows[l].push_back(id);
       dirty_links.push_back(l);
     }
@@ -150,19 +165,20 @@ struct FlowModel::State {
 
   void detach(std::uint32_t id) {
     Flow& f = flows[id];
-    for (std::uint32_t k = 0; k < f.links_count; ++k) {
-      const topo::LinkId l = flow_links[f.links_begin + k];
+    const std::size_t base = slab(id);
+    for (std::uint32_t k = 0; k < flow_nlinks[id]; ++k) {
+      const topo::LinkId l = flow_links[base + k];
       std::vector<std::uint32_t>& on = link_flows[l];
-      const std::uint32_t pos = flow_pos[f.links_begin + k];
+      const std::uint32_t pos = flow_pos[base + k];
       const std::uint32_t moved = on.back();
       on[pos] = moved;
       on.pop_back();
       if (moved != id) {
         // The moved flow's entry for this link now sits at `pos`.
-        Flow& m = flows[moved];
-        for (std::uint32_t j = 0; j < m.links_count; ++j) {
-          if (flow_links[m.links_begin + j] == l) {
-            flow_pos[m.links_begin + j] = pos;
+        const std::size_t moved_base = slab(moved);
+        for (std::uint32_t j = 0; j < flow_nlinks[moved]; ++j) {
+          if (flow_links[moved_base + j] == l) {
+            flow_pos[moved_base + j] = pos;
             break;
           }
         }
@@ -170,14 +186,14 @@ struct FlowModel::State {
       dirty_links.push_back(l);
     }
     f.active = false;
-    ++f.version;
+    finishes.erase(id);
     free_flows.push_back(id);
   }
 
   void schedule_finish(std::uint32_t id) {
     Flow& f = flows[id];
     f.finish = f.last + transfer_ps(f.remaining, f.rate);
-    finishes.push(Finish{f.finish, id, f.version});
+    finishes.set(id, f.finish);
   }
 
   // Brings the flow's progress to `t` at its old rate.
@@ -192,6 +208,8 @@ struct FlowModel::State {
   void recompute(std::uint64_t t) {
     ++recomputations;
     ++search;
+    const std::uint64_t seen_mark = 2 * search;
+    const std::uint64_t fixed_mark = seen_mark + 1;
     component.clear();
     component_links.clear();
     for (const topo::LinkId l : dirty_links) {
@@ -205,14 +223,14 @@ struct FlowModel::State {
     // components of the flow-link graph, so the rest keep their rates and finish times.
     for (std::size_t i = 0; i < component_links.size(); ++i) {
       for (const std::uint32_t id : link_flows[component_links[i]]) {
-        Flow& f = flows[id];
-        if (f.seen == search) {
+        if (flow_mark[id] >= seen_mark) {
           continue;
         }
-        f.seen = search;
+        flow_mark[id] = seen_mark;
         component.push_back(id);
-        for (std::uint32_t k = 0; k < f.links_count; ++k) {
-          const topo::LinkId l = flow_links[f.links_begin + k];
+        const std::size_t base = slab(id);
+        for (std::uint32_t k = 0; k < flow_nlinks[id]; ++k) {
+          const topo::LinkId l = flow_links[base + k];
           if (link_seen[l] != search) {
             link_seen[l] = search;
             component_links.push_back(l);
@@ -223,58 +241,64 @@ struct FlowModel::State {
     if (component.empty()) {
       return;
     }
+    old_rates.clear();
     for (const std::uint32_t id : component) {
       Flow& f = flows[id];
       progress_to(f, t);
-      f.frozen = false;
+      old_rates.push_back(f.rate);
       f.rate = 0;
     }
     // Progressive filling. A link's fair share residual/unfrozen only grows as flows freeze at
-    // the smallest share, so a heap with lazily dropped stale entries finds each next bottleneck.
-    std::priority_queue<Share, std::vector<Share>, std::greater<>> shares;
+    // the smallest share, so a heap entry is a lower bound of its link's share: the top is taken
+    // when its share is still current and put back with the current one otherwise. No entry is
+    // pushed when a flow freezes (pushing one per link of every frozen flow took 90% of the time).
+    shares.clear();
     for (const topo::LinkId l : component_links) {
       link_residual[l] = capacity[l];
       link_unfrozen[l] = static_cast<std::uint32_t>(link_flows[l].size());
-      ++link_stamp[l];
       if (link_unfrozen[l] > 0) {
-        shares.push(Share{link_residual[l] / link_unfrozen[l], l, link_stamp[l]});
+        shares.push_back(Share{link_residual[l] / link_unfrozen[l], l});
       }
     }
+    std::make_heap(shares.begin(), shares.end(), std::greater<>{});
     std::size_t frozen = 0;
-    const auto freeze = [&](std::uint32_t id, double rate) {
-      Flow& f = flows[id];
-      f.rate = std::max(rate, kMinRate);
-      f.frozen = true;
-      ++frozen;
-      for (std::uint32_t k = 0; k < f.links_count; ++k) {
-        const topo::LinkId l = flow_links[f.links_begin + k];
-        link_residual[l] = std::max(0.0, link_residual[l] - rate);
-        --link_unfrozen[l];
-        ++link_stamp[l];
-        if (link_unfrozen[l] > 0) {
-          shares.push(Share{link_residual[l] / link_unfrozen[l], l, link_stamp[l]});
-        }
-      }
-    };
     while (frozen < component.size()) {
-      while (!shares.empty() && shares.top().stamp != link_stamp[shares.top().link]) {
-        shares.pop();
-      }
-      // Every flow crosses a link, and a link with unfrozen flows has a valid entry.
+      // Every flow crosses a link, and a link with unfrozen flows has an entry.
       assert(!shares.empty());
-      const Share s = shares.top();
-      shares.pop();
+      std::pop_heap(shares.begin(), shares.end(), std::greater<>{});
+      const Share top = shares.back();
+      shares.pop_back();
+      if (link_unfrozen[top.link] == 0) {
+        continue;
+      }
+      const double share = link_residual[top.link] / link_unfrozen[top.link];
+      if (share > top.share) {
+        shares.push_back(Share{share, top.link});
+        std::push_heap(shares.begin(), shares.end(), std::greater<>{});
+        continue;
+      }
       // Freezing changes no link's flow list, so iterating this one is safe.
-      for (const std::uint32_t id : link_flows[s.link]) {
-        if (!flows[id].frozen) {
-          freeze(id, s.share);
+      for (const std::uint32_t id : link_flows[top.link]) {
+        if (flow_mark[id] == fixed_mark) {
+          continue;
+        }
+        flow_mark[id] = fixed_mark;
+        flows[id].rate = std::max(share, kMinRate);
+        ++frozen;
+        const std::size_t base = slab(id);
+        for (std::uint32_t k = 0; k < flow_nlinks[id]; ++k) {
+          const topo::LinkId l = flow_links[base + k];
+          link_residual[l] = std::max(0.0, link_residual[l] - share);
+          --link_unfrozen[l];
         }
       }
     }
-    for (const std::uint32_t id : component) {
-      Flow& f = flows[id];
-      ++f.version;
-      schedule_finish(id);
+    for (std::size_t i = 0; i < component.size(); ++i) {
+      // A flow whose rate did not change keeps its predicted end (and its heap place): in a large
+      // component most flows keep theirs.
+      if (flows[component[i]].rate != old_rates[i]) {
+        schedule_finish(component[i]);
+      }
     }
   }
 };
@@ -313,7 +337,6 @@ void FlowModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.link_seen.assign(links, 0);
   s.link_residual.assign(links, 0);
   s.link_unfrozen.assign(links, 0);
-  s.link_stamp.assign(links, 0);
   s.stats.model = "flow";
   s.stats.link_bytes.assign(s.topology_links, 0);
   state_ = std::move(fresh);
@@ -360,7 +383,7 @@ void FlowModel::State::start(const Injection& in, const Network& network) {
   f.active = true;
   double alone = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < path.size(); ++k) {
-    flow_links[f.links_begin + k] = path[k];
+    flow_links[slab(id) + k] = path[k];
     alone = std::min(alone, capacity[path[k]]);
   }
   f.alone_rate = alone;
@@ -369,15 +392,10 @@ void FlowModel::State::start(const Injection& in, const Network& network) {
 }
 
 std::uint64_t FlowModel::next_time() {
-  State& s = *state_;
+  const State& s = *state_;
   std::uint64_t t = s.injections.empty() ? sim::kNetIdle : s.injections.top().time;
-  while (!s.finishes.empty()) {
-    const State::Finish& top = s.finishes.top();
-    if (s.flows[top.flow].active && s.flows[top.flow].version == top.version) {
-      t = std::min(t, top.time);
-      break;
-    }
-    s.finishes.pop();
+  if (!s.finishes.empty()) {
+    t = std::min(t, s.finishes.top_key());
   }
   return t;
 }
@@ -389,17 +407,13 @@ void FlowModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& ou
   s.out = &out;
   // Flows that end now leave first, then the messages that start now join: one recomputation
   // for both.
-  while (!s.finishes.empty() && s.finishes.top().time <= time_ps) {
-    const State::Finish top = s.finishes.top();
-    s.finishes.pop();
-    State::Flow& f = s.flows[top.flow];
-    if (!f.active || f.version != top.version) {
-      continue;
-    }
-    s.deliver(top.time + f.tail_ps, f.token, f.dst);
+  while (!s.finishes.empty() && s.finishes.top_key() <= time_ps) {
+    const std::uint32_t id = s.finishes.top();
+    State::Flow& f = s.flows[id];
+    s.deliver(f.finish + f.tail_ps, f.token, f.dst);
     const double alone_ps = std::max(1.0, f.bytes / f.alone_rate);
-    s.stats.slowdown.record(std::max(1.0, static_cast<double>(top.time - f.start) / alone_ps));
-    s.detach(top.flow);
+    s.stats.slowdown.record(std::max(1.0, static_cast<double>(f.finish - f.start) / alone_ps));
+    s.detach(id);
     --s.active;
   }
   while (!s.injections.empty() && s.injections.top().time <= time_ps) {

@@ -14,7 +14,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/stats.hpp"
-#include "gridlock/net/flow_model.hpp"
+#include "gridlock/net/factory.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -201,12 +201,11 @@ void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
       fmt::format("congestor {} is not simulated by gridlock predict gpcnet", bench::congestor_key(type)));
 }
 
-std::unique_ptr<Model> make_network_model(ModelKind kind, std::shared_ptr<const Network> network) {
-  // The one place that picks a model; the packet model joins here through net/factory.hpp.
-  if (kind == ModelKind::kPacket) {
-    throw InputError("--net-model packet: the packet model is not in this build yet; use --net-model flow");
-  }
-  return std::make_unique<FlowModel>(std::move(network));
+std::unique_ptr<Model> make_network_model(const GpcnetOptions& options,
+                                          std::shared_ptr<const Network> network) {
+  PacketOptions packet = options.packet;
+  packet.seed = options.seed;
+  return make_model(options.model, std::move(network), packet);
 }
 
 // A simulation's canary iteration ends and finish times.
@@ -230,7 +229,7 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   for (std::size_t c = 0; c < built.markers.size(); ++c) {
     out.marker_ps[c].assign(built.markers[c].size(), 0);
   }
-  auto model = make_network_model(options.model, network);
+  auto model = make_network_model(options, network);
   sim::SimOptions so;
   so.params = options.params;
   so.network = model.get();
@@ -458,9 +457,6 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
 bench::Report predict_gpcnet(const GpcnetOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ModelKind kind = options.model;
-  if (kind == ModelKind::kPacket) {
-    (void)make_network_model(kind, nullptr);  // refuses before any work while the model is missing
-  }
   if (options.rings == 0) {
     throw InputError("--rings 0: the ring tests need at least one random ring");
   }
@@ -471,6 +467,10 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
   Placement placement = identity_placement(*topology, layout.ranks(), options.ranks_per_node);
   const auto network =
       std::make_shared<const Network>(topology, std::move(placement), NetworkParams{options.hop_latency_ps});
+  if (kind == ModelKind::kPacket) {
+    // Bad packet options (too few virtual channels, Valiant off a dragonfly) before any work.
+    validate(options.packet, *network);
+  }
   const std::uint64_t ring_seed = derive_seed(options.seed, bench::kRingStream);
   auto say = [&](const std::string& line) {
     if (options.progress) {
@@ -636,6 +636,13 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
   context["simulated"] = true;
   context["network"] = topology->spec();
   context["net_model"] = to_string(kind);
+  if (kind == ModelKind::kPacket) {
+    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
+                         {"buffer_bytes", options.packet.buffer_bytes},
+                         {"vcs", options.packet.vcs},
+                         {"routing", to_string(options.packet.routing)},
+                         {"congestion_control", options.packet.congestion_control}};
+  }
   context["model"] = fmt::format("{} model on {}", to_string(kind), topology->spec());
   context["nodes"] = nodes;
   context["ranks"] = layout.ranks();

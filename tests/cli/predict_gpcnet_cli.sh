@@ -48,6 +48,11 @@ case "$case_name" in
     [ "$(numbers again.json)" = "$(cat tiny.numbers.json)" ] || fail "two runs with one seed differ"
     "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --seed 4 --iterations 4 --rings 2 -q --json other.json >/dev/null
     [ "$(jq -c .roles other.json)" != "$(jq -c .roles tiny.json)" ] || fail "--seed 4 gave seed 3's roles"
+    # The packet model runs the same method (its figures are not golden here: the model is young).
+    "$G" "${TINY[@]}" --net-model packet --congestion-control --json packet.json >/dev/null
+    [ "$(jq -r .context.net_model packet.json)" = packet ] || fail "packet run not labelled packet"
+    [ "$(jq -r .context.packet.congestion_control packet.json)" = true ] || fail "congestion control not recorded"
+    [ "$(jq '.congestion_impact | length' packet.json)" = 3 ] || fail "packet run without 3 impacts"
     ;;
   bad_input)
     # 3 x 1 x 3 = 9 nodes: too few for 2 canary nodes and 2 nodes per congestor.
@@ -56,6 +61,7 @@ case "$case_name" in
     expect 2 'dragonfly|spec' -- "$G" predict gpcnet --network dragonfly:g=1 -q
     expect 2 'ranks-per-node' -- "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --ranks-per-node 0 -q
     expect 2 'hop-latency' -- "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --hop-latency fast -q
+    expect 2 'valiant routing needs a dragonfly' -- "$G" predict gpcnet --network fattree:4x4 --net-model packet --routing valiant -q --json nothing.json
     [ ! -e nothing.json ] || fail "a refused run wrote JSON"
     ;;
   *)

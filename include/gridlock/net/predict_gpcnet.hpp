@@ -18,6 +18,7 @@
 #include "gridlock/bench/roles.hpp"
 #include "gridlock/net/model.hpp"
 #include "gridlock/net/network.hpp"
+#include "gridlock/net/packet_model.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/schedule.hpp"
 
@@ -49,6 +50,9 @@ struct GpcnetOptions {
   std::uint64_t hop_latency_ps = 100'000;  ///< Router-to-router hop latency.
   sim::LogGOPSParams params = default_predict_params();  ///< Host and NIC parameters.
   double canary_fraction = 0.2;                          ///< Canary share of the nodes (GPCNeT's 20%).
+  /// Packet model parameters (routing, congestion control; ignored by the flow model); the
+  /// Valiant and UGAL choices use `seed`.
+  PacketOptions packet;
   /// Called with one line per simulation run (empty: quiet).
   std::function<void(std::string_view)> progress;
 };

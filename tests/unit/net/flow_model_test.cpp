@@ -197,7 +197,7 @@ TEST(FlowModel, NicRateBoundsAFlowAndLatencyAndHopsAreAdded) {
   np.hop_latency_ps = 100'000;
   FlowModel model(line_network({1 * kGBps, 1 * kGBps}, 1, np));
   const auto at = deliveries(model, {{1000, 0, 2, 1001}, {5000, 1, 1, 1}}, p, 3);
-  EXPECT_EQ(at[0], 1000 + 1000 * p.gap_per_byte.ps + p.latency.ps + 2 * 100'000);
+  EXPECT_EQ(at[0], 1000 + 1000 * p.gap_per_byte.ps + p.latency.ps + std::uint64_t{2} * 100'000);
   // A one-byte message (zero hops: same router... here ranks 1 and 1: one node) is latency only.
   EXPECT_EQ(at[1], 5000 + p.latency.ps);
 }

@@ -1,0 +1,120 @@
+#pragma once
+/// @file
+/// The packet model (`gridlock sim --net-model packet`; docs/network-models.md, "Packet model"):
+/// messages are cut into packets that cross input-queued routers with finite buffers per input
+/// port and virtual channel, under credit-based (lossless) flow control: a packet moves on only
+/// when the next buffer of its virtual channel has a free slot. An incast's backlog therefore
+/// fills the buffers behind it and slows traffic that merely shares a link with it (tree
+/// saturation), which the flow model cannot show.
+///
+/// Timing, in integer picoseconds (virtual cut-through): a packet of b bytes may start on a link
+/// as soon as its head reached the router and the link and a downstream slot are free; the link is
+/// busy for ceil(b / capacity) (the flits of packets fed by slower links interleave), the tail
+/// leaves at max(start + ceil(b / capacity), the tail's arrival), and head and tail reach the next
+/// router `hop_latency_ps` later (router-to-router links only); the slot frees when the tail has
+/// left it. Each
+/// rank's NIC sends at most one byte per G and receives at most one byte per G. As in LogGOPS the
+/// first byte travels with L: the packets carry s-1 bytes, and the message is delivered L after
+/// the tail of its last packet has left the receiving NIC. Alone on a path whose links are at
+/// least as fast as 1/G that is exactly t + L + (s-1)·G + hops·hop_latency, the flow model's and
+/// LogGOPS's time (with hop_latency 0): see docs/network-models.md for the derivation.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gridlock/net/model.hpp"
+#include "gridlock/net/network.hpp"
+
+namespace gridlock::net {
+
+/// How the packet model routes a message (chosen when its first packet leaves; UGAL chooses per
+/// packet between the message's minimal path and one Valiant path).
+enum class Routing : std::uint8_t {
+  kMinimal,  ///< The topology's route (torus DOR, dragonfly minimal, fat tree up/down).
+  kValiant,  ///< Dragonfly only: minimal to a random intermediate group, then minimal.
+  kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
+};
+
+/// `minimal`, `valiant` or `ugal`.
+[[nodiscard]] const char* to_string(Routing routing) noexcept;
+/// Parses a --routing value; throws InputError naming `what` and the choices otherwise.
+[[nodiscard]] Routing parse_routing(std::string_view text, std::string_view what = "--routing");
+
+/// Parameters of the packet model (docs/network-models.md, "Packet model").
+struct PacketOptions {
+  /// Most payload bytes per packet (2 KiB: between Aries' 64 B flits and InfiniBand's 4 KiB MTU,
+  /// few enough packets per MB for speed, small enough for fine-grained sharing).
+  std::uint32_t packet_bytes = 2048;
+  /// Buffer per input port per virtual channel, in bytes; holds buffer_bytes / packet_bytes packets.
+  std::uint32_t buffer_bytes = 32768;
+  /// Virtual channels per link, 1..8; at least what the routing needs to be deadlock-free
+  /// (required_vcs()). 3 suits every routing of every topology.
+  std::uint32_t vcs = 3;
+  /// Routing (valiant and ugal on a dragonfly only).
+  Routing routing = Routing::kMinimal;
+  /// Endpoint congestion control: a sender halves its rate (down to 1/64 of its NIC rate) when
+  /// one of its packets entered its receiver's buffer (the ejection link's) at least half full:
+  /// an ECN-like mark of endpoint congestion, seen when the packet is delivered; at most once per
+  /// `kCongestionHoldPs`; it regains 1/16 of the NIC rate per `kCongestionHoldPs`
+  /// (docs/network-models.md).
+  bool congestion_control = false;
+  /// Seed of the Valiant and UGAL intermediate-group choice (printed with the results).
+  std::uint64_t seed = 1;
+};
+
+/// Time between two rate cuts of one sender, and per additive increase step (2 us).
+inline constexpr std::uint64_t kCongestionHoldPs = 2'000'000;
+
+/// Virtual channels `routing` needs on `network` to be deadlock-free: a dragonfly 2 (minimal:
+/// local, global, local) or 3 (valiant, ugal: a second global hop); a torus with a dimension of
+/// 4 or more routers 2 (dateline: one channel before and one after the wrap-around link); a fat
+/// tree (up/down) and anything else 1.
+[[nodiscard]] std::uint32_t required_vcs(Routing routing, const Network& network);
+
+/// Throws InputError (what is wrong and how to fix it) for options the packet model refuses: a
+/// packet size of 0, a buffer smaller than a packet, 0 or more than 8 virtual channels, fewer
+/// than required_vcs(), valiant or ugal on a topology other than a dragonfly.
+void validate(const PacketOptions& options, const Network& network);
+
+/// The packet model (see the file comment).
+class PacketModel final : public Model {
+ public:
+  /// A model on `network` (shared: several runs may use one network); validate()s the options.
+  PacketModel(std::shared_ptr<const Network> network, PacketOptions options);
+  ~PacketModel() override;
+  PacketModel(const PacketModel&) = delete;             ///< Holds run state.
+  PacketModel& operator=(const PacketModel&) = delete;  ///< Holds run state.
+  PacketModel(PacketModel&&) = delete;                  ///< Holds run state.
+  PacketModel& operator=(PacketModel&&) = delete;       ///< Holds run state.
+
+  /// See sim::NetworkModel::begin(); throws InputError when the schedule has more ranks than the
+  /// placement places.
+  void begin(std::uint32_t ranks, const sim::LogGOPSParams& params) override;
+  /// See sim::NetworkModel::inject().
+  void inject(std::uint64_t time_ps, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
+              std::uint64_t token) override;
+  /// See sim::NetworkModel::next_time().
+  [[nodiscard]] std::uint64_t next_time() override;
+  /// See sim::NetworkModel::advance().
+  void advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& out) override;
+  /// See sim::NetworkModel::in_flight().
+  [[nodiscard]] std::uint64_t in_flight() const override;
+  /// `packet model on SPEC (placement), 2048 B packets, ...`.
+  [[nodiscard]] std::string describe() const override;
+
+  /// See Model::stats().
+  [[nodiscard]] const NetStats& stats() const noexcept override;
+  /// The options.
+  [[nodiscard]] const PacketOptions& options() const noexcept { return options_; }
+  /// Packet-hops so far (a packet crossing one link, NICs included), for benchmarks.
+  [[nodiscard]] std::uint64_t packet_hops() const noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<const Network> network_;
+  PacketOptions options_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gridlock::net

@@ -1,0 +1,464 @@
+// The packet model against closed forms (an idle path's latency and throughput, n flows on one
+// link, an incast), tree saturation (which the flow model cannot show), virtual channel checks,
+// determinism, and the LogGOPS engine on an uncontended network.
+#include "gridlock/net/packet_model.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/net/factory.hpp"
+#include "gridlock/net/flow_model.hpp"
+#include "gridlock/net/network.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/goal.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::net {
+namespace {
+
+constexpr double kGBps = 1e9;
+constexpr std::uint64_t kPacket = 2048;
+
+// Routers in a line, R0 -> R1 -> ... with one capacity per forward link (and the same back), and
+// `nodes_per_router` nodes on each; terminal links at `terminal` (100 GB/s: they never limit).
+// The same helper as flow_model_test.cpp's.
+class LineTopology final : public topo::Topology {
+ public:
+  LineTopology(const std::vector<double>& link_capacity, int nodes_per_router,
+               double terminal = 100 * kGBps) {
+    const int routers = static_cast<int>(link_capacity.size()) + 1;
+    for (int r = 0; r < routers; ++r) {
+      (void)add_router("R" + std::to_string(r), {r});
+    }
+    for (int r = 0; r + 1 < routers; ++r) {
+      forward_.push_back(add_link(static_cast<topo::RouterId>(r), static_cast<topo::RouterId>(r + 1), "E",
+                                  "W", link_capacity[static_cast<std::size_t>(r)]));
+      backward_.push_back(add_link(static_cast<topo::RouterId>(r + 1), static_cast<topo::RouterId>(r), "W",
+                                   "E", link_capacity[static_cast<std::size_t>(r)]));
+    }
+    for (int r = 0; r < routers; ++r) {
+      for (int n = 0; n < nodes_per_router; ++n) {
+        (void)add_node("n" + std::to_string(r) + "_" + std::to_string(n), static_cast<topo::RouterId>(r));
+      }
+    }
+    finish(terminal);
+  }
+  [[nodiscard]] std::string_view kind() const noexcept override { return "line"; }
+  [[nodiscard]] std::string spec() const override { return "line"; }
+  [[nodiscard]] topo::Parameters parameters() const override { return {}; }
+
+ protected:
+  void append_router_route(topo::RouterId src, topo::RouterId dst,
+                           std::vector<topo::LinkId>& out) const override {
+    for (topo::RouterId r = src; r < dst; ++r) {
+      out.push_back(forward_[r]);
+    }
+    for (topo::RouterId r = src; r > dst; --r) {
+      out.push_back(backward_[r - 1]);
+    }
+  }
+
+ private:
+  std::vector<topo::LinkId> forward_;
+  std::vector<topo::LinkId> backward_;
+};
+
+std::shared_ptr<const Network> line_network(const std::vector<double>& caps, int nodes_per_router,
+                                            NetworkParams params = {}, double terminal = 100 * kGBps) {
+  auto topology = std::make_shared<LineTopology>(caps, nodes_per_router, terminal);
+  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
+  Placement placement = identity_placement(*topology, nodes);
+  return std::make_shared<Network>(std::move(topology), std::move(placement), params);
+}
+
+std::shared_ptr<const Network> spec_network(const std::string& spec, std::uint32_t ranks) {
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
+  Placement placement = identity_placement(*topology, ranks);
+  return std::make_shared<Network>(topology, std::move(placement), NetworkParams{});
+}
+
+struct Message {
+  std::uint64_t time_ps;
+  std::uint32_t src;
+  std::uint32_t dst;
+  std::uint64_t bytes;
+};
+
+// Drives a model alone: injects every message, runs it dry, returns delivery time per message.
+std::vector<std::uint64_t> deliveries(Model& model, const std::vector<Message>& messages,
+                                      const sim::LogGOPSParams& params, std::uint32_t ranks) {
+  model.begin(ranks, params);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    model.inject(messages[i].time_ps, messages[i].src, messages[i].dst, messages[i].bytes, i);
+  }
+  std::vector<std::uint64_t> at(messages.size(), 0);
+  std::vector<sim::NetDelivery> out;
+  std::uint64_t previous = 0;
+  for (int steps = 0; steps < 10'000'000; ++steps) {
+    const std::uint64_t t = model.next_time();
+    if (t == sim::kNetIdle) {
+      break;
+    }
+    EXPECT_GE(t, previous);
+    previous = t;
+    out.clear();
+    model.advance(t, out);
+    for (const sim::NetDelivery& d : out) {
+      EXPECT_GE(d.time_ps, t);
+      EXPECT_EQ(d.dst, messages.at(d.token).dst);
+      EXPECT_EQ(at.at(d.token), 0U) << "message " << d.token << " delivered twice";
+      at.at(d.token) = d.time_ps;
+    }
+  }
+  EXPECT_EQ(model.in_flight(), 0U);
+  return at;
+}
+
+// No latency, no NIC bound: the links decide.
+sim::LogGOPSParams bare() {
+  sim::LogGOPSParams p;
+  p.latency = sim::SimTime{0};
+  p.gap_per_byte = sim::SimTime{0};
+  return p;
+}
+
+TEST(PacketModel, IdlePathGivesTheLogGOPSTimeExactly) {
+  // Links (10 GB/s) faster than 1/G (166 MB/s): s-1 bytes leave the NIC in (s-1)G, the last
+  // packet's tail cuts through two routers (2 hops of 100 ns), then L. Sizes: one partial
+  // packet, exactly two packets, many with a partial last one; a one-byte message is latency
+  // plus hops.
+  sim::LogGOPSParams p;
+  NetworkParams np;
+  np.hop_latency_ps = 100'000;
+  for (const std::uint64_t s : std::vector<std::uint64_t>{2, 1001, 2 * kPacket + 1, 100'000}) {
+    PacketModel model(line_network({10 * kGBps, 10 * kGBps}, 1, np), PacketOptions{});
+    const auto at = deliveries(model, {{1000, 0, 2, s}, {5000, 2, 0, 1}}, p, 3);
+    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * np.hop_latency_ps)
+        << s << " bytes";
+    EXPECT_EQ(at[1], 5000 + p.latency.ps + 2 * np.hop_latency_ps);
+    EXPECT_DOUBLE_EQ(model.stats().slowdown.max(), 1.0);
+  }
+}
+
+TEST(PacketModel, StreamGetsTheNicRateOrTheBottleneckLink) {
+  // Ten 100 kB messages from one NIC back to back: the last arrives (10 * (s-1))G + L after the
+  // first left, the NIC's rate.
+  sim::LogGOPSParams p;
+  {
+    PacketModel model(line_network({10 * kGBps}, 1), PacketOptions{});
+    std::vector<Message> m(10, Message{0, 0, 1, 100'001});
+    const auto at = deliveries(model, m, p, 2);
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      EXPECT_EQ(at[i], (i + 1) * 100'000 * p.gap_per_byte.ps + p.latency.ps) << "message " << i;
+    }
+  }
+  // No NIC bound and a 1 GB/s link (1000 ps per byte): 1 MB after the first byte takes 1 ms,
+  // the packets follow each other on the link without a gap (as the flow model's one flow).
+  PacketModel model(line_network({1 * kGBps}, 1), PacketOptions{});
+  const auto at = deliveries(model, {{0, 0, 1, 1'000'001}}, bare(), 2);
+  EXPECT_EQ(at[0], 1'000'000'000U);
+  EXPECT_EQ(model.stats().link_bytes[0], 1'000'000.0);
+  // Injection, the link, ejection and the receiving NIC for each of the 489 packets.
+  EXPECT_EQ(model.packet_hops(), 4 * ((1'000'000 + kPacket - 1) / kPacket));
+}
+
+TEST(PacketModel, NFlowsOnOneLinkGetOneNthEach) {
+  // n flows of 1 MB through one 1 GB/s link: the link never idles, so the last packet ends at
+  // n ms; round-robin arbitration ends every flow within the last n packets (n * 2048 ns).
+  for (const std::uint32_t n : {2U, 3U, 5U}) {
+    PacketModel model(line_network({1 * kGBps}, static_cast<int>(n)), PacketOptions{});
+    std::vector<Message> m;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      m.push_back({0, i, n + i, 1'000'001});
+    }
+    const auto at = deliveries(model, m, bare(), 2 * n);
+    const std::uint64_t all = n * 1'000'000'000ULL;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      EXPECT_LE(at[i], all) << n << " flows, flow " << i;
+      EXPECT_GE(at[i], all - n * kPacket * 1000) << n << " flows, flow " << i;
+    }
+    EXPECT_NEAR(model.stats().slowdown.mean(), n, n * 0.01);
+  }
+}
+
+TEST(PacketModel, IncastCompletesAtTheEjectionRate) {
+  // Eight nodes on R0 send 1 MB each to the one node on R1 through a 1000 GB/s link; the
+  // receiver's ejection link (100 GB/s, 10 ps per byte) carries 8 MB: 80 us, without a gap, so
+  // the last ends at 80 us exactly and the others within the last eight packets.
+  auto topology = std::make_shared<LineTopology>(std::vector<double>{1000 * kGBps}, 8);
+  Placement placement = identity_placement(*topology, 16);
+  PacketModel model(std::make_shared<Network>(std::move(topology), std::move(placement), NetworkParams{}),
+                    PacketOptions{});
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8, 1'000'001});
+  }
+  const auto at = deliveries(model, m, bare(), 16);
+  std::uint64_t last = 0;
+  for (const std::uint64_t t : at) {
+    EXPECT_GE(t, 80'000'000 - 8 * kPacket * 10);
+    last = std::max(last, t);
+  }
+  EXPECT_EQ(last, 80'000'000U);
+}
+
+// A victim (rank 8 on R0 to rank 9 on R1) shares only the link R0 -> R1 with an incast of ranks
+// 0-7 (on R0) into rank 18 (on R2), whose bottleneck is rank 18's NIC: every link runs at
+// 100 GB/s, every NIC at 10 GB/s (G = 100 ps). Returns the victim's delivery time, alone or
+// beside the incast.
+sim::LogGOPSParams fast_nics() {
+  sim::LogGOPSParams p = bare();
+  p.gap_per_byte = sim::SimTime{100};
+  return p;
+}
+
+std::uint64_t victim_time(Model& model, bool with_incast) {
+  std::vector<Message> m{{0, 8, 9, 1'000'001}};
+  if (with_incast) {
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      m.push_back({0, i, 18, 1'000'001});
+    }
+  }
+  return deliveries(model, m, fast_nics(), 27)[0];
+}
+
+TEST(PacketModel, IncastBacklogSlowsAVictimThatSharesOneLink) {
+  const auto network = line_network({100 * kGBps, 100 * kGBps}, 9);
+  PacketModel packet(network, PacketOptions{});
+  const std::uint64_t alone = victim_time(packet, false);
+  EXPECT_EQ(alone, 100'000'000U);  // 1 MB at the NIC's 10 GB/s
+  // Tree saturation: rank 18's buffers fill, then R2's buffer for the link from R1, then R1's
+  // for the link from R0, where the victim's packets wait behind incast packets for every slot.
+  const std::uint64_t beside = victim_time(packet, true);
+  EXPECT_GT(beside, 5 * alone);
+  // The flow model gives the victim its NIC rate: the incast takes 10 GB/s of the shared link.
+  FlowModel flow(network);
+  const std::uint64_t flow_alone = victim_time(flow, false);
+  const std::uint64_t flow_beside = victim_time(flow, true);
+  EXPECT_EQ(flow_alone, alone);
+  EXPECT_EQ(flow_beside, flow_alone);
+}
+
+TEST(PacketModel, CongestionControlShieldsTheVictim) {
+  // The incast's senders see marks from the receiver's full buffer and slow down, so the
+  // buffers behind it drain and the victim gets through sooner than without congestion control.
+  const auto network = line_network({100 * kGBps, 100 * kGBps}, 9);
+  PacketModel plain(network, PacketOptions{});
+  PacketOptions cc;
+  cc.congestion_control = true;
+  PacketModel controlled(network, cc);
+  const std::uint64_t without = victim_time(plain, true);
+  const std::uint64_t with = victim_time(controlled, true);
+  EXPECT_LT(with, without / 2) << with << " ps with, " << without << " ps without";
+  // The incast still completes.
+  EXPECT_EQ(controlled.stats().messages, 9U);
+}
+
+TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
+  // Group 0's eight nodes each send 256 kB to a node of group 1: minimal routing puts them all on
+  // the one global link between the two groups (4.7 GB/s); Valiant spreads them over seven
+  // intermediate groups, and UGAL turns to Valiant paths once the minimal one queues up.
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8 + i, 262'145});
+  }
+  std::uint64_t last[3] = {0, 0, 0};
+  for (const Routing routing : {Routing::kMinimal, Routing::kValiant, Routing::kUgal}) {
+    PacketOptions o;
+    o.routing = routing;
+    PacketModel model(network, o);
+    for (const std::uint64_t t : deliveries(model, m, bare(), 72)) {
+      last[static_cast<int>(routing)] = std::max(last[static_cast<int>(routing)], t);
+    }
+  }
+  // Minimal: 8 x 256 kB through one 4.7 GB/s link, 446 us at least.
+  EXPECT_GE(last[0], static_cast<std::uint64_t>(8 * 262'144 / 4.7e-3));
+  EXPECT_LT(last[1] * 2, last[0]) << "valiant";
+  EXPECT_LT(last[2] * 2, last[0]) << "ugal";
+}
+
+TEST(PacketModel, RandomTrafficIsDeliveredOnceAndNeverBeforeItsIdleTime) {
+  // Random messages (0 B to 40 kB, random senders, receivers and times) on each topology kind
+  // with random packet and buffer sizes, one rank per node and then two: every message is delivered exactly
+  // once (deliveries() checks), never before its idle time t + L + (s-1)G + hops x hop latency, and the links
+  // carry exactly s-1 bytes per message and link of its (minimal) path.
+  NetworkParams np;
+  np.hop_latency_ps = 50'000;
+  Rng rng(7);
+  for (const char* spec : {"dragonfly:g=5,a=2,p=2,h=2", "torus:4x2x2,npr=1", "fattree:4x4,taper=2"}) {
+    std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
+    for (std::uint32_t per_node = 1; per_node <= 2; ++per_node) {
+      const auto ranks = static_cast<std::uint32_t>(topology->nodes().size()) * per_node;
+      const auto network =
+          std::make_shared<Network>(topology, identity_placement(*topology, ranks, per_node), np);
+      PacketOptions o;
+      o.packet_bytes = static_cast<std::uint32_t>(64 + uniform_below(rng, 4096));
+      o.buffer_bytes = o.packet_bytes * static_cast<std::uint32_t>(1 + uniform_below(rng, 8));
+      PacketModel model(network, o);
+      sim::LogGOPSParams params;
+      params.gap_per_byte = sim::SimTime{uniform_below(rng, 200)};
+      std::vector<Message> m;
+      m.reserve(300);
+      for (int i = 0; i < 300; ++i) {
+        m.push_back({uniform_below(rng, 20'000'000), static_cast<std::uint32_t>(uniform_below(rng, ranks)),
+                     static_cast<std::uint32_t>(uniform_below(rng, ranks)), uniform_below(rng, 40'000)});
+      }
+      const auto at = deliveries(model, m, params, ranks);
+      std::vector<double> expected_bytes(topology->links().size(), 0);
+      std::vector<topo::LinkId> path;
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        network->path_into(m[i].src, m[i].dst, path);
+        const std::uint64_t carried = m[i].bytes > 1 ? m[i].bytes - 1 : 0;
+        const std::uint64_t idle = m[i].time_ps + params.latency.ps + carried * params.gap_per_byte.ps +
+                                   Network::hops(path) * np.hop_latency_ps;
+        EXPECT_GE(at[i], idle) << spec << " message " << i;
+        for (const topo::LinkId l : path) {
+          expected_bytes[l] += static_cast<double>(carried);
+        }
+      }
+      EXPECT_EQ(model.stats().link_bytes, expected_bytes) << spec;
+      EXPECT_EQ(model.stats().messages, m.size());
+    }
+  }
+}
+
+// An all-to-all of 4 kB among `ranks` ranks of the 72-node dragonfly through the engine.
+sim::SimResult run_alltoall(Model& model, std::uint32_t ranks) {
+  const sim::Schedule schedule = sim::generate("alltoall(algo=linear, size=4KiB)", ranks, 1);
+  sim::SimOptions options;
+  options.params.gap_per_byte = sim::SimTime{20};  // 50 GB/s NICs: the network decides
+  options.network = &model;
+  return sim::simulate(schedule, options);
+}
+
+TEST(PacketModel, SameSeedSameRun) {
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  for (const Routing routing : {Routing::kValiant, Routing::kUgal}) {
+    PacketOptions o;
+    o.routing = routing;
+    o.seed = 42;
+    PacketModel a(network, o);
+    PacketModel b(network, o);
+    const sim::SimResult ra = run_alltoall(a, 24);
+    const sim::SimResult rb = run_alltoall(b, 24);
+    ASSERT_TRUE(ra.complete) << to_string(routing);
+    ASSERT_TRUE(rb.complete);
+    EXPECT_EQ(ra.max_finish.ps, rb.max_finish.ps);
+    for (std::size_t r = 0; r < ra.finish.size(); ++r) {
+      EXPECT_EQ(ra.finish[r].ps, rb.finish[r].ps);
+    }
+    EXPECT_EQ(a.stats().link_bytes, b.stats().link_bytes);
+    EXPECT_EQ(a.packet_hops(), b.packet_hops());
+    // A second run of one model (reusing its pools) is the same run again.
+    const sim::SimResult again = run_alltoall(a, 24);
+    EXPECT_EQ(again.max_finish.ps, ra.max_finish.ps);
+    EXPECT_EQ(a.packet_hops(), b.packet_hops());
+    if (routing == Routing::kValiant) {
+      // Valiant paths are longer than minimal ones: more packet-hops for the same packets.
+      PacketModel minimal(network, PacketOptions{});
+      ASSERT_TRUE(run_alltoall(minimal, 24).complete);
+      EXPECT_GT(a.packet_hops(), minimal.packet_hops() * 11 / 10);
+    }
+  }
+}
+
+TEST(PacketModel, BothModelsRunTheSameSchedules) {
+  // Through the factory the tools use: every schedule completes with the same message counts and
+  // the same bytes on the network under both models (minimal routing: the same paths).
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  for (const char* program : {"alltoall(algo=pairwise, size=4KiB)", "allreduce(algo=ring, size=64KiB)",
+                              "halo3d(size=8KiB, dims=3x3x4)"}) {
+    const sim::Schedule schedule = sim::generate(program, 36, 1);
+    std::vector<sim::SimResult> results;
+    std::vector<std::unique_ptr<Model>> models;
+    for (const ModelKind kind : {ModelKind::kFlow, ModelKind::kPacket}) {
+      models.push_back(make_model(kind, network, PacketOptions{}));
+      sim::SimOptions options;
+      options.network = models.back().get();
+      results.push_back(sim::simulate(schedule, options));
+      ASSERT_TRUE(results.back().complete) << program << " " << to_string(kind);
+    }
+    EXPECT_EQ(results[0].messages, results[1].messages) << program;
+    EXPECT_EQ(models[0]->stats().messages, models[1]->stats().messages) << program;
+    EXPECT_EQ(models[0]->stats().network_messages, models[1]->stats().network_messages) << program;
+    EXPECT_DOUBLE_EQ(models[0]->stats().bytes, models[1]->stats().bytes) << program;
+    for (std::size_t l = 0; l < models[0]->stats().link_bytes.size(); ++l) {
+      EXPECT_DOUBLE_EQ(models[0]->stats().link_bytes[l], models[1]->stats().link_bytes[l]) << program;
+    }
+    EXPECT_EQ(models[1]->stats().model, "packet");
+  }
+}
+
+TEST(PacketModel, DeadlockFreeWithTheRequiredChannels) {
+  // Valiant and UGAL on the dragonfly with 3 channels, the 2x2x8 torus (dateline) with 2 and a
+  // tapered fat tree with 1, under an all-to-all that fills every buffer (256 B buffers of 128 B
+  // packets): every run completes.
+  PacketOptions o;
+  o.packet_bytes = 128;
+  o.buffer_bytes = 256;
+  const sim::Schedule schedule = sim::generate("alltoall(algo=linear, size=1KiB)", 32, 1);
+  const std::vector<std::pair<std::string, std::pair<Routing, std::uint32_t>>> cases{
+      {"dragonfly:g=9,a=4,p=2,h=2", {Routing::kValiant, 3}},
+      {"dragonfly:g=9,a=4,p=2,h=2", {Routing::kUgal, 3}},
+      {"dragonfly:g=9,a=4,p=2,h=2", {Routing::kMinimal, 2}},
+      {"torus:2x2x8", {Routing::kMinimal, 2}},
+      {"fattree:4x8,taper=2", {Routing::kMinimal, 1}}};
+  for (const auto& [spec, choice] : cases) {
+    o.routing = choice.first;
+    o.vcs = choice.second;
+    PacketModel model(spec_network(spec, 32), o);
+    sim::SimOptions options;
+    options.params.gap_per_byte = sim::SimTime{0};
+    options.network = &model;
+    const sim::SimResult r = sim::simulate(schedule, options);
+    EXPECT_TRUE(r.complete) << spec << " " << to_string(choice.first);
+    EXPECT_EQ(model.in_flight(), 0U) << spec;
+  }
+}
+
+// With no contention and links faster than 1/G, the engine gives the LogGOPS times exactly
+// (virtual cut-through: the last packet's tail leaves the receiving NIC (s-1)G after the first
+// byte left the sender). Packets that reach one link at the same instant are serialised there,
+// which LogGOPS and the flow model (whose flows share a link's spare capacity) do not do: a
+// message is then late by at most the other packets' time on that link, so a run of M
+// single-packet messages stays within M times the largest packet's time on the slowest link.
+void expect_loggops(const sim::Schedule& schedule, const std::string& what, std::uint64_t slack_ps) {
+  const sim::SimOptions plain;
+  const sim::SimResult expected = sim::simulate(schedule, plain);
+  ASSERT_TRUE(expected.complete) << what;
+  PacketModel model(spec_network("dragonfly:g=9,a=4,p=2,h=2", schedule.num_ranks()), PacketOptions{});
+  sim::SimOptions with = plain;
+  with.network = &model;
+  const sim::SimResult got = sim::simulate(schedule, with);
+  ASSERT_TRUE(got.complete) << what;
+  EXPECT_EQ(got.messages, expected.messages) << what;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    EXPECT_GE(got.finish[r].ps, expected.finish[r].ps) << what << ", rank " << r;
+    EXPECT_LE(got.finish[r].ps, expected.finish[r].ps + slack_ps) << what << ", rank " << r;
+  }
+}
+
+TEST(PacketModel, UncontendedEngineRunsEqualLogGOPS) {
+  expect_loggops(sim::parse_goal("num_ranks 2\nrank 0 {\nl1: send 100000b to 1\nl2: recv 8b from 1\n"
+                                 "l2 requires l1\n}\nrank 1 {\nl1: recv 100000b from 0\n"
+                                 "l2: send 8b to 0\nl2 requires l1\n}\n"),
+                 "eager and rendezvous ping-pong", 0);
+  for (const char* program :
+       {"bcast(algo=binomial, size=32KiB)", "barrier", "allreduce(algo=ring, size=64KiB)"}) {
+    expect_loggops(sim::generate(program, 16, 1), program, 0);
+  }
+  // Recursive doubling's partners on one router pair share its local link at the same instant:
+  // 64 messages of one 7-byte packet, at most 1,490 ps each on a 4.7 GB/s global link.
+  const sim::Schedule recdoub = sim::generate("allreduce(algo=recdoub, size=8B)", 16, 1);
+  expect_loggops(recdoub, "allreduce(algo=recdoub, size=8B)", 64ULL * 1490);
+}
+
+}  // namespace
+}  // namespace gridlock::net
