@@ -136,21 +136,30 @@ TEST(PredictGpcnet, IncastCongestsAContendedNetwork) {
   EXPECT_GT(impacts[1].mean, 1.1);
 }
 
-TEST(PredictGpcnet, UnknownModelIsRefused) {
+TEST(PredictGpcnet, PacketModelRunsTheSameMethod) {
   GpcnetOptions options;
   options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
   options.model = ModelKind::kPacket;
   options.iterations = 2;
   options.rings = 1;
-  // Until the packet model lands it is refused before any work; afterwards it runs.
-  try {
-    const bench::Report report = predict_gpcnet(options);
-    EXPECT_EQ(bench::congestion_impacts(report).size(), 3U);
-    EXPECT_EQ(report.context["net_model"], "packet");
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("packet"), std::string::npos);
-  }
+  const bench::Report report = predict_gpcnet(options);
+  EXPECT_EQ(bench::congestion_impacts(report).size(), 3U);
+  EXPECT_EQ(report.context["net_model"], "packet");
+  EXPECT_EQ(report.context["packet"]["routing"], "minimal");
+}
+
+TEST(PredictGpcnet, BadModelInputIsRefused) {
   EXPECT_THROW((void)parse_model_kind("fluid"), InputError);
+  GpcnetOptions options;
+  options.network_spec = "fattree:4x4";
+  options.model = ModelKind::kPacket;
+  options.packet.routing = Routing::kValiant;
+  try {
+    (void)predict_gpcnet(options);
+    FAIL() << "valiant routing on a fat tree must be refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("valiant"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
