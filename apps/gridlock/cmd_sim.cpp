@@ -22,7 +22,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
-#include "gridlock/net/flow_model.hpp"
+#include "gridlock/net/factory.hpp"
 #include "gridlock/net/model.hpp"
 #include "gridlock/net/network.hpp"
 #include "gridlock/net/placement_spec.hpp"
@@ -77,6 +77,12 @@ struct SimArgs {
   std::string net_model = "flow";
   std::string placement = "identity";
   std::string hop_latency = "0";
+  std::string packet_size = "2KiB";   // --net-model packet
+  std::string buffer = "32KiB";       // --net-model packet
+  std::uint32_t vcs = 3;              // --net-model packet
+  std::string routing = "minimal";    // --net-model packet
+  bool congestion_control = false;    // --net-model packet
+  bool packet_options_given = false;  // any of the five above on the command line
 };
 
 struct SchedgenArgs {
@@ -100,31 +106,24 @@ struct InfoArgs {
 
 using sim::kNoiseSeedStream;
 
-// Until the packet model is merged: the lead replaces this and make_network_model with the
-// factory (net/factory.hpp, net::make_model) then.
-void check_model_built(net::ModelKind kind) {
-  if (kind == net::ModelKind::kPacket) {
-    throw InputError("--net-model packet: the packet model is not built yet; give --net-model flow");
-  }
-}
-
-// The model a run on --network simulates.
-std::unique_ptr<net::Model> make_network_model(net::ModelKind kind,
-                                               std::shared_ptr<const net::Network> network) {
-  check_model_built(kind);
-  return std::make_unique<net::FlowModel>(std::move(network));
-}
-
 // A run on a simulated network: what --network and its options set up. Everything but the
 // placement (which needs the schedule's rank count) is checked before the schedule is read.
 struct NetworkRun {
   net::ModelKind kind = net::ModelKind::kFlow;
   net::NetworkParams params;
   net::PlacementChoice placement;
+  net::PacketOptions packet;
   std::shared_ptr<const topo::Topology> topology;
   std::shared_ptr<const net::Network> network;
   std::unique_ptr<net::Model> model;
 };
+
+std::uint32_t checked_u32(std::uint64_t value, std::string_view what) {
+  if (value > 0xFFFFFFFFU) {
+    throw InputError(fmt::format("{} {} bytes: at most 4 GiB", what, value));
+  }
+  return static_cast<std::uint32_t>(value);
+}
 
 NetworkRun prepare_network_run(const SimArgs& a) {
   NetworkRun run;
@@ -140,7 +139,17 @@ NetworkRun prepare_network_run(const SimArgs& a) {
   run.placement.spec = net::parse_placement_spec(a.placement);
   run.placement.ranks_per_node = a.ranks_per_node;
   run.placement.seed = a.seed;
-  check_model_built(run.kind);
+  if (a.packet_options_given && run.kind != net::ModelKind::kPacket) {
+    throw InputError(
+        "--packet-size, --buffer, --vcs, --routing and --congestion-control configure the packet model: "
+        "add --net-model packet");
+  }
+  run.packet.packet_bytes = checked_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
+  run.packet.buffer_bytes = checked_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  run.packet.vcs = a.vcs;
+  run.packet.routing = net::parse_routing(a.routing);
+  run.packet.congestion_control = a.congestion_control;
+  run.packet.seed = a.seed;
   run.topology = topo::make_topology(a.network);
   return run;
 }
@@ -149,7 +158,7 @@ void place_network_run(NetworkRun& run, std::uint32_t ranks) {
   net::Placement placement = net::make_placement(*run.topology, ranks, run.placement.spec,
                                                  run.placement.ranks_per_node, run.placement.seed);
   run.network = std::make_shared<const net::Network>(run.topology, std::move(placement), run.params);
-  run.model = make_network_model(run.kind, run.network);
+  run.model = net::make_model(run.kind, run.network, run.packet);
 }
 
 noise::NoiseSpec noise_spec_of(const SimArgs& a) {
@@ -513,17 +522,38 @@ void add_sim_commands(CLI::App& app) {
       ->add_option("--hop-latency", sim_args->hop_latency,
                    "With --network: latency of each router-to-router hop, e.g. 100ns")
       ->capture_default_str();
+  sim_cmd
+      ->add_option("--packet-size", sim_args->packet_size,
+                   "With --net-model packet: payload bytes per packet")
+      ->capture_default_str();
+  sim_cmd
+      ->add_option("--buffer", sim_args->buffer,
+                   "With --net-model packet: buffer per input port and virtual channel, in bytes")
+      ->capture_default_str();
+  sim_cmd->add_option("--vcs", sim_args->vcs, "With --net-model packet: virtual channels per link (1-8)")
+      ->capture_default_str();
+  sim_cmd
+      ->add_option("--routing", sim_args->routing,
+                   "With --net-model packet: minimal, valiant or ugal (valiant and ugal: dragonfly only)")
+      ->capture_default_str();
+  sim_cmd->add_flag("--congestion-control", sim_args->congestion_control,
+                    "With --net-model packet: endpoint congestion control (rate halved on marks)");
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--csv")->needs("--replicas");
   sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
-  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency"}) {
+  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size",
+                           "--buffer", "--vcs", "--routing", "--congestion-control"}) {
     sim_cmd->get_option(name)->needs("--network");
   }
   sim_cmd->callback([sim_args, sim_cmd] {
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
     sim_args->network_given = sim_cmd->count("--network") > 0;
+    sim_args->packet_options_given = false;
+    for (const char* name : {"--packet-size", "--buffer", "--vcs", "--routing", "--congestion-control"}) {
+      sim_args->packet_options_given = sim_args->packet_options_given || sim_cmd->count(name) > 0;
+    }
     run_sim(*sim_args);
   });
 

@@ -31,6 +31,23 @@ std::uint64_t transfer_ps(double bytes, double rate) {
   return static_cast<std::uint64_t>(t);
 }
 
+// Simulated time in ps must not wrap: an absurd latency or hop latency is an input error.
+std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    throw InputError(
+        "a message's arrival time overflows 2^64 ps (about 213 days): check L and --hop-latency");
+  }
+  return r;
+}
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw InputError("hops x --hop-latency overflows 2^64 ps: give a hop latency in ns, e.g. 100ns");
+  }
+  return r;
+}
+
 }  // namespace
 
 struct FlowModel::State {
@@ -192,7 +209,7 @@ struct FlowModel::State {
 
   void schedule_finish(std::uint32_t id) {
     Flow& f = flows[id];
-    f.finish = f.last + transfer_ps(f.remaining, f.rate);
+    f.finish = checked_add(f.last, transfer_ps(f.remaining, f.rate));
     finishes.set(id, f.finish);
   }
 
@@ -354,7 +371,8 @@ void FlowModel::inject(std::uint64_t time_ps, std::uint32_t src, std::uint32_t d
 void FlowModel::State::start(const Injection& in, const Network& network) {
   ++stats.messages;
   network.path_into(in.src, in.dst, path);
-  const std::uint64_t tail = latency_ps + Network::hops(path) * network.params().hop_latency_ps;
+  const std::uint64_t tail =
+      checked_add(latency_ps, checked_mul(Network::hops(path), network.params().hop_latency_ps));
   const double carried = in.bytes > 1 ? static_cast<double>(in.bytes - 1) : 0.0;
   if (!path.empty()) {
     ++stats.network_messages;
@@ -368,7 +386,7 @@ void FlowModel::State::start(const Injection& in, const Network& network) {
     path.push_back(topology_links + 2 * in.dst + 1);
   }
   if (carried == 0 || path.empty()) {
-    deliver(in.time + tail, in.token, in.dst);
+    deliver(checked_add(in.time, tail), in.token, in.dst);
     return;
   }
   const auto id = new_flow(static_cast<std::uint32_t>(path.size()));
@@ -410,7 +428,7 @@ void FlowModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& ou
   while (!s.finishes.empty() && s.finishes.top_key() <= time_ps) {
     const std::uint32_t id = s.finishes.top();
     State::Flow& f = s.flows[id];
-    s.deliver(f.finish + f.tail_ps, f.token, f.dst);
+    s.deliver(checked_add(f.finish, f.tail_ps), f.token, f.dst);
     const double alone_ps = std::max(1.0, f.bytes / f.alone_rate);
     s.stats.slowdown.record(std::max(1.0, static_cast<double>(f.finish - f.start) / alone_ps));
     s.detach(id);

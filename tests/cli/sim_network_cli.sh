@@ -87,7 +87,11 @@ PY
   bad_model)
     expect 2 "--net-model 'fluid': give flow .* or packet" -- \
       "$G" sim "$TMP/a2a.goal" -q --network "$DF" --net-model fluid
-    expect 2 "the packet model is not built yet" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --net-model packet
+    expect 2 "configure the packet model: add --net-model packet" -- \
+      "$G" sim "$TMP/a2a.goal" -q --network "$DF" --routing valiant
+    expect 2 "valiant routing needs a dragonfly" -- \
+      "$G" sim "$TMP/a2a.goal" -q --network "torus:4x4x1" --net-model packet --routing valiant
+    expect 2 "give --vcs 3 or more" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --net-model packet --routing ugal --vcs 2
     expect 2 "dragonfly needs g >= 2" -- "$G" sim "$TMP/a2a.goal" -q --network "dragonfly:g=1"
     expect 2 "--placement 'hops': give identity" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --placement hops
     expect 2 "--hop-latency '100': a unit is required" -- "$G" sim "$TMP/a2a.goal" -q --network "$DF" --hop-latency 100

@@ -202,6 +202,17 @@ TEST(FlowModel, NicRateBoundsAFlowAndLatencyAndHopsAreAdded) {
   EXPECT_EQ(at[1], 5000 + p.latency.ps);
 }
 
+TEST(FlowModel, AHopLatencyThatOverflowsTimeIsAnInputError) {
+  // Regression: hops x hop latency wrapped around 2^64 ps and gave a short arrival time.
+  NetworkParams np;
+  np.hop_latency_ps = ~std::uint64_t{0} / 2;
+  FlowModel model(line_network({1 * kGBps, 1 * kGBps}, 1, np));
+  model.begin(3, sim::LogGOPSParams{});
+  model.inject(0, 0, 2, 1000, 0);
+  std::vector<sim::NetDelivery> out;
+  EXPECT_THROW(model.advance(model.next_time(), out), InputError);
+}
+
 TEST(FlowModel, RefusesMoreRanksThanPlaced) {
   FlowModel model(line_network({1 * kGBps}, 1));
   EXPECT_THROW(model.begin(3, sim::LogGOPSParams{}), InputError);
