@@ -35,7 +35,7 @@ install(CODE "${_gridlock_version_check}")
 
 # The libraries another project may link, exported as gridlock::<name>. gridlock::bench (MPI) only
 # where it is built.
-set(_gridlock_exported core noise sim topo oracle mapping model trace net)
+set(_gridlock_exported core noise sim gpcnet topo oracle mapping model trace net)
 if(TARGET gridlock_bench)
   list(APPEND _gridlock_exported bench)
 endif()
@@ -70,6 +70,14 @@ endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/gridlock"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development
         FILES_MATCHING PATTERN "*.hpp" ${_gridlock_header_excludes})
+# gridlock::gpcnet (no MPI) keeps its headers in gridlock/bench: installed without MPI too.
+if(NOT TARGET gridlock_bench)
+  install(FILES "${PROJECT_SOURCE_DIR}/include/gridlock/bench/options.hpp"
+                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/roles.hpp"
+                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/results.hpp"
+                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/results_json.hpp"
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gridlock/bench COMPONENT development)
+endif()
 install(FILES "${PROJECT_BINARY_DIR}/generated/gridlock/core/version.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gridlock/core COMPONENT development)
 

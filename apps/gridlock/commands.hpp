@@ -32,4 +32,7 @@ void add_model_command(CLI::App& app);
 /// `gridlock history add|list|show|metrics|trend|regress`: the run history in SQLite.
 void add_history_command(CLI::App& app);
 
+/// `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network.
+void add_predict_command(CLI::App& app);
+
 }  // namespace gridlock::cli

@@ -1,0 +1,133 @@
+#pragma once
+/// @file
+/// `gridlock predict gpcnet` (docs/predict.md): GPCNeT's method (SC'19, §3) on a simulated
+/// network. The nodes of a topology are shuffled with the seed and split 20% canary / 80%
+/// congestor as gridlock-bench splits them (bench::RoleLayout); LogGOPS schedules built in code
+/// run the canaries (random-ring latency, random-ring BW+Sync, multiple allreduce) alone and
+/// beside the four congestors (all-to-all, P2P incast, RMA incast, RMA broadcast) through a
+/// gridlock::net model; each canary iteration is timed from the engine's op-completion callback.
+/// The result is a bench::Report: the same tables and JSON body as `gridlock-bench load`.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gridlock/bench/results.hpp"
+#include "gridlock/bench/roles.hpp"
+#include "gridlock/net/model.hpp"
+#include "gridlock/net/network.hpp"
+#include "gridlock/net/packet_model.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/sim/schedule.hpp"
+
+namespace gridlock::net {
+
+/// The three canary tests (paper §3.1).
+enum class CanaryKind : std::uint8_t {
+  kLatency,    ///< Random-ring 8 B exchange with both neighbours; a sample is half the iteration.
+  kBandwidth,  ///< Random-ring BW+Sync: 8 x 128 KiB to and from both neighbours, then a barrier.
+  kAllreduce,  ///< Multiple Allreduce: 8 B recursive-doubling allreduce over each canary slice.
+};
+
+/// All canary kinds in table order.
+inline constexpr CanaryKind kCanaryKinds[] = {CanaryKind::kLatency, CanaryKind::kBandwidth,
+                                              CanaryKind::kAllreduce};
+
+/// The LogGOPS parameters of a prediction unless given: an Aries-class NIC and MPI (L 0.5 us,
+/// o 0.3 us, g 0.05 us, G 0.1 ns/B = 10 GB/s, O 0, S 8 KiB), documented in docs/predict.md.
+[[nodiscard]] sim::LogGOPSParams default_predict_params() noexcept;
+
+/// What `gridlock predict gpcnet` is asked for.
+struct GpcnetOptions {
+  std::string network_spec;                ///< Topology spec (`dragonfly:g=9,a=4,p=2,h=2`).
+  ModelKind model = ModelKind::kFlow;      ///< Network model.
+  std::uint64_t seed = 1;                  ///< Node shuffle and random rings.
+  std::uint32_t ranks_per_node = 1;        ///< GPCNeT's PPort (one port per node).
+  std::uint32_t iterations = 0;            ///< Timed iterations per ring (0: per-kernel default).
+  std::uint32_t rings = 4;                 ///< Random rings per ring test (paper nR = 30).
+  std::uint64_t hop_latency_ps = 100'000;  ///< Router-to-router hop latency.
+  sim::LogGOPSParams params = default_predict_params();  ///< Host and NIC parameters.
+  double canary_fraction = 0.2;                          ///< Canary share of the nodes (GPCNeT's 20%).
+  /// Packet model parameters (routing, congestion control; ignored by the flow model); the
+  /// Valiant and UGAL choices use `seed`.
+  PacketOptions packet;
+  /// Called with one line per simulation run (empty: quiet).
+  std::function<void(std::string_view)> progress;
+};
+
+/// Loop counts of one canary kind: `rings` blocks of `warmup` untimed and `iterations` timed
+/// iterations (the allreduce has one block).
+struct CanaryLoop {
+  std::uint32_t rings = 1;       ///< Blocks (random rings).
+  std::uint32_t warmup = 1;      ///< Untimed iterations at the start of each block.
+  std::uint32_t iterations = 1;  ///< Timed iterations per block.
+};
+
+/// The loop counts `options` give `kind` (defaults: latency 50, BW+Sync 8, allreduce 200 timed
+/// iterations per block; --iterations replaces them all).
+[[nodiscard]] CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept;
+
+/// Stable key, table title and units of a canary kind (as gridlock-bench names them).
+struct CanaryInfo {
+  std::string key;                 ///< `rr_two_sided_lat`, `rr_two_sided_bw_sync`, `multiple_allreduce`.
+  std::string title;               ///< `RR Two-sided Lat (8 B)`, ...
+  std::string units;               ///< `usec` or `MiB/s/rank`.
+  Better better = Better::kLower;  ///< Direction in which the metric is good.
+};
+
+/// Key, title and units of `kind`.
+[[nodiscard]] CanaryInfo canary_info(CanaryKind kind);
+
+/// The four congestors, in group order after the canaries (paper §3.2).
+[[nodiscard]] std::vector<bench::CongestorType> gpcnet_congestors();
+
+/// Ranks, nodes and roles of a prediction: rank r runs on node r / ranks_per_node (node order of
+/// the topology); roles are per node. Slice j of a group holds the j-th rank of each of its nodes
+/// in position order, so that no slice communicates on-node (paper §3.3 step 2).
+struct GpcnetLayout {
+  std::uint32_t nodes = 0;           ///< Nodes of the topology (all are used).
+  std::uint32_t ranks_per_node = 1;  ///< Ranks on each node.
+  bench::RoleLayout roles;           ///< Canary and congestor groups (seeded shuffle).
+  /// Ranks of slice j of group g: slices[g][j] in position order.
+  std::vector<std::vector<std::vector<std::uint32_t>>> slices;
+  /// Total ranks.
+  [[nodiscard]] std::uint32_t ranks() const noexcept { return nodes * ranks_per_node; }
+};
+
+/// The layout of `nodes` nodes. Throws InputError (naming the smallest network that fits) when a
+/// group would have fewer than 2 nodes.
+[[nodiscard]] GpcnetLayout make_gpcnet_layout(std::uint32_t nodes, std::uint32_t ranks_per_node,
+                                              std::uint64_t seed, double canary_fraction);
+
+/// What a canary schedule is: the canary kind, and the congestors beside it (0 iterations: none).
+struct ScheduleShape {
+  CanaryKind kind = CanaryKind::kLatency;  ///< Canary test.
+  CanaryLoop loop;                         ///< Its loop counts.
+  std::uint64_t ring_seed = 0;             ///< Base seed of the random rings.
+  bool canaries = true;                    ///< false: congestors alone (calibration runs).
+  /// Iterations of each congestor group, in gpcnet_congestors() order (empty: canaries alone).
+  std::vector<std::uint64_t> congestor_iterations;
+  sim::SimTime canary_delay;  ///< Calc before the canaries start (the congestors' warm-up).
+};
+
+/// A built schedule and where its canary iterations end.
+struct GpcnetSchedule {
+  sim::Schedule schedule;  ///< The ranks' programs.
+  /// Per canary rank (index into canary_ranks), the op index of each iteration's end marker (a
+  /// zero calc after the iteration's last operations), warm-up iterations included, block after
+  /// block.
+  std::vector<std::vector<std::uint32_t>> markers;
+  std::vector<std::uint32_t> canary_ranks;     ///< Ranks that run the canary, slice after slice.
+  std::vector<std::uint32_t> congestor_ranks;  ///< Ranks that run a congestor (if any).
+};
+
+/// Builds the schedule of `shape` on `layout` (see docs/predict.md for each kernel's operations).
+[[nodiscard]] GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleShape& shape);
+
+/// Runs the whole prediction: isolated and loaded phase for each canary kind. Throws InputError
+/// for an unknown network spec, a network too small for the roles or an unavailable model.
+[[nodiscard]] bench::Report predict_gpcnet(const GpcnetOptions& options);
+
+}  // namespace gridlock::net

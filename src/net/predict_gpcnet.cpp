@@ -1,0 +1,678 @@
+#include "gridlock/net/predict_gpcnet.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/histogram.hpp"
+#include "gridlock/core/output.hpp"
+#include "gridlock/core/rng.hpp"
+#include "gridlock/core/stats.hpp"
+#include "gridlock/net/factory.hpp"
+#include "gridlock/sim/generate.hpp"
+#include "gridlock/topo/spec.hpp"
+
+namespace gridlock::net {
+namespace {
+
+using bench::CongestorType;
+
+constexpr std::uint64_t kPsPerUs = 1'000'000;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr std::uint64_t kLatencyBytes = 8;
+constexpr std::uint64_t kBandwidthBytes = std::uint64_t{128} * 1024;
+constexpr std::uint32_t kBandwidthOutstanding = 8;
+constexpr std::uint64_t kAllreduceBytes = 8;
+constexpr std::uint64_t kCongestorBytes = 4096;
+// One-sided control messages (a put's completion ack, a get's request): one NIC packet.
+constexpr std::uint64_t kControlBytes = 8;
+
+// Tags: a ring message sent to the left neighbour carries kTagLeft, to the right kTagRight, so a
+// rank whose two neighbours are one rank (a ring of 2) still tells the two apart.
+constexpr std::uint32_t kTagLeft = 1;
+constexpr std::uint32_t kTagRight = 2;
+constexpr std::uint32_t kTagCollective = 100;  // .. +5 (sim::emit_collective)
+constexpr std::uint32_t kTagAllToAll = 1000;   // + step
+constexpr std::uint32_t kTagIncast = 200;
+constexpr std::uint32_t kTagCredit = 201;
+constexpr std::uint32_t kTagPut = 300;
+constexpr std::uint32_t kTagPutAck = 301;
+constexpr std::uint32_t kTagGetRequest = 400;
+constexpr std::uint32_t kTagGetData = 401;
+
+// Congestor iterations of the calibration run that measures each congestor's iteration time.
+constexpr std::uint64_t kCalibrationIterations = 8;
+// Congestor iterations (at the calibrated rate) before the canaries start: GPCNeT's warm-up.
+constexpr double kWarmupIterations = 4;
+// The loaded canaries are first assumed to take this many times their isolated time; a run whose
+// congestors end too early is repeated with longer ones. Every congestor iteration beyond the
+// canaries' end is simulated for nothing (the engine has no "stop when these ranks are done").
+constexpr double kFirstLoadedFactor = 2.0;
+constexpr int kMaxLoadedAttempts = 4;
+
+void require_all(sim::ScheduleBuilder& b, std::uint32_t op, const std::vector<std::uint32_t>& after) {
+  for (const auto a : after) {
+    b.add_requires(op, a);
+  }
+}
+
+// One canary rank's program; returns its markers.
+std::vector<std::uint32_t> build_canary_rank(sim::ScheduleBuilder& b, const std::vector<std::uint32_t>& slice,
+                                             std::uint32_t position, const ScheduleShape& shape) {
+  std::vector<std::uint32_t> markers;
+  std::vector<std::uint32_t> prev;
+  if (shape.canary_delay.ps > 0) {
+    prev.push_back(b.calc(shape.canary_delay));
+  }
+  const auto n = static_cast<std::uint64_t>(slice.size());
+  const CanaryLoop& loop = shape.loop;
+  const std::uint32_t per_block = loop.warmup + loop.iterations;
+  for (std::uint32_t ring = 0; ring < loop.rings; ++ring) {
+    const auto nb = random_ring_neighbours(n, position, shape.ring_seed, ring);
+    const std::uint32_t left = slice[nb.left];
+    const std::uint32_t right = slice[nb.right];
+    for (std::uint32_t it = 0; it < per_block; ++it) {
+      std::vector<std::uint32_t> last;
+      if (shape.kind == CanaryKind::kAllreduce) {
+        sim::CollectiveStep step;
+        step.kind = "allreduce";
+        step.algo = "recdoub";
+        step.size_bytes = kAllreduceBytes;
+        last = sim::emit_collective(b, step, slice, position, kTagCollective, prev);
+      } else {
+        const bool bw = shape.kind == CanaryKind::kBandwidth;
+        const std::uint64_t bytes = bw ? kBandwidthBytes : kLatencyBytes;
+        const std::uint32_t rounds = bw ? kBandwidthOutstanding : 1;
+        for (std::uint32_t k = 0; k < rounds; ++k) {
+          const std::uint32_t ops[] = {b.recv(bytes, left, kTagRight), b.recv(bytes, right, kTagLeft),
+                                       b.send(bytes, left, kTagLeft), b.send(bytes, right, kTagRight)};
+          for (const auto op : ops) {
+            require_all(b, op, prev);
+            last.push_back(op);
+          }
+        }
+        if (bw) {
+          sim::CollectiveStep barrier;
+          barrier.kind = "barrier";
+          last = sim::emit_collective(b, barrier, slice, position, kTagCollective, last);
+        }
+      }
+      const std::uint32_t marker = b.calc(sim::SimTime{0});
+      require_all(b, marker, last);
+      markers.push_back(marker);
+      prev.assign(1, marker);
+    }
+  }
+  return markers;
+}
+
+// One congestor rank's program (paper §3.2; docs/predict.md says how each maps to LogGOPS).
+void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
+                          const std::vector<std::uint32_t>& slice, std::uint32_t position,
+                          std::uint64_t iterations) {
+  const auto n = static_cast<std::uint32_t>(slice.size());
+  const std::uint32_t root = slice[0];
+  std::vector<std::uint32_t> prev;
+  switch (type) {
+    case CongestorType::kAllToAll:
+      // Pairwise exchange: step k sends to position + k and receives from position - k, as
+      // MPI_Sendrecv; the next step starts when both are done.
+      for (std::uint64_t it = 0; it < iterations; ++it) {
+        for (std::uint32_t k = 1; k < n; ++k) {
+          const std::uint32_t s = b.send(kCongestorBytes, slice[(position + k) % n], kTagAllToAll + k);
+          const std::uint32_t r = b.recv(kCongestorBytes, slice[(position + n - k) % n], kTagAllToAll + k);
+          require_all(b, s, prev);
+          require_all(b, r, prev);
+          prev = {s, r};
+        }
+      }
+      return;
+    case CongestorType::kP2pIncast:
+      // The root posts one receive per sender and waits for all; a credit back to each sender is
+      // the eager flow control that keeps a sender to one message in flight (LogGOPS sends
+      // complete locally, so without it the senders would run ahead without bound).
+      for (std::uint64_t it = 0; it < iterations; ++it) {
+        if (position == 0) {
+          std::vector<std::uint32_t> recvs;
+          for (std::uint32_t s = 1; s < n; ++s) {
+            const std::uint32_t r = b.recv(kCongestorBytes, slice[s], kTagIncast);
+            require_all(b, r, prev);
+            recvs.push_back(r);
+          }
+          prev.clear();
+          for (std::uint32_t s = 1; s < n; ++s) {
+            const std::uint32_t c = b.send(1, slice[s], kTagCredit);
+            require_all(b, c, recvs);
+            prev.push_back(c);
+          }
+        } else {
+          const std::uint32_t s = b.send(kCongestorBytes, root, kTagIncast);
+          require_all(b, s, prev);
+          const std::uint32_t c = b.recv(1, root, kTagCredit);
+          b.add_requires(c, s);
+          prev = {c};
+        }
+      }
+      return;
+    case CongestorType::kRmaIncast:
+    case CongestorType::kRmaBcast: {
+      // One-sided operations as message pairs: a put is the data to the root and an ack back
+      // (MPI_Win_flush waits for it); a get is a request to the root and the data back. The
+      // root answers each origin in turn, origin by origin independently (its NIC would).
+      const bool put = type == CongestorType::kRmaIncast;
+      const std::uint64_t to_root = put ? kCongestorBytes : kControlBytes;
+      const std::uint64_t from_root = put ? kControlBytes : kCongestorBytes;
+      const std::uint32_t tag_to = put ? kTagPut : kTagGetRequest;
+      const std::uint32_t tag_from = put ? kTagPutAck : kTagGetData;
+      if (position == 0) {
+        std::vector<std::uint32_t> last(n, std::numeric_limits<std::uint32_t>::max());
+        for (std::uint64_t it = 0; it < iterations; ++it) {
+          for (std::uint32_t s = 1; s < n; ++s) {
+            const std::uint32_t r = b.recv(to_root, slice[s], tag_to);
+            if (last[s] != std::numeric_limits<std::uint32_t>::max()) {
+              b.add_requires(r, last[s]);
+            }
+            const std::uint32_t a = b.send(from_root, slice[s], tag_from);
+            b.add_requires(a, r);
+            last[s] = a;
+          }
+        }
+      } else {
+        for (std::uint64_t it = 0; it < iterations; ++it) {
+          const std::uint32_t s = b.send(to_root, root, tag_to);
+          require_all(b, s, prev);
+          const std::uint32_t r = b.recv(from_root, root, tag_from);
+          b.add_requires(r, s);
+          prev = {r};
+        }
+      }
+      return;
+    }
+    case CongestorType::kAllreduce:
+      break;
+  }
+  throw InputError(
+      fmt::format("congestor {} is not simulated by gridlock predict gpcnet", bench::congestor_key(type)));
+}
+
+std::unique_ptr<Model> make_network_model(const GpcnetOptions& options,
+                                          std::shared_ptr<const Network> network) {
+  PacketOptions packet = options.packet;
+  packet.seed = options.seed;
+  return make_model(options.model, std::move(network), packet);
+}
+
+// A simulation's canary iteration ends and finish times.
+struct RunResult {
+  std::vector<std::vector<std::uint64_t>> marker_ps;  // per canary rank, per marker
+  std::uint64_t canary_end_ps = 0;
+  std::vector<sim::SimTime> finish;
+  std::uint64_t messages = 0;
+  double wall_s = 0;
+};
+
+RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const Network>& network,
+                       const GpcnetOptions& options) {
+  RunResult out;
+  const std::uint32_t ranks = built.schedule.num_ranks();
+  std::vector<std::int64_t> canary_index(ranks, -1);
+  for (std::size_t c = 0; c < built.canary_ranks.size(); ++c) {
+    canary_index[built.canary_ranks[c]] = static_cast<std::int64_t>(c);
+  }
+  out.marker_ps.resize(built.canary_ranks.size());
+  for (std::size_t c = 0; c < built.markers.size(); ++c) {
+    out.marker_ps[c].assign(built.markers[c].size(), 0);
+  }
+  auto model = make_network_model(options, network);
+  sim::SimOptions so;
+  so.params = options.params;
+  so.network = model.get();
+  so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
+    const std::int64_t c = canary_index[rank];
+    if (c < 0) {
+      return;
+    }
+    const auto& marks = built.markers[static_cast<std::size_t>(c)];
+    const auto it = std::lower_bound(marks.begin(), marks.end(), op);
+    if (it != marks.end() && *it == op) {
+      out.marker_ps[static_cast<std::size_t>(c)][static_cast<std::size_t>(it - marks.begin())] = end.ps;
+      out.canary_end_ps = std::max(out.canary_end_ps, end.ps);
+    }
+  };
+  const sim::SimResult result = sim::simulate(built.schedule, so);
+  if (!result.complete) {
+    throw Error(
+        fmt::format("gridlock predict gpcnet: a simulation did not finish (a bug, please report):\n{}",
+                    sim::stuck_report(result)));
+  }
+  out.finish = result.finish;
+  out.messages = result.messages;
+  out.wall_s = result.wall_seconds;
+  return out;
+}
+
+std::uint64_t smallest_fitting_network(double canary_fraction) {
+  for (std::uint64_t n = 2; n < 100000; ++n) {
+    try {
+      const bench::RoleLayout probe(n, 1, canary_fraction, gpcnet_congestors());
+      return n;
+    } catch (const InputError&) {
+      continue;
+    }
+  }
+  return 0;
+}
+
+// Per-iteration samples and block figures of one canary run.
+bench::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunResult& run) {
+  const CanaryInfo info = canary_info(kind);
+  bench::CanaryResult c;
+  c.key = info.key;
+  c.title = info.title;
+  c.units = info.units;
+  c.better = info.better;
+  const double bytes_per_iteration = 2.0 * kBandwidthOutstanding * static_cast<double>(kBandwidthBytes);
+  auto value = [&](std::uint64_t dt_ps, double iterations) {
+    const double seconds = static_cast<double>(dt_ps) * 1e-12;
+    switch (kind) {
+      case CanaryKind::kLatency:
+        return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations / 2.0;
+      case CanaryKind::kBandwidth:
+        return bytes_per_iteration * iterations / seconds / kMiB;
+      case CanaryKind::kAllreduce:
+        break;
+    }
+    return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations;
+  };
+  const std::uint32_t per_block = loop.warmup + loop.iterations;
+  double sum_rank_means = 0;
+  c.bulk_min = std::numeric_limits<double>::infinity();
+  c.bulk_max = -std::numeric_limits<double>::infinity();
+  for (const auto& marks : run.marker_ps) {
+    double rank_sum = 0;
+    for (std::uint32_t blk = 0; blk < loop.rings; ++blk) {
+      const std::size_t first = static_cast<std::size_t>(blk) * per_block + loop.warmup;
+      for (std::uint32_t i = 0; i < loop.iterations; ++i) {
+        c.histogram.record(value(marks[first + i] - marks[first + i - 1], 1.0));
+      }
+      const std::uint64_t block_ps = marks[first + loop.iterations - 1] - marks[first - 1];
+      rank_sum += value(block_ps, loop.iterations);
+    }
+    const double rank_mean = rank_sum / loop.rings;
+    sum_rank_means += rank_mean;
+    c.bulk_min = std::min(c.bulk_min, rank_mean);
+    c.bulk_max = std::max(c.bulk_max, rank_mean);
+  }
+  c.fine = summarize(c.histogram);
+  c.ranks = run.marker_ps.size();
+  c.bulk_mean = run.marker_ps.empty() ? std::nan("") : sum_rank_means / static_cast<double>(c.ranks);
+  c.blocks_completed = loop.rings;
+  c.blocks_planned = loop.rings;
+  c.elapsed_s = run.wall_s;
+  return c;
+}
+
+// Bytes one congestor rank sends per iteration.
+std::uint64_t congestor_bytes_per_iteration(CongestorType type, std::uint32_t position, std::uint32_t n) {
+  switch (type) {
+    case CongestorType::kAllToAll:
+      return kCongestorBytes * (n - 1);
+    case CongestorType::kP2pIncast:
+    case CongestorType::kRmaIncast:
+      return position == 0 ? 0 : kCongestorBytes;
+    case CongestorType::kRmaBcast:
+      return position == 0 ? kCongestorBytes * (n - 1) : 0;
+    case CongestorType::kAllreduce:
+      break;
+  }
+  return 0;
+}
+
+std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
+
+}  // namespace
+
+sim::LogGOPSParams default_predict_params() noexcept {
+  sim::LogGOPSParams p;
+  p.latency = sim::SimTime{500'000};
+  p.overhead_send = sim::SimTime{300'000};
+  p.overhead_recv = sim::SimTime{300'000};
+  p.gap = sim::SimTime{50'000};
+  p.gap_per_byte = sim::SimTime{100};
+  p.overhead_per_byte = sim::SimTime{0};
+  p.eager_threshold_bytes = 8192;
+  return p;
+}
+
+CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
+  CanaryLoop loop;
+  switch (kind) {
+    case CanaryKind::kLatency:
+      loop = CanaryLoop{options.rings, 1, 50};
+      break;
+    case CanaryKind::kBandwidth:
+      loop = CanaryLoop{options.rings, 1, 8};
+      break;
+    case CanaryKind::kAllreduce:
+      loop = CanaryLoop{1, 1, 200};
+      break;
+  }
+  if (options.iterations > 0) {
+    loop.iterations = options.iterations;
+  }
+  return loop;
+}
+
+CanaryInfo canary_info(CanaryKind kind) {
+  switch (kind) {
+    case CanaryKind::kLatency:
+      return {"rr_two_sided_lat", fmt::format("RR Two-sided Lat ({} B)", kLatencyBytes), "usec",
+              Better::kLower};
+    case CanaryKind::kBandwidth:
+      return {"rr_two_sided_bw_sync", fmt::format("RR Two-sided BW+Sync ({} B)", kBandwidthBytes),
+              "MiB/s/rank", Better::kHigher};
+    case CanaryKind::kAllreduce:
+      break;
+  }
+  return {"multiple_allreduce", fmt::format("Multiple Allreduce ({} B)", kAllreduceBytes), "usec",
+          Better::kLower};
+}
+
+std::vector<bench::CongestorType> gpcnet_congestors() {
+  return {CongestorType::kAllToAll, CongestorType::kP2pIncast, CongestorType::kRmaIncast,
+          CongestorType::kRmaBcast};
+}
+
+GpcnetLayout make_gpcnet_layout(std::uint32_t nodes, std::uint32_t ranks_per_node, std::uint64_t seed,
+                                double canary_fraction) {
+  if (ranks_per_node == 0) {
+    throw InputError("--ranks-per-node 0: at least one rank per node is needed");
+  }
+  if (static_cast<std::uint64_t>(nodes) * ranks_per_node > sim::kMaxRanks) {
+    throw InputError(fmt::format("{} nodes x {} ranks per node exceed the simulator's {} ranks", nodes,
+                                 ranks_per_node, sim::kMaxRanks));
+  }
+  auto roles = [&] {
+    try {
+      return bench::RoleLayout(nodes, seed, canary_fraction, gpcnet_congestors());
+    } catch (const InputError&) {
+      throw InputError(fmt::format(
+          "the network has {} nodes, too few for GPCNeT's roles: {}% canary nodes and 4 congestor types "
+          "need at least 2 nodes each ({} nodes in all); use a larger --network",
+          nodes, canary_fraction * 100, smallest_fitting_network(canary_fraction)));
+    }
+  }();
+  GpcnetLayout layout{nodes, ranks_per_node, std::move(roles), {}};
+  for (int g = 0; g < layout.roles.group_count(); ++g) {
+    const auto group_nodes = layout.roles.nodes_of(g);
+    std::vector<std::vector<std::uint32_t>> slices(ranks_per_node);
+    for (std::uint32_t j = 0; j < ranks_per_node; ++j) {
+      for (const auto node : group_nodes) {
+        slices[j].push_back(static_cast<std::uint32_t>(node) * ranks_per_node + j);
+      }
+    }
+    layout.slices.push_back(std::move(slices));
+  }
+  return layout;
+}
+
+GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleShape& shape) {
+  GpcnetSchedule out;
+  sim::ScheduleBuilder b(layout.ranks());
+  if (shape.canaries) {
+    for (const auto& slice : layout.slices[0]) {
+      for (std::uint32_t pos = 0; pos < slice.size(); ++pos) {
+        b.begin_rank(slice[pos]);
+        out.markers.push_back(build_canary_rank(b, slice, pos, shape));
+        out.canary_ranks.push_back(slice[pos]);
+        b.end_rank();
+      }
+    }
+  }
+  const auto types = gpcnet_congestors();
+  for (std::size_t t = 0; t < shape.congestor_iterations.size() && t < types.size(); ++t) {
+    const std::uint64_t iterations = shape.congestor_iterations[t];
+    if (iterations == 0) {
+      continue;
+    }
+    for (const auto& slice : layout.slices[t + 1]) {
+      for (std::uint32_t pos = 0; pos < slice.size(); ++pos) {
+        b.begin_rank(slice[pos]);
+        build_congestor_rank(b, types[t], slice, pos, iterations);
+        out.congestor_ranks.push_back(slice[pos]);
+        b.end_rank();
+      }
+    }
+  }
+  out.schedule = b.finish();
+  return out;
+}
+
+bench::Report predict_gpcnet(const GpcnetOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const ModelKind kind = options.model;
+  if (options.rings == 0) {
+    throw InputError("--rings 0: the ring tests need at least one random ring");
+  }
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
+  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
+  const GpcnetLayout layout =
+      make_gpcnet_layout(nodes, options.ranks_per_node, options.seed, options.canary_fraction);
+  Placement placement = identity_placement(*topology, layout.ranks(), options.ranks_per_node);
+  const auto network =
+      std::make_shared<const Network>(topology, std::move(placement), NetworkParams{options.hop_latency_ps});
+  if (kind == ModelKind::kPacket) {
+    // Bad packet options (too few virtual channels, Valiant off a dragonfly) before any work.
+    validate(options.packet, *network);
+  }
+  const std::uint64_t ring_seed = derive_seed(options.seed, bench::kRingStream);
+  auto say = [&](const std::string& line) {
+    if (options.progress) {
+      options.progress(line);
+    }
+  };
+
+  bench::Report report;
+  report.mode = bench::Mode::kLoad;
+  report.average = bench::Average::kBlocks;
+  for (int g = 0; g < layout.roles.group_count(); ++g) {
+    std::vector<std::string> names;
+    for (const auto node : layout.roles.nodes_of(g)) {
+      names.push_back(topology->nodes()[node].name);
+    }
+    report.roles.emplace_back(layout.roles.group_name(g), std::move(names));
+  }
+  {
+    const auto& canary_nodes = layout.roles.nodes_of(0);
+    const auto ring = random_ring_order(canary_nodes.size(), ring_seed, 0);
+    for (std::uint64_t i = 0; i < canary_nodes.size(); ++i) {
+      report.canary_ring0.push_back(topology->nodes()[canary_nodes[ring.at(i)]].name);
+    }
+  }
+
+  // Calibration: the congestors alone for a few iterations give each one's iteration time, from
+  // which the loaded runs size them (GOAL has no "until the canaries finish").
+  const auto types = gpcnet_congestors();
+  std::vector<double> iteration_ps(types.size(), 0);
+  double slowest_iteration = 1;
+  {
+    ScheduleShape shape;
+    shape.canaries = false;
+    shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
+    const auto built = build_gpcnet_schedule(layout, shape);
+    const RunResult run = run_schedule(built, network, options);
+    for (std::size_t t = 0; t < types.size(); ++t) {
+      // The fastest rank of a type ends first, so its pace sizes the loaded runs; the slowest
+      // one's sets the warm-up.
+      std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+      std::uint64_t last = 0;
+      for (const auto& slice : layout.slices[t + 1]) {
+        for (const auto r : slice) {
+          first = std::min(first, run.finish[r].ps);
+          last = std::max(last, run.finish[r].ps);
+        }
+      }
+      iteration_ps[t] = std::max(1.0, static_cast<double>(first) / kCalibrationIterations);
+      slowest_iteration = std::max(slowest_iteration, static_cast<double>(last) / kCalibrationIterations);
+    }
+    say(fmt::format("calibration: congestor iteration a2a {}, p2p-incast {}, rma-incast {}, rma-bcast {}",
+                    time_text(static_cast<std::uint64_t>(iteration_ps[0])),
+                    time_text(static_cast<std::uint64_t>(iteration_ps[1])),
+                    time_text(static_cast<std::uint64_t>(iteration_ps[2])),
+                    time_text(static_cast<std::uint64_t>(iteration_ps[3]))));
+  }
+  const auto warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
+
+  bench::PhaseResult isolated{"isolated", {}, {}};
+  bench::PhaseResult loaded{"loaded", types, {}};
+  Json sizing = Json::array();
+  std::uint64_t total_messages = 0;
+  for (const CanaryKind canary : kCanaryKinds) {
+    ScheduleShape shape;
+    shape.kind = canary;
+    shape.loop = canary_loop(options, canary);
+    shape.ring_seed = ring_seed;
+    const auto iso_built = build_gpcnet_schedule(layout, shape);
+    const RunResult iso = run_schedule(iso_built, network, options);
+    total_messages += iso.messages;
+    isolated.canaries.push_back(collect(canary, shape.loop, iso));
+    say(fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", canary_info(canary).key,
+                    time_text(iso.canary_end_ps), iso.messages, iso.wall_s));
+
+    // Loaded: the canaries start after the congestors' warm-up; every congestor must still run
+    // when the last canary iteration ends, else the run is repeated with longer congestors.
+    // Per congestor, its iteration time under load (the calibrated one until a loaded run says
+    // more), and the time the congestors must cover.
+    std::vector<double> loaded_iteration_ps = iteration_ps;
+    double target_ps =
+        static_cast<double>(warmup_ps) + kFirstLoadedFactor * static_cast<double>(iso.canary_end_ps);
+    shape.canary_delay = sim::SimTime{warmup_ps};
+    for (int attempt = 1;; ++attempt) {
+      shape.congestor_iterations.clear();
+      for (std::size_t t = 0; t < types.size(); ++t) {
+        shape.congestor_iterations.push_back(
+            static_cast<std::uint64_t>(std::ceil(target_ps / loaded_iteration_ps[t])) + 1);
+      }
+      const auto built = build_gpcnet_schedule(layout, shape);
+      const RunResult run = run_schedule(built, network, options);
+      total_messages += run.messages;
+      std::uint64_t congestors_end = std::numeric_limits<std::uint64_t>::max();
+      for (const auto r : built.congestor_ranks) {
+        congestors_end = std::min(congestors_end, run.finish[r].ps);
+      }
+      const bool covered = congestors_end >= run.canary_end_ps;
+      say(
+          fmt::format("{} loaded (attempt {}): canaries end at {}, first congestor ends at {}, {} messages, "
+                      "{:.1f} s",
+                      canary_info(canary).key, attempt, time_text(run.canary_end_ps),
+                      time_text(congestors_end), run.messages, run.wall_s));
+      if (covered || attempt == kMaxLoadedAttempts) {
+        bench::CanaryResult result = collect(canary, shape.loop, run);
+        for (std::size_t t = 0; t < types.size(); ++t) {
+          bench::CongestorResult cr;
+          cr.type = types[t];
+          double rate_sum = 0;
+          for (const auto& slice : layout.slices[t + 1]) {
+            const auto n = static_cast<std::uint32_t>(slice.size());
+            for (std::uint32_t pos = 0; pos < n; ++pos) {
+              const std::uint64_t bytes =
+                  congestor_bytes_per_iteration(types[t], pos, n) * shape.congestor_iterations[t];
+              cr.ranks += 1;
+              cr.iterations += shape.congestor_iterations[t];
+              cr.bytes += bytes;
+              const double seconds = static_cast<double>(run.finish[slice[pos]].ps) * 1e-12;
+              rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
+            }
+          }
+          cr.mib_per_s_total = rate_sum;
+          cr.mib_per_s_per_rank = cr.ranks == 0 ? 0 : rate_sum / static_cast<double>(cr.ranks);
+          result.congestors.push_back(cr);
+        }
+        loaded.canaries.push_back(std::move(result));
+        Json s;
+        s["canary"] = canary_info(canary).key;
+        s["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
+        s["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
+        s["congestors_first_end_us"] = static_cast<double>(congestors_end) / 1e6;
+        s["congestor_iterations"] = shape.congestor_iterations;
+        s["attempts"] = attempt;
+        s["covered"] = covered;
+        sizing.push_back(s);
+        if (!covered) {
+          report.notes.push_back(fmt::format(
+              "{}: a congestor ended at {} before the canaries ({}) after {} attempts; the last canary "
+              "iterations ran on a partly quiet network",
+              canary_info(canary).title, time_text(congestors_end), time_text(run.canary_end_ps), attempt));
+        }
+        break;
+      }
+      // Too short: the calibration (congestors alone, all starting at once) misjudged their pace
+      // beside the canaries. Take each one's iteration time from this run and cover the
+      // canaries' loaded time with a margin.
+      for (std::size_t t = 0; t < types.size(); ++t) {
+        std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
+        for (const auto& slice : layout.slices[t + 1]) {
+          for (const auto r : slice) {
+            end = std::min(end, run.finish[r].ps);
+          }
+        }
+        // The fastest rank of the type ends first: its rate sizes the next run.
+        loaded_iteration_ps[t] =
+            std::max(1.0, static_cast<double>(end) / static_cast<double>(shape.congestor_iterations[t]));
+      }
+      target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
+    }
+  }
+  report.phases = {std::move(isolated), std::move(loaded)};
+
+  Json context = base_context("gridlock predict gpcnet", "gridlock.bench", 1);
+  context["mode"] = "load";
+  context["simulated"] = true;
+  context["network"] = topology->spec();
+  context["net_model"] = to_string(kind);
+  if (kind == ModelKind::kPacket) {
+    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
+                         {"buffer_bytes", options.packet.buffer_bytes},
+                         {"vcs", options.packet.vcs},
+                         {"routing", to_string(options.packet.routing)},
+                         {"congestion_control", options.packet.congestion_control}};
+  }
+  context["model"] = fmt::format("{} model on {}", to_string(kind), topology->spec());
+  context["nodes"] = nodes;
+  context["ranks"] = layout.ranks();
+  context["ranks_per_node"] = options.ranks_per_node;
+  context["seed"] = options.seed;
+  context["seed_source"] = "option";
+  Json params;
+  params["latency_ps"] = options.params.latency.ps;
+  params["overhead_send_ps"] = options.params.overhead_send.ps;
+  params["overhead_recv_ps"] = options.params.overhead_recv.ps;
+  params["gap_ps"] = options.params.gap.ps;
+  params["gap_per_byte_ps"] = options.params.gap_per_byte.ps;
+  params["overhead_per_byte_ps"] = options.params.overhead_per_byte.ps;
+  params["eager_threshold_bytes"] = options.params.eager_threshold_bytes;
+  params["hop_latency_ps"] = options.hop_latency_ps;
+  params["canary_fraction"] = options.canary_fraction;
+  params["rings"] = options.rings;
+  params["iterations"] = options.iterations;
+  for (const CanaryKind canary : kCanaryKinds) {
+    const CanaryLoop loop = canary_loop(options, canary);
+    params["loops"][canary_info(canary).key] = {
+        {"rings", loop.rings}, {"warmup", loop.warmup}, {"iterations", loop.iterations}};
+  }
+  context["parameters"] = params;
+  context["congestor_warmup_us"] = static_cast<double>(warmup_ps) / 1e6;
+  context["congestor_sizing"] = sizing;
+  context["messages_simulated"] = total_messages;
+  context["run_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report.context = context;
+  return report;
+}
+
+}  // namespace gridlock::net

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# CLI checks of `gridlock predict gpcnet` (GPCNeT on a simulated network; docs/predict.md).
+# Usage: predict_gpcnet_cli.sh GRIDLOCK WORKDIR CASE GOLDEN_DIR   (needs jq)
+# GRIDLOCK_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
+set -euo pipefail
+G="$(realpath "$1")"
+case_name="$3"
+golden_dir="$(realpath "$4")"
+work="$(realpath -m "$2")/$case_name"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
+
+# expect <exit code> <extended regex> -- command...: runs it (output in $work/out), checks both.
+expect() {
+  local want_rc="$1" regex="$2" rc=0
+  shift 3
+  "$@" >"$work/out" 2>&1 || rc=$?
+  cat "$work/out"
+  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
+  grep -Eq -- "$regex" "$work/out" || fail "output does not match /$regex/: $*"
+}
+
+TINY=(predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --seed 3 --iterations 4 --rings 2 -q)
+# The numbers of a report, rounded to 3 decimals (the golden file is not about the last bits).
+numbers() {
+  jq -S 'def r: if type == "number" then (. * 1000 | round) / 1000 else . end;
+    {roles, canary_ring0,
+     phases: (.phases | map_values(.canaries | map({key, avg: (.avg | r), mean: (.mean | r),
+              p1: (.p1 | r), p99: (.p99 | r), samples, ranks}))),
+     congestion_impact: (.congestion_impact | map({phase, key, mean: (.mean | r), tail99: (.tail99 | r)})),
+     context: (.context | {tool, schema, network, net_model, nodes, ranks, ranks_per_node, seed})}' "$1"
+}
+
+case "$case_name" in
+  golden)
+    expect 0 'Network Tests running with Congestion Tests - Key Results' -- "$G" "${TINY[@]}" --json tiny.json
+    grep -Eq '^\| +RR Two-sided Lat \(8 B\) \| +[0-9.]+ \| +[0-9.]+ \| +usec \|$' out || fail "no latency row"
+    numbers tiny.json >tiny.numbers.json
+    if [ "${GRIDLOCK_UPDATE_GOLDEN:-0}" = 1 ]; then
+      cp tiny.numbers.json "$golden_dir/predict/gpcnet_tiny.json"
+    fi
+    diff -u "$golden_dir/predict/gpcnet_tiny.json" tiny.numbers.json || fail "numbers differ from the golden file"
+    # The same seed gives the same report; another seed other roles.
+    "$G" "${TINY[@]}" --json again.json >/dev/null
+    [ "$(numbers again.json)" = "$(cat tiny.numbers.json)" ] || fail "two runs with one seed differ"
+    "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --seed 4 --iterations 4 --rings 2 -q --json other.json >/dev/null
+    [ "$(jq -c .roles other.json)" != "$(jq -c .roles tiny.json)" ] || fail "--seed 4 gave seed 3's roles"
+    # The packet model runs the same method (its figures are not golden here: the model is young).
+    "$G" "${TINY[@]}" --net-model packet --congestion-control --json packet.json >/dev/null
+    [ "$(jq -r .context.net_model packet.json)" = packet ] || fail "packet run not labelled packet"
+    [ "$(jq -r .context.packet.congestion_control packet.json)" = true ] || fail "congestion control not recorded"
+    [ "$(jq '.congestion_impact | length' packet.json)" = 3 ] || fail "packet run without 3 impacts"
+    ;;
+  bad_input)
+    # 3 x 1 x 3 = 9 nodes: too few for 2 canary nodes and 2 nodes per congestor.
+    expect 2 'too few for GPCNeT.s roles.*10 nodes in all' -- "$G" predict gpcnet --network dragonfly:g=3,a=1,p=3,h=2 -q
+    expect 2 'net-model.*fluid' -- "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --net-model fluid -q
+    expect 2 'dragonfly|spec' -- "$G" predict gpcnet --network dragonfly:g=1 -q
+    expect 2 'ranks-per-node' -- "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --ranks-per-node 0 -q
+    expect 2 'hop-latency' -- "$G" predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1 --hop-latency fast -q
+    expect 2 'valiant routing needs a dragonfly' -- "$G" predict gpcnet --network fattree:4x4 --net-model packet --routing valiant -q --json nothing.json
+    [ ! -e nothing.json ] || fail "a refused run wrote JSON"
+    ;;
+  *)
+    fail "unknown case $case_name"
+    ;;
+esac
+echo "ok: $case_name"

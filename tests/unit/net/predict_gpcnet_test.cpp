@@ -1,0 +1,166 @@
+// gridlock predict gpcnet: the GPCNeT role split on a network, the canary and congestor schedule
+// shapes (messages per kernel), and a Congestion Impact of 1 where nothing can congest.
+#include "gridlock/net/predict_gpcnet.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::net {
+namespace {
+
+TEST(PredictGpcnet, LayoutSplitsNodesAsGpcnet) {
+  const GpcnetLayout layout = make_gpcnet_layout(72, 2, 7, 0.2);
+  ASSERT_EQ(layout.roles.group_count(), 5);
+  // 72 - floor(0.8 x 72) = 15 canary nodes; 57 congestor nodes over 4 types: 15, 14, 14, 14.
+  EXPECT_EQ(layout.roles.group_size(0), 15U);
+  EXPECT_EQ(layout.roles.group_size(1), 15U);
+  EXPECT_EQ(layout.roles.group_size(4), 14U);
+  std::set<std::uint32_t> ranks;
+  for (int g = 0; g < layout.roles.group_count(); ++g) {
+    const auto& slices = layout.slices[static_cast<std::size_t>(g)];
+    ASSERT_EQ(slices.size(), 2U);
+    for (std::uint32_t j = 0; j < slices.size(); ++j) {
+      EXPECT_EQ(slices[j].size(), layout.roles.group_size(g));
+      for (const auto r : slices[j]) {
+        EXPECT_EQ(r % 2, j) << "slice " << j << " holds the j-th rank of each node";
+        ranks.insert(r);
+      }
+    }
+  }
+  EXPECT_EQ(ranks.size(), 144U);
+  // The shuffle follows the seed.
+  const GpcnetLayout again = make_gpcnet_layout(72, 2, 7, 0.2);
+  const GpcnetLayout other = make_gpcnet_layout(72, 2, 8, 0.2);
+  EXPECT_EQ(layout.slices[0][0], again.slices[0][0]);
+  EXPECT_NE(layout.slices[0][0], other.slices[0][0]);
+}
+
+TEST(PredictGpcnet, TooSmallNetworkIsRefused) {
+  try {
+    (void)make_gpcnet_layout(9, 1, 1, 0.2);
+    FAIL() << "9 nodes cannot hold the roles";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("10 nodes in all"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW((void)make_gpcnet_layout(10, 1, 1, 0.2));
+  EXPECT_THROW((void)make_gpcnet_layout(20, 0, 1, 0.2), InputError);
+}
+
+TEST(PredictGpcnet, CanarySchedulesHaveGpcnetsMessages) {
+  // 20 nodes: 4 canaries (one slice of 4), 4 nodes per congestor.
+  const GpcnetLayout layout = make_gpcnet_layout(20, 1, 3, 0.2);
+  ASSERT_EQ(layout.slices[0][0].size(), 4U);
+  ScheduleShape shape;
+  shape.loop = CanaryLoop{2, 1, 3};  // 2 rings x (1 warm-up + 3 timed)
+  shape.ring_seed = 11;
+
+  shape.kind = CanaryKind::kLatency;
+  auto built = build_gpcnet_schedule(layout, shape);
+  // Two 8 B sends per iteration (left and right neighbour).
+  EXPECT_EQ(built.schedule.total_sends(), 4U * 2 * 4 * 2);
+  ASSERT_EQ(built.markers.size(), 4U);
+  EXPECT_EQ(built.markers[0].size(), 8U);
+  EXPECT_TRUE(built.congestor_ranks.empty());
+
+  shape.kind = CanaryKind::kBandwidth;
+  built = build_gpcnet_schedule(layout, shape);
+  // 8 x 128 KiB to each neighbour, then a dissemination barrier of 4 ranks: 2 one-byte sends.
+  EXPECT_EQ(built.schedule.total_sends(), 4U * 2 * 4 * (16 + 2));
+
+  shape.kind = CanaryKind::kAllreduce;
+  shape.loop = CanaryLoop{1, 1, 3};
+  built = build_gpcnet_schedule(layout, shape);
+  // Recursive doubling on 4 ranks: 2 rounds of one send.
+  EXPECT_EQ(built.schedule.total_sends(), 4U * 4 * 2);
+}
+
+TEST(PredictGpcnet, CongestorSchedulesHaveGpcnetsMessages) {
+  const GpcnetLayout layout = make_gpcnet_layout(20, 1, 3, 0.2);
+  ScheduleShape shape;
+  shape.canaries = false;
+  // a2a alone, 2 iterations: 4 ranks x 3 pairwise steps.
+  shape.congestor_iterations = {2, 0, 0, 0};
+  EXPECT_EQ(build_gpcnet_schedule(layout, shape).schedule.total_sends(), 4U * 2 * 3);
+  // Each incast kind: 3 senders and 3 answers (credit, ack or data) from the root per iteration.
+  for (std::size_t t = 1; t < 4; ++t) {
+    shape.congestor_iterations = {0, 0, 0, 0};
+    shape.congestor_iterations[t] = 2;
+    const auto built = build_gpcnet_schedule(layout, shape);
+    EXPECT_EQ(built.schedule.total_sends(), 2U * (3 + 3)) << "congestor " << t;
+    EXPECT_EQ(built.congestor_ranks.size(), 4U);
+    EXPECT_TRUE(built.canary_ranks.empty());
+  }
+}
+
+TEST(PredictGpcnet, ImpactIsOneWhereNothingCongests) {
+  // Links far faster than the NICs: canaries and congestors share no endpoint and no link is a
+  // bottleneck, so the loaded canaries run as fast as the isolated ones.
+  GpcnetOptions options;
+  options.network_spec = "dragonfly:g=3,a=2,p=2,h=1,local=1e15,global=1e15,terminal=1e15";
+  options.seed = 5;
+  options.iterations = 4;
+  options.rings = 2;
+  const bench::Report report = predict_gpcnet(options);
+  const auto impacts = bench::congestion_impacts(report);
+  ASSERT_EQ(impacts.size(), 3U);
+  for (const auto& row : impacts) {
+    EXPECT_NEAR(row.mean, 1.0, 0.05) << row.key;
+    EXPECT_NEAR(row.tail99, 1.0, 0.05) << row.key;
+  }
+  EXPECT_EQ(report.context["nodes"], 12);
+  EXPECT_TRUE(report.notes.empty());
+}
+
+TEST(PredictGpcnet, IncastCongestsAContendedNetwork) {
+  // The default link rates (slower than the NIC on global links): congestion can only slow the
+  // canaries down.
+  GpcnetOptions options;
+  options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
+  options.seed = 5;
+  options.iterations = 4;
+  options.rings = 2;
+  const bench::Report report = predict_gpcnet(options);
+  const auto impacts = bench::congestion_impacts(report);
+  ASSERT_EQ(impacts.size(), 3U);
+  for (const auto& row : impacts) {
+    EXPECT_GE(row.mean, 0.99) << row.key;
+  }
+  // The canary rings share the 4.7 GB/s global links with the all-to-all (1.28 when written).
+  EXPECT_EQ(impacts[1].key, "rr_two_sided_bw_sync");
+  EXPECT_GT(impacts[1].mean, 1.1);
+}
+
+TEST(PredictGpcnet, PacketModelRunsTheSameMethod) {
+  GpcnetOptions options;
+  options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
+  options.model = ModelKind::kPacket;
+  options.iterations = 2;
+  options.rings = 1;
+  const bench::Report report = predict_gpcnet(options);
+  EXPECT_EQ(bench::congestion_impacts(report).size(), 3U);
+  EXPECT_EQ(report.context["net_model"], "packet");
+  EXPECT_EQ(report.context["packet"]["routing"], "minimal");
+}
+
+TEST(PredictGpcnet, BadModelInputIsRefused) {
+  EXPECT_THROW((void)parse_model_kind("fluid"), InputError);
+  GpcnetOptions options;
+  options.network_spec = "fattree:4x4";
+  options.model = ModelKind::kPacket;
+  options.packet.routing = Routing::kValiant;
+  try {
+    (void)predict_gpcnet(options);
+    FAIL() << "valiant routing on a fat tree must be refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("valiant"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gridlock::net
