@@ -18,6 +18,10 @@ namespace gridlock::net {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+// Inputs still waiting for an ejection link when a packet crosses it that count as endpoint
+// congestion (congestion control marks the packet): two, so that two senders taking turns at one
+// receiver are not throttled.
+constexpr std::size_t kMarkWaitingInputs = 2;
 
 std::uint64_t checked_ps(double ps) {
   if (!(ps < 1.8e19)) {
@@ -526,7 +530,7 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     if (options.congestion_control) {
       const std::uint64_t steps = (s - rate_changed[rank]) / kCongestionHoldPs;
       if (steps > 0) {
-        rate[rank] = std::min(1.0, rate[rank] + static_cast<double>(steps) / 16.0);
+        rate[rank] = std::min(1.0, rate[rank] + static_cast<double>(steps) / 64.0);
         rate_changed[rank] += steps * kCongestionHoldPs;
       }
       pace = checked_ps(std::ceil(static_cast<double>(ser) / rate[rank]));
@@ -556,7 +560,13 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
     const std::uint32_t d = port * vcs + vc;
     const std::uint64_t lat = hop_ps[port];
     stats.link_bytes[port] += pk.bytes;
-    if (options.congestion_control && ejection[port] != 0 && 2 * (slots - credits[d]) >= slots) {
+    // Endpoint congestion: the packet crosses an ejection link while other inputs of the router
+    // wait for the same link (an incast's tree saturation: the backlog sits in the routers when
+    // the ejection link is the bottleneck), or it enters a receiver's buffer that is half full
+    // (when the receiving NIC is). Victims passing through the saturated routers towards other
+    // ports are not marked.
+    if (options.congestion_control && ejection[port] != 0 &&
+        (requesters[port].size() >= kMarkWaitingInputs || 2 * (slots - credits[d]) >= slots)) {
       pk.marked = true;
     }
     --credits[d];
@@ -591,7 +601,7 @@ void PacketModel::State::received(std::uint32_t p, std::uint64_t tail) {
   const std::uint32_t id = pk.msg;
   if (pk.marked && options.congestion_control && now >= rate_cut[m.src] + kCongestionHoldPs) {
     // The receiver's echo is taken as instant: the sender cuts when the packet arrives.
-    rate[m.src] = std::max(rate[m.src] / 2, 1.0 / 64);
+    rate[m.src] = std::max(rate[m.src] / 2, 1.0 / 1024);
     rate_cut[m.src] = now;
     rate_changed[m.src] = now;
   }

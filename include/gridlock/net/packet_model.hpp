@@ -53,10 +53,11 @@ struct PacketOptions {
   std::uint32_t vcs = 3;
   /// Routing (valiant and ugal on a dragonfly only).
   Routing routing = Routing::kMinimal;
-  /// Endpoint congestion control: a sender halves its rate (down to 1/64 of its NIC rate) when
-  /// one of its packets entered its receiver's buffer (the ejection link's) at least half full:
-  /// an ECN-like mark of endpoint congestion, seen when the packet is delivered; at most once per
-  /// `kCongestionHoldPs`; it regains 1/16 of the NIC rate per `kCongestionHoldPs`
+  /// Endpoint congestion control: a sender halves its rate (down to 1/1024 of its NIC rate) when
+  /// one of its packets crossed its receiver's ejection link while two or more other inputs
+  /// waited for it, or entered its receiver's buffer at least half full: an ECN-like mark of
+  /// endpoint congestion, seen when the packet is delivered; at most once per
+  /// `kCongestionHoldPs`; it regains 1/64 of the NIC rate per `kCongestionHoldPs`
   /// (docs/network-models.md).
   bool congestion_control = false;
   /// Seed of the Valiant and UGAL intermediate-group choice (printed with the results).
