@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "line_topology.hpp"
+
 #include "gridlock/core/error.hpp"
 #include "gridlock/net/network.hpp"
 #include "gridlock/sim/engine.hpp"
@@ -20,59 +22,10 @@
 namespace gridlock::net {
 namespace {
 
-constexpr double kGBps = 1e9;
+using nettest::kGBps;
 
-// Routers in a line, R0 -> R1 -> ... with one capacity per forward link (and the same back), and
-// `nodes_per_router` nodes on each; terminal links at 100 GB/s so that they never limit.
-class LineTopology final : public topo::Topology {
- public:
-  LineTopology(const std::vector<double>& link_capacity, int nodes_per_router) {
-    const int routers = static_cast<int>(link_capacity.size()) + 1;
-    for (int r = 0; r < routers; ++r) {
-      (void)add_router("R" + std::to_string(r), {r});
-    }
-    for (int r = 0; r + 1 < routers; ++r) {
-      forward_.push_back(add_link(static_cast<topo::RouterId>(r), static_cast<topo::RouterId>(r + 1), "E",
-                                  "W", link_capacity[static_cast<std::size_t>(r)]));
-      backward_.push_back(add_link(static_cast<topo::RouterId>(r + 1), static_cast<topo::RouterId>(r), "W",
-                                   "E", link_capacity[static_cast<std::size_t>(r)]));
-    }
-    for (int r = 0; r < routers; ++r) {
-      for (int n = 0; n < nodes_per_router; ++n) {
-        (void)add_node(fmt_node(r, n), static_cast<topo::RouterId>(r));
-      }
-    }
-    finish(100 * kGBps);
-  }
-  [[nodiscard]] std::string_view kind() const noexcept override { return "line"; }
-  [[nodiscard]] std::string spec() const override { return "line"; }
-  [[nodiscard]] topo::Parameters parameters() const override { return {}; }
-
- protected:
-  void append_router_route(topo::RouterId src, topo::RouterId dst,
-                           std::vector<topo::LinkId>& out) const override {
-    for (topo::RouterId r = src; r < dst; ++r) {
-      out.push_back(forward_[r]);
-    }
-    for (topo::RouterId r = src; r > dst; --r) {
-      out.push_back(backward_[r - 1]);
-    }
-  }
-
- private:
-  static std::string fmt_node(int r, int n) { return "n" + std::to_string(r) + "_" + std::to_string(n); }
-  std::vector<topo::LinkId> forward_;
-  std::vector<topo::LinkId> backward_;
-};
-
-// Ranks are the nodes in order (identity placement).
-std::shared_ptr<const Network> line_network(const std::vector<double>& caps, int nodes_per_router,
-                                            NetworkParams params = {}) {
-  auto topology = std::make_shared<LineTopology>(caps, nodes_per_router);
-  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
-  Placement placement = identity_placement(*topology, nodes);
-  return std::make_shared<Network>(std::move(topology), std::move(placement), params);
-}
+using nettest::line_network;
+using nettest::LineTopology;
 
 struct Message {
   std::uint64_t time_ps;

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "line_topology.hpp"
+
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/net/factory.hpp"
@@ -22,60 +24,11 @@
 namespace gridlock::net {
 namespace {
 
-constexpr double kGBps = 1e9;
+using nettest::kGBps;
 constexpr std::uint64_t kPacket = 2048;
 
-// Routers in a line, R0 -> R1 -> ... with one capacity per forward link (and the same back), and
-// `nodes_per_router` nodes on each; terminal links at `terminal` (100 GB/s: they never limit).
-// The same helper as flow_model_test.cpp's.
-class LineTopology final : public topo::Topology {
- public:
-  LineTopology(const std::vector<double>& link_capacity, int nodes_per_router,
-               double terminal = 100 * kGBps) {
-    const int routers = static_cast<int>(link_capacity.size()) + 1;
-    for (int r = 0; r < routers; ++r) {
-      (void)add_router("R" + std::to_string(r), {r});
-    }
-    for (int r = 0; r + 1 < routers; ++r) {
-      forward_.push_back(add_link(static_cast<topo::RouterId>(r), static_cast<topo::RouterId>(r + 1), "E",
-                                  "W", link_capacity[static_cast<std::size_t>(r)]));
-      backward_.push_back(add_link(static_cast<topo::RouterId>(r + 1), static_cast<topo::RouterId>(r), "W",
-                                   "E", link_capacity[static_cast<std::size_t>(r)]));
-    }
-    for (int r = 0; r < routers; ++r) {
-      for (int n = 0; n < nodes_per_router; ++n) {
-        (void)add_node("n" + std::to_string(r) + "_" + std::to_string(n), static_cast<topo::RouterId>(r));
-      }
-    }
-    finish(terminal);
-  }
-  [[nodiscard]] std::string_view kind() const noexcept override { return "line"; }
-  [[nodiscard]] std::string spec() const override { return "line"; }
-  [[nodiscard]] topo::Parameters parameters() const override { return {}; }
-
- protected:
-  void append_router_route(topo::RouterId src, topo::RouterId dst,
-                           std::vector<topo::LinkId>& out) const override {
-    for (topo::RouterId r = src; r < dst; ++r) {
-      out.push_back(forward_[r]);
-    }
-    for (topo::RouterId r = src; r > dst; --r) {
-      out.push_back(backward_[r - 1]);
-    }
-  }
-
- private:
-  std::vector<topo::LinkId> forward_;
-  std::vector<topo::LinkId> backward_;
-};
-
-std::shared_ptr<const Network> line_network(const std::vector<double>& caps, int nodes_per_router,
-                                            NetworkParams params = {}, double terminal = 100 * kGBps) {
-  auto topology = std::make_shared<LineTopology>(caps, nodes_per_router, terminal);
-  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
-  Placement placement = identity_placement(*topology, nodes);
-  return std::make_shared<Network>(std::move(topology), std::move(placement), params);
-}
+using nettest::line_network;
+using nettest::LineTopology;
 
 std::shared_ptr<const Network> spec_network(const std::string& spec, std::uint32_t ranks) {
   std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
