@@ -361,7 +361,7 @@ class LargeAllreduce final : public CongestorKernel {
   LargeAllreduce(MPI_Comm slice, std::uint64_t bytes)
       : slice_(slice),
         count_(to_count(bytes / 8, "--allreduce-congestor-size")),
-        send_(bytes / 8, 1.0F),
+        send_(bytes / 8, 1.0),
         recv_(bytes / 8),
         bytes_(bytes) {}
   void run() override {

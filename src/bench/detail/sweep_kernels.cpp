@@ -18,7 +18,6 @@ namespace {
 
 constexpr int kTagData = 41;
 constexpr int kTagAck = 42;
-constexpr int kTagCount = 43;
 constexpr int kTagClock = 44;
 constexpr double kUs = 1e6;
 // Ping-pongs per rank for the clock offset; the one with the shortest round trip wins.
