@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "line_topology.hpp"
+#include "net_testing.hpp"
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/net/network.hpp"
@@ -24,52 +24,11 @@ namespace {
 
 using nettest::kGBps;
 
+using nettest::bare;
+using nettest::deliveries;
 using nettest::line_network;
 using nettest::LineTopology;
-
-struct Message {
-  std::uint64_t time_ps;
-  std::uint32_t src;
-  std::uint32_t dst;
-  std::uint64_t bytes;
-};
-
-// Drives the model alone: injects every message, runs it dry, returns delivery time per message.
-std::vector<std::uint64_t> deliveries(FlowModel& model, const std::vector<Message>& messages,
-                                      const sim::LogGOPSParams& params, std::uint32_t ranks) {
-  model.begin(ranks, params);
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    model.inject(messages[i].time_ps, messages[i].src, messages[i].dst, messages[i].bytes, i);
-  }
-  std::vector<std::uint64_t> at(messages.size(), 0);
-  std::vector<sim::NetDelivery> out;
-  std::uint64_t previous = 0;
-  for (int steps = 0; steps < 100000; ++steps) {
-    const std::uint64_t t = model.next_time();
-    if (t == sim::kNetIdle) {
-      break;
-    }
-    EXPECT_GE(t, previous);
-    previous = t;
-    out.clear();
-    model.advance(t, out);
-    for (const sim::NetDelivery& d : out) {
-      EXPECT_GE(d.time_ps, t);
-      EXPECT_EQ(d.dst, messages.at(d.token).dst);
-      at.at(d.token) = d.time_ps;
-    }
-  }
-  EXPECT_EQ(model.in_flight(), 0U);
-  return at;
-}
-
-// No latency, no NIC bound: delivery times are the flows' end times.
-sim::LogGOPSParams bare() {
-  sim::LogGOPSParams p;
-  p.latency = sim::SimTime{0};
-  p.gap_per_byte = sim::SimTime{0};
-  return p;
-}
+using nettest::Message;
 
 TEST(FlowModel, OneFlowGetsTheLinkBandwidth) {
   // 1 GB/s is 1e-3 bytes/ps: 1e6 bytes (after the first) take 1e9 ps.

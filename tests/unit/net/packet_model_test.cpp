@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "line_topology.hpp"
+#include "net_testing.hpp"
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
@@ -27,58 +27,16 @@ namespace {
 using nettest::kGBps;
 constexpr std::uint64_t kPacket = 2048;
 
+using nettest::bare;
+using nettest::deliveries;
 using nettest::line_network;
 using nettest::LineTopology;
+using nettest::Message;
 
 std::shared_ptr<const Network> spec_network(const std::string& spec, std::uint32_t ranks) {
   std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
   Placement placement = identity_placement(*topology, ranks);
   return std::make_shared<Network>(topology, std::move(placement), NetworkParams{});
-}
-
-struct Message {
-  std::uint64_t time_ps;
-  std::uint32_t src;
-  std::uint32_t dst;
-  std::uint64_t bytes;
-};
-
-// Drives a model alone: injects every message, runs it dry, returns delivery time per message.
-std::vector<std::uint64_t> deliveries(Model& model, const std::vector<Message>& messages,
-                                      const sim::LogGOPSParams& params, std::uint32_t ranks) {
-  model.begin(ranks, params);
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    model.inject(messages[i].time_ps, messages[i].src, messages[i].dst, messages[i].bytes, i);
-  }
-  std::vector<std::uint64_t> at(messages.size(), 0);
-  std::vector<sim::NetDelivery> out;
-  std::uint64_t previous = 0;
-  for (int steps = 0; steps < 10'000'000; ++steps) {
-    const std::uint64_t t = model.next_time();
-    if (t == sim::kNetIdle) {
-      break;
-    }
-    EXPECT_GE(t, previous);
-    previous = t;
-    out.clear();
-    model.advance(t, out);
-    for (const sim::NetDelivery& d : out) {
-      EXPECT_GE(d.time_ps, t);
-      EXPECT_EQ(d.dst, messages.at(d.token).dst);
-      EXPECT_EQ(at.at(d.token), 0U) << "message " << d.token << " delivered twice";
-      at.at(d.token) = d.time_ps;
-    }
-  }
-  EXPECT_EQ(model.in_flight(), 0U);
-  return at;
-}
-
-// No latency, no NIC bound: the links decide.
-sim::LogGOPSParams bare() {
-  sim::LogGOPSParams p;
-  p.latency = sim::SimTime{0};
-  p.gap_per_byte = sim::SimTime{0};
-  return p;
 }
 
 TEST(PacketModel, IdlePathGivesTheLogGOPSTimeExactly) {
