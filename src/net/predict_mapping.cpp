@@ -364,6 +364,7 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
         p.starved = !covered;
         p.congested_us = covered ? static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs : std::nan("");
         p.congestor_messages = messages;
+        p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
         p.attempts = attempt;
         break;
       }
@@ -480,6 +481,7 @@ Json mapping_report_body(const MappingReport& report) {
                     {"recovered_pct", number_or_null(p.recovered_pct)},
                     {"paper_recovered_pct", number_or_null(p.paper_pct)},
                     {"congestor_messages", p.congestor_messages},
+                    {"congestors_end_us", p.congestors_end_us},
                     {"attempts", p.attempts},
                     {"node_of_task", p.node_of_task}});
   }

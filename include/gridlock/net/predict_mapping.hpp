@@ -80,7 +80,10 @@ struct MappingPrediction {
   double recovered_pct = 0;               ///< recovered_pct() against identity (0 for identity itself).
   double paper_pct = 0;                   ///< paper_recovered_pct() (NaN: no figure).
   std::uint64_t congestor_messages = 0;   ///< Messages of each congestor rank in the congested run.
-  int attempts = 1;                       ///< Congested runs until the congestors outlasted the application.
+  /// When the first congestor rank ended, from the application's start (at least congested_us
+  /// unless starved: the congestors outlast the application).
+  double congestors_end_us = 0;
+  int attempts = 1;  ///< Congested runs until the congestors outlasted the application.
   /// The application ended only after the congestors in every attempt (congested_us, slowdown
   /// and recovered_pct are NaN).
   bool starved = false;
