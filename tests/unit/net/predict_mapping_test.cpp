@@ -151,7 +151,7 @@ TEST(PredictMapping, CongestorsOutlastTheApplicationAndSlowIdentity) {
 }
 
 TEST(PredictMapping, BadInputIsRefusedBeforeTheRun) {
-  auto refused = [](MappingPredictOptions o, const std::string& needle) {
+  auto refused = [](const MappingPredictOptions& o, const std::string& needle) {
     try {
       (void)predict_mapping(o);
       ADD_FAILURE() << "no error; wanted one with '" << needle << "'";
