@@ -88,6 +88,7 @@ struct PredictMappingArgs {
   std::string source = "sim:paper";
   std::string net_model = "flow";
   std::uint64_t seed = 1;
+  std::uint32_t seeds = 1;
   std::uint32_t iterations = 20;
   std::string compute = "0";
   std::string hop_latency = "100ns";
@@ -146,6 +147,7 @@ void run_predict_mapping(const PredictMappingArgs& a) {
   options.source = a.source;
   options.model = net::parse_model_kind(a.net_model);
   options.seed = a.seed;
+  options.seeds = a.seeds;
   options.iterations = a.iterations;
   options.compute_ps = parse_time_ps(a.compute, "--compute");
   options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
@@ -160,10 +162,11 @@ void run_predict_mapping(const PredictMappingArgs& a) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
   const net::MappingReport report = net::predict_mapping(options);
-  fmt::print(
-      "gridlock predict mapping: {} model on {}, {} nodes x {} cores, tasks {}, {} iterations, seed {}\n",
-      a.net_model, report.context.value("network", a.network), options.nodes.size(), a.cores_per_node,
-      report.context.value("tasks", a.tasks), a.iterations, a.seed);
+  fmt::print("gridlock predict mapping: {} model on {}, {} nodes x {} cores, tasks {}, {} iterations, {}\n",
+             a.net_model, report.context.value("network", a.network), options.nodes.size(), a.cores_per_node,
+             report.context.value("tasks", a.tasks), a.iterations,
+             a.seeds == 1 ? fmt::format("seed {}", a.seed)
+                          : fmt::format("seeds {} .. {} (means)", a.seed, a.seed + a.seeds - 1));
   fmt::print("competing traffic: {}; link metrics for the weights from {}\n\n", report.congestor_summary,
              report.context.value("source", a.source));
   fmt::print("{}", net::mapping_table(report));
@@ -244,6 +247,10 @@ void add_predict_command(CLI::App& app) {
   map->add_option("--net-model", margs->net_model, "Network model: flow (max-min fair flows) or packet")
       ->capture_default_str();
   map->add_option("--seed", margs->seed, "Seed of the random baseline, Scotch and the packet model")
+      ->capture_default_str();
+  map->add_option("--seeds", margs->seeds,
+                  "Scotch and random placements with seeds --seed .. --seed + N - 1: figures are means, "
+                  "with their range")
       ->capture_default_str();
   map->add_option("--iterations", margs->iterations, "Iterations of the application (the paper: 10,000)")
       ->capture_default_str();

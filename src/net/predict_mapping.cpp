@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -18,8 +19,20 @@
 namespace gridlock::net {
 namespace {
 
+// One placement's simulated times, alone and beside the congestors.
+struct PlacementTimes {
+  double alone_us = 0;
+  double congested_us = 0;
+  bool starved = false;
+  std::uint64_t congestor_messages = 0;
+  double congestors_end_us = 0;
+  int attempts = 1;
+};
+
 // Most application iterations: each is a distinct message tag per rank pair.
 constexpr std::uint32_t kMaxIterations = 1'000'000;
+// Most Scotch seeds of one prediction (each costs a simulation per placement it changes).
+constexpr std::uint32_t kMaxSeeds = 1000;
 // Congestor messages in the calibration run that measures how long one takes.
 constexpr std::uint64_t kCalibrationMessages = 4;
 // Messages each congestor direction keeps in flight: two, so that the link never idles between
@@ -241,6 +254,9 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   if (options.iterations == 0 || options.iterations > kMaxIterations) {
     throw InputError(fmt::format("--iterations {}: give 1 .. {}", options.iterations, kMaxIterations));
   }
+  if (options.seeds == 0 || options.seeds > kMaxSeeds) {
+    throw InputError(fmt::format("--seeds {}: give 1 .. {}", options.seeds, kMaxSeeds));
+  }
   if (options.congestor_bytes < 2) {
     throw InputError(
         fmt::format("--congestor-size {} B: give at least 2 bytes (e.g. 1MiB)", options.congestor_bytes));
@@ -301,10 +317,6 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   const std::string source = metrics.source;
   const mapping::Machine machine(*topology, std::move(allocation), std::move(metrics));
   (void)methods_of(options, &machine);
-  mapping::StudyOptions study_options;
-  study_options.seed = options.seed;
-  study_options.scotch.seed = options.seed;
-  const mapping::Study study = mapping::run_study(graph, machine, methods, study_options, say);
   const mapping::Allocation& alloc = machine.allocation();
 
   // Calibration: the congestors alone give the time of one message, which sizes the warm-up and
@@ -324,24 +336,22 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   }
   const auto warmup_ps = static_cast<std::uint64_t>(kWarmupMessages * static_cast<double>(message_ps));
 
-  MappingReport report;
-  for (const auto& row : study.rows) {
-    MappingPrediction p;
-    p.method = row.method.name();
-    std::vector<topo::NodeId> app_nodes(graph.num_tasks);
-    for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
-      const std::uint32_t node = alloc.node_of_core(row.placement[t]);
-      app_nodes[t] = alloc.nodes[node];
-      p.node_of_task.push_back(alloc.names[node]);
+  // One placement alone and congested. Only the node of each rank matters to the network, so
+  // placements that differ inside nodes (and the deterministic baselines of every seed) are
+  // simulated once.
+  std::map<std::vector<topo::NodeId>, PlacementTimes> simulated;
+  auto simulate_placement = [&](const std::vector<topo::NodeId>& app_nodes, const std::string& method) {
+    if (const auto it = simulated.find(app_nodes); it != simulated.end()) {
+      return it->second;
     }
+    PlacementTimes p;
     const MappingSchedule alone = build_schedule(graph, options.iterations, options.compute_ps, 0, {}, 0, 0);
-    const RunTimes ta = run(alone, make_network(topology, app_nodes, p.method, options), options);
+    const RunTimes ta = run(alone, make_network(topology, app_nodes, method, options), options);
     total_messages += ta.messages;
     p.alone_us = static_cast<double>(ta.app_end_ps) / kPsPerUs;
-
     std::vector<topo::NodeId> all_nodes = app_nodes;
     all_nodes.insert(all_nodes.end(), congestor_node_ids.begin(), congestor_node_ids.end());
-    const auto network = make_network(topology, all_nodes, p.method + " and congestors", options);
+    const auto network = make_network(topology, all_nodes, method + " and congestors", options);
     double cover_ps =
         static_cast<double>(warmup_ps) + kFirstCongestedFactor * static_cast<double>(ta.app_end_ps);
     for (int attempt = 1;; ++attempt) {
@@ -355,8 +365,8 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
       total_messages += tc.messages;
       const bool covered = tc.congestors_end_ps >= tc.app_end_ps;
       say(fmt::format("{}: alone {:.2f} us, congested {:.2f} us (attempt {}, {} congestor messages each{})",
-                      p.method, p.alone_us, static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs,
-                      attempt, messages, covered ? "" : ", a congestor ended first"));
+                      method, p.alone_us, static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs, attempt,
+                      messages, covered ? "" : ", a congestor ended first"));
       if (covered || attempt == kMaxCongestedAttempts) {
         // Still not covered after the congestors ran 8 times longer: the application ends only
         // after them whatever their length, so it made no headway beside them (starved). Its
@@ -370,21 +380,78 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
       }
       cover_ps = 2.0 * std::max(cover_ps, static_cast<double>(tc.app_end_ps));
     }
-    p.slowdown = p.alone_us > 0 && !p.starved ? p.congested_us / p.alone_us : std::nan("");
-    p.paper_pct = paper_recovered_pct(p.method);
-    report.rows.push_back(std::move(p));
-  }
-  const MappingPrediction& id = report.rows.front();
-  for (auto& p : report.rows) {
-    // NaN (shown as `-`) when identity or this mapping starved: no finite time to compare.
-    p.recovered_pct = recovered_pct(id.alone_us, id.congested_us, p.congested_us);
-    if (p.starved) {
-      report.notes.push_back(fmt::format(
-          "{}: the application ended only after the congestors, however long they ran (up to {} messages "
-          "each): it was starved beside them (see docs/predict.md)",
-          p.method, p.congestor_messages));
+    simulated.emplace(app_nodes, p);
+    return p;
+  };
+
+  // Per seed: Scotch's and the random baseline's placements, each simulated; rows[i] collects
+  // method i over the seeds (identity is rows[0] for every seed).
+  MappingReport report;
+  std::vector<std::vector<PlacementTimes>> per_seed;
+  for (std::uint32_t k = 0; k < options.seeds; ++k) {
+    mapping::StudyOptions study_options;
+    study_options.seed = options.seed + k;
+    study_options.scotch.seed = options.seed + k;
+    const mapping::Study study = mapping::run_study(graph, machine, methods, study_options, say);
+    per_seed.resize(study.rows.size());
+    for (std::size_t i = 0; i < study.rows.size(); ++i) {
+      const auto& row = study.rows[i];
+      std::vector<topo::NodeId> app_nodes(graph.num_tasks);
+      for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
+        app_nodes[t] = alloc.nodes[alloc.node_of_core(row.placement[t])];
+      }
+      if (k == 0) {
+        MappingPrediction p;
+        p.method = row.method.name();
+        for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
+          p.node_of_task.push_back(alloc.names[alloc.node_of_core(row.placement[t])]);
+        }
+        report.rows.push_back(std::move(p));
+      }
+      per_seed[i].push_back(simulate_placement(app_nodes, row.method.name()));
     }
   }
+  const PlacementTimes& identity = per_seed.front().front();  // deterministic: the same every seed
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    MappingPrediction& p = report.rows[i];
+    const PlacementTimes& first = per_seed[i].front();
+    p.congestor_messages = first.congestor_messages;
+    p.congestors_end_us = first.congestors_end_us;
+    p.attempts = first.attempts;
+    double alone_sum = 0;
+    double congested_sum = 0;
+    double recovered_sum = 0;
+    p.recovered_min_pct = std::numeric_limits<double>::infinity();
+    p.recovered_max_pct = -std::numeric_limits<double>::infinity();
+    for (const auto& t : per_seed[i]) {
+      alone_sum += t.alone_us;
+      congested_sum += t.congested_us;
+      p.starved_seeds += t.starved ? 1 : 0;
+      // NaN when identity or this placement starved: no finite time to compare.
+      const double r = recovered_pct(identity.alone_us, identity.congested_us, t.congested_us);
+      p.recovered_pct_per_seed.push_back(r);
+      recovered_sum += r;
+      p.recovered_min_pct = std::min(p.recovered_min_pct, r);
+      p.recovered_max_pct = std::max(p.recovered_max_pct, r);
+    }
+    const auto n = static_cast<double>(per_seed[i].size());
+    p.starved = p.starved_seeds > 0;
+    p.alone_us = alone_sum / n;
+    p.congested_us = congested_sum / n;  // NaN if any seed starved
+    p.recovered_pct = recovered_sum / n;
+    if (std::isnan(p.recovered_pct)) {
+      p.recovered_min_pct = p.recovered_max_pct = std::nan("");
+    }
+    p.slowdown = p.alone_us > 0 && !p.starved ? p.congested_us / p.alone_us : std::nan("");
+    p.paper_pct = paper_recovered_pct(p.method);
+    if (p.starved) {
+      report.notes.push_back(fmt::format(
+          "{}: the application ended only after the congestors, however long they ran, with {} of {} seeds: "
+          "it was starved beside them (see docs/predict.md)",
+          p.method, p.starved_seeds, per_seed[i].size()));
+    }
+  }
+  report.seeds = options.seeds;
   report.congestor_summary = fmt::format("{} pairs exchanging {} B messages both ways",
                                          options.congestor_pairs.size(), options.congestor_bytes);
 
@@ -404,6 +471,7 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   context["tasks"] = graph.spec;
   context["source"] = source;
   context["seed"] = options.seed;
+  context["seeds"] = options.seeds;
   context["seed_source"] = "option";
   Json params;
   params["latency_ps"] = options.params.latency.ps;
@@ -433,14 +501,26 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
 }
 
 std::string mapping_table(const MappingReport& report) {
-  const std::vector<std::string> header{"mapping",  "alone (us)",    "congested (us)",
-                                        "slowdown", "recovered (%)", "paper (%)"};
+  std::vector<std::string> header{"mapping", "alone (us)", "congested (us)", "slowdown", "recovered (%)"};
+  const bool ranges = report.seeds > 1;
+  if (ranges) {
+    header.push_back(fmt::format("range over {} seeds", report.seeds));
+  }
+  header.emplace_back("paper (%)");
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : report.rows) {
-    rows.push_back({p.method, us_text(p.alone_us), us_or_starved(p.congested_us),
-                    std::isnan(p.slowdown) ? std::string("-") : fmt::format("{:.3f}", p.slowdown),
-                    &p == &report.rows.front() ? std::string("-") : pct_text(p.recovered_pct),
-                    pct_text(p.paper_pct)});
+    std::vector<std::string> cells{
+        p.method, us_text(p.alone_us), us_or_starved(p.congested_us),
+        std::isnan(p.slowdown) ? std::string("-") : fmt::format("{:.3f}", p.slowdown),
+        &p == &report.rows.front() ? std::string("-") : pct_text(p.recovered_pct)};
+    if (ranges) {
+      cells.push_back(
+          &p == &report.rows.front() || std::isnan(p.recovered_pct)
+              ? std::string("-")
+              : fmt::format("{} .. {}", pct_text(p.recovered_min_pct), pct_text(p.recovered_max_pct)));
+    }
+    cells.push_back(pct_text(p.paper_pct));
+    rows.push_back(std::move(cells));
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -473,19 +553,30 @@ std::string mapping_table(const MappingReport& report) {
 Json mapping_report_body(const MappingReport& report) {
   Json rows = Json::array();
   for (const auto& p : report.rows) {
+    Json per_seed = Json::array();
+    for (const double r : p.recovered_pct_per_seed) {
+      per_seed.push_back(number_or_null(r));
+    }
     rows.push_back({{"method", p.method},
                     {"alone_us", p.alone_us},
                     {"congested_us", number_or_null(p.congested_us)},
                     {"starved", p.starved},
                     {"slowdown", number_or_null(p.slowdown)},
                     {"recovered_pct", number_or_null(p.recovered_pct)},
+                    {"recovered_min_pct", number_or_null(p.recovered_min_pct)},
+                    {"recovered_max_pct", number_or_null(p.recovered_max_pct)},
+                    {"recovered_pct_per_seed", per_seed},
+                    {"starved_seeds", p.starved_seeds},
                     {"paper_recovered_pct", number_or_null(p.paper_pct)},
                     {"congestor_messages", p.congestor_messages},
                     {"congestors_end_us", p.congestors_end_us},
                     {"attempts", p.attempts},
                     {"node_of_task", p.node_of_task}});
   }
-  return Json{{"rows", rows}, {"congestors", report.congestor_summary}, {"notes", report.notes}};
+  return Json{{"rows", rows},
+              {"seeds", report.seeds},
+              {"congestors", report.congestor_summary},
+              {"notes", report.notes}};
 }
 
 }  // namespace gridlock::net

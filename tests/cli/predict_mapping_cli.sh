@@ -57,6 +57,11 @@ case "$case_name" in
     # Progress goes to stderr, -q silences it.
     "$G" predict mapping --iterations 1 --methods scotch:hops >/dev/null 2>progress.txt
     grep -q '^predict: calibration' progress.txt || fail "no progress on stderr"
+    # Several seeds: means with their range.
+    "$G" predict mapping --iterations 1 --methods scotch:stalls --seeds 2 -q --json seeds.json >out
+    grep -Eq '^\| mapping .*\| range over 2 seeds \| paper \(%\) \|$' out || fail "no range column with --seeds 2"
+    [ "$(jq '.rows[1].recovered_pct_per_seed | length' seeds.json)" = 2 ] || fail "no per-seed figures"
+    [ "$(jq .context.seeds seeds.json)" = 2 ] || fail "seeds not in the context"
     # The packet model runs the same method (its figures are not golden: see docs/predict.md).
     "$G" predict mapping --iterations 2 --methods scotch:hops -q --net-model packet --json packet.json >/dev/null
     [ "$(jq -r .context.net_model packet.json)" = packet ] || fail "packet run not labelled packet"

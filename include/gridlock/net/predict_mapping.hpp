@@ -53,9 +53,12 @@ struct MappingPredictOptions {
   /// Link metrics for the machine weights (mapping::fetch_node_metrics; `sim:paper`: the
   /// oracle's simulated load of the same competing traffic at line rate).
   std::string source = "sim:paper";
-  ModelKind model = ModelKind::kFlow;        ///< Network model.
-  PacketOptions packet;                      ///< Packet model parameters (seeded with `seed`).
-  std::uint64_t seed = 1;                    ///< Random baseline, Scotch and the packet model.
+  ModelKind model = ModelKind::kFlow;  ///< Network model.
+  PacketOptions packet;                ///< Packet model parameters (seeded with `seed`).
+  std::uint64_t seed = 1;              ///< Random baseline, Scotch and the packet model.
+  /// Scotch and random placements with seeds seed .. seed + seeds - 1; a row's figures are means
+  /// over them (placements that repeat, such as the deterministic baselines, are simulated once).
+  std::uint32_t seeds = 1;
   std::uint32_t iterations = 20;             ///< Iterations of the application (the paper ran 10,000).
   std::uint64_t compute_ps = 0;              ///< Computation of each task after each halo exchange.
   std::uint64_t hop_latency_ps = 100'000;    ///< Router-to-router hop latency (Gemini: about 100 ns).
@@ -73,20 +76,24 @@ struct MappingPredictOptions {
 /// One mapping's simulated times.
 struct MappingPrediction {
   std::string method;                     ///< e.g. `identity`, `scotch:stalls`.
-  std::vector<std::string> node_of_task;  ///< Node name of each task (its rank's node).
-  double alone_us = 0;                    ///< Application time alone: latest finish over its ranks.
-  double congested_us = 0;                ///< The same beside the competing traffic (from its start).
+  std::vector<std::string> node_of_task;  ///< Node name of each task (its rank's node), first seed.
+  double alone_us = 0;                    ///< Application time alone: latest finish over its ranks (mean).
+  double congested_us = 0;                ///< The same beside the competing traffic, from its start (mean).
   double slowdown = 0;                    ///< congested_us / alone_us.
-  double recovered_pct = 0;               ///< recovered_pct() against identity (0 for identity itself).
-  double paper_pct = 0;                   ///< paper_recovered_pct() (NaN: no figure).
-  std::uint64_t congestor_messages = 0;   ///< Messages of each congestor rank in the congested run.
-  /// When the first congestor rank ended, from the application's start (at least congested_us
-  /// unless starved: the congestors outlast the application).
+  double recovered_pct = 0;               ///< Mean of recovered_pct() against identity (0 for identity).
+  double recovered_min_pct = 0;           ///< Smallest recovered_pct() over the seeds.
+  double recovered_max_pct = 0;           ///< Largest recovered_pct() over the seeds.
+  std::vector<double> recovered_pct_per_seed;  ///< recovered_pct() of each seed, in seed order.
+  double paper_pct = 0;                        ///< paper_recovered_pct() (NaN: no figure).
+  std::uint64_t congestor_messages = 0;        ///< Messages of each congestor rank (first seed).
+  /// When the first congestor rank ended, from the application's start (first seed; at least
+  /// congested_us unless starved: the congestors outlast the application).
   double congestors_end_us = 0;
-  int attempts = 1;  ///< Congested runs until the congestors outlasted the application.
-  /// The application ended only after the congestors in every attempt (congested_us, slowdown
-  /// and recovered_pct are NaN).
+  int attempts = 1;  ///< Congested runs until the congestors outlasted the application (first seed).
+  /// With some seed the application ended only after the congestors in every attempt
+  /// (congested_us, slowdown and the recovered figures are then NaN).
   bool starved = false;
+  std::uint32_t starved_seeds = 0;  ///< Seeds with which it starved.
 };
 
 /// A whole prediction: one row per method (identity first) and the context of the run.
@@ -95,6 +102,7 @@ struct MappingReport {
   Json context;                         ///< Context block (schema gridlock.predict_mapping).
   std::string congestor_summary;        ///< e.g. `3 pairs, 1048576 B messages both ways`.
   std::vector<std::string> notes;       ///< Caveats of the run (starved mappings).
+  std::uint32_t seeds = 1;              ///< Seeds the figures are means over.
 };
 
 /// An application schedule plus congestor ranks, and which ranks are which.
@@ -122,7 +130,8 @@ struct MappingSchedule {
 /// iterations or cores, and packet options the packet model refuses.
 [[nodiscard]] MappingReport predict_mapping(const MappingPredictOptions& options);
 
-/// The report as a text table (`| mapping | alone | congested | slowdown | recovered | paper |`).
+/// The report as a text table (`| mapping | alone | congested | slowdown | recovered | paper |`;
+/// with several seeds a `range` column, the smallest and largest recovered % over them).
 [[nodiscard]] std::string mapping_table(const MappingReport& report);
 
 /// The report's JSON body (docs/formats/predict-mapping-json.md); the context is report.context.

@@ -150,6 +150,35 @@ TEST(PredictMapping, CongestorsOutlastTheApplicationAndSlowIdentity) {
   }
 }
 
+TEST(PredictMapping, SeedsAverageScotchPlacementsAndKeepEachSeedsFigure) {
+  MappingPredictOptions o = small_options();
+  o.methods = {"geometric", "scotch:stalls"};
+  o.seeds = 2;
+  const MappingReport both = predict_mapping(o);
+  ASSERT_EQ(both.rows.size(), 3U);
+  EXPECT_EQ(both.seeds, 2U);
+  for (const auto& row : both.rows) {
+    ASSERT_EQ(row.recovered_pct_per_seed.size(), 2U) << row.method;
+    EXPECT_DOUBLE_EQ(row.recovered_pct, (row.recovered_pct_per_seed[0] + row.recovered_pct_per_seed[1]) / 2)
+        << row.method;
+    EXPECT_DOUBLE_EQ(row.recovered_min_pct,
+                     std::min(row.recovered_pct_per_seed[0], row.recovered_pct_per_seed[1]));
+    EXPECT_DOUBLE_EQ(row.recovered_max_pct,
+                     std::max(row.recovered_pct_per_seed[0], row.recovered_pct_per_seed[1]));
+  }
+  // Geometric does not depend on the seed.
+  EXPECT_EQ(both.rows[1].recovered_pct_per_seed[0], both.rows[1].recovered_pct_per_seed[1]);
+  // Each seed's figure is what a run with that seed alone gives.
+  o.seeds = 1;
+  for (std::uint64_t k = 0; k < 2; ++k) {
+    o.seed = 1 + k;
+    const MappingReport one = predict_mapping(o);
+    EXPECT_DOUBLE_EQ(one.rows[2].recovered_pct, both.rows[2].recovered_pct_per_seed[k]) << "seed " << o.seed;
+  }
+  o.seeds = 0;
+  EXPECT_THROW((void)predict_mapping(o), InputError);
+}
+
 TEST(PredictMapping, BadInputIsRefusedBeforeTheRun) {
   auto refused = [](const MappingPredictOptions& o, const std::string& needle) {
     try {
