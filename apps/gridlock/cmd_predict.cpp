@@ -1,10 +1,15 @@
 // `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network
-// (gridlock::net::predict_gpcnet; docs/predict.md). Parses, calls the library, prints the tables.
+// (gridlock::net::predict_gpcnet), and `gridlock predict mapping`: what a task mapping recovers
+// under congestion (gridlock::net::predict_mapping); docs/predict.md. Parses, calls the library,
+// prints the tables.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,7 +19,9 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/mapping/allocation.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/net/predict_mapping.hpp"
 #include "gridlock/sim/loggops_options.hpp"
 #include "output_guard.hpp"
 
@@ -72,6 +79,108 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   }
 }
 
+struct PredictMappingArgs {
+  std::string network = "torus:2x2x8";
+  std::string nodes;
+  std::uint32_t cores_per_node = 4;
+  std::string tasks = "stencil3d:4x4x4";
+  std::string methods;
+  std::string source = "sim:paper";
+  std::string net_model = "flow";
+  std::uint64_t seed = 1;
+  std::uint32_t seeds = 1;
+  std::uint32_t iterations = 20;
+  std::string compute = "0";
+  std::string hop_latency = "100ns";
+  std::string congestors;
+  std::string congestor_size = "1MiB";
+  std::string packet_size = "2KiB";
+  std::string buffer = "32KiB";
+  sim::LogGOPSText loggops;
+  std::string json;
+  bool quiet = false;
+};
+
+// `A:B,C:D` into node-name pairs.
+std::vector<std::pair<std::string, std::string>> parse_pairs(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
+        item.find(':', colon + 1) != std::string::npos) {
+      throw InputError(
+          fmt::format("--congestors '{}': expected node pairs A:B separated by commas, e.g. "
+                      "nid00016:nid00040,nid00048:nid00042",
+                      text));
+    }
+    pairs.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+    start = end + 1;
+  }
+  return pairs;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+void run_predict_mapping(const PredictMappingArgs& a) {
+  net::MappingPredictOptions options;
+  options.network_spec = a.network;
+  if (!a.nodes.empty()) {
+    options.nodes = mapping::read_node_list(a.nodes);
+  }
+  options.cores_per_node = a.cores_per_node;
+  options.tasks = a.tasks;
+  if (!a.methods.empty()) {
+    options.methods = split_commas(a.methods);
+  }
+  options.source = a.source;
+  options.model = net::parse_model_kind(a.net_model);
+  options.seed = a.seed;
+  options.seeds = a.seeds;
+  options.iterations = a.iterations;
+  options.compute_ps = parse_time_ps(a.compute, "--compute");
+  options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  if (!a.congestors.empty()) {
+    options.congestor_pairs = parse_pairs(a.congestors);
+  }
+  options.congestor_bytes = parse_byte_size(a.congestor_size, "--congestor-size");
+  options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
+  options.packet.buffer_bytes = to_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
+  if (!a.quiet) {
+    options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
+  }
+  const net::MappingReport report = net::predict_mapping(options);
+  fmt::print("gridlock predict mapping: {} model on {}, {} nodes x {} cores, tasks {}, {} iterations, {}\n",
+             a.net_model, report.context.value("network", a.network), options.nodes.size(), a.cores_per_node,
+             report.context.value("tasks", a.tasks), a.iterations,
+             a.seeds == 1 ? fmt::format("seed {}", a.seed)
+                          : fmt::format("seeds {} .. {} (means)", a.seed, a.seed + a.seeds - 1));
+  fmt::print("competing traffic: {}; link metrics for the weights from {}\n\n", report.congestor_summary,
+             report.context.value("source", a.source));
+  fmt::print("{}", net::mapping_table(report));
+  for (const auto& note : report.notes) {
+    fmt::print("note: {}\n", note);
+  }
+  fmt::print(
+      "\nrecovered: share of identity's congestion time (congested - alone) a mapping takes back; paper: "
+      "Table II of Brandt et al.\n");
+  if (!a.json.empty()) {
+    write_json_file(a.json, report.context, net::mapping_report_body(report));
+  }
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -114,6 +223,58 @@ void add_predict_command(CLI::App& app) {
   output_file(cmd->get_option("--json"));
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
   cmd->callback([args] { run_predict_gpcnet(*args); });
+
+  auto margs = std::make_shared<PredictMappingArgs>();
+  auto* map = predict->add_subcommand(
+      "mapping",
+      "What task mappings recover under congestion (the mapping paper's Table II): an application's "
+      "halo exchange alone and beside competing traffic on a simulated network, per mapping");
+  map->add_option("--network", margs->network, "Topology spec as `gridlock topo` takes it")
+      ->capture_default_str();
+  map->add_option("--nodes", margs->nodes,
+                  "Allocated nodes: hostlist or @FILE (default: the paper's 16 nodes of torus:2x2x8)");
+  map->add_option("--cores-per-node", margs->cores_per_node, "Ranks (cores) per allocated node")
+      ->capture_default_str();
+  map->add_option("--tasks", margs->tasks,
+                  "Task graph as `gridlock map` takes it (its messages, every iteration)")
+      ->capture_default_str();
+  map->add_option("--methods", margs->methods,
+                  "Comma-separated mappings (identity, cyclic, random, geometric, scotch:<metric>); default: "
+                  "all baselines and Scotch with none, hops, bw, stalls, hops+stalls");
+  map->add_option("--source", margs->source,
+                  "Link metrics for the machine weights (as `gridlock map --source`)")
+      ->capture_default_str();
+  map->add_option("--net-model", margs->net_model, "Network model: flow (max-min fair flows) or packet")
+      ->capture_default_str();
+  map->add_option("--seed", margs->seed, "Seed of the random baseline, Scotch and the packet model")
+      ->capture_default_str();
+  map->add_option("--seeds", margs->seeds,
+                  "Scotch and random placements with seeds --seed .. --seed + N - 1: figures are means, "
+                  "with their range")
+      ->capture_default_str();
+  map->add_option("--iterations", margs->iterations, "Iterations of the application (the paper: 10,000)")
+      ->capture_default_str();
+  map->add_option("--compute", margs->compute, "Computation per task after each exchange, e.g. 50us")
+      ->capture_default_str();
+  map->add_option("--hop-latency", margs->hop_latency, "Latency of each router-to-router hop")
+      ->capture_default_str();
+  map->add_option("--congestors", margs->congestors,
+                  "Competing traffic: node pairs A:B,... exchanging messages both ways (default: the "
+                  "paper's nid00016:nid00040,nid00048:nid00042,nid00012:nid00038)");
+  map->add_option("--congestor-size", margs->congestor_size, "Message size of the competing traffic")
+      ->capture_default_str();
+  map->add_option("--packet-size", margs->packet_size, "Packet model: payload bytes per packet")
+      ->capture_default_str();
+  map->add_option("--buffer", margs->buffer, "Packet model: buffer per input port and virtual channel")
+      ->capture_default_str();
+  map->add_option("-L", margs->loggops.latency, "LogGOPS L (default 0.5us)");
+  map->add_option("-o", margs->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");
+  map->add_option("-g", margs->loggops.gap, "LogGOPS g (default 50ns)");
+  map->add_option("-G", margs->loggops.gap_per_byte, "LogGOPS G: the NIC's time per byte (default 0.1ns)");
+  map->add_option("--json", margs->json, "Write the report as JSON (docs/formats/predict-mapping-json.md)");
+  output_file(map->get_option("--json"));
+  map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
+  map->callback([margs] { run_predict_mapping(*margs); });
 }
 
 }  // namespace gridlock::cli
