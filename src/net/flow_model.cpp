@@ -17,6 +17,8 @@ namespace gridlock::net {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+// Sub-stream of the seed for the spread's draws: the random placement draws from the seed itself.
+constexpr std::uint64_t kSpreadSeedStream = 0x5370726561640001ULL;
 // A flow never runs slower than this (bytes/ps, 1 kB/s): rounding in the filling may leave a
 // flow a residual of zero on a saturated link, and a zero rate would never finish.
 constexpr double kMinRate = 1e-9;
@@ -82,6 +84,9 @@ struct FlowModel::State {
   };
 
   std::uint64_t latency_ps = 0;
+  // The per-message spread's draws (NetworkParams::spread), in the order messages start.
+  bool spread = false;
+  Rng spread_rng{0};
   // Each rank's NIC is a link of its own at 1/G, one for sending and one for receiving, after the
   // topology's links (ids topology_links + 2r and + 2r + 1); none when G = 0.
   bool nics = false;
@@ -339,6 +344,8 @@ void FlowModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   auto fresh = std::make_unique<State>();
   State& s = *fresh;
   s.latency_ps = params.latency.ps;
+  s.spread = network_->params().spread;
+  s.spread_rng = Rng(derive_seed(network_->params().spread_seed, kSpreadSeedStream));
   s.nics = params.gap_per_byte.ps > 0;
   s.topology_links = static_cast<topo::LinkId>(network_->topology().links().size());
   s.capacity.reserve(s.topology_links + (s.nics ? 2 * static_cast<std::size_t>(ranks) : 0));
@@ -370,7 +377,11 @@ void FlowModel::inject(std::uint64_t time_ps, std::uint32_t src, std::uint32_t d
 
 void FlowModel::State::start(const Injection& in, const Network& network) {
   ++stats.messages;
-  network.path_into(in.src, in.dst, path);
+  if (spread) {
+    network.spread_path_into(in.src, in.dst, spread_rng, path);
+  } else {
+    network.path_into(in.src, in.dst, path);
+  }
   const std::uint64_t tail =
       checked_add(latency_ps, checked_mul(Network::hops(path), network.params().hop_latency_ps));
   const double carried = in.bytes > 1 ? static_cast<double>(in.bytes - 1) : 0.0;
@@ -448,6 +459,11 @@ void FlowModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& ou
 std::uint64_t FlowModel::in_flight() const { return state_->active + state_->injections.size(); }
 
 std::string FlowModel::describe() const {
+  const NetworkParams& params = network_->params();
+  if (params.spread) {
+    return fmt::format("flow model on {} ({}), routes spread per message (seed {})",
+                       network_->topology().spec(), network_->placement().description, params.spread_seed);
+  }
   return fmt::format("flow model on {} ({})", network_->topology().spec(), network_->placement().description);
 }
 

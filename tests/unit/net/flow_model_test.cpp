@@ -229,5 +229,101 @@ TEST(FlowModel, ContentionSlowsTheEngineDown) {
   EXPECT_EQ(model.stats().network_messages, 8U);
 }
 
+// fattree:4x4: 4 nodes per leaf, 4 leaves, 4 spines; leaf 0's up-links are its network links
+// towards the spines.
+std::shared_ptr<const Network> fat_tree_network(bool spread, std::uint64_t seed) {
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("fattree:4x4");
+  Placement placement = identity_placement(*topology, 16);
+  NetworkParams params;
+  params.spread = spread;
+  params.spread_seed = seed;
+  return std::make_shared<Network>(topology, std::move(placement), params);
+}
+
+// Messages per up-link of leaf 0 (bytes carried by messages of 2 bytes: one per message).
+std::vector<double> leaf0_up_link_loads(const Network& network, const NetStats& stats) {
+  std::vector<double> loads;
+  const topo::Topology& t = network.topology();
+  for (topo::LinkId l = 0; l < t.network_link_count(); ++l) {
+    if (t.links()[l].src_router == t.nodes()[0].router) {
+      loads.push_back(stats.link_bytes[l]);
+    }
+  }
+  return loads;
+}
+
+TEST(FlowModelSpread, TwoFlowsThatShareAnUpLinkTakeDifferentSpines) {
+  // Nodes 0 and 1 (leaf 0) send to nodes 4 and 5 (leaf 1): D-mod-k picks the up port by the
+  // destination leaf, so both cross the same up-link and each gets half of it.
+  const std::vector<Message> two = {{0, 0, 4, 1'000'001}, {0, 1, 5, 1'000'001}};
+  auto fixed = fat_tree_network(false, 1);
+  FlowModel alone(fixed);
+  const auto shared = deliveries(alone, two, bare(), 16);
+  EXPECT_EQ(shared[0], shared[1]);
+  auto loads = leaf0_up_link_loads(*fixed, alone.stats());
+  EXPECT_EQ(std::count(loads.begin(), loads.end(), 2'000'000.0), 1);
+  // With the spread some seed sends them over two spines: both finish in half the time.
+  int apart = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    auto network = fat_tree_network(true, seed);
+    FlowModel model(network);
+    const auto at = deliveries(model, two, bare(), 16);
+    loads = leaf0_up_link_loads(*network, model.stats());
+    if (std::count(loads.begin(), loads.end(), 1'000'000.0) == 2) {
+      ++apart;
+      EXPECT_EQ(at[0] * 2, shared[0]) << "seed " << seed;
+      EXPECT_EQ(at[1] * 2, shared[1]) << "seed " << seed;
+    } else {
+      EXPECT_EQ(at, shared) << "seed " << seed;
+    }
+  }
+  // Each seed keeps them apart with probability 3/4.
+  EXPECT_GE(apart, 3);
+}
+
+TEST(FlowModelSpread, ManyMessagesSpreadOverTheSpines) {
+  // 400 two-byte messages from leaf 0 to leaf 1: D-mod-k puts them all on one up-link; with the
+  // spread each of the four carries about 100 (binomial, sd 8.7).
+  std::vector<Message> many;
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    many.push_back({i * 1000ULL, i % 4, 4 + (i / 4) % 4, 2});
+  }
+  for (const bool spread : {false, true}) {
+    auto network = fat_tree_network(spread, 5);
+    FlowModel model(network);
+    (void)deliveries(model, many, bare(), 16);
+    const auto loads = leaf0_up_link_loads(*network, model.stats());
+    ASSERT_EQ(loads.size(), 4U);
+    const auto [lo, hi] = std::minmax_element(loads.begin(), loads.end());
+    if (spread) {
+      EXPECT_GE(*lo, 65) << "spread";
+      EXPECT_LE(*hi, 135) << "spread";
+    } else {
+      EXPECT_EQ(*hi, 400);
+    }
+  }
+}
+
+TEST(FlowModelSpread, SameSeedSameRunAndTheSeedIsDescribed) {
+  std::vector<Message> messages;
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    messages.push_back({i * 50'000ULL, i % 16, (i * 7 + 3) % 16, 100'001 + 1000ULL * i});
+  }
+  std::vector<std::vector<std::uint64_t>> times;
+  std::vector<std::vector<double>> bytes;
+  for (const std::uint64_t seed : {11ULL, 11ULL, 12ULL}) {
+    auto network = fat_tree_network(true, seed);
+    FlowModel model(network);
+    times.push_back(deliveries(model, messages, bare(), 16));
+    bytes.push_back(model.stats().link_bytes);
+    EXPECT_NE(model.describe().find("spread per message (seed " + std::to_string(seed) + ")"),
+              std::string::npos)
+        << model.describe();
+  }
+  EXPECT_EQ(times[0], times[1]);
+  EXPECT_EQ(bytes[0], bytes[1]);
+  EXPECT_NE(bytes[0], bytes[2]);
+}
+
 }  // namespace
 }  // namespace gridlock::net
