@@ -77,6 +77,7 @@ struct SimArgs {
   std::string net_model = "flow";
   std::string placement = "identity";
   std::string hop_latency = "0";
+  bool spread = false;                // per-message route spread (flow model)
   std::string packet_size = "2KiB";   // --net-model packet
   std::string buffer = "32KiB";       // --net-model packet
   std::uint32_t vcs = 3;              // --net-model packet
@@ -136,6 +137,8 @@ NetworkRun prepare_network_run(const SimArgs& a) {
     throw InputError(
         fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", a.hop_latency));
   }
+  run.params.spread = a.spread;
+  run.params.spread_seed = a.seed;
   run.placement.spec = net::parse_placement_spec(a.placement);
   run.placement.ranks_per_node = a.ranks_per_node;
   run.placement.seed = a.seed;
@@ -536,6 +539,9 @@ void add_sim_commands(CLI::App& app) {
       ->add_option("--routing", sim_args->routing,
                    "With --net-model packet: minimal, valiant or ugal (valiant and ugal: dragonfly only)")
       ->capture_default_str();
+  sim_cmd->add_flag("--spread", sim_args->spread,
+                    "With --network: each message takes one of the topology's minimal routes, drawn with "
+                    "--seed (flow model)");
   sim_cmd->add_flag("--congestion-control", sim_args->congestion_control,
                     "With --net-model packet: endpoint congestion control (rate halved on marks)");
   // Options that only mean something beside another are refused alone rather than ignored.
@@ -544,7 +550,7 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
   for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size",
-                           "--buffer", "--vcs", "--routing", "--congestion-control"}) {
+                           "--buffer", "--vcs", "--routing", "--congestion-control", "--spread"}) {
     sim_cmd->get_option(name)->needs("--network");
   }
   sim_cmd->callback([sim_args, sim_cmd] {

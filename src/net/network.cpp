@@ -106,6 +106,20 @@ void Network::path_into(std::uint32_t src, std::uint32_t dst, std::vector<topo::
   out.push_back(topology_->ejection_link(b));
 }
 
+void Network::spread_path_into(std::uint32_t src, std::uint32_t dst, Rng& rng,
+                               std::vector<topo::LinkId>& out) const {
+  const topo::NodeId a = node_of(src);
+  const topo::NodeId b = node_of(dst);
+  out.clear();
+  if (a == b) {
+    return;
+  }
+  const std::uint64_t choices = topology_->route_choices(a, b);
+  topology_->route_choice_into(a, b, choices > 1 ? uniform_below(rng, choices) : 0, out);
+  out.insert(out.begin(), topology_->injection_link(a));
+  out.push_back(topology_->ejection_link(b));
+}
+
 const char* to_string(ModelKind kind) noexcept { return kind == ModelKind::kPacket ? "packet" : "flow"; }
 
 ModelKind parse_model_kind(std::string_view text, std::string_view what) {

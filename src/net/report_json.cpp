@@ -63,7 +63,10 @@ Json network_json(const Network& network, const PlacementChoice& placement, cons
         {"ranks_per_node", rankfile ? Json(nullptr) : Json(placement.ranks_per_node)},
         {"seed", placement.spec.kind == PlacementKind::kRandom ? Json(placement.seed) : Json(nullptr)},
         {"description", network.placement().description}}},
-      {"parameters", {{"hop_latency_ps", network.params().hop_latency_ps}}},
+      {"parameters",
+       {{"hop_latency_ps", network.params().hop_latency_ps},
+        {"spread", network.params().spread},
+        {"spread_seed", network.params().spread ? Json(network.params().spread_seed) : Json(nullptr)}}},
       {"report", net_report_json(report)}};
 }
 

@@ -118,7 +118,7 @@ const Dragonfly::GlobalPort& Dragonfly::global_port(RouterId src, int dst_group)
   return ports[copy];
 }
 
-void Dragonfly::append_local(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+void Dragonfly::append_local(RouterId src, RouterId dst, std::vector<LinkId>& out, bool column_first) const {
   if (src == dst) {
     return;
   }
@@ -133,9 +133,10 @@ void Dragonfly::append_local(RouterId src, RouterId dst, std::vector<LinkId>& ou
     out.push_back(direct(r, r2));
     return;
   }
-  // 2-D group: along the row to the destination column, then along the column.
+  // 2-D group: along the row to the destination column, then along the column (or, with
+  // `column_first`, along the column to the destination row, then along the row).
   const int cols = a / options_.rows;
-  const int mid = (r / cols) * cols + r2 % cols;
+  const int mid = column_first ? (r2 / cols) * cols + r % cols : (r / cols) * cols + r2 % cols;
   out.push_back(direct(r, mid));
   out.push_back(direct(mid, r2));
 }
@@ -145,13 +146,43 @@ void Dragonfly::append_router_route(RouterId src, RouterId dst, std::vector<Link
   const int src_group = group_of(src);
   const int dst_group = group_of(dst);
   if (src_group == dst_group) {
-    append_local(src, dst, out);
+    append_local(src, dst, out, false);
     return;
   }
   const GlobalPort& port = global_port(src, dst_group);
-  append_local(src, static_cast<RouterId>(src_group * a + port.router_in_group), out);
+  append_local(src, static_cast<RouterId>(src_group * a + port.router_in_group), out, false);
   out.push_back(port.link);
-  append_local(port.landing, dst, out);
+  append_local(port.landing, dst, out, false);
+}
+
+std::uint64_t Dragonfly::router_route_choices(RouterId src, RouterId dst) const {
+  // In 2-D groups one bit per local part (row or column first), used only where both the row and
+  // the column change; a bit that does not apply gives the same route for both values.
+  const std::uint64_t local = options_.rows == 0 ? 1 : 2;
+  if (group_of(src) == group_of(dst)) {
+    return local;
+  }
+  const auto& ports =
+      global_ports_.at(static_cast<std::size_t>(group_of(src)) * options_.groups + group_of(dst));
+  return ports.size() * local * local;
+}
+
+void Dragonfly::append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                           std::vector<LinkId>& out) const {
+  const int a = options_.routers_per_group;
+  const int src_group = group_of(src);
+  const int dst_group = group_of(dst);
+  if (src_group == dst_group) {
+    append_local(src, dst, out, (choice & 1U) != 0);
+    return;
+  }
+  // Index = copy + copies * (source-side bit + 2 * destination-side bit).
+  const auto& ports = global_ports_.at(static_cast<std::size_t>(src_group) * options_.groups + dst_group);
+  const GlobalPort& port = ports[choice % ports.size()];
+  const std::uint64_t bits = choice / ports.size();
+  append_local(src, static_cast<RouterId>(src_group * a + port.router_in_group), out, (bits & 1U) != 0);
+  out.push_back(port.link);
+  append_local(port.landing, dst, out, (bits & 2U) != 0);
 }
 
 std::vector<int> Dragonfly::valiant_candidates(NodeId src, NodeId dst) const {

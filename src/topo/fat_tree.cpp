@@ -125,26 +125,39 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
   finish(options_.capacity_bytes_per_s);
 }
 
-void FatTree::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+int FatTree::common_level(RouterId src, RouterId dst) const {
   const int h = levels();
   const RouterId leaves = h > 1 ? level_first_[1] : static_cast<RouterId>(routers().size());
   if (src >= leaves || dst >= leaves) {
     throw std::out_of_range("fat tree routes are defined between leaf switches");
   }
+  // Lowest common level L: the a-parts at level L agree (a-part at level l = leaf / (m_2*...*m_l)).
   const long long s = src;
   const long long d = dst;
-  // Lowest common level L: the a-parts at level L agree (a-part at level l = leaf / (m_2*...*m_l)).
   int top = 1;
   long long m_prod = 1;
   while (s / m_prod != d / m_prod) {
     ++top;
     m_prod *= m_[static_cast<std::size_t>(top - 1)];
   }
+  return top;
+}
+
+void FatTree::append_up_down(RouterId src, RouterId dst, const std::uint64_t* choice,
+                             std::vector<LinkId>& out) const {
+  const int top = common_level(src, dst);
+  const long long d = dst;
   long long w_prod = 1;  // W(l-1)
+  std::uint64_t rest = choice != nullptr ? *choice : 0;
   RouterId cur = src;
   for (int l = 2; l <= top; ++l) {
     const int w = w_[static_cast<std::size_t>(l - 2)];
-    const auto k = static_cast<std::size_t>((d / w_prod) % w);
+    // D-mod-k, or the choice index's digit for this level (mixed radix w2, w3, ...).
+    std::size_t k = static_cast<std::size_t>((d / w_prod) % w);
+    if (choice != nullptr) {
+      k = static_cast<std::size_t>(rest % static_cast<std::uint64_t>(w));
+      rest /= static_cast<std::uint64_t>(w);
+    }
     const LinkId link = up_link_[cur][k];
     out.push_back(link);
     cur = links()[link].dst_router;
@@ -160,6 +173,26 @@ void FatTree::append_router_route(RouterId src, RouterId dst, std::vector<LinkId
     out.push_back(link);
     cur = links()[link].dst_router;
   }
+}
+
+void FatTree::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  append_up_down(src, dst, nullptr, out);
+}
+
+std::uint64_t FatTree::router_route_choices(RouterId src, RouterId dst) const {
+  // Any up port at every level below the common one reaches an ancestor of both leaves; the way
+  // down from it is unique. At most 4096^5 (six levels of kMaxRadix ports): no overflow.
+  const int top = common_level(src, dst);
+  std::uint64_t choices = 1;
+  for (int l = 2; l <= top; ++l) {
+    choices *= static_cast<std::uint64_t>(w_[static_cast<std::size_t>(l - 2)]);
+  }
+  return choices;
+}
+
+void FatTree::append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                         std::vector<LinkId>& out) const {
+  append_up_down(src, dst, &choice, out);
 }
 
 std::size_t FatTree::closed_form_hops(NodeId src, NodeId dst) const {

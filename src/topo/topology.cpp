@@ -166,6 +166,32 @@ void Topology::route_into(NodeId src, NodeId dst, std::vector<LinkId>& out) cons
   route_routers_into(nodes_.at(src).router, nodes_.at(dst).router, out);
 }
 
+std::uint64_t Topology::route_choices(NodeId src, NodeId dst) const {
+  const RouterId a = nodes_.at(src).router;
+  const RouterId b = nodes_.at(dst).router;
+  return a == b ? 1 : router_route_choices(a, b);
+}
+
+void Topology::route_choice_into(NodeId src, NodeId dst, std::uint64_t choice,
+                                 std::vector<LinkId>& out) const {
+  const RouterId a = nodes_.at(src).router;
+  const RouterId b = nodes_.at(dst).router;
+  out.clear();
+  if (choice >= (a == b ? 1 : router_route_choices(a, b))) {
+    throw std::out_of_range("route: choice index out of range (see route_choices())");
+  }
+  if (a != b) {
+    append_router_route_choice(a, b, choice, out);
+  }
+}
+
+std::uint64_t Topology::router_route_choices(RouterId /*src*/, RouterId /*dst*/) const { return 1; }
+
+void Topology::append_router_route_choice(RouterId src, RouterId dst, std::uint64_t /*choice*/,
+                                          std::vector<LinkId>& out) const {
+  append_router_route(src, dst, out);
+}
+
 std::vector<LinkId> Topology::route(NodeId src, NodeId dst) const {
   std::vector<LinkId> out;
   route_into(src, dst, out);

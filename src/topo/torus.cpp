@@ -183,10 +183,42 @@ int Torus3D::closed_form_hops(const std::array<int, 3>& dims, const std::array<i
 }
 
 void Torus3D::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
+  append_dimension_route(src, dst, {0, 1, 2}, nullptr, out);
+}
+
+namespace {
+
+// The orders of the three dimensions, indexed by a route choice modulo 6.
+constexpr std::array<std::array<int, 3>, 6> kDimensionOrders{{
+    {0, 1, 2},
+    {0, 2, 1},
+    {1, 0, 2},
+    {1, 2, 0},
+    {2, 0, 1},
+    {2, 1, 0},
+}};
+
+}  // namespace
+
+std::uint64_t Torus3D::router_route_choices(RouterId /*src*/, RouterId /*dst*/) const {
+  // The order of the dimensions times one bit per dimension for a half-way ring: orders or bits
+  // that make no difference (a dimension without a move, a distance short of half) give the same
+  // route, so every distinct route keeps equally many indices (a uniform index, a uniform route).
+  return kDimensionOrders.size() * 8;
+}
+
+void Torus3D::append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                         std::vector<LinkId>& out) const {
+  const std::uint64_t tie_bits = choice / kDimensionOrders.size();
+  append_dimension_route(src, dst, kDimensionOrders[choice % kDimensionOrders.size()], &tie_bits, out);
+}
+
+void Torus3D::append_dimension_route(RouterId src, RouterId dst, const std::array<int, 3>& order,
+                                     const std::uint64_t* tie_bits, std::vector<LinkId>& out) const {
   const auto& dims = options_.dims;
   auto cur = coords_of(src);
   const auto target = coords_of(dst);
-  for (int d = 0; d < 3; ++d) {
+  for (const int d : order) {
     const int n = dims[d];
     const int delta = ((target[d] - cur[d]) % n + n) % n;
     if (delta == 0) {
@@ -194,19 +226,23 @@ void Torus3D::append_router_route(RouterId src, RouterId dst, std::vector<LinkId
     }
     bool plus = delta < n - delta;
     if (delta == n - delta) {
-      switch (options_.tie_break) {
-        case TieBreak::kPlusIfDestOdd:
-          plus = target[d] % 2 == 1;
-          break;
-        case TieBreak::kPlusIfDestEven:
-          plus = target[d] % 2 == 0;
-          break;
-        case TieBreak::kPlus:
-          plus = true;
-          break;
-        case TieBreak::kMinus:
-          plus = false;
-          break;
+      if (tie_bits != nullptr) {
+        plus = ((*tie_bits >> static_cast<unsigned>(d)) & 1U) != 0;
+      } else {
+        switch (options_.tie_break) {
+          case TieBreak::kPlusIfDestOdd:
+            plus = target[d] % 2 == 1;
+            break;
+          case TieBreak::kPlusIfDestEven:
+            plus = target[d] % 2 == 0;
+            break;
+          case TieBreak::kPlus:
+            plus = true;
+            break;
+          case TieBreak::kMinus:
+            plus = false;
+            break;
+        }
       }
     }
     const int steps = plus ? delta : n - delta;

@@ -63,6 +63,30 @@ PY
     grep -v '^events:' "$TMP/first" >"$TMP/a"
     grep -v '^events:' "$TMP/out" >"$TMP/b"
     cmp "$TMP/a" "$TMP/b" || fail "same seed, different report" ;;
+  spread)
+    # --spread: each message takes one of the fat tree's up ports, drawn with --seed (printed); the
+    # same seed gives the same run; D-mod-k without it.
+    FT="fattree:4x4"
+    expect 0 "network: flow model on fattree:4x4.* \(identity, 1 rank per node\), hop latency" -- \
+      "$G" sim "$TMP/a2a.goal" -q -G 0.01ns --network "$FT"
+    fixed="$(makespan)"
+    expect 0 "\(identity, 1 rank per node\), routes spread per message \(seed 3\), hop latency" -- \
+      "$G" sim "$TMP/a2a.goal" -q -G 0.01ns --network "$FT" --spread --seed 3 --json "$TMP/s.json"
+    grep -v '^events:' "$TMP/out" >"$TMP/a"
+    spread="$(makespan)"
+    [ -n "$fixed" ] && [ -n "$spread" ] || fail "no max finish time"
+    [ "$fixed" != "$spread" ] || fail "the spread run ($spread ps) equals the deterministic one"
+    expect 0 "routes spread per message \(seed 3\)" -- \
+      "$G" sim "$TMP/a2a.goal" -q -G 0.01ns --network "$FT" --spread --seed 3
+    grep -v '^events:' "$TMP/out" >"$TMP/b"
+    cmp "$TMP/a" "$TMP/b" || fail "same seed, different report"
+    python3 - "$TMP/s.json" <<'PY' || fail "JSON"
+import json, sys
+p = json.load(open(sys.argv[1]))["network"]["parameters"]
+assert p["spread"] is True and p["spread_seed"] == 3, p
+PY
+    expect 2 "--spread is for the flow model" -- "$G" sim "$TMP/a2a.goal" -q --network "$FT" --net-model packet --spread
+    expect 2 "--spread requires --network" -- "$G" sim "$TMP/a2a.goal" -q --spread ;;
   rankfile)
     i=0
     : >"$TMP/rf"

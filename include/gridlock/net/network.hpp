@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gridlock/core/histogram.hpp"
+#include "gridlock/core/rng.hpp"
 #include "gridlock/topo/topology.hpp"
 
 namespace gridlock::net {
@@ -44,6 +45,12 @@ struct NetworkParams {
   /// Latency added for each router-to-router hop, in ps (0: the LogGOPS L alone, whatever the
   /// distance). Aries and Slingshot routers take about 100 ns per hop.
   std::uint64_t hop_latency_ps = 0;
+  /// Per-message spread (`gridlock sim --spread`): each message takes one of the topology's
+  /// minimal routes drawn with `spread_seed` (topo::Topology::route_choice_into()) instead of the
+  /// topology's deterministic route. The flow model only.
+  bool spread = false;
+  /// Seed of the spread's draws (`--seed`, printed).
+  std::uint64_t spread_seed = 1;
 };
 
 /// A topology, a placement and the parameters: what both models simulate on. Immutable.
@@ -69,6 +76,9 @@ class Network {
   /// Replaces `out` with the links a message from rank `src` to rank `dst` crosses: injection,
   /// the route's network links, ejection; empty when both ranks are on one node.
   void path_into(std::uint32_t src, std::uint32_t dst, std::vector<topo::LinkId>& out) const;
+  /// Like path_into(), but through one of the topology's minimal routes, drawn uniformly with
+  /// `rng` (one draw when the topology offers more than one route between the two nodes).
+  void spread_path_into(std::uint32_t src, std::uint32_t dst, Rng& rng, std::vector<topo::LinkId>& out) const;
   /// Router-to-router hops of that path (0 on one node or one router).
   [[nodiscard]] static std::size_t hops(const std::vector<topo::LinkId>& path) noexcept {
     return path.size() < 2 ? 0 : path.size() - 2;

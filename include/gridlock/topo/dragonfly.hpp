@@ -21,6 +21,11 @@
 /// link from the source router into an intermediate group lands, then minimally to the
 /// destination; every group other than the source's and the destination's is a candidate.
 ///
+/// Route choices (Topology::route_choice_into(), the per-message spread): every copy of the
+/// global link between the two groups (each is one global hop; a copy owned by another router of
+/// the source group adds a local hop before it), and in 2-D groups row or column first on each
+/// local part.
+///
 /// LIMITATIONS: no adaptive (UGAL) selection; requires a*h >= g-1 so every pair of groups is
 /// joined; one capacity for all local and one for all global links.
 #include <string>
@@ -69,6 +74,11 @@ class Dragonfly final : public Topology {
  protected:
   /// Minimal routing: local, global, local.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
+  /// Copies of the global link times, in 2-D groups, the row-or-column bits.
+  [[nodiscard]] std::uint64_t router_route_choices(RouterId src, RouterId dst) const override;
+  /// Minimal routing through the copy and local orders of `choice`.
+  void append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                  std::vector<LinkId>& out) const override;
 
  private:
   struct GlobalPort {
@@ -76,7 +86,7 @@ class Dragonfly final : public Topology {
     LinkId link = 0;          // outgoing link
     RouterId landing = 0;     // router at the other end
   };
-  void append_local(RouterId src, RouterId dst, std::vector<LinkId>& out) const;
+  void append_local(RouterId src, RouterId dst, std::vector<LinkId>& out, bool column_first) const;
   [[nodiscard]] const GlobalPort& global_port(RouterId src, int dst_group) const;
 
   DragonflyOptions options_;

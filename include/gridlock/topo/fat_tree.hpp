@@ -13,7 +13,10 @@
 /// Routing: up to the lowest common level of source and destination, then down (up*/down*).
 /// The up port at level l is chosen by destination leaf (D-mod-k): k_l = (dst_leaf div
 /// (w_2*...*w_{l-1})) mod w_l, which spreads destinations over the top switches deterministically;
-/// the way down is unique. Hop count (router-to-router links) is 2*(L-1) where L is the lowest common level.
+/// the way down is unique. With a choice index (Topology::route_choice_into(), the per-message
+/// spread) the up port at each level is the index's digit instead (mixed radix w2, w3, ...): any
+/// up port leads to a common ancestor. Hop count (router-to-router links) is 2*(L-1) where L is
+/// the lowest common level.
 ///
 /// LIMITATIONS: single-homed nodes (w1 = 1); no adaptive routing; one capacity for all links.
 #include <string>
@@ -53,8 +56,19 @@ class FatTree final : public Topology {
  protected:
   /// Up*/down* (D-mod-k) between two leaves; throws std::out_of_range for non-leaf routers.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
+  /// Product of the up ports below the lowest common level.
+  [[nodiscard]] std::uint64_t router_route_choices(RouterId src, RouterId dst) const override;
+  /// Up*/down* with the up ports given by the digits of `choice`.
+  void append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                  std::vector<LinkId>& out) const override;
 
  private:
+  // Lowest common level of two leaves (1: the same leaf); throws std::out_of_range for non-leaves.
+  [[nodiscard]] int common_level(RouterId src, RouterId dst) const;
+  // Up*/down*: D-mod-k when `choice` is null, else the up ports from its digits.
+  void append_up_down(RouterId src, RouterId dst, const std::uint64_t* choice,
+                      std::vector<LinkId>& out) const;
+
   FatTreeOptions options_;
   std::vector<int> m_;                          // m1..mh
   std::vector<int> w_;                          // w2..wh (index l-2 for level l)

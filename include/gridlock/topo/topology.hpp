@@ -159,6 +159,19 @@ class Topology {
   /// Router-level route: the network links from router `src` to router `dst`.
   void route_routers_into(RouterId src, RouterId dst, std::vector<LinkId>& out) const;
 
+  /// How many choice indices route_choice_into() takes between two nodes: 1 when the topology
+  /// offers one minimal route, more on multipath networks (fat tree: the up port at each level;
+  /// dragonfly: the global link copy and, in 2-D groups, row or column first; torus: the order of
+  /// the dimensions and the way round a half-way ring). An index is a mixed-radix number with one
+  /// digit per decision, so a uniform index decides each uniformly; a decision that makes no
+  /// difference for the pair (a torus dimension without a move, say) leaves the route as it is.
+  /// Throws std::out_of_range for invalid ids.
+  [[nodiscard]] std::uint64_t route_choices(NodeId src, NodeId dst) const;
+  /// Replaces `out` with the route of choice index `choice` (below route_choices(src, dst)) from
+  /// `src` to `dst`: one of the topology's minimal routes (the per-message spread of
+  /// docs/network-models.md). Throws std::out_of_range for invalid ids or an index too large.
+  void route_choice_into(NodeId src, NodeId dst, std::uint64_t choice, std::vector<LinkId>& out) const;
+
   /// A readable link label: `(0,0,6) X+ -> (1,0,6)`, or `nid00012 -> (0,0,6)` for terminals.
   [[nodiscard]] std::string link_name(LinkId link) const;
   /// The route in the paper's notation: `(0,0,6) X+ (1,0,6) Y+ (1,1,6) Z- (1,1,5)`.
@@ -182,6 +195,13 @@ class Topology {
   void finish(double terminal_capacity_bytes_per_s);
   /// Appends the network links from router `src` to a different router `dst`.
   virtual void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const = 0;
+  /// Choice indices between two different routers (see route_choices()); 1 unless overridden.
+  [[nodiscard]] virtual std::uint64_t router_route_choices(RouterId src, RouterId dst) const;
+  /// Appends the route of choice index `choice` (already checked to be below
+  /// router_route_choices()) between two different routers; the deterministic route unless
+  /// overridden.
+  virtual void append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                          std::vector<LinkId>& out) const;
 
  private:
   std::vector<Node> nodes_;

@@ -14,6 +14,10 @@
 /// "+ if the destination coordinate is even" (`dest-even-plus`), which contradicts its own example;
 /// that rule, `plus` and `minus` are available as options.
 ///
+/// Route choices (Topology::route_choice_into(), the per-message spread): any order of the three
+/// dimensions, and either way round a ring whose distance is exactly half its size; each is
+/// minimal.
+///
 /// Node numbering: `snake` (default) numbers nodes along Z, reversing direction on every other
 /// Z line, Y lines in reverse order on odd X planes: on a 2x2x8 torus this gives the paper's
 /// machine (nid00012 at (0,0,6), nid00016 at (0,1,7), nid00038 at (1,1,3), nid00050 at (1,0,6)).
@@ -90,8 +94,18 @@ class Torus3D final : public Topology {
  protected:
   /// Dimension-order routing X, Y, Z, the shorter way round, ties by the tie-break rule.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
+  /// Six dimension orders times one tie bit per dimension (48 indices).
+  [[nodiscard]] std::uint64_t router_route_choices(RouterId src, RouterId dst) const override;
+  /// The dimension order and tie directions of `choice`.
+  void append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
+                                  std::vector<LinkId>& out) const override;
 
  private:
+  // The shorter way round in each dimension of `order`; a half-way tie by the tie-break rule, or
+  // by bit d of `*tie_bits` when given.
+  void append_dimension_route(RouterId src, RouterId dst, const std::array<int, 3>& order,
+                              const std::uint64_t* tie_bits, std::vector<LinkId>& out) const;
+
   TorusOptions options_;
   std::vector<LinkId> port_link_;  // router*6 + port (X+,X-,Y+,Y-,Z+,Z-) -> link or kNone
 };

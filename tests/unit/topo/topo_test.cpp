@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -246,6 +248,100 @@ TEST(FatTree, DestinationsSpreadOverSpines) {
     spines.insert(t->links()[t->route(0, d).front()].dst_router);
   }
   EXPECT_GT(spines.size(), 1U);
+}
+
+// Every choice index between two nodes gives a connected route; every distinct route has equally
+// many indices (true of the topologies below: a uniform index is a uniform route) and the
+// deterministic route is one of them.
+// Returns the distinct routes.
+std::map<std::vector<LinkId>, int> check_route_choices(const Topology& t, NodeId src, NodeId dst) {
+  std::map<std::vector<LinkId>, int> routes;
+  const std::uint64_t choices = t.route_choices(src, dst);
+  std::vector<LinkId> links;
+  for (std::uint64_t c = 0; c < choices; ++c) {
+    t.route_choice_into(src, dst, c, links);
+    RouterId at = t.nodes()[src].router;
+    for (const LinkId id : links) {
+      EXPECT_EQ(t.links()[id].src_router, at) << t.spec() << " choice " << c;
+      at = t.links()[id].dst_router;
+    }
+    EXPECT_EQ(at, t.nodes()[dst].router) << t.spec() << " choice " << c;
+    ++routes[links];
+  }
+  for (const auto& [route, count] : routes) {
+    EXPECT_EQ(count, routes.begin()->second) << t.spec() << " " << src << " -> " << dst;
+  }
+  EXPECT_EQ(routes.count(t.route(src, dst)), 1U) << t.spec() << " " << src << " -> " << dst;
+  EXPECT_THROW(t.route_choice_into(src, dst, choices, links), std::out_of_range);
+  return routes;
+}
+
+TEST(RouteChoices, FatTreeUpPortsAreMinimalAndAllUsed) {
+  for (const auto* spec : {"fattree:4x4", "fattree:4x4x4,taper=2", "fattree:2x3x2,up=2x3"}) {
+    const auto t = make_topology(spec);
+    const auto& tree = dynamic_cast<const FatTree&>(*t);
+    for (NodeId s = 0; s < t->nodes().size(); s += 3) {
+      for (NodeId d = 0; d < t->nodes().size(); ++d) {
+        const auto routes = check_route_choices(*t, s, d);
+        for (const auto& [route, count] : routes) {
+          EXPECT_EQ(route.size(), tree.closed_form_hops(s, d)) << spec;
+        }
+        // One route per combination of up ports: w2 * ... * w_L distinct ones.
+        EXPECT_EQ(routes.size(), t->route_choices(s, d)) << spec;
+      }
+    }
+  }
+  const auto t = make_topology("fattree:4x4");
+  EXPECT_EQ(t->route_choices(0, 1), 1U);  // one leaf
+  EXPECT_EQ(t->route_choices(0, 4), 4U);  // four spines
+}
+
+TEST(RouteChoices, TorusOrdersAndHalfWayRingsAreMinimal) {
+  for (const auto* spec : {"torus:4x4x4,npr=1", "torus:2x2x8,npr=1", "torus:3x4x1,npr=1"}) {
+    const auto t = make_topology(spec);
+    const auto& torus = dynamic_cast<const Torus3D&>(*t);
+    for (NodeId s = 0; s < t->nodes().size(); s += 5) {
+      for (NodeId d = 0; d < t->nodes().size(); ++d) {
+        const auto routes = check_route_choices(*t, s, d);
+        const auto a = torus.coords_of(t->nodes()[s].router);
+        const auto b = torus.coords_of(t->nodes()[d].router);
+        for (const auto& [route, count] : routes) {
+          EXPECT_EQ(route.size(),
+                    static_cast<std::size_t>(Torus3D::closed_form_hops(torus.options().dims, a, b)));
+        }
+      }
+    }
+  }
+  // (0,0,0) -> (2,1,0) on a 4x4x4: two orders (X then Y, Y then X) times two ways round X.
+  const auto t = make_topology("torus:4x4x4,npr=1,numbering=linear");
+  const auto& torus = dynamic_cast<const Torus3D&>(*t);
+  const NodeId dst = torus.router_at(2, 1, 0);
+  EXPECT_EQ(check_route_choices(*t, 0, dst).size(), 4U);
+}
+
+TEST(RouteChoices, DragonflyCopiesAndLocalOrders) {
+  for (const auto* spec :
+       {"dragonfly:g=5,a=4,p=1,h=2", "dragonfly:g=5,a=4,p=1,h=1,intra=2d:2x2", "dragonfly:g=9,a=4,p=2,h=2"}) {
+    const auto t = make_topology(spec);
+    const auto& df = dynamic_cast<const Dragonfly&>(*t);
+    for (NodeId s = 0; s < t->nodes().size(); s += 3) {
+      for (NodeId d = 0; d < t->nodes().size(); ++d) {
+        const auto routes = check_route_choices(*t, s, d);
+        const bool other_group = df.group_of(t->nodes()[s].router) != df.group_of(t->nodes()[d].router);
+        for (const auto& [route, count] : routes) {
+          const auto global = std::count_if(
+              route.begin(), route.end(), [&](LinkId id) { return t->links()[id].direction.front() == 'g'; });
+          EXPECT_EQ(global, other_group ? 1 : 0) << spec;
+        }
+      }
+    }
+  }
+  // g=5, a=4, h=2: 8 global ports per group for 4 other groups, two copies per pair of groups.
+  const auto two_copies = make_topology("dragonfly:g=5,a=4,p=1,h=2");
+  EXPECT_EQ(check_route_choices(*two_copies, 0, 4).size(), 2U);
+  // 72 nodes, a*h = g-1: one global link per pair of groups, one minimal route.
+  const auto one_copy = make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  EXPECT_EQ(one_copy->route_choices(0, 71), 1U);
 }
 
 TEST(Spec, ParsesAndRoundTrips) {
