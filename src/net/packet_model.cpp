@@ -176,8 +176,8 @@ struct PacketModel::State {
 
   // Ports (topology links, then receiving NICs).
   std::vector<std::uint64_t> busy_until;
-  std::vector<std::vector<std::uint32_t>> requesters;  // queues whose head packet wants the port
-  std::vector<std::uint32_t> rr;                       // round-robin position
+  // Queues whose head packet wants the port, oldest request first.
+  std::vector<std::vector<std::uint32_t>> requesters;
   std::vector<std::uint8_t> wake_pending;
   // Queues: link l, channel v -> l * vcs + v (the buffer at the link's far end); senders after.
   std::vector<std::uint32_t> q_head;  // packets (link queues) or messages (sender queues)
@@ -477,9 +477,13 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
     }
     return;
   }
-  const auto n = static_cast<std::uint32_t>(waiting.size());
-  std::uint32_t i = rr[port] < n ? rr[port] : 0;
-  for (std::uint32_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+  // Oldest request first: `waiting` is in the order the inputs asked, and a served input that asks
+  // again goes to its end, so every waiting input is served before any is served twice (round-
+  // robin over inputs and channels). One whose next buffer is full is skipped but keeps its place.
+  // (A round-robin pointer into this list, as before, pointed after a skip at the winner's place,
+  // where the winner, asking again at once, stayed: a backlogged flow then kept the output for as
+  // long as it had packets and starved the skipped one; issue 26.)
+  for (std::size_t i = 0; i < waiting.size(); ++i) {
     const std::uint32_t q = waiting[i];
     std::uint32_t vc = 0;
     if (port < rx_base && q < src_base) {
@@ -490,8 +494,7 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
       wait_credit(port * vcs + vc);  // its kCredit event arbitrates again
       continue;
     }
-    waiting.erase(waiting.begin() + i);
-    rr[port] = i;
+    waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
     forward(q, port, vc);
     if (!waiting.empty() && wake_pending[port] == 0) {
       wake_pending[port] = 1;
@@ -706,7 +709,6 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   }
   s.busy_until.assign(ports, 0);
   s.requesters.resize(ports);
-  s.rr.assign(ports, 0);
   s.wake_pending.assign(ports, 0);
   s.q_head.assign(queues, kNone);
   s.q_tail.assign(queues, kNone);

@@ -3,6 +3,7 @@
 // determinism, and the LogGOPS engine on an uncontended network.
 #include "gridlock/net/packet_model.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -333,6 +334,31 @@ TEST(PacketModel, BothModelsRunTheSameSchedules) {
     }
     EXPECT_EQ(models[1]->stats().model, "packet");
   }
+}
+
+// Issue 26's starvation, on a ring of 6 routers (2 nodes each, 2 dateline channels). A long flow
+// Y (router 5 -> 0 -> 1) crosses the wrap-around link, so it leaves router 0 on channel 1; the
+// short flow X (router 0 -> 1 -> 2) leaves on channel 0 and then shares the link 1 -> 2 with two
+// long flows Z and Z2 (router 1 -> 2). X gets a third of that link but half of the link 0 -> 1,
+// so its channel-0 buffer behind the link 0 -> 1 fills and X sometimes has no slot when Y has one.
+// The old arbiter then granted Y and kept pointing at Y's place in the request list, where Y
+// (asking again at once, its buffer backlogged) stayed: X waited until Y ended (X at 1,001 us,
+// after Y's 864 us). Round-robin over the inputs gives X its turn whenever it has a slot: about a
+// third of the link 1 -> 2, 3x its time alone (56 us).
+TEST(PacketModel, EveryInputGetsItsTurnBesideABackloggedFlowOnAnotherChannel) {
+  const auto network = spec_network("torus:6x1x1", 12);
+  const std::vector<Message> m{{0, 10, 2, 8'000'001},  // Y
+                               {0, 3, 5, 8'000'001},   // Z
+                               {0, 2, 5, 8'000'001},   // Z2
+                               {0, 0, 4, 524'289}};    // X
+  PacketOptions o;
+  o.vcs = 2;
+  PacketModel alone_model(network, o);
+  const std::uint64_t alone = deliveries(alone_model, {m[3]}, bare(), 12)[0];
+  PacketModel model(network, o);
+  const auto at = deliveries(model, m, bare(), 12);
+  EXPECT_LT(at[3], std::min({at[0], at[1], at[2]})) << "X starved until a long flow ended";
+  EXPECT_LT(at[3], 4 * alone) << "X alone: " << alone << " ps";
 }
 
 TEST(PacketModel, DeadlockFreeWithTheRequiredChannels) {
