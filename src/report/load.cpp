@@ -9,6 +9,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/noise/trace.hpp"
 #include "gridlock/report/report.hpp"
+#include "gridlock/report/sections_json.hpp"
 
 namespace gridlock::report {
 namespace {

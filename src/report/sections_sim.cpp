@@ -150,7 +150,15 @@ Section sim_replicas_section(const Json& document) {
   s.body_html += table.html();
   const Json& bottleneck = field(document, "noise_bottleneck");
   if (bottleneck.is_object()) {
-    s.body_html += "<p>Noise bottleneck: " + escape_html(format_cell(bottleneck)) + "</p>\n";
+    // The paper's "characteristic number of processes" where noise takes over (docs/noise.md).
+    Table b(
+        "Noise bottleneck (the smallest scale from which on the median slowdown stays at or above the "
+        "threshold)",
+        {"field", "value"});
+    for (const auto& [key, value] : bottleneck.items()) {
+      b.row({key, format_cell(value)});
+    }
+    s.body_html += b.html();
   }
   s.data["charts"] = Json::array({std::move(box), std::move(slowdown), std::move(hist)});
   return s;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gridlock/report/report.hpp"
+#include "gridlock/report/sections_json.hpp"
 
 namespace gridlock::report::detail {
 
