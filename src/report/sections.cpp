@@ -15,9 +15,9 @@ using detail::text;
 
 std::string result_kind(const Json& document) {
   const Json& context = field(document, "context");
-  const std::string schema = text(context, "schema", "unknown");
+  std::string schema = text(context, "schema", "unknown");
   if (schema == "gridlock.bench") {
-    return schema + "/" + text(context, "mode", "load");
+    return fmt::format("{}/{}", schema, text(context, "mode", "load"));
   }
   return schema;
 }
@@ -100,7 +100,7 @@ void collect_metrics(const Json& value, const std::string& path,
       if (path.empty() && key == "context") {
         continue;
       }
-      collect_metrics(child, path.empty() ? key : path + "." + key, out);
+      collect_metrics(child, path.empty() ? key : fmt::format("{}.{}", path, key), out);
     }
     return;
   }
@@ -116,12 +116,12 @@ void collect_metrics(const Json& value, const std::string& path,
         if (f.is_string() || f.is_number()) {
           name = detail::format_cell(f);
           if (std::string_view(id) == "key" && field(entry, "phase").is_string()) {
-            name = field(entry, "phase").get<std::string>() + ":" + name;
+            name = fmt::format("{}:{}", field(entry, "phase").get<std::string>(), name);
           }
           break;
         }
       }
-      collect_metrics(entry, path + "[" + name + "]", out);
+      collect_metrics(entry, fmt::format("{}[{}]", path, name), out);
     }
   }
 }
@@ -154,7 +154,9 @@ Section compare_section(const std::string& source_a, const Json& a, const std::s
   chart["reference"] = 1.0;
   Json ratios = Json::array();
   std::size_t only_one = 0;
-  for (const auto& [name, va] : metrics_a) {
+  for (const auto& metric : metrics_a) {
+    const std::string& name = metric.first;
+    const double va = metric.second;
     const auto it =
         std::find_if(metrics_b.begin(), metrics_b.end(), [&](const auto& m) { return m.first == name; });
     if (it == metrics_b.end()) {
