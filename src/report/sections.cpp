@@ -26,7 +26,12 @@ Section build_section(const std::string& source, const Json& document, const Sec
   const Json& context = field(document, "context");
   const std::string schema = text(context, "schema");
   Section s;
-  if (schema == "gridlock.bench") {
+  // A CSV output (load_input() turns it into columns and rows) is charted as the trend it is, or
+  // shown as a histogram or a table.
+  const bool csv = document.contains("columns") && document.contains("rows") && !document.contains("scales");
+  if (csv && schema != "gridlock.history.trend") {
+    s = detail::csv_section(document);
+  } else if (schema == "gridlock.bench") {
     s = detail::bench_section(document, options);
   } else if (schema == "gridlock.bench.noise") {
     s = detail::bench_noise_section(document);

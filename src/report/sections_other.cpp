@@ -263,6 +263,50 @@ Section history_trend_section(const Json& document) {
   return s;
 }
 
+Section csv_section(const Json& document) {
+  // Rows shown at most: a CSV may hold a row per replica or per histogram bucket.
+  constexpr std::size_t kMaxRows = 200;
+  Section s;
+  const Json& context = field(document, "context");
+  s.title = fmt::format("{}: {} (CSV)", text(context, "tool", "unknown tool"),
+                        text(context, "schema", "no schema"));
+  const Json& columns = field(document, "columns");
+  const Json& rows = field(document, "rows");
+  std::vector<std::string> headers;
+  for (const Json& c : columns) {
+    headers.push_back(format_cell(c));
+  }
+  Json charts = Json::array();
+  // A histogram (gridlock noise measure --histogram, gridlock-bench --csv-dir): lower, upper, count.
+  if (headers.size() == 3 && headers[0].rfind("lower", 0) == 0 && headers[1].rfind("upper", 0) == 0 &&
+      headers[2] == "count") {
+    Json chart = make_chart("histogram", "Histogram", fmt::format("{} (log scale)", headers[0]), "count");
+    chart["x"]["log"] = true;
+    Json points = Json::array();
+    for (const Json& r : rows) {
+      if (r.size() == 3 && r[0].is_number() && r[1].is_number() && r[2].is_number() &&
+          r[0].get<double>() > 0) {
+        points.push_back(Json{{"x", std::sqrt(r[0].get<double>() * r[1].get<double>())}, {"y", r[2]}});
+      }
+    }
+    add_series(chart, "count", std::move(points));
+    charts.push_back(std::move(chart));
+  }
+  Table table(rows.size() > kMaxRows ? fmt::format("The first {} of {} rows", kMaxRows, rows.size()) : "Rows",
+              headers);
+  for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
+    std::vector<std::string> cells;
+    for (const Json& c : rows[i]) {
+      cells.push_back(format_cell(c));
+    }
+    cells.resize(headers.size());
+    table.row(cells);
+  }
+  s.body_html += table.html();
+  s.data["charts"] = std::move(charts);
+  return s;
+}
+
 Section generic_section(const Json& document, std::string_view note) {
   Section s;
   const Json& context = field(document, "context");

@@ -184,6 +184,20 @@ TEST(ReportInputs, BadInputsAreMessagesNamingTheFile) {
   EXPECT_EQ(s.data["charts"][0]["series"][0]["data"], Json::array({2.5}));
 }
 
+TEST(ReportInputs, HistogramCsvIsChartedNotMistakenForItsJson) {
+  // gridlock noise measure --histogram carries the measurement's schema in its context lines.
+  const LoadedInput csv = parse_input(
+      "h.csv",
+      "# tool: gridlock noise measure\n# schema: gridlock.noise.measure\nlower_ns,upper_ns,count\n"
+      "100,101,5\n200,202,1\n");
+  ASSERT_TRUE(csv.error.empty()) << csv.error;
+  const Section s = build_section("h.csv", *csv.document);
+  ASSERT_EQ(s.data["charts"].size(), 1U);
+  EXPECT_EQ(s.data["charts"][0]["type"], "histogram");
+  EXPECT_EQ(s.data["charts"][0]["series"][0]["data"].size(), 2U);
+  EXPECT_EQ(s.data["charts"][0]["series"][0]["data"][0]["y"], 5);
+}
+
 TEST(ReportCompare, SameKindGivesRatiosDifferentKindsThrow) {
   Json b = load_result();
   b["phases"]["loaded"]["canaries"][0]["avg"] = 6.0;
