@@ -204,7 +204,7 @@ std::string section_html(const Section& s) {
     out += "</div>\n";
   }
   out += s.body_html;
-  if (!s.failed) {
+  if (s.context.is_object()) {
     out += detail::context_table(s.context);
   }
   out += fmt::format("<script type=\"application/json\" class=\"gl-data\" data-section=\"{}\">{}</script>\n",

@@ -22,9 +22,10 @@ std::string result_kind(const Json& document) {
   return schema;
 }
 
-Section build_section(const std::string& source, const Json& document, const SectionOptions& options) {
-  const Json& context = field(document, "context");
-  const std::string schema = text(context, "schema");
+namespace {
+
+Section build_by_schema(const Json& document, const SectionOptions& options) {
+  const std::string schema = text(field(document, "context"), "schema");
   Section s;
   // A CSV output (load_input() turns it into columns and rows) is charted as the trend it is, or
   // shown as a histogram or a table.
@@ -58,9 +59,26 @@ Section build_section(const std::string& source, const Json& document, const Sec
                     "fields are listed; use --compare with a second such result for the ratio per metric",
                     schema));
   }
+  return s;
+}
+
+}  // namespace
+
+Section build_section(const std::string& source, const Json& document, const SectionOptions& options) {
+  Section s;
+  try {
+    s = build_by_schema(document, options);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of an unexpected type deep in a result (a hand-edited file, a future writer): the
+    // section says so and lists what the file holds, and the other results are still reported.
+    s = detail::generic_section(document, fmt::format("{}: a field has an unexpected type or shape, so this "
+                                                      "result is listed, not charted ({})",
+                                                      source, e.what()));
+    s.failed = true;
+  }
   s.kind = result_kind(document);
   s.source = source;
-  s.context = context;
+  s.context = field(document, "context");
   if (!s.data.contains("charts")) {
     s.data["charts"] = Json::array();
   }

@@ -144,8 +144,10 @@ Section noise_trace_section(const Json& document) {
     const double length = d[1].get<double>();
     total_ns += length;
     longest_ns = std::max(longest_ns, length);
-    auto slot = static_cast<std::size_t>(start / span_ns * static_cast<double>(slots));
-    slot = std::min(slot, slots - 1);
+    // Negative or NaN positions (a hand-made document) go to the first slot: converting them to an
+    // unsigned integer would be undefined.
+    const double position = span_ns > 0 ? start / span_ns * static_cast<double>(slots) : 0.0;
+    const std::size_t slot = position > 0 ? std::min(static_cast<std::size_t>(position), slots - 1) : 0;
     if (length > slot_max[slot]) {
       slot_max[slot] = length;
       slot_start[slot] = start;

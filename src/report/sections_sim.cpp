@@ -29,7 +29,9 @@ void add_histogram(Json& chart, const std::vector<double>& values, std::size_t b
   const double width = hi > lo ? (hi - lo) / static_cast<double>(n) : 1.0;
   std::vector<double> counts(n, 0.0);
   for (const double v : values) {
-    const auto bin = std::min(n - 1, static_cast<std::size_t>((v - lo) / width));
+    // Clamped before the conversion: values near the double range make the position NaN or infinite.
+    const double position = std::min((v - lo) / width, static_cast<double>(n - 1));
+    const std::size_t bin = position > 0 ? static_cast<std::size_t>(position) : 0;
     counts[bin] += 1;
   }
   Json data = Json::array();

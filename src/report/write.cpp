@@ -80,6 +80,10 @@ ReportOutcome write_report(const ReportOptions& options) {
   for (const LoadedInput& in : loaded) {
     sections.push_back(in.document ? build_section(in.source, *in.document, section_options)
                                    : error_section(in.source, in.error));
+    // A readable result of an unexpected shape is listed, not charted: a bad input too.
+    if (in.document && sections.back().failed && !sections.back().notes.empty()) {
+      outcome.failures.push_back(sections.back().notes.front());
+    }
   }
   Json context = base_context("gridlock report", "gridlock.report", 1);
   Json inputs = Json::array();

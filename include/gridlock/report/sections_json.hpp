@@ -72,7 +72,8 @@ struct Section {
 
 /// The section of one parsed document, chosen by its schema (an unknown schema gives a section
 /// listing its context and top-level fields with a note). Throws nothing for odd content: a
-/// field that is missing or of the wrong type becomes a note.
+/// missing field is a gap in a chart or a `-` in a table; a field of the wrong type makes the
+/// section a listing with a note saying so, marked `failed`.
 [[nodiscard]] Section build_section(const std::string& source, const Json& document,
                                     const SectionOptions& options = {});
 

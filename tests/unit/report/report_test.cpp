@@ -167,6 +167,47 @@ TEST(ReportSections, UnknownSchemaIsListedWithANote) {
   EXPECT_NE(s.body_html.find("numbers"), std::string::npos);
 }
 
+// Every value of `doc` below its context replaced by `replacement` (a string, an object, ...).
+Json mangled(const Json& value, const Json& replacement, bool top = true) {
+  if (value.is_object()) {
+    Json out = Json::object();
+    for (const auto& [key, child] : value.items()) {
+      out[key] = top && key == "context" ? child : mangled(child, replacement, false);
+    }
+    return out;
+  }
+  if (value.is_array()) {
+    Json out = Json::array();
+    for (const Json& child : value) {
+      out.push_back(mangled(child, replacement, false));
+    }
+    return out;
+  }
+  return replacement;
+}
+
+TEST(ReportSections, WrongTypesNeverThrow) {
+  Json replicas;
+  replicas["context"] = context("gridlock sim", "gridlock.sim.replicas", 3);
+  replicas["scales"] = Json::array({Json{{"ranks", 4}, {"q1_ps", 1.0}, {"completion_ps", {1.0, 2.0}}}});
+  Json trace;
+  trace["context"] = context("gridlock noise measure", "gridlock.noise.trace");
+  trace["detours"] = Json::array({Json::array({1, 2})});
+  Json fit;
+  fit["context"] = context("gridlock model fit", "gridlock.model.fit");
+  fit["series"] =
+      Json::array({Json{{"sizes_bytes", {1, 2}},
+                        {"median_us", {1.0, 2.0}},
+                        {"segments", Json::array({Json{{"from_bytes", 0}}, Json{{"to_bytes", 1}}})}}});
+  for (const Json& doc : {load_result(), replicas, trace, fit}) {
+    for (const Json& replacement : {Json("x"), Json::object(), Json::array({1}), Json(nullptr), Json(-1.5)}) {
+      Section s;
+      EXPECT_NO_THROW(s = build_section("m.json", mangled(doc, replacement))) << doc["context"]["schema"];
+      EXPECT_TRUE(s.data["charts"].is_array());
+    }
+  }
+}
+
 TEST(ReportInputs, BadInputsAreMessagesNamingTheFile) {
   EXPECT_NE(parse_input("e.json", "  \n").error.find("e.json: the file is empty"), std::string::npos);
   EXPECT_NE(parse_input("t.json", "{\"context\": {\"schema\"").error.find("t.json: not JSON or truncated"),
