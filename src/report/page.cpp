@@ -29,6 +29,7 @@ h2 { font-size: 1.25rem; border-bottom: 2px solid #444; padding-bottom: .2rem; m
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 1rem; }
 figure.chart { margin: 0; border: 1px solid #ccc; padding: .5rem; break-inside: avoid; }
 .chart-box { position: relative; height: 320px; }
+figure.chart.wide { grid-column: 1 / -1; }
 .table-wrap { overflow-x: auto; margin: .8rem 0; }
 table { border-collapse: collapse; font-size: .9rem; }
 caption { text-align: left; font-weight: bold; padding: .3rem 0; }
@@ -150,13 +151,17 @@ constexpr std::string_view kPageScript = R"JS(
       }
     }
     var scales = { x: axis(spec.x, isXY ? 'linear' : null), y: axis(spec.y, null) };
+    if (spec.horizontal) {
+      scales.y.ticks = { autoSkip: false };
+    }
     if (spec.stacked) { scales.x.stacked = true; scales.y.stacked = true; }
     return {
       type: kind === 'box' ? 'bar' : (isXY ? 'scatter' : kind),
       data: { labels: isXY ? undefined : spec.labels, datasets: datasets },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false,
-        interaction: { mode: isXY ? 'nearest' : 'index', intersect: false },
+        indexAxis: spec.horizontal ? 'y' : 'x',
+        interaction: { mode: isXY ? 'nearest' : 'index', intersect: false, axis: spec.horizontal ? 'y' : 'x' },
         plugins: { title: { display: true, text: spec.title }, legend: { position: 'bottom' } },
         scales: scales
       }
@@ -176,7 +181,11 @@ constexpr std::string_view kPageScript = R"JS(
       drawn += 1;
     });
   });
-  window.addEventListener('beforeprint', function () { charts.forEach(function (c) { c.resize(); }); });
+  // A print shows every table, the collapsed ones too.
+  window.addEventListener('beforeprint', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('details'), function (d) { d.open = true; });
+    charts.forEach(function (c) { c.resize(); });
+  });
   document.documentElement.setAttribute('data-charts-expected', String(expected));
   document.documentElement.setAttribute('data-rendered', String(drawn));
 })();
@@ -195,11 +204,14 @@ std::string section_html(const Section& s) {
     out += "<div class=\"charts\">\n";
     for (std::size_t i = 0; i < charts.size(); ++i) {
       const std::string title = charts[i].value("title", "chart");
+      // A chart with many bars asks for more height (and the whole row of the grid).
+      const bool tall = charts[i].contains("height_px") && charts[i]["height_px"].is_number_unsigned();
       out += fmt::format(
-          "<figure class=\"chart\"><div class=\"chart-box\"><canvas id=\"{}-c{}\" role=\"img\" "
-          "aria-label=\"{}\">"
-          "</canvas></div></figure>\n",
-          s.id, i, detail::escape_html(title));
+          "<figure class=\"chart{}\"><div class=\"chart-box\"{}><canvas id=\"{}-c{}\" role=\"img\" "
+          "aria-label=\"{}\"></canvas></div></figure>\n",
+          tall ? " wide" : "",
+          tall ? fmt::format(" style=\"height: {}px\"", charts[i]["height_px"].get<std::size_t>()) : "", s.id,
+          i, detail::escape_html(title));
     }
     out += "</div>\n";
   }

@@ -149,6 +149,32 @@ void collect_metrics(const Json& value, const std::string& path,
   }
 }
 
+// Bars in the ratio chart at most.
+constexpr std::size_t kMaxRatioBars = 60;
+
+// The metrics a reader compares first: canary averages and tails, Congestion Impact, medians and
+// noise fractions, mapping cost changes, simulated finish times, guideline factors, trend values.
+bool is_headline(const std::string& name) {
+  const std::size_t dot = name.rfind('.');
+  const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (name.rfind("congestion_impact", 0) == 0) {
+    return last == "mean" || last == "tail99";
+  }
+  return last == "avg" || last == "tail99" || last == "median_ps" || last == "noise_fraction" ||
+         last == "total_change_pct" || last == "max_finish_ps" || last == "factor" || last == "median_us";
+}
+
+// A metric's path without the words every bench metric repeats.
+std::string short_metric_name(std::string name) {
+  for (const std::string_view noise : {std::string_view("phases."), std::string_view(".canaries")}) {
+    const std::size_t at = name.find(noise);
+    if (at != std::string::npos) {
+      name.erase(at, noise.size());
+    }
+  }
+  return name;
+}
+
 }  // namespace
 
 Section compare_section(const std::string& source_a, const Json& a, const std::string& source_b,
@@ -170,10 +196,13 @@ Section compare_section(const std::string& source_a, const Json& a, const std::s
   std::vector<std::pair<std::string, double>> metrics_b;
   collect_metrics(a, "", metrics_a);
   collect_metrics(b, "", metrics_b);
-  detail::Table table(fmt::format("Metrics of A = {} and B = {} (B / A: 1 = unchanged)", source_a, source_b),
-                      {"metric", "A", "B", "B / A"});
+  detail::Table headline_table(
+      fmt::format("Headline metrics of A = {} and B = {} (B / A: 1 = unchanged)", source_a, source_b),
+      {"metric", "A", "B", "B / A"});
+  detail::Table table("", {"metric", "A", "B", "B / A"});
   Json rows = Json::array();
-  Json chart = detail::make_chart("bar", "Ratio B / A of the headline metrics", "metric", "B / A (x)");
+  Json chart = detail::make_chart("bar", "Ratio B / A of the headline metrics", "B / A (x)", "metric");
+  chart["horizontal"] = true;
   chart["reference"] = 1.0;
   Json ratios = Json::array();
   std::size_t only_one = 0;
@@ -188,24 +217,30 @@ Section compare_section(const std::string& source_a, const Json& a, const std::s
     }
     const double vb = it->second;
     const Json ratio = va != 0 ? detail::finite_or_null(vb / va) : Json(nullptr);
-    table.row({name, detail::format_number(Json(va)), detail::format_number(Json(vb)),
-               detail::format_number(ratio)});
+    const std::vector<std::string> cells{name, detail::format_number(Json(va)),
+                                         detail::format_number(Json(vb)), detail::format_number(ratio)};
+    table.row(cells);
     rows.push_back(Json{{"metric", name}, {"a", va}, {"b", vb}, {"ratio", ratio}});
-    // The chart shows the metrics a reader compares first: averages, tails, medians, impacts.
-    const bool headline =
-        name.find("avg") != std::string::npos || name.find("tail99") != std::string::npos ||
-        name.find("median") != std::string::npos || name.find("noise_fraction") != std::string::npos ||
-        name.find("total_change_pct") != std::string::npos || name.find("max_finish") != std::string::npos;
-    if (headline && chart["labels"].size() < 40 && !ratio.is_null()) {
-      chart["labels"].push_back(name);
-      ratios.push_back(ratio);
+    if (is_headline(name)) {
+      headline_table.row(cells);
+      if (chart["labels"].size() < kMaxRatioBars && !ratio.is_null()) {
+        chart["labels"].push_back(short_metric_name(name));
+        ratios.push_back(ratio);
+      }
     }
   }
   if (only_one > 0) {
     s.notes.push_back(fmt::format("{} metric(s) of A are not in B and are left out.", only_one));
   }
   detail::add_series(chart, "B / A", std::move(ratios));
-  s.body_html += table.html();
+  // One bar per 22 pixels, so that every metric's name stays readable.
+  chart["height_px"] = std::max<std::size_t>(320, 80 + 22 * chart["labels"].size());
+  if (headline_table.rows() > 0) {
+    s.body_html += headline_table.html();
+  }
+  s.body_html += fmt::format(
+      "<details class=\"all-metrics\"><summary>All {} metrics of both results</summary>{}</details>\n",
+      table.rows(), table.html());
   s.data["metrics"] = std::move(rows);
   s.data["charts"] = chart["labels"].empty() ? Json::array() : Json::array({std::move(chart)});
   return s;
