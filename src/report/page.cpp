@@ -102,7 +102,7 @@ constexpr std::string_view kPageScript = R"JS(
     var out = [];
     spec.series.forEach(function (s) {
       if (s.label === 'whiskers') {
-        out.push({ type: 'bar', label: 'whiskers (Tukey fences)', data: s.data, backgroundColor: '#000000',
+        out.push({ type: 'bar', label: s.legend || 'whiskers (Tukey fences)', data: s.data, backgroundColor: '#000000',
                    barPercentage: 0.04, grouped: false, order: 3 });
       } else if (s.label === 'q1-q3') {
         out.push({ type: 'bar', label: 'q1-q3', data: s.data, backgroundColor: hatch('#56B4E9', 1),

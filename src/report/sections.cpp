@@ -50,6 +50,8 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
     s = detail::model_fit_section(document);
   } else if (schema == "gridlock.model.check") {
     s = detail::model_check_section(document);
+  } else if (schema == "gridlock.sweep") {
+    s = detail::sweep_section(document);
   } else if (schema == "gridlock.history.trend") {
     s = detail::history_trend_section(document);
   } else {
