@@ -50,6 +50,8 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
     s = detail::model_fit_section(document);
   } else if (schema == "gridlock.model.check") {
     s = detail::model_check_section(document);
+  } else if (schema == "gridlock.bench.spmv") {
+    s = detail::spmv_section(document);
   } else if (schema == "gridlock.sweep") {
     s = detail::sweep_section(document);
   } else if (schema == "gridlock.history.trend") {
@@ -161,6 +163,9 @@ bool is_headline(const std::string& name) {
   const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
   if (name.rfind("congestion_impact", 0) == 0) {
     return last == "mean" || last == "tail99";
+  }
+  if (name.rfind("statistics.", 0) == 0) {  // gridlock-bench spmv's phases
+    return last == "mean" || last == "median" || last == "p99";
   }
   return last == "avg" || last == "tail99" || last == "median_ps" || last == "noise_fraction" ||
          last == "total_change_pct" || last == "max_finish_ps" || last == "factor" || last == "median_us";

@@ -334,3 +334,61 @@ Section generic_section(const Json& document, std::string_view note) {
 }
 
 }  // namespace gridlock::report::detail
+
+namespace gridlock::report::detail {
+
+Section spmv_section(const Json& document) {
+  Section s;
+  const Json& context = field(document, "context");
+  s.title = fmt::format(
+      "gridlock-bench spmv: {} mapping on {} ranks{}", text(context, "mapping", "?"),
+      format_cell(field(context, "ranks")),
+      field(context, "congestor_ranks").is_number() && number(context, "congestor_ranks").value_or(0) > 0
+          ? " beside the congestors"
+          : "");
+  const Json& stats = field(document, "statistics");
+  Json chart = make_chart("bar", "Time per phase of an iteration", "phase", "time (us)");
+  Json means = Json::array();
+  Json medians = Json::array();
+  Json p99s = Json::array();
+  Table table("Time per phase (us, over iterations and ranks)",
+              {"phase", "mean", "median", "99%", "min", "max"});
+  if (stats.is_object()) {
+    for (const auto& [key, st] : stats.items()) {
+      chart["labels"].push_back(text(st, "title", key));
+      means.push_back(field(st, "mean"));
+      medians.push_back(field(st, "median"));
+      p99s.push_back(field(st, "p99"));
+      table.row({text(st, "title", key), format_number(field(st, "mean")), format_number(field(st, "median")),
+                 format_number(field(st, "p99")), format_number(field(st, "min")),
+                 format_number(field(st, "max"))});
+    }
+  }
+  add_series(chart, "mean", std::move(means));
+  add_series(chart, "median", std::move(medians));
+  add_series(chart, "99%", std::move(p99s));
+  s.body_html += table.html();
+  const Json& congestors = field(document, "congestors");
+  if (congestors.is_array() && !congestors.empty()) {
+    Table ct("Congestors beside the application", {"congestor", "ranks", "MiB/s total", "timed out"});
+    for (const Json& g : congestors) {
+      ct.row({text(g, "type"), format_cell(field(g, "ranks")), format_number(field(g, "mib_per_s_total")),
+              format_cell(field(g, "timed_out"))});
+    }
+    s.body_html += ct.html();
+  }
+  const Json& remap = field(document, "remap");
+  if (remap.is_object()) {
+    s.body_html +=
+        fmt::format("<p>Remapped in the application: {} from {} (map {} s).</p>\n",
+                    escape_html(text(remap, "method", "?")), escape_html(text(remap, "source", "-")),
+                    escape_html(format_number(field(remap, "map_s"))));
+  }
+  s.notes.emplace_back(
+      "The time a mapping recovers is the comparison of two runs: gridlock report --compare identity.json "
+      "mapped.json gives B / A per phase (1 - B / A recovered).");
+  s.data["charts"] = Json::array({std::move(chart)});
+  return s;
+}
+
+}  // namespace gridlock::report::detail

@@ -76,6 +76,7 @@ Section model_check_section(const Json& document);
 Section history_trend_section(const Json& document);
 Section csv_section(const Json& document);
 Section sweep_section(const Json& document);
+Section spmv_section(const Json& document);
 Section generic_section(const Json& document, std::string_view note);
 
 }  // namespace gridlock::report::detail
