@@ -22,6 +22,7 @@ constexpr std::string_view kStyle = R"CSS(
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1rem 2rem;
        color: #111; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.6rem; margin-top: 1rem; }
+h2, nav.toc li, .source, caption { overflow-wrap: anywhere; }
 h2 { font-size: 1.25rem; border-bottom: 2px solid #444; padding-bottom: .2rem; margin-top: 2rem; }
 .source { color: #444; font-family: monospace; }
 .note { background: #fff4d6; border-left: 4px solid #E69F00; padding: .3rem .6rem; margin: .4rem 0; }

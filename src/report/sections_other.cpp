@@ -20,8 +20,11 @@ constexpr std::size_t kMaxFitCharts = 12;
 Section map_section(const Json& document) {
   Section s;
   const Json& params = field(field(document, "context"), "parameters");
+  // The canonical topology spec spells out every parameter; the title keeps its shape (the context
+  // block below has it whole).
+  const std::string topology = text(params, "topology", "a machine");
   s.title = fmt::format("gridlock map: {} on {}", text(params, "tasks", "tasks"),
-                        text(params, "topology", "a machine"));
+                        topology.substr(0, topology.find(',')));
   const Json& mappings = field(document, "mappings");
   if (!mappings.is_array() || mappings.empty()) {
     s.notes.emplace_back("This result has no mappings: nothing to chart.");
