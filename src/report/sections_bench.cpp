@@ -202,13 +202,30 @@ Section bench_section(const Json& document, const SectionOptions& options) {
       Json chart = make_chart("histogram", fmt::format("{}: distribution of samples", c.name),
                               fmt::format("{} (log scale)", c.units), "share of samples (%)");
       chart["x"]["log"] = true;
+      double tallest = 0;
       for (const std::string& p : phase_names) {
         std::string problem;
         Json points = read_histogram(options.csv_dir, p, c.key, problem);
         if (!problem.empty()) {
           s.notes.push_back(fmt::format("histogram of {} ({}): {}", c.key, p, problem));
         }
+        for (const Json& point : points) {
+          tallest = std::max(tallest, point["y"].get<double>());
+        }
         add_series(chart, p, std::move(points));
+      }
+      // The mean and the 99% tail of each phase as vertical lines, as in GPCNeT's Figs. 4-5.
+      for (const std::string& p : phase_names) {
+        const Json& r = find_canary(p, c.key);
+        for (const auto& [stat, label] :
+             {std::pair<const char*, const char*>{"mean", "mean"}, {"tail99", "99%"}}) {
+          const auto x = number(r, stat);
+          if (x && *x > 0 && tallest > 0) {
+            add_series(chart, fmt::format("{} ({})", label, p),
+                       Json::array({Json{{"x", *x}, {"y", 0.0}}, Json{{"x", *x}, {"y", tallest}}}));
+            chart["series"].back()["line"] = true;
+          }
+        }
       }
       charts.push_back(std::move(chart));
       continue;
