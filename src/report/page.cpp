@@ -55,11 +55,14 @@ nav.toc ol { columns: 2; }
 // Collects script errors into the page before anything else runs (the browser test reads them).
 constexpr std::string_view kErrorCollector = R"JS(
 window.gridlockErrors = [];
-window.onerror = function (message, source, line) {
-  window.gridlockErrors.push(String(message) + ' (line ' + line + ')');
+window.gridlockReportError = function (text) {
+  window.gridlockErrors.push(text);
   var box = document.getElementById('script-errors');
   if (box) { box.textContent = window.gridlockErrors.join('\n'); }
   document.documentElement.setAttribute('data-script-errors', String(window.gridlockErrors.length));
+};
+window.onerror = function (message, source, line) {
+  window.gridlockReportError(String(message) + ' (line ' + line + ')');
 };
 )JS";
 
@@ -176,10 +179,16 @@ constexpr std::string_view kPageScript = R"JS(
     var data = JSON.parse(block.textContent);
     (data.charts || []).forEach(function (spec, i) {
       expected += 1;
-      var canvas = document.getElementById(block.getAttribute('data-section') + '-c' + i);
-      if (!canvas) { throw new Error('no canvas for chart ' + i + ' of ' + block.getAttribute('data-section')); }
-      charts.push(new Chart(canvas, config(spec)));
-      drawn += 1;
+      var where = 'chart ' + i + ' of section ' + block.getAttribute('data-section');
+      // One chart that fails is reported and the others are still drawn.
+      try {
+        var canvas = document.getElementById(block.getAttribute('data-section') + '-c' + i);
+        if (!canvas) { throw new Error('no canvas'); }
+        charts.push(new Chart(canvas, config(spec)));
+        drawn += 1;
+      } catch (e) {
+        window.gridlockReportError(where + ' (' + spec.title + '): ' + e.message);
+      }
     });
   });
   // A print shows every table, the collapsed ones too.
