@@ -17,7 +17,8 @@ set(CPACK_PRE_BUILD_SCRIPTS "${PROJECT_SOURCE_DIR}/cmake/GridlockStripArchives.c
 # The run-time libraries (Open MPI's libmpi, fmt, SQLite, microhttpd, ...) from what the tools
 # link, as Debian's own packages do; the launcher beside them.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin")
+# libjs-chart.js: `gridlock report` inlines its Chart.js into every page (docs/report.md).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin, libjs-chart.js")
 # Linking the static libraries from another project needs their dependencies' headers and
 # archives: recommended, not required, for users of the tools alone.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS

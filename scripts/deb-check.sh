@@ -27,6 +27,9 @@ DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommen
 [ "$(command -v gridlock)" = /usr/bin/gridlock ] || fail "gridlock is not /usr/bin/gridlock"
 gridlock version | grep -q "^gridlock " || fail "installed gridlock version"
 gridlock sim /usr/share/doc/gridlock/examples/sim/pingpong.goal -q >/dev/null || fail "installed gridlock sim"
+# gridlock report reads Chart.js from libjs-chart.js, a dependency of the package.
+gridlock sim /usr/share/doc/gridlock/examples/sim/pingpong.goal -q --json "$build/deb-sim.json" >/dev/null &&
+  gridlock report -q "$build/deb-sim.json" -o "$build/deb-report.html" || fail "installed gridlock report"
 gridlock-bench --version | grep -q "^gridlock-bench " || fail "installed gridlock-bench --version"
 [ -f /usr/share/man/man1/gridlock-bench-load.1 ] || fail "man page gridlock-bench-load.1 not installed"
 [ -f /usr/share/bash-completion/completions/gridlock ] || fail "bash completion not installed"

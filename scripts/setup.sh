@@ -25,6 +25,7 @@ packages=(
   libscotch-dev libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libeigen3-dev
   clang clang-format clang-tidy libclang-rt-14-dev
   groff-base
+  libjs-chart.js chromium
 )
 
 missing=()

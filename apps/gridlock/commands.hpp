@@ -32,6 +32,9 @@ void add_model_command(CLI::App& app);
 /// `gridlock history add|list|show|metrics|trend|regress`: the run history in SQLite.
 void add_history_command(CLI::App& app);
 
+/// `gridlock report`: one self-contained HTML page of gridlock results.
+void add_report_command(CLI::App& app);
+
 /// `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network.
 void add_predict_command(CLI::App& app);
 

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_model_command(app);
   gridlock::cli::add_history_command(app);
   gridlock::cli::add_predict_command(app);
+  gridlock::cli::add_report_command(app);
   gridlock::cli::check_unsigned_options(app);
   if (const int rc = gridlock::cli::generate_docs_if_asked(app, "gridlock", argc, argv); rc >= 0) {
     return rc;
