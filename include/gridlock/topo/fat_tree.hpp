@@ -19,7 +19,7 @@
 /// (node i to node i+s) on a full-bisection tree puts at most one flow on every link.
 /// Between routers (Topology::route_routers_into(), for router pairs) the same rule takes the
 /// destination leaf's index in place of the node's: k_l = (dst_leaf div (w_2*...*w_{l-1})) mod w_l,
-/// so all routes into one leaf from leaves below one level-2 switch share its down-link.
+/// so on a two-level tree every router route into one leaf comes down one spine's link to it.
 /// The way down is unique. With a choice index (Topology::route_choice_into(), the per-message
 /// spread) the up port at each level is the index's digit instead (mixed radix w2, w3, ...): any
 /// up port leads to a common ancestor. Hop count (router-to-router links) is 2*(L-1) where L is
