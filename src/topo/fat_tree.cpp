@@ -143,17 +143,17 @@ int FatTree::common_level(RouterId src, RouterId dst) const {
   return top;
 }
 
-void FatTree::append_up_down(RouterId src, RouterId dst, const std::uint64_t* choice,
+void FatTree::append_up_down(RouterId src, RouterId dst, std::uint64_t up_key, const std::uint64_t* choice,
                              std::vector<LinkId>& out) const {
   const int top = common_level(src, dst);
   const long long d = dst;
-  long long w_prod = 1;  // W(l-1)
+  std::uint64_t w_prod = 1;  // W(l-1)
   std::uint64_t rest = choice != nullptr ? *choice : 0;
   RouterId cur = src;
   for (int l = 2; l <= top; ++l) {
     const int w = w_[static_cast<std::size_t>(l - 2)];
     // D-mod-k, or the choice index's digit for this level (mixed radix w2, w3, ...).
-    std::size_t k = static_cast<std::size_t>((d / w_prod) % w);
+    std::size_t k = static_cast<std::size_t>((up_key / w_prod) % static_cast<std::uint64_t>(w));
     if (choice != nullptr) {
       k = static_cast<std::size_t>(rest % static_cast<std::uint64_t>(w));
       rest /= static_cast<std::uint64_t>(w);
@@ -161,7 +161,7 @@ void FatTree::append_up_down(RouterId src, RouterId dst, const std::uint64_t* ch
     const LinkId link = up_link_[cur][k];
     out.push_back(link);
     cur = links()[link].dst_router;
-    w_prod *= w;
+    w_prod *= static_cast<std::uint64_t>(w);
   }
   for (int l = top; l >= 2; --l) {
     long long below = 1;
@@ -176,7 +176,13 @@ void FatTree::append_up_down(RouterId src, RouterId dst, const std::uint64_t* ch
 }
 
 void FatTree::append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const {
-  append_up_down(src, dst, nullptr, out);
+  append_up_down(src, dst, dst, nullptr, out);
+}
+
+void FatTree::append_node_route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  // By destination node, not leaf: by leaf, every route into a leaf from below one level-2
+  // switch comes down one of its w_2 links, a bottleneck real D-mod-k fat trees do not have.
+  append_up_down(nodes()[src].router, nodes()[dst].router, dst, nullptr, out);
 }
 
 std::uint64_t FatTree::router_route_choices(RouterId src, RouterId dst) const {
@@ -192,7 +198,7 @@ std::uint64_t FatTree::router_route_choices(RouterId src, RouterId dst) const {
 
 void FatTree::append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
                                          std::vector<LinkId>& out) const {
-  append_up_down(src, dst, &choice, out);
+  append_up_down(src, dst, 0, &choice, out);
 }
 
 std::size_t FatTree::closed_form_hops(NodeId src, NodeId dst) const {

@@ -163,7 +163,14 @@ void Topology::route_routers_into(RouterId src, RouterId dst, std::vector<LinkId
 }
 
 void Topology::route_into(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
-  route_routers_into(nodes_.at(src).router, nodes_.at(dst).router, out);
+  out.clear();
+  if (nodes_.at(src).router != nodes_.at(dst).router) {
+    append_node_route(src, dst, out);
+  }
+}
+
+void Topology::append_node_route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  append_router_route(nodes_[src].router, nodes_[dst].router, out);
 }
 
 std::uint64_t Topology::route_choices(NodeId src, NodeId dst) const {

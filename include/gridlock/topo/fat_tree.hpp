@@ -11,9 +11,16 @@
 /// Up ports are named `up<k>`, down ports `down<c>`.
 ///
 /// Routing: up to the lowest common level of source and destination, then down (up*/down*).
-/// The up port at level l is chosen by destination leaf (D-mod-k): k_l = (dst_leaf div
-/// (w_2*...*w_{l-1})) mod w_l, which spreads destinations over the top switches deterministically;
-/// the way down is unique. With a choice index (Topology::route_choice_into(), the per-message
+/// Between nodes (Topology::route_into()) the up port leaving level l-1 for level l is chosen by
+/// destination node, D-mod-k as InfiniBand subnet managers (OpenSM's ftree) and Zahavi's D-Mod-K
+/// use it: k_l = (dst_node div (w_1*...*w_{l-1})) mod w_l with w_1 = 1, so the leaf sends to
+/// up port dst_node mod w_2. The nodes of one leaf are then reached through different top
+/// switches (through one each on a full-bisection two-level tree) and a shift permutation
+/// (node i to node i+s) on a full-bisection tree puts at most one flow on every link.
+/// Between routers (Topology::route_routers_into(), for router pairs) the same rule takes the
+/// destination leaf's index in place of the node's: k_l = (dst_leaf div (w_2*...*w_{l-1})) mod w_l,
+/// so on a two-level tree every router route into one leaf comes down one spine's link to it.
+/// The way down is unique. With a choice index (Topology::route_choice_into(), the per-message
 /// spread) the up port at each level is the index's digit instead (mixed radix w2, w3, ...): any
 /// up port leads to a common ancestor. Hop count (router-to-router links) is 2*(L-1) where L is
 /// the lowest common level.
@@ -54,8 +61,11 @@ class FatTree final : public Topology {
   [[nodiscard]] std::size_t closed_form_hops(NodeId src, NodeId dst) const;
 
  protected:
-  /// Up*/down* (D-mod-k) between two leaves; throws std::out_of_range for non-leaf routers.
+  /// Up*/down* (D-mod-k by destination leaf) between two leaves; throws std::out_of_range for
+  /// non-leaf routers.
   void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const override;
+  /// Up*/down* (D-mod-k by destination node) between nodes on two different leaves.
+  void append_node_route(NodeId src, NodeId dst, std::vector<LinkId>& out) const override;
   /// Product of the up ports below the lowest common level.
   [[nodiscard]] std::uint64_t router_route_choices(RouterId src, RouterId dst) const override;
   /// Up*/down* with the up ports given by the digits of `choice`.
@@ -65,8 +75,9 @@ class FatTree final : public Topology {
  private:
   // Lowest common level of two leaves (1: the same leaf); throws std::out_of_range for non-leaves.
   [[nodiscard]] int common_level(RouterId src, RouterId dst) const;
-  // Up*/down*: D-mod-k when `choice` is null, else the up ports from its digits.
-  void append_up_down(RouterId src, RouterId dst, const std::uint64_t* choice,
+  // Up*/down*: D-mod-k on `up_key` (the destination node or leaf) when `choice` is null, else the
+  // up ports from its digits.
+  void append_up_down(RouterId src, RouterId dst, std::uint64_t up_key, const std::uint64_t* choice,
                       std::vector<LinkId>& out) const;
 
   FatTreeOptions options_;

@@ -149,14 +149,17 @@ class Topology {
   /// The router-to-node link of `node`.
   [[nodiscard]] LinkId ejection_link(NodeId node) const { return ejection_.at(node); }
 
-  /// Replaces `out` with the ordered network links a message from `src` to `dst` crosses.
-  /// Throws std::out_of_range for invalid ids.
+  /// Replaces `out` with the ordered network links a message from `src` to `dst` crosses: the
+  /// node-level route, which may depend on the nodes and not only on their routers (fat tree:
+  /// D-mod-k by destination node). Throws std::out_of_range for invalid ids.
   void route_into(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
   /// The ordered network links from `src` to `dst` (empty when both share a router).
   [[nodiscard]] std::vector<LinkId> route(NodeId src, NodeId dst) const;
   /// Number of network links on the route (the paper's HOPS).
   [[nodiscard]] std::size_t hop_count(NodeId src, NodeId dst) const;
-  /// Router-level route: the network links from router `src` to router `dst`.
+  /// Router-level route, for router pairs: the network links from router `src` to router `dst`.
+  /// The same as route_into() for nodes on these routers on the torus and the dragonfly; on the
+  /// fat tree it chooses the up ports by destination leaf, not by destination node.
   void route_routers_into(RouterId src, RouterId dst, std::vector<LinkId>& out) const;
 
   /// How many choice indices route_choice_into() takes between two nodes: 1 when the topology
@@ -195,6 +198,9 @@ class Topology {
   void finish(double terminal_capacity_bytes_per_s);
   /// Appends the network links from router `src` to a different router `dst`.
   virtual void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const = 0;
+  /// Appends the network links from node `src` to node `dst` on a different router (route_into());
+  /// the router route between their routers unless overridden.
+  virtual void append_node_route(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
   /// Choice indices between two different routers (see route_choices()); 1 unless overridden.
   [[nodiscard]] virtual std::uint64_t router_route_choices(RouterId src, RouterId dst) const;
   /// Appends the route of choice index `choice` (already checked to be below

@@ -366,10 +366,35 @@ std::vector<double> leaf0_up_link_loads(const Network& network, const NetStats& 
   return loads;
 }
 
+TEST(FlowModel, FatTreeShiftPermutationRunsAtFullSpeed) {
+  // fattree:8x8 (8 nodes per leaf, 8 spines, full bisection), node i -> node i+8 mod 64: D-mod-k
+  // by destination node gives each flow its own up-link and down-link, so all 64 flows finish
+  // when one flow alone does (by destination leaf, 8 flows shared each used spine link: 8x).
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology("fattree:8x8");
+  const auto network =
+      std::make_shared<Network>(topology, identity_placement(*topology, 64), NetworkParams{});
+  FlowModel alone(network);
+  const auto one = deliveries(alone, {{0, 0, 8, 1'000'001}}, bare(), 64);
+  ASSERT_GT(one[0], 0U);
+  std::vector<Message> shift;
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    shift.push_back({0, i, (i + 8) % 64, 1'000'001});
+  }
+  FlowModel model(network);
+  const auto at = deliveries(model, shift, bare(), 64);
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(at[i], one[0]) << "flow " << i;
+  }
+  EXPECT_DOUBLE_EQ(model.stats().slowdown.max(), 1.0);
+  for (topo::LinkId l = 0; l < topology->network_link_count(); ++l) {
+    EXPECT_LE(model.stats().link_bytes[l], 1'000'001.0) << topology->link_name(l);
+  }
+}
+
 TEST(FlowModelSpread, TwoFlowsThatShareAnUpLinkTakeDifferentSpines) {
-  // Nodes 0 and 1 (leaf 0) send to nodes 4 and 5 (leaf 1): D-mod-k picks the up port by the
-  // destination leaf, so both cross the same up-link and each gets half of it.
-  const std::vector<Message> two = {{0, 0, 4, 1'000'001}, {0, 1, 5, 1'000'001}};
+  // Nodes 0 and 1 (leaf 0) send to nodes 4 and 8 (leaves 1 and 2): D-mod-k picks the up port by
+  // the destination node (4 mod 4 = 8 mod 4), so both cross the same up-link and each gets half.
+  const std::vector<Message> two = {{0, 0, 4, 1'000'001}, {0, 1, 8, 1'000'001}};
   auto fixed = fat_tree_network(false, 1);
   FlowModel alone(fixed);
   const auto shared = deliveries(alone, two, bare(), 16);
@@ -396,11 +421,12 @@ TEST(FlowModelSpread, TwoFlowsThatShareAnUpLinkTakeDifferentSpines) {
 }
 
 TEST(FlowModelSpread, ManyMessagesSpreadOverTheSpines) {
-  // 400 two-byte messages from leaf 0 to leaf 1: D-mod-k puts them all on one up-link; with the
-  // spread each of the four carries about 100 (binomial, sd 8.7).
+  // 400 two-byte messages from leaf 0 to nodes 4, 8 and 12 (leaves 1 to 3): D-mod-k by destination
+  // node puts them all on one up-link; with the spread each of the four carries about 100
+  // (binomial, sd 8.7).
   std::vector<Message> many;
   for (std::uint32_t i = 0; i < 400; ++i) {
-    many.push_back({i * 1000ULL, i % 4, 4 + (i / 4) % 4, 2});
+    many.push_back({i * 1000ULL, i % 4, 4 * (1 + (i / 4) % 3), 2});
   }
   for (const bool spread : {false, true}) {
     auto network = fat_tree_network(spread, 5);

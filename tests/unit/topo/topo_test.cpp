@@ -250,6 +250,80 @@ TEST(FatTree, DestinationsSpreadOverSpines) {
   EXPECT_GT(spines.size(), 1U);
 }
 
+// Flows per network link of a set of node-to-node routes.
+std::map<LinkId, int> link_loads(const Topology& t, const std::vector<std::pair<NodeId, NodeId>>& pairs) {
+  std::map<LinkId, int> loads;
+  std::vector<LinkId> route;
+  for (const auto& [s, d] : pairs) {
+    t.route_into(s, d, route);
+    for (const LinkId id : route) {
+      ++loads[id];
+    }
+  }
+  return loads;
+}
+
+TEST(FatTree, ShiftPermutationIsNonBlocking) {
+  // fattree:8x8: 8 nodes per leaf, 8 leaves, 8 spines, full bisection. Node i -> node i+8 (the
+  // next leaf): D-mod-k by destination node sends each leaf's 8 flows up 8 different spines and
+  // into the next leaf down 8 different spines, so every one of the 128 network links carries
+  // exactly one flow (by destination leaf, all 8 would share one up-link and one down-link).
+  const auto t = make_topology("fattree:8x8");
+  const auto n = static_cast<NodeId>(t->nodes().size());
+  ASSERT_EQ(n, 64U);
+  ASSERT_EQ(t->network_link_count(), 128U);
+  for (const NodeId shift : {8U, 9U, 24U, 63U}) {
+    std::vector<std::pair<NodeId, NodeId>> pairs;
+    std::size_t crossing = 0;
+    for (NodeId i = 0; i < n; ++i) {
+      pairs.emplace_back(i, (i + shift) % n);
+      crossing += t->nodes()[i].router != t->nodes()[(i + shift) % n].router ? 1 : 0;
+    }
+    const auto loads = link_loads(*t, pairs);
+    int most = 0;
+    for (const auto& [link, flows] : loads) {
+      most = std::max(most, flows);
+    }
+    EXPECT_EQ(most, 1) << "shift " << shift;
+    // Every crossing flow takes one up-link and one down-link of its own.
+    EXPECT_EQ(loads.size(), 2 * crossing) << "shift " << shift;
+  }
+}
+
+TEST(FatTree, OneLeafIsReachedThroughEverySpine) {
+  // The nodes of a leaf are reached through different spines (4 nodes per leaf, 4 spines), and
+  // routes from one source leaf into different nodes use different up-links: on a three-level tree
+  // the routes into one level-2 subtree's 16 nodes use 16 different top switches.
+  const auto two = make_topology("fattree:4x4");
+  std::set<RouterId> spines;
+  for (NodeId d = 4; d < 8; ++d) {
+    spines.insert(two->links()[two->route(0, d).front()].dst_router);
+  }
+  EXPECT_EQ(spines.size(), 4U);
+  const auto three = make_topology("fattree:4x4x4");
+  std::set<RouterId> tops;
+  for (NodeId d = 16; d < 32; ++d) {
+    const auto route = three->route(0, d);
+    ASSERT_EQ(route.size(), 4U);
+    tops.insert(three->links()[route[1]].dst_router);
+  }
+  EXPECT_EQ(tops.size(), 16U);
+}
+
+TEST(FatTree, RouterPairsRouteByDestinationLeaf) {
+  // route_routers_into() has no destination node: D-mod-k by destination leaf, so every node of
+  // leaf 1 is reached from leaf 0 through one spine, and the node route to one of them is it.
+  const auto t = make_topology("fattree:4x4");
+  std::vector<LinkId> by_leaf;
+  t->route_routers_into(t->nodes()[0].router, t->nodes()[4].router, by_leaf);
+  ASSERT_EQ(by_leaf.size(), 2U);
+  int same = 0;
+  for (NodeId d = 4; d < 8; ++d) {
+    same += t->route(0, d) == by_leaf ? 1 : 0;
+  }
+  EXPECT_EQ(same, 1);
+}
+
 // Every choice index between two nodes gives a connected route; every distinct route has equally
 // many indices (true of the topologies below: a uniform index is a uniform route) and the
 // deterministic route is one of them.
