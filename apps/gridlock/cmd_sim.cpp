@@ -51,25 +51,16 @@
 namespace gridlock::cli {
 namespace {
 
+// Ordered by size (strings, 8-byte, 4-byte, flags): clang-analyzer's padding check.
 struct SimArgs {
   std::string schedule;
   std::string program;
   std::string ranks;  // One count, or a list of scales for --replicas.
-  std::uint64_t seed = 1;
   NoiseText noise;
   std::string event_order = "auto";
-  std::uint64_t replicas = 0;
-  bool replicas_given = false;  // --replicas was on the command line (0 is an error, not "off")
-  std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
-  unsigned threads = 0;
   std::string csv;
   std::string svg;
-  bool quiet = false;
-  bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
   SimModelText model;
-  bool per_rank = false;
-  bool network_given = false;        // --network was on the command line (an empty spec is an error)
-  std::uint32_t ranks_per_node = 1;  // --network: identity and random placements
   std::string json;
   std::string timeline;
   // --network and the options that go with it (docs/network-models.md, "Using the models").
@@ -77,13 +68,23 @@ struct SimArgs {
   std::string net_model = "flow";
   std::string placement = "identity";
   std::string hop_latency = "0";
+  std::string packet_size = "2KiB";  // --net-model packet
+  std::string buffer = "32KiB";      // --net-model packet
+  std::string routing = "minimal";   // --net-model packet
+  std::uint64_t seed = 1;
+  std::uint64_t replicas = 0;
+  std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
+  unsigned threads = 0;
+  std::uint32_t ranks_per_node = 1;  // --network: identity and random placements
+  std::uint32_t vcs = 3;             // --net-model packet
+  bool replicas_given = false;       // --replicas was on the command line (0 is an error, not "off")
+  bool quiet = false;
+  bool progress = false;  // --progress: progress lines on stderr even when it is not a terminal
+  bool per_rank = false;
+  bool network_given = false;         // --network was on the command line (an empty spec is an error)
   bool spread = false;                // per-message route spread (flow model)
-  std::string packet_size = "2KiB";   // --net-model packet
-  std::string buffer = "32KiB";       // --net-model packet
-  std::uint32_t vcs = 3;              // --net-model packet
-  std::string routing = "minimal";    // --net-model packet
   bool congestion_control = false;    // --net-model packet
-  bool packet_options_given = false;  // any of the five above on the command line
+  bool packet_options_given = false;  // any of packet_size, buffer, vcs, routing, congestion_control given
 };
 
 struct SchedgenArgs {
