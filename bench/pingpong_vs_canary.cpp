@@ -68,8 +68,8 @@ double bare_exchange_median_us() {
 
 // Median of gridlock-bench's RR Two-sided Lat (8 B) on two virtual nodes of this host.
 double canary_median_us() {
-  gridlock::bench::Options options;
-  options.mode = gridlock::bench::Mode::kNetwork;
+  gridlock::gpcnet::Options options;
+  options.mode = gridlock::gpcnet::Mode::kNetwork;
   options.virtual_nodes = 2;
   options.seed = 1;
   options.quiet = true;

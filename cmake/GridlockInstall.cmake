@@ -70,14 +70,6 @@ endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/gridlock"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development
         FILES_MATCHING PATTERN "*.hpp" ${_gridlock_header_excludes})
-# gridlock::gpcnet (no MPI) keeps its headers in gridlock/bench: installed without MPI too.
-if(NOT TARGET gridlock_bench)
-  install(FILES "${PROJECT_SOURCE_DIR}/include/gridlock/bench/options.hpp"
-                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/roles.hpp"
-                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/results.hpp"
-                "${PROJECT_SOURCE_DIR}/include/gridlock/bench/results_json.hpp"
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gridlock/bench COMPONENT development)
-endif()
 install(FILES "${PROJECT_BINARY_DIR}/generated/gridlock/core/version.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gridlock/core COMPONENT development)
 

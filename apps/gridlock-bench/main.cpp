@@ -23,7 +23,6 @@
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/launcher.hpp"
 #include "gridlock/bench/noise_run.hpp"
-#include "gridlock/bench/options.hpp"
 #include "gridlock/bench/runner.hpp"
 #include "gridlock/bench/sim_replicas.hpp"
 #include "gridlock/bench/spmv.hpp"
@@ -31,6 +30,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/core/version.hpp"
+#include "gridlock/gpcnet/options.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/noise/timer.hpp"
 #include "gridlock/sim/replicas.hpp"
@@ -47,6 +47,7 @@ constexpr int kMaxNodes = 10'000'000;
 using gridlock::ExitCode;
 using gridlock::to_int;
 namespace gb = gridlock::bench;
+namespace gpcnet = gridlock::gpcnet;
 
 // String-valued options converted after parsing, so units can be given ("128KiB", "500ms").
 struct TextOptions {
@@ -62,7 +63,7 @@ struct TextOptions {
   std::uint64_t seed = 0;
 };
 
-void add_loop_options(CLI::App& cmd, gb::LoopCounts& loop, const std::string& name, bool rings) {
+void add_loop_options(CLI::App& cmd, gpcnet::LoopCounts& loop, const std::string& name, bool rings) {
   cmd.add_option(fmt::format("--{}-measurements", name), loop.measurements,
                  fmt::format("{} canary: nM", name))
       ->capture_default_str();
@@ -92,7 +93,7 @@ void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t
       ->excludes(virtual_option);
 }
 
-void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load) {
+void add_common_options(CLI::App& cmd, gpcnet::Options& o, TextOptions& t, bool load) {
   add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   cmd.add_option("--seed", t.seed,
                  "Seed of the node shuffle and the random rings (default: from the clock, printed)");
@@ -115,22 +116,23 @@ void add_common_options(CLI::App& cmd, gb::Options& o, TextOptions& t, bool load
       ->capture_default_str();
   cmd.add_option("--allreduce-size", t.allreduce_size, "Allreduce canary size (multiple of 8)")
       ->capture_default_str();
-  const std::map<std::string, gb::RecvBuffers> buffers{{"shared", gb::RecvBuffers::kShared},
-                                                       {"separate", gb::RecvBuffers::kSeparate}};
+  const std::map<std::string, gpcnet::RecvBuffers> buffers{{"shared", gpcnet::RecvBuffers::kShared},
+                                                           {"separate", gpcnet::RecvBuffers::kSeparate}};
   cmd.add_option("--recv-buffers", o.recv_buffers,
                  "Bandwidth canaries receive every message from a neighbour into one buffer (shared, as "
                  "GPCNeT) or each into its own (separate)")
       ->transform(CLI::CheckedTransformer(buffers, CLI::ignore_case))
       ->default_str("shared");
-  const std::map<std::string, gb::IdleWait> waits{
-      {"barrier", gb::IdleWait::kBarrier}, {"sleep", gb::IdleWait::kSleep}, {"poll", gb::IdleWait::kPoll}};
+  const std::map<std::string, gpcnet::IdleWait> waits{{"barrier", gpcnet::IdleWait::kBarrier},
+                                                      {"sleep", gpcnet::IdleWait::kSleep},
+                                                      {"poll", gpcnet::IdleWait::kPoll}};
   cmd.add_option("--idle-wait", o.idle_wait,
                  "How idle ranks wait while others measure: barrier (blocking MPI call, as GPCNeT), sleep "
                  "(test + 50 us naps) or poll (busy test loop)")
       ->transform(CLI::CheckedTransformer(waits, CLI::ignore_case))
       ->default_str("barrier");
-  const std::map<std::string, gb::Average> averages{{"blocks", gb::Average::kBlocks},
-                                                    {"samples", gb::Average::kSamples}};
+  const std::map<std::string, gpcnet::Average> averages{{"blocks", gpcnet::Average::kBlocks},
+                                                        {"samples", gpcnet::Average::kSamples}};
   cmd.add_option("--average", o.average,
                  "What the tables' Avg column averages: blocks (each ring block's bulk timer, over ranks "
                  "and blocks, as GPCNeT) or samples (the mean of all per-iteration samples; for "
@@ -172,12 +174,12 @@ bool given(const CLI::App& cmd, const std::string& name) {
 }
 
 // Converts the text options; --quick first so explicit counts given with it still win.
-void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
+void finish_options(gpcnet::Options& o, const TextOptions& t, const CLI::App& cmd) {
   if (o.quick) {
-    gb::Options counts = o;
-    gb::apply_quick_profile(o);
+    gpcnet::Options counts = o;
+    gpcnet::apply_quick_profile(o);
     // Options the user gave explicitly override the profile.
-    const auto keep = [&](const char* name, gb::LoopCounts& target, const gb::LoopCounts& user) {
+    const auto keep = [&](const char* name, gpcnet::LoopCounts& target, const gpcnet::LoopCounts& user) {
       if (given(cmd, fmt::format("--{}-measurements", name))) target.measurements = user.measurements;
       if (given(cmd, fmt::format("--{}-rings", name))) target.rings = user.rings;
       if (given(cmd, fmt::format("--{}-iterations", name))) target.iterations = user.iterations;
@@ -193,7 +195,7 @@ void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
   if (given(cmd, "--seed")) {
     o.seed = t.seed;
   }
-  o.congestors = gb::parse_congestor_list(t.congestors);
+  o.congestors = gpcnet::parse_congestor_list(t.congestors);
   o.latency_bytes = gridlock::parse_byte_size(t.latency_size, "--latency-size");
   o.bandwidth_bytes = gridlock::parse_byte_size(t.bandwidth_size, "--bandwidth-size");
   o.allreduce_bytes = gridlock::parse_byte_size(t.allreduce_size, "--allreduce-size");
@@ -205,7 +207,7 @@ void finish_options(gb::Options& o, const TextOptions& t, const CLI::App& cmd) {
   o.test_timeout_s =
       (o.quick && !given(cmd, "--test-timeout")) ? std::min(o.test_timeout_s, timeout) : timeout;
   o.deadline_s = gridlock::parse_duration_seconds(t.deadline, "--deadline");
-  gb::validate(o);
+  gpcnet::validate(o);
 }
 
 // `noise` options given as text (units) and converted after parsing.
@@ -371,7 +373,7 @@ void finish_spmv_options(gb::SpmvOptions& o, const SpmvText& t, const CLI::App& 
   }
   o.mapping = gb::parse_spmv_mapping(t.mapping);
   if (!t.congestors.empty()) {
-    o.congestors = gb::parse_congestor_list(t.congestors);
+    o.congestors = gpcnet::parse_congestor_list(t.congestors);
   }
   o.congestor_bytes = gridlock::parse_byte_size(t.congestor_size, "--congestor-size");
   o.allreduce_congestor_bytes =
@@ -495,10 +497,10 @@ void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::Ap
 int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
   CLI::App app{"gridlock-bench: measure network congestion with canaries and congestors (GPCNeT method)"};
   app.require_subcommand(1);
-  gb::Options network_options;
-  network_options.mode = gb::Mode::kNetwork;
-  gb::Options load_options;
-  load_options.mode = gb::Mode::kLoad;
+  gpcnet::Options network_options;
+  network_options.mode = gpcnet::Mode::kNetwork;
+  gpcnet::Options load_options;
+  load_options.mode = gpcnet::Mode::kLoad;
   TextOptions network_text;
   TextOptions load_text;
   auto* network = app.add_subcommand("network",
@@ -590,9 +592,9 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     gb::write_noise_outputs(noise_options, report, MPI_COMM_WORLD);
     return 0;
   }
-  gb::Options& options = network->parsed() ? network_options : load_options;
+  gpcnet::Options& options = network->parsed() ? network_options : load_options;
   finish_options(options, network->parsed() ? network_text : load_text, network->parsed() ? *network : *load);
-  const gb::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
+  const gpcnet::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
   gb::write_outputs(options, report, MPI_COMM_WORLD);
   return 0;
 }

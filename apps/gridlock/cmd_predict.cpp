@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "gridlock/bench/results.hpp"
-#include "gridlock/bench/results_json.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/gpcnet/results.hpp"
+#include "gridlock/gpcnet/results_json.hpp"
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/net/predict_mapping.hpp"
@@ -69,13 +69,13 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
-  const bench::Report report = net::predict_gpcnet(options);
+  const gpcnet::Report report = net::predict_gpcnet(options);
   fmt::print("gridlock predict gpcnet: {} model on {}, {} nodes x {} ranks, seed {}\n", a.net_model,
              report.context.value("network", a.network), report.context.value("nodes", 0U), a.ranks_per_node,
              a.seed);
-  bench::print_tables(report, stdout);
+  gpcnet::print_tables(report, stdout);
   if (!a.json.empty()) {
-    write_json_file(a.json, report.context, bench::report_body(report));
+    write_json_file(a.json, report.context, gpcnet::report_body(report));
   }
 }
 

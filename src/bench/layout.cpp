@@ -11,6 +11,9 @@
 
 namespace gridlock::bench {
 
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::Options;
+
 namespace {
 constexpr std::size_t kNameLength = 256;
 }  // namespace

@@ -15,12 +15,16 @@
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
-#include "gridlock/bench/options.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/gpcnet/options.hpp"
 #include "gridlock/noise/measure_json.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::Options;
+
 namespace {
 
 // Values gathered per rank, in this order.

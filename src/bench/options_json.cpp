@@ -1,6 +1,16 @@
 #include "gridlock/bench/options_json.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::average_key;
+using gpcnet::congestor_key;
+using gpcnet::idle_wait_key;
+using gpcnet::LoopCounts;
+using gpcnet::Mode;
+using gpcnet::Options;
+using gpcnet::recv_buffers_key;
+
 namespace {
 
 Json loop_to_json(const LoopCounts& loop) {

@@ -20,12 +20,31 @@
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/bench/options_json.hpp"
-#include "gridlock/bench/results_json.hpp"
-#include "gridlock/bench/roles.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/gpcnet/results_json.hpp"
+#include "gridlock/gpcnet/roles.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::CanaryResult;
+using gpcnet::congestor_key;
+using gpcnet::CongestorResult;
+using gpcnet::CongestorType;
+using gpcnet::IdleWait;
+using gpcnet::kRingStream;
+using gpcnet::Mode;
+using gpcnet::NodeRole;
+using gpcnet::Options;
+using gpcnet::PhaseResult;
+using gpcnet::print_tables;
+using gpcnet::Report;
+using gpcnet::report_body;
+using gpcnet::RoleLayout;
+using gpcnet::validate;
+using gpcnet::write_histogram_csvs;
+
 namespace {
 
 using detail::CanaryKernel;

@@ -22,9 +22,16 @@
 #include "gridlock/mapping/launch_files.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::congestor_key;
+using gpcnet::CongestorResult;
+using gpcnet::CongestorType;
+using gpcnet::Options;
+
 namespace {
 
-using detail::kInnerBar;
+using gpcnet::detail::kInnerBar;
 
 // The six faces: dimension d = face / 2, side -1 (even) or +1 (odd).
 constexpr int kFaces = 6;
@@ -452,9 +459,9 @@ Json congestors_json(const std::vector<CongestorResult>& results) {
   return list;
 }
 
-void print_title(std::string_view title) { detail::print_table_title(stdout, title); }
+void print_title(std::string_view title) { gpcnet::detail::print_table_title(stdout, title); }
 
-std::string cell(double value) { return detail::table_cell(value, 12); }
+std::string cell(double value) { return gpcnet::detail::table_cell(value, 12); }
 
 // Rank 0's part of write_spmv_outputs.
 void print_and_write(const SpmvOptions& options, const SpmvReport& report) {

@@ -23,15 +23,19 @@
 #include "detail/sweep_kernels.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
-#include "gridlock/bench/options.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/gpcnet/options.hpp"
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/topology.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::Options;
+
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -1,4 +1,4 @@
-#include "gridlock/bench/options.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
 
 struct CongestorName {
@@ -161,4 +161,4 @@ std::string_view idle_wait_key(IdleWait value) noexcept {
   return "barrier";
 }
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -1,4 +1,4 @@
-#include "gridlock/bench/results.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 #include "detail/table.hpp"
 
@@ -9,7 +9,7 @@
 
 #include "gridlock/core/error.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace fs = std::filesystem;
 
 namespace {
@@ -245,4 +245,4 @@ std::vector<fs::path> write_histogram_csvs(const Report& report, const fs::path&
   return written;
 }
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

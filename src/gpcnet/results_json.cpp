@@ -1,10 +1,10 @@
-#include "gridlock/bench/results_json.hpp"
+#include "gridlock/gpcnet/results_json.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
 
 // NaN and infinities become JSON null (nlohmann does this too, but explicit is clearer).
@@ -122,4 +122,4 @@ Json report_body(const Report& report) {
   return body;
 }
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

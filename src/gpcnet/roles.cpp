@@ -1,4 +1,4 @@
-#include "gridlock/bench/roles.hpp"
+#include "gridlock/gpcnet/roles.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -9,7 +9,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
 
 constexpr std::uint64_t kMinNodesPerGroup = 2;
@@ -97,4 +97,4 @@ std::string RoleLayout::group_name(int group) const {
   return std::string(congestor_key(congestors_.at(static_cast<std::size_t>(group) - 1)));
 }
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -21,7 +21,7 @@
 namespace gridlock::net {
 namespace {
 
-using bench::CongestorType;
+using gpcnet::CongestorType;
 
 constexpr std::uint64_t kPsPerUs = 1'000'000;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -198,7 +198,7 @@ void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
       break;
   }
   throw InputError(
-      fmt::format("congestor {} is not simulated by gridlock predict gpcnet", bench::congestor_key(type)));
+      fmt::format("congestor {} is not simulated by gridlock predict gpcnet", gpcnet::congestor_key(type)));
 }
 
 std::unique_ptr<Model> make_network_model(const GpcnetOptions& options,
@@ -260,7 +260,7 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
 std::uint64_t smallest_fitting_network(double canary_fraction) {
   for (std::uint64_t n = 2; n < 100000; ++n) {
     try {
-      const bench::RoleLayout probe(n, 1, canary_fraction, gpcnet_congestors());
+      const gpcnet::RoleLayout probe(n, 1, canary_fraction, gpcnet_congestors());
       return n;
     } catch (const InputError&) {
       continue;
@@ -270,9 +270,9 @@ std::uint64_t smallest_fitting_network(double canary_fraction) {
 }
 
 // Per-iteration samples and block figures of one canary run.
-bench::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunResult& run) {
+gpcnet::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunResult& run) {
   const CanaryInfo info = canary_info(kind);
-  bench::CanaryResult c;
+  gpcnet::CanaryResult c;
   c.key = info.key;
   c.title = info.title;
   c.units = info.units;
@@ -384,7 +384,7 @@ CanaryInfo canary_info(CanaryKind kind) {
           Better::kLower};
 }
 
-std::vector<bench::CongestorType> gpcnet_congestors() {
+std::vector<gpcnet::CongestorType> gpcnet_congestors() {
   return {CongestorType::kAllToAll, CongestorType::kP2pIncast, CongestorType::kRmaIncast,
           CongestorType::kRmaBcast};
 }
@@ -400,7 +400,7 @@ GpcnetLayout make_gpcnet_layout(std::uint32_t nodes, std::uint32_t ranks_per_nod
   }
   auto roles = [&] {
     try {
-      return bench::RoleLayout(nodes, seed, canary_fraction, gpcnet_congestors());
+      return gpcnet::RoleLayout(nodes, seed, canary_fraction, gpcnet_congestors());
     } catch (const InputError&) {
       throw InputError(fmt::format(
           "the network has {} nodes, too few for GPCNeT's roles: {}% canary nodes and 4 congestor types "
@@ -454,7 +454,7 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
   return out;
 }
 
-bench::Report predict_gpcnet(const GpcnetOptions& options) {
+gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ModelKind kind = options.model;
   if (options.rings == 0) {
@@ -471,16 +471,16 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
     // Bad packet options (too few virtual channels, Valiant off a dragonfly) before any work.
     validate(options.packet, *network);
   }
-  const std::uint64_t ring_seed = derive_seed(options.seed, bench::kRingStream);
+  const std::uint64_t ring_seed = derive_seed(options.seed, gpcnet::kRingStream);
   auto say = [&](const std::string& line) {
     if (options.progress) {
       options.progress(line);
     }
   };
 
-  bench::Report report;
-  report.mode = bench::Mode::kLoad;
-  report.average = bench::Average::kBlocks;
+  gpcnet::Report report;
+  report.mode = gpcnet::Mode::kLoad;
+  report.average = gpcnet::Average::kBlocks;
   for (int g = 0; g < layout.roles.group_count(); ++g) {
     std::vector<std::string> names;
     for (const auto node : layout.roles.nodes_of(g)) {
@@ -529,8 +529,8 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
   }
   const auto warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
 
-  bench::PhaseResult isolated{"isolated", {}, {}};
-  bench::PhaseResult loaded{"loaded", types, {}};
+  gpcnet::PhaseResult isolated{"isolated", {}, {}};
+  gpcnet::PhaseResult loaded{"loaded", types, {}};
   Json sizing = Json::array();
   std::uint64_t total_messages = 0;
   for (const CanaryKind canary : kCanaryKinds) {
@@ -573,9 +573,9 @@ bench::Report predict_gpcnet(const GpcnetOptions& options) {
                       canary_info(canary).key, attempt, time_text(run.canary_end_ps),
                       time_text(congestors_end), run.messages, run.wall_s));
       if (covered || attempt == kMaxLoadedAttempts) {
-        bench::CanaryResult result = collect(canary, shape.loop, run);
+        gpcnet::CanaryResult result = collect(canary, shape.loop, run);
         for (std::size_t t = 0; t < types.size(); ++t) {
-          bench::CongestorResult cr;
+          gpcnet::CongestorResult cr;
           cr.type = types[t];
           double rate_sum = 0;
           for (const auto& slice : layout.slices[t + 1]) {

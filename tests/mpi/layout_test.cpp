@@ -7,9 +7,12 @@
 
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
 namespace gridlock::bench {
 namespace {
+
+using gpcnet::Options;
 
 int world_rank() {
   int rank = 0;

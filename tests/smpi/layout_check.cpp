@@ -17,13 +17,14 @@
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/layout.hpp"
-#include "gridlock/bench/options.hpp"
-#include "gridlock/bench/roles.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/gpcnet/options.hpp"
+#include "gridlock/gpcnet/roles.hpp"
 
 namespace {
 
 namespace gb = gridlock::bench;
+namespace gpcnet = gridlock::gpcnet;
 
 // Failures of this rank; each is printed with the rank so a broken layout is easy to locate.
 struct Checker {
@@ -56,9 +57,9 @@ std::vector<std::string> all_names(MPI_Comm comm, const std::string& mine) {
 // Role communicators as gridlock-bench builds them (detail::split_role_comms), checked against
 // the layout: slices cross nodes only, groups hold whole nodes, and every random ring over a
 // slice is a single cycle whose neighbours agree with a message actually exchanged.
-void check_mode(Checker& c, const gb::NodeLayout& layout, const gb::RoleLayout& roles, bool network,
+void check_mode(Checker& c, const gb::NodeLayout& layout, const gpcnet::RoleLayout& roles, bool network,
                 std::uint64_t seed) {
-  const gb::NodeRole role = roles.role_of(layout.node_id());
+  const gpcnet::NodeRole role = roles.role_of(layout.node_id());
   const std::uint64_t position = network ? layout.node_id() : role.position;
   const int rpn = layout.ranks_per_node();
   auto comms = gb::detail::split_role_comms(MPI_COMM_WORLD, role.group, position, rpn, layout.local_rank());
@@ -89,7 +90,7 @@ void check_mode(Checker& c, const gb::NodeLayout& layout, const gb::RoleLayout& 
   // Rings: each is one cycle over the whole slice, and a message sent right arrives from left.
   const auto size = static_cast<std::uint64_t>(comms.slice.size());
   const auto me = static_cast<std::uint64_t>(comms.slice.rank());
-  const std::uint64_t ring_seed = gridlock::derive_seed(seed, gb::kRingStream);
+  const std::uint64_t ring_seed = gridlock::derive_seed(seed, gpcnet::kRingStream);
   for (std::uint64_t n = 0; n < 4; ++n) {
     const auto nb = gridlock::random_ring_neighbours(size, me, ring_seed, n);
     int received = -1;
@@ -113,7 +114,7 @@ void check_mode(Checker& c, const gb::NodeLayout& layout, const gb::RoleLayout& 
 }
 
 // Rank 0: roles partition the nodes with the configured sizes, positions are a permutation.
-void check_roles(Checker& c, const gb::RoleLayout& roles, std::uint64_t nodes, double fraction) {
+void check_roles(Checker& c, const gpcnet::RoleLayout& roles, std::uint64_t nodes, double fraction) {
   std::vector<std::uint64_t> count(static_cast<std::size_t>(roles.group_count()), 0);
   std::vector<std::set<std::uint64_t>> positions(count.size());
   for (std::uint64_t n = 0; n < nodes; ++n) {
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
   const std::uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
   try {
     // Node detection must count one node per simulated host, with no option.
-    const auto layout = gb::NodeLayout::detect(MPI_COMM_WORLD, gb::Options{});
+    const auto layout = gb::NodeLayout::detect(MPI_COMM_WORLD, gpcnet::Options{});
     c.expect(layout.nodes() == hosts, fmt::format("{} nodes detected, {} hosts", layout.nodes(), hosts));
     c.expect(layout.ranks_per_node() == per_host,
              fmt::format("{} ranks per node detected, {} per host", layout.ranks_per_node(), per_host));
@@ -171,13 +172,13 @@ int main(int argc, char** argv) {
     c.expect(std::set<std::string>(node_names.begin(), node_names.end()).size() == 1,
              "a node spans several simulated hosts");
 
-    const gb::Options defaults;
-    const gb::RoleLayout load(layout.nodes(), seed, defaults.canary_fraction, defaults.congestors);
+    const gpcnet::Options defaults;
+    const gpcnet::RoleLayout load(layout.nodes(), seed, defaults.canary_fraction, defaults.congestors);
     if (c.rank == 0) {
       check_roles(c, load, layout.nodes(), defaults.canary_fraction);
     }
     check_mode(c, layout, load, false, seed);
-    const auto network = gb::RoleLayout::all_canaries(layout.nodes(), seed);
+    const auto network = gpcnet::RoleLayout::all_canaries(layout.nodes(), seed);
     check_mode(c, layout, network, true, seed);
   } catch (const std::exception& e) {
     c.expect(false, e.what());

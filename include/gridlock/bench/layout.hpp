@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gridlock/bench/comm.hpp"
-#include "gridlock/bench/options.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
 namespace gridlock::bench {
 
@@ -24,7 +24,7 @@ class NodeLayout {
   /// Detects the layout collectively over `world`. Throws CollectiveError (identically on every
   /// rank) when nodes run different numbers of ranks or the virtual-node request does not divide
   /// the ranks, and MpiError when an MPI call fails.
-  static NodeLayout detect(MPI_Comm world, const Options& options);
+  static NodeLayout detect(MPI_Comm world, const gpcnet::Options& options);
 
   NodeLayout(const NodeLayout&) = delete;             ///< Owns communicators: not copyable.
   NodeLayout& operator=(const NodeLayout&) = delete;  ///< Owns communicators: not copyable.

@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "gridlock/bench/options.hpp"
-#include "gridlock/bench/results.hpp"
+#include "gridlock/gpcnet/options.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 namespace gridlock::bench {
 
@@ -16,11 +16,11 @@ namespace gridlock::bench {
 /// that every rank detects identically (too few nodes, uneven ranks per node, an unwritable
 /// output path) are thrown as CollectiveError on every rank; a failing MPI call throws MpiError
 /// on the rank that saw it (the caller should then abort the job).
-[[nodiscard]] Report run_benchmark(const Options& options, MPI_Comm world);
+[[nodiscard]] gpcnet::Report run_benchmark(const gpcnet::Options& options, MPI_Comm world);
 
 /// Rank 0 prints the tables to stdout and writes the --json and --csv-dir outputs. Collective over
 /// `world`: if rank 0 fails (an IoError, e.g. a full disk), every rank throws the same
 /// CollectiveError, so the job ends with one message and exit code 3 instead of an abort.
-void write_outputs(const Options& options, const Report& report, MPI_Comm world);
+void write_outputs(const gpcnet::Options& options, const gpcnet::Report& report, MPI_Comm world);
 
 }  // namespace gridlock::bench

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/bench/options.hpp"
-#include "gridlock/bench/results.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/gpcnet/options.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 namespace gridlock::bench {
 
@@ -65,7 +65,7 @@ struct SpmvOptions {
   std::uint64_t seed = 1;                        ///< kOracle: Scotch's seed.
   std::string node_names;  ///< Hostlist of virtual node names, given to ranks in equal consecutive blocks.
   /// Congestor kernels run beside the product (the `load` congestors, paper §3.2); empty: none.
-  std::vector<CongestorType> congestors;
+  std::vector<gpcnet::CongestorType> congestors;
   std::uint64_t congestor_ranks = 0;  ///< The last N world ranks run the congestors; the others the product.
   std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.
   std::uint64_t allreduce_congestor_bytes = std::uint64_t{8} << 20;  ///< Size of the allreduce congestor.
@@ -93,14 +93,15 @@ struct SpmvStat {
 
 /// What rank 0 reports (other ranks get an empty report).
 struct SpmvReport {
-  Json context;                             ///< Context block.
-  std::array<std::uint32_t, 3> grid{};      ///< Tasks per dimension.
-  std::vector<SpmvStat> stats;              ///< halo, compute, allreduce, iteration.
-  double loop_s = 0;                        ///< Timed loop, largest over ranks.
-  double checksum = 0;                      ///< Sum of every entry of the result, summed in task order.
-  double residual = 0;                      ///< 2-norm of the last residual over all vectors.
-  Json remap;                               ///< How the ranks were placed (method, nodes, placement, times).
-  std::vector<CongestorResult> congestors;  ///< Congestor throughput while the product ran (--congestors).
+  Json context;                         ///< Context block.
+  std::array<std::uint32_t, 3> grid{};  ///< Tasks per dimension.
+  std::vector<SpmvStat> stats;          ///< halo, compute, allreduce, iteration.
+  double loop_s = 0;                    ///< Timed loop, largest over ranks.
+  double checksum = 0;                  ///< Sum of every entry of the result, summed in task order.
+  double residual = 0;                  ///< 2-norm of the last residual over all vectors.
+  Json remap;                           ///< How the ranks were placed (method, nodes, placement, times).
+  std::vector<gpcnet::CongestorResult>
+      congestors;  ///< Congestor throughput while the product ran (--congestors).
 };
 
 /// Runs the benchmark collectively over `world`; world rank 0 gets the report. With congestors, the

@@ -2,11 +2,11 @@
 /// @file
 /// `gridlock predict gpcnet` (docs/predict.md): GPCNeT's method (SC'19, §3) on a simulated
 /// network. The nodes of a topology are shuffled with the seed and split 20% canary / 80%
-/// congestor as gridlock-bench splits them (bench::RoleLayout); LogGOPS schedules built in code
+/// congestor as gridlock-bench splits them (gpcnet::RoleLayout); LogGOPS schedules built in code
 /// run the canaries (random-ring latency, random-ring BW+Sync, multiple allreduce) alone and
 /// beside the four congestors (all-to-all, P2P incast, RMA incast, RMA broadcast) through a
 /// gridlock::net model; each canary iteration is timed from the engine's op-completion callback.
-/// The result is a bench::Report: the same tables and JSON body as `gridlock-bench load`.
+/// The result is a gpcnet::Report: the same tables and JSON body as `gridlock-bench load`.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/bench/results.hpp"
-#include "gridlock/bench/roles.hpp"
+#include "gridlock/gpcnet/results.hpp"
+#include "gridlock/gpcnet/roles.hpp"
 #include "gridlock/net/model.hpp"
 #include "gridlock/net/network.hpp"
 #include "gridlock/net/packet_model.hpp"
@@ -81,7 +81,7 @@ struct CanaryInfo {
 [[nodiscard]] CanaryInfo canary_info(CanaryKind kind);
 
 /// The four congestors, in group order after the canaries (paper §3.2).
-[[nodiscard]] std::vector<bench::CongestorType> gpcnet_congestors();
+[[nodiscard]] std::vector<gpcnet::CongestorType> gpcnet_congestors();
 
 /// Ranks, nodes and roles of a prediction: rank r runs on node r / ranks_per_node (node order of
 /// the topology); roles are per node. Slice j of a group holds the j-th rank of each of its nodes
@@ -89,7 +89,7 @@ struct CanaryInfo {
 struct GpcnetLayout {
   std::uint32_t nodes = 0;           ///< Nodes of the topology (all are used).
   std::uint32_t ranks_per_node = 1;  ///< Ranks on each node.
-  bench::RoleLayout roles;           ///< Canary and congestor groups (seeded shuffle).
+  gpcnet::RoleLayout roles;          ///< Canary and congestor groups (seeded shuffle).
   /// Ranks of slice j of group g: slices[g][j] in position order.
   std::vector<std::vector<std::vector<std::uint32_t>>> slices;
   /// Total ranks.
@@ -128,6 +128,6 @@ struct GpcnetSchedule {
 
 /// Runs the whole prediction: isolated and loaded phase for each canary kind. Throws InputError
 /// for an unknown network spec, a network too small for the roles or an unavailable model.
-[[nodiscard]] bench::Report predict_gpcnet(const GpcnetOptions& options);
+[[nodiscard]] gpcnet::Report predict_gpcnet(const GpcnetOptions& options);
 
 }  // namespace gridlock::net

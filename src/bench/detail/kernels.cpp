@@ -9,6 +9,16 @@
 #include "gridlock/core/units.hpp"
 
 namespace gridlock::bench::detail {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::CongestorResult;
+using gpcnet::CongestorType;
+using gpcnet::IdleWait;
+using gpcnet::LoopCounts;
+using gpcnet::Mode;
+using gpcnet::Options;
+using gpcnet::RecvBuffers;
+
 namespace {
 
 constexpr double kMicro = 1e6;

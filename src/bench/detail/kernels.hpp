@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "detail/mpi_util.hpp"
-#include "gridlock/bench/options.hpp"
-#include "gridlock/bench/results.hpp"
 #include "gridlock/core/stats.hpp"
+#include "gridlock/gpcnet/options.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 namespace gridlock::bench::detail {
 
@@ -44,15 +44,16 @@ struct CanarySpec {
   std::string title;                   ///< Table name, GPCNeT's where one exists.
   std::string units;                   ///< `usec` or `MiB/s/rank`.
   Better better = Better::kLower;      ///< Direction that is good.
-  LoopCounts loop;                     ///< nM, nR, nI, warm-up.
+  gpcnet::LoopCounts loop;             ///< nM, nR, nI, warm-up.
   RingKind rings = RingKind::kRandom;  ///< Peer selection.
 };
 
 /// The canary tests of a mode, in execution order.
-[[nodiscard]] std::vector<CanarySpec> canary_specs(const Options& options);
+[[nodiscard]] std::vector<CanarySpec> canary_specs(const gpcnet::Options& options);
 
 /// Creates the kernel of `spec` on `slice` (collective over `slice`: RMA kernels allocate windows).
-[[nodiscard]] std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const Options& options,
+[[nodiscard]] std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec,
+                                                               const gpcnet::Options& options,
                                                                MPI_Comm slice);
 
 /// A congestor kernel: one iteration of the paper's congestor listing.
@@ -69,8 +70,9 @@ class CongestorKernel {
 };
 
 /// Creates a congestor kernel on `slice` (collective over `slice`: RMA kernels allocate windows).
-[[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type,
-                                                                     const Options& options, MPI_Comm slice);
+[[nodiscard]] std::unique_ptr<CongestorKernel> make_congestor_kernel(gpcnet::CongestorType type,
+                                                                     const gpcnet::Options& options,
+                                                                     MPI_Comm slice);
 
 /// What one congestor rank achieved while it ran.
 struct CongestorRun {
@@ -95,14 +97,13 @@ struct CongestorRun {
 /// `types` (ranks, iterations, bytes, throughput summed; timed out if any rank was). A rank that ran
 /// congestor `types[my_type]` passes its run; others pass my_type = -1. Ranks whose run lasted no
 /// time add nothing. Other ranks get an empty list. Collective over `world`.
-[[nodiscard]] std::vector<CongestorResult> reduce_congestor_runs(const std::vector<CongestorType>& types,
-                                                                 int my_type, const CongestorRun& run,
-                                                                 MPI_Comm world);
+[[nodiscard]] std::vector<gpcnet::CongestorResult> reduce_congestor_runs(
+    const std::vector<gpcnet::CongestorType>& types, int my_type, const CongestorRun& run, MPI_Comm world);
 
 /// The measuring side of drive_congestor's protocol: enters the "warm" barrier and idles until every
 /// congestor is warm (waiting as `how` says). Call measure_done() after measuring.
-void wait_for_congestors(MPI_Comm world, IdleWait how = IdleWait::kSleep);
+void wait_for_congestors(MPI_Comm world, gpcnet::IdleWait how = gpcnet::IdleWait::kSleep);
 /// Enters the "stop" barrier (the congestors stop) and idles until it completes.
-void measure_done(MPI_Comm world, IdleWait how = IdleWait::kSleep);
+void measure_done(MPI_Comm world, gpcnet::IdleWait how = gpcnet::IdleWait::kSleep);
 
 }  // namespace gridlock::bench::detail

@@ -18,6 +18,9 @@
 
 namespace gridlock::bench::detail {
 
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::IdleWait;
+
 std::string_view mpi_error_class_name(int error_class) noexcept {
   // The constants' values differ between MPI libraries (MPI_ERR_OP is 10 in Open MPI, 9 in
   // MPICH), so the table compares against them rather than indexing by value.

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "gridlock/bench/comm.hpp"
-#include "gridlock/bench/options.hpp"
 #include "gridlock/core/histogram.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
 namespace gridlock::bench::detail {
 
@@ -87,11 +87,11 @@ void create_in_turn(MPI_Comm comm, int my_turn, int turns, const std::function<v
 /// Waits for a request the way `how` says: kBarrier blocks in MPI_Wait (MPI's own wait, which
 /// yields the core when the host is oversubscribed), kSleep tests and sleeps 50 us between tests,
 /// kPoll tests in a busy loop.
-void idle_wait(MPI_Request& request, IdleWait how = IdleWait::kSleep);
+void idle_wait(MPI_Request& request, gpcnet::IdleWait how = gpcnet::IdleWait::kSleep);
 
 /// Barrier over `comm` for ranks with nothing to do: MPI_Barrier for kBarrier, else
 /// MPI_Ibarrier + idle_wait.
-void idle_barrier(MPI_Comm comm, IdleWait how = IdleWait::kSleep);
+void idle_barrier(MPI_Comm comm, gpcnet::IdleWait how = gpcnet::IdleWait::kSleep);
 
 /// Reduces histograms to `root` of `comm` exactly (bucket counts and sums added, min/max
 /// reduced). Every rank passes its own (possibly empty) histogram; the root gets the pooled one.

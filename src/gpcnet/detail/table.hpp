@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace gridlock::bench::detail {
+namespace gridlock::gpcnet::detail {
 
 /// The bar above a table's title, 80 characters wide.
 inline constexpr std::string_view kOuterBar =
@@ -33,4 +33,4 @@ inline void print_table_title(std::FILE* out, std::string_view title) {
   fmt::print(out, "| {:<{}}{:<{}} |\n", "", left, shown, inner - left);
 }
 
-}  // namespace gridlock::bench::detail
+}  // namespace gridlock::gpcnet::detail

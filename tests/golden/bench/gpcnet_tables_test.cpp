@@ -14,9 +14,18 @@
 #include <vector>
 
 #include "detail/kernels.hpp"
-#include "gridlock/bench/results.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 namespace gridlock::bench {
+
+// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::CanaryResult;
+using gpcnet::Mode;
+using gpcnet::Options;
+using gpcnet::PhaseResult;
+using gpcnet::print_tables;
+using gpcnet::Report;
+
 namespace {
 
 // One table of GPCNeT-style output: its title and the names in its first column.

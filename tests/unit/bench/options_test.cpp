@@ -1,12 +1,14 @@
-#include "gridlock/bench/options.hpp"
+#include "gridlock/gpcnet/options.hpp"
 #include "gridlock/bench/options_json.hpp"
 
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
+
+using bench::options_to_json;
 
 TEST(Options, ParsesCongestorLists) {
   const auto list = parse_congestor_list("a2a,rma-bcast,allreduce");
@@ -91,4 +93,4 @@ TEST(Options, QuickProfileShrinksCountsAndStaysValid) {
 }
 
 }  // namespace
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -1,5 +1,5 @@
-#include "gridlock/bench/results.hpp"
-#include "gridlock/bench/results_json.hpp"
+#include "gridlock/gpcnet/results.hpp"
+#include "gridlock/gpcnet/results_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
 namespace fs = std::filesystem;
 
@@ -214,4 +214,4 @@ TEST(Results, AverageColumnIsBlockBasedByDefaultAndSamplesOnRequest) {
 }
 
 }  // namespace
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -1,4 +1,4 @@
-#include "gridlock/bench/roles.hpp"
+#include "gridlock/gpcnet/roles.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "gridlock/core/error.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 namespace {
 
 const std::vector<CongestorType> kFour{CongestorType::kAllToAll, CongestorType::kP2pIncast,
@@ -71,4 +71,4 @@ TEST(RoleLayout, SubsetOfCongestorsAndNetworkMode) {
 }
 
 }  // namespace
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -106,8 +106,8 @@ TEST(PredictGpcnet, ImpactIsOneWhereNothingCongests) {
   options.seed = 5;
   options.iterations = 4;
   options.rings = 2;
-  const bench::Report report = predict_gpcnet(options);
-  const auto impacts = bench::congestion_impacts(report);
+  const gpcnet::Report report = predict_gpcnet(options);
+  const auto impacts = gpcnet::congestion_impacts(report);
   ASSERT_EQ(impacts.size(), 3U);
   for (const auto& row : impacts) {
     EXPECT_NEAR(row.mean, 1.0, 0.05) << row.key;
@@ -125,8 +125,8 @@ TEST(PredictGpcnet, IncastCongestsAContendedNetwork) {
   options.seed = 5;
   options.iterations = 4;
   options.rings = 2;
-  const bench::Report report = predict_gpcnet(options);
-  const auto impacts = bench::congestion_impacts(report);
+  const gpcnet::Report report = predict_gpcnet(options);
+  const auto impacts = gpcnet::congestion_impacts(report);
   ASSERT_EQ(impacts.size(), 3U);
   for (const auto& row : impacts) {
     EXPECT_GE(row.mean, 0.99) << row.key;
@@ -142,8 +142,8 @@ TEST(PredictGpcnet, PacketModelRunsTheSameMethod) {
   options.model = ModelKind::kPacket;
   options.iterations = 2;
   options.rings = 1;
-  const bench::Report report = predict_gpcnet(options);
-  EXPECT_EQ(bench::congestion_impacts(report).size(), 3U);
+  const gpcnet::Report report = predict_gpcnet(options);
+  EXPECT_EQ(gpcnet::congestion_impacts(report).size(), 3U);
   EXPECT_EQ(report.context["net_model"], "packet");
   EXPECT_EQ(report.context["packet"]["routing"], "minimal");
 }

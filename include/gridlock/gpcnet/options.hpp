@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 
 /// Which suite to run.
 enum class Mode {
@@ -131,4 +131,4 @@ void apply_quick_profile(Options& options) noexcept;
 /// with the option name and the accepted range.
 void validate(const Options& options);
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "gridlock/bench/options.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 
 /// The role of one node and its position within the role's group.
 struct NodeRole {
@@ -68,4 +68,4 @@ inline constexpr std::uint64_t kRoleStream = 0x726f6c6573ULL;  // "roles"
 /// Seed stream of the random rings; ring n of every pass uses derive_seed(derive_seed(seed, kRingStream), n).
 inline constexpr std::uint64_t kRingStream = 0x72696e6773ULL;  // "rings"
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

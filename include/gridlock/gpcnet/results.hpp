@@ -10,12 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/bench/options.hpp"
 #include "gridlock/core/histogram.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/stats.hpp"
+#include "gridlock/gpcnet/options.hpp"
 
-namespace gridlock::bench {
+namespace gridlock::gpcnet {
 
 /// Throughput a congestor type achieved while one canary test ran.
 struct CongestorResult {
@@ -115,4 +115,4 @@ void print_tables(const Report& report, std::FILE* out);
 std::vector<std::filesystem::path> write_histogram_csvs(const Report& report,
                                                         const std::filesystem::path& dir);
 
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet
