@@ -6,6 +6,7 @@
 #include <limits>
 #include <queue>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,29 @@ constexpr std::uint64_t kProbeEvery = 32;
 constexpr double kFreedWeight = 0.1;
 // Steps of the fill level's iteration (FlowModel::State::fill_level); fewer give a lower bound.
 constexpr int kFillLevelSteps = 8;
+
+// Replaces the least element of a min-heap (ordered by std::greater) by `value`, not less than
+// it, and restores the heap with one sift down (std:: offers only a pop and a push, two sifts).
+template <typename T>
+void replace_top(std::vector<T>& heap, const T& value) {
+  const std::size_t n = heap.size();
+  std::size_t hole = 0;
+  for (;;) {
+    std::size_t child = 2 * hole + 1;
+    if (child >= n) {
+      break;
+    }
+    if (child + 1 < n && heap[child] > heap[child + 1]) {
+      ++child;
+    }
+    if (!(value > heap[child])) {
+      break;
+    }
+    heap[hole] = heap[child];
+    hole = child;
+  }
+  heap[hole] = value;
+}
 
 // Picoseconds to move `bytes` at `rate` bytes/ps, rounded to the nearest ps (exact for the
 // common case of a flow alone at its NIC rate: bytes * G is an integer below 2^53).
@@ -493,8 +517,16 @@ struct FlowModel::State {
         }
         continue;
       }
+      const Event e = events.front();
+      if (e.step == Step::kFill && link_unfrozen[e.id] != 0) {
+        const double share = link_residual[e.id] / link_unfrozen[e.id];
+        if (share > e.level) {
+          // A stale entry: one sift down in place instead of a pop and a push.
+          replace_top(events, Event{share, Step::kFill, e.id});
+          continue;
+        }
+      }
       std::pop_heap(events.begin(), events.end(), std::greater<>{});
-      const Event e = events.back();
       events.pop_back();
       switch (e.step) {
         case Step::kDeviate:
@@ -507,10 +539,6 @@ struct FlowModel::State {
             break;
           }
           const double share = link_residual[e.id] / link_unfrozen[e.id];
-          if (share > e.level) {
-            push_event(share, Step::kFill, e.id);
-            break;
-          }
           // Freezing changes no link's flow list, so iterating this one is safe.
           for (const std::uint32_t id : link_flows[e.id]) {
             if (flow_mark[id] == free_mark) {
@@ -601,18 +629,20 @@ struct FlowModel::State {
     while (frozen < component.size()) {
       // Every flow crosses a link, and a link with unfrozen flows has an entry.
       assert(!shares.empty());
-      std::pop_heap(shares.begin(), shares.end(), std::greater<>{});
-      const Share top = shares.back();
-      shares.pop_back();
+      const Share top = shares.front();
       if (link_unfrozen[top.link] == 0) {
+        std::pop_heap(shares.begin(), shares.end(), std::greater<>{});
+        shares.pop_back();
         continue;
       }
       const double share = link_residual[top.link] / link_unfrozen[top.link];
       if (share > top.share) {
-        shares.push_back(Share{share, top.link});
-        std::push_heap(shares.begin(), shares.end(), std::greater<>{});
+        // A stale entry: one sift down in place instead of a pop and a push.
+        replace_top(shares, Share{share, top.link});
         continue;
       }
+      std::pop_heap(shares.begin(), shares.end(), std::greater<>{});
+      shares.pop_back();
       // Freezing changes no link's flow list, so iterating this one is safe; its kept flows and
       // the flows frozen already are skipped.
       for (const std::uint32_t id : link_flows[top.link]) {
