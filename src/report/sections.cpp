@@ -46,6 +46,8 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
     s = detail::sim_result_section(document);
   } else if (schema == "gridlock.map") {
     s = detail::map_section(document);
+  } else if (schema == "gridlock.predict_mapping") {
+    s = detail::predict_mapping_section(document);
   } else if (schema == "gridlock.model.fit") {
     s = detail::model_fit_section(document);
   } else if (schema == "gridlock.model.check") {
@@ -104,7 +106,7 @@ Section error_section(const std::string& source, const std::string& message) {
 namespace {
 
 // Metrics of a result for a comparison: every number in the document but its context, named by
-// its path; array entries with a `key`, `name`, `ranks` or `mapping` field are named by it, so that
+// its path; array entries with a `key`, `name`, `mapping`, `method` or `ranks` field are named by it, so that
 // the same metric matches in two results even when their arrays differ in order or length.
 // Per-sample arrays (long arrays of plain numbers, e.g. every replica's completion time) are left
 // out.
@@ -138,7 +140,7 @@ void collect_metrics(const Json& value, const std::string& path,
     for (std::size_t i = 0; i < value.size(); ++i) {
       std::string name = std::to_string(i);
       const Json& entry = value[i];
-      for (const char* id : {"key", "name", "mapping", "ranks", "guideline", "type"}) {
+      for (const char* id : {"key", "name", "mapping", "method", "ranks", "guideline", "type"}) {
         const Json& f = field(entry, id);
         if (f.is_string() || f.is_number()) {
           name = detail::format_cell(f);
@@ -168,7 +170,8 @@ bool is_headline(const std::string& name) {
     return last == "mean" || last == "median" || last == "p99";
   }
   return last == "avg" || last == "tail99" || last == "median_ps" || last == "noise_fraction" ||
-         last == "total_change_pct" || last == "max_finish_ps" || last == "factor" || last == "median_us";
+         last == "total_change_pct" || last == "max_finish_ps" || last == "factor" || last == "median_us" ||
+         last == "congested_us" || last == "recovered_pct";
 }
 
 // A metric's path without the words every bench metric repeats.

@@ -206,11 +206,31 @@ Section sim_result_section(const Json& document) {
       charts.push_back(std::move(util));
     }
     Table top("Busiest links", {"link", "name", "kind", "bytes", "utilisation"});
+    Json top_chart = make_chart("bar", "Utilisation of the busiest links", "link (kind)", "utilisation (%)");
+    Json top_utilisation = Json::array();
     for (const Json& l : field(report, "top_links")) {
       top.row({format_cell(field(l, "link")), text(l, "name"), text(l, "kind"),
                format_number(field(l, "bytes")), format_number(field(l, "utilisation"))});
+      top_chart["labels"].push_back(
+          fmt::format("{} ({})", text(l, "name", format_cell(field(l, "link"))), text(l, "kind", "?")));
+      const auto u = number(l, "utilisation");
+      top_utilisation.push_back(u ? Json(100.0 * *u) : Json(nullptr));
     }
+    if (!top_utilisation.empty()) {
+      add_series(top_chart, "utilisation", std::move(top_utilisation));
+      charts.push_back(std::move(top_chart));
+    }
+    const Json& links = field(report, "links");
+    const Json& utilisation = field(report, "utilisation");
+    Table summary("Network summary", {"makespan (us)", "messages", "over links", "links", "busy", "idle",
+                                      "mean busy util.", "99% busy util.", "max util."});
+    summary.row({format_number(Json(number(report, "makespan_ps").value_or(NAN) * 1e-6)),
+                 format_cell(field(report, "messages")), format_cell(field(report, "network_messages")),
+                 format_cell(field(links, "total")), format_cell(field(links, "busy")),
+                 format_cell(field(links, "idle")), format_number(field(utilisation, "mean_busy")),
+                 format_number(field(utilisation, "p99_busy")), format_number(field(utilisation, "max"))});
     s.body_html += "<p>Network: " + escape_html(text(field(document, "network"), "description")) + "</p>\n";
+    s.body_html += summary.html();
     s.body_html += top.html();
     const Json& slow = field(report, "slowdown");
     Table st("Message slowdown (transfer time over the time alone on the network)",
@@ -219,6 +239,18 @@ Section sim_result_section(const Json& document) {
             format_number(field(slow, "p50")), format_number(field(slow, "p99")),
             format_number(field(slow, "max"))});
     s.body_html += st.html();
+    // The result holds the slowdown's summary, not its distribution: the chart shows the summary.
+    if (number(slow, "count").value_or(0) > 0) {
+      Json slow_chart = make_chart("bar", "Message slowdown on the network (1 = as fast as alone)",
+                                   "statistic", "transfer time / time alone (x)");
+      slow_chart["labels"] = Json::array({"mean", "median", "99%", "max"});
+      add_series(
+          slow_chart, "slowdown",
+          Json::array({field(slow, "mean"), field(slow, "p50"), field(slow, "p99"), field(slow, "max")}));
+      slow_chart["reference"] = 1.0;
+      slow_chart["reference_label"] = "alone";
+      charts.push_back(std::move(slow_chart));
+    }
   }
   s.data["charts"] = std::move(charts);
   return s;

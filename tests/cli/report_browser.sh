@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Browser test of `gridlock report` (label browser): reports of a load run (with --csv-dir
-# histograms), a noise run, a simulator run and a comparison of two load runs are rendered by
-# headless Chromium; every chart the page embeds must be drawn (the page script sets
-# data-rendered), no script error may be collected (window.onerror writes them into the DOM), no
-# request may leave the page (the page's Content-Security-Policy refuses any; Chromium logs a
-# violation, which fails the test) and the HTML names no http(s) URL in src or href.
+# histograms), a noise run, a simulator run (with a `gridlock predict mapping` result) and a
+# comparison of two load runs are rendered by headless Chromium; every chart the page embeds must
+# be drawn (the page script sets data-rendered), no script error may be collected (window.onerror
+# writes them into the DOM), no request may leave the page (the page's Content-Security-Policy
+# refuses any; Chromium logs a violation, which fails the test) and the HTML names no http(s) URL
+# in src or href.
 # Usage: report_browser.sh GRIDLOCK INPUTS_DIR WORK_DIR       Exit 77 (skip) without chromium.
 set -euo pipefail
 G="$1"
@@ -21,7 +22,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$G" report -q "$in/bench_load.json" --csv-dir "$in/histograms" -o "$work/load.html"
 "$G" report -q "$in/bench_noise.json" "$in/noise_measure.json" "$in/noise.trace" -o "$work/noise.html"
-"$G" report -q "$in/replicas.json" "$in/sim_run.json" -o "$work/sim.html"
+"$G" report -q "$in/replicas.json" "$in/sim_run.json" "$in/predict_mapping.json" -o "$work/sim.html"
 "$G" report -q --compare "$in/load.json" "$in/load_b.json" -o "$work/compare.html"
 
 for kind in load noise sim compare; do

@@ -167,6 +167,95 @@ TEST(ReportSections, UnknownSchemaIsListedWithANote) {
   EXPECT_NE(s.body_html.find("numbers"), std::string::npos);
 }
 
+Json predict_row(const std::string& method, double alone, const Json& congested, const Json& recovered,
+                 const Json& paper) {
+  const bool starved = congested.is_null();
+  return Json{{"method", method},
+              {"alone_us", alone},
+              {"congested_us", congested},
+              {"starved", starved},
+              {"slowdown", starved ? Json(nullptr) : Json(congested.get<double>() / alone)},
+              {"recovered_pct", recovered},
+              {"paper_recovered_pct", paper}};
+}
+
+Json predict_mapping_result() {
+  Json doc;
+  doc["context"] = context("gridlock predict mapping", "gridlock.predict_mapping");
+  doc["context"]["network"] = "torus:2x2x8,npr=2";
+  doc["context"]["net_model"] = "packet";
+  doc["context"]["tasks"] = "stencil3d:4x4x4";
+  doc["seeds"] = 1;
+  doc["congestors"] = "3 pairs";
+  doc["notes"] = Json::array({"scotch:bw starved"});
+  doc["rows"] = Json::array({predict_row("identity", 100.0, Json(150.0), Json(0.0), Json(nullptr)),
+                             predict_row("scotch:hops", 90.0, Json(120.0), Json(60.0), Json(14.2)),
+                             predict_row("scotch:bw", 95.0, Json(nullptr), Json(nullptr), Json(43.2))});
+  return doc;
+}
+
+TEST(ReportSections, PredictMappingRecoveredBesideThePaperAndStarvedRowsNamed) {
+  const Section s = build_section("predict.json", predict_mapping_result());
+  EXPECT_EQ(s.kind, "gridlock.predict_mapping");
+  EXPECT_FALSE(s.failed);
+  EXPECT_NE(s.title.find("torus:2x2x8 (packet model)"), std::string::npos) << s.title;
+  const Json* recovered = chart_titled(s, "Time recovered per mapping");
+  ASSERT_NE(recovered, nullptr);
+  ASSERT_EQ((*recovered)["series"].size(), 2U);
+  EXPECT_EQ((*recovered)["series"][0]["data"], Json::array({0.0, 60.0, nullptr}));
+  EXPECT_EQ((*recovered)["series"][1]["data"], Json::array({nullptr, 14.2, 43.2}));
+  EXPECT_EQ((*recovered)["labels"][2], "scotch:bw (starved)");
+  const Json* times = chart_titled(s, "Completion time alone");
+  ASSERT_NE(times, nullptr);
+  // A starved mapping's congested bar is missing, not zero; its time alone is still drawn.
+  EXPECT_EQ((*times)["series"][0]["data"], Json::array({100.0, 90.0, 95.0}));
+  EXPECT_EQ((*times)["series"][1]["data"], Json::array({150.0, 120.0, nullptr}));
+  EXPECT_NE(s.body_html.find("<td>starved</td>"), std::string::npos);
+  bool starved_note = false;
+  for (const std::string& n : s.notes) {
+    starved_note = starved_note || n.find("Starved") != std::string::npos;
+  }
+  EXPECT_TRUE(starved_note);
+}
+
+TEST(ReportSections, PredictMappingWithoutRowsSaysSo) {
+  Json doc = predict_mapping_result();
+  doc["rows"] = Json::array();
+  const Section s = build_section("predict.json", doc);
+  EXPECT_TRUE(s.data["charts"].empty());
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes[0].find("no rows"), std::string::npos);
+}
+
+TEST(ReportSections, SimNetworkHasUtilisationTopLinksAndSlowdown) {
+  Json doc;
+  doc["context"] = context("gridlock sim", "gridlock.sim.result");
+  doc["result"] = Json{{"complete", true}, {"max_finish_ps", 2000000}};
+  doc["network"]["description"] = "flow model on torus";
+  doc["network"]["report"] = Json{
+      {"makespan_ps", 2000000},
+      {"links", Json{{"total", 4}, {"busy", 2}, {"idle", 2}}},
+      {"utilisation", Json{{"mean_busy", 0.5},
+                           {"p99_busy", 0.75},
+                           {"max", 0.75},
+                           {"histogram", {0, 0, 1, 0, 0, 0, 0, 1, 0, 0}}}},
+      {"top_links",
+       Json::array({Json{{"link", 3}, {"name", "a -> b"}, {"kind", "network"}, {"utilisation", 0.75}},
+                    Json{{"link", 1}, {"name", "c -> d"}, {"kind", "injection"}, {"utilisation", 0.25}}})},
+      {"slowdown", Json{{"count", 2}, {"mean", 1.5}, {"p50", 1.25}, {"p99", 2.0}, {"max", 2.0}}}};
+  const Section s = build_section("sim.json", doc);
+  ASSERT_NE(chart_titled(s, "Link utilisation"), nullptr);
+  const Json* top = chart_titled(s, "Utilisation of the busiest links");
+  ASSERT_NE(top, nullptr);
+  EXPECT_EQ((*top)["labels"][0], "a -> b (network)");
+  EXPECT_EQ((*top)["series"][0]["data"], Json::array({75.0, 25.0}));
+  const Json* slow = chart_titled(s, "Message slowdown");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ((*slow)["series"][0]["data"], Json::array({1.5, 1.25, 2.0, 2.0}));
+  EXPECT_EQ((*slow)["reference"], 1.0);
+  EXPECT_NE(s.body_html.find("Network summary"), std::string::npos);
+}
+
 // Every value of `doc` below its context replaced by `replacement` (a string, an object, ...).
 Json mangled(const Json& value, const Json& replacement, bool top = true) {
   if (value.is_object()) {
@@ -199,7 +288,7 @@ TEST(ReportSections, WrongTypesNeverThrow) {
       Json::array({Json{{"sizes_bytes", {1, 2}},
                         {"median_us", {1.0, 2.0}},
                         {"segments", Json::array({Json{{"from_bytes", 0}}, Json{{"to_bytes", 1}}})}}});
-  for (const Json& doc : {load_result(), replicas, trace, fit}) {
+  for (const Json& doc : {load_result(), replicas, trace, fit, predict_mapping_result()}) {
     for (const Json& replacement : {Json("x"), Json::object(), Json::array({1}), Json(nullptr), Json(-1.5)}) {
       Section s;
       EXPECT_NO_THROW(s = build_section("m.json", mangled(doc, replacement))) << doc["context"]["schema"];
