@@ -18,6 +18,8 @@
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/topo/spec.hpp"
 
+#include "detail/loggops_json.hpp"
+
 namespace gridlock::net {
 namespace {
 
@@ -650,14 +652,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   context["seed"] = options.seed;
   context["seed_source"] = "option";
   Json params;
-  params["latency_ps"] = options.params.latency.ps;
-  params["overhead_send_ps"] = options.params.overhead_send.ps;
-  params["overhead_recv_ps"] = options.params.overhead_recv.ps;
-  params["gap_ps"] = options.params.gap.ps;
-  params["gap_per_byte_ps"] = options.params.gap_per_byte.ps;
-  params["overhead_per_byte_ps"] = options.params.overhead_per_byte.ps;
-  params["eager_threshold_bytes"] = options.params.eager_threshold_bytes;
-  params["hop_latency_ps"] = options.hop_latency_ps;
+  detail::put_loggops_params(params, options.params, options.hop_latency_ps);
   params["canary_fraction"] = options.canary_fraction;
   params["rings"] = options.rings;
   params["iterations"] = options.iterations;

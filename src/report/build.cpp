@@ -6,33 +6,14 @@
 #include <fmt/format.h>
 
 #include "detail/build.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::report::detail {
 
 std::string escape_html(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  append_xml_escaped(out, text);  // the five HTML/XML specials, safe in text and either attribute quote
   return out;
 }
 
