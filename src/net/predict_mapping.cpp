@@ -14,6 +14,7 @@
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/oracle/sources.hpp"
 #include "gridlock/topo/spec.hpp"
 
 #include "detail/loggops_json.hpp"
@@ -205,7 +206,9 @@ std::vector<std::string> paper_mapping_nodes() {
 }
 
 std::vector<std::pair<std::string, std::string>> paper_congestor_pairs() {
-  return {{"nid00016", "nid00040"}, {"nid00048", "nid00042"}, {"nid00012", "nid00038"}};
+  // The pairs whose load the oracle's `sim:paper` source simulates: the machine weights and the
+  // congestor ranks then describe the same competing traffic.
+  return oracle::paper_congestor_pairs();
 }
 
 double paper_recovered_pct(std::string_view method) noexcept {

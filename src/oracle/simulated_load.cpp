@@ -61,10 +61,13 @@ std::vector<Flow> read_traffic_matrix(const topo::Topology& topology, const std:
   return flows;
 }
 
+std::vector<std::pair<std::string, std::string>> paper_congestor_pairs() {
+  return {{"nid00016", "nid00040"}, {"nid00048", "nid00042"}, {"nid00012", "nid00038"}};
+}
+
 std::vector<Flow> paper_congestion_flows(const topo::Topology& topology, double bytes_per_s) {
   std::vector<Flow> flows;
-  for (const auto& [a, b] : {std::pair{"nid00016", "nid00040"}, std::pair{"nid00048", "nid00042"},
-                             std::pair{"nid00012", "nid00038"}}) {
+  for (const auto& [a, b] : paper_congestor_pairs()) {
     const auto src = topology.node_id(a);
     const auto dst = topology.node_id(b);
     flows.push_back(Flow{src, dst, bytes_per_s});

@@ -66,8 +66,10 @@ struct Flow {
 /// comments and blank lines), which would otherwise be an idle network.
 [[nodiscard]] std::vector<Flow> read_traffic_matrix(const topo::Topology& topology,
                                                     const std::filesystem::path& path);
-/// The paper's congestion pairs on its 2x2x8 machine: nid00016<->nid00040, nid00048<->nid00042,
-/// nid00012<->nid00038, both directions at `bytes_per_s` each (node names must exist).
+/// The paper's congestion pairs on its 2x2x8 machine, by node name: nid00016<->nid00040,
+/// nid00048<->nid00042, nid00012<->nid00038 (its Fig. 1).
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> paper_congestor_pairs();
+/// paper_congestor_pairs() as flows, both directions at `bytes_per_s` each (node names must exist).
 [[nodiscard]] std::vector<Flow> paper_congestion_flows(const topo::Topology& topology, double bytes_per_s);
 
 /// A simulated load: flows routed over the topology give each link an offered load D.
