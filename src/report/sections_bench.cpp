@@ -2,7 +2,6 @@
 // tables and charts (SC'19, Figs. 1-7 and the Congestion Impact bars).
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "detail/build.hpp"
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 
 namespace gridlock::report::detail {
 namespace {
@@ -46,11 +47,17 @@ Json read_histogram(const std::filesystem::path& dir, const std::string& phase, 
     }
   }
   const std::filesystem::path path = dir / fmt::format("{}_{}.csv", file_phase, key);
-  std::ifstream in(path);
-  if (!in) {
-    problem = fmt::format("{}: not found or not readable", path.string());
+  // The project's checked reader: a regular file (or pipe) of bounded size, never a FIFO that
+  // blocks or a device that does not end.
+  std::string content;
+  try {
+    content =
+        read_input_file(path, "histogram CSV", "gridlock-bench --csv-dir writes one per phase and canary");
+  } catch (const Error& e) {
+    problem = e.what();
     return Json::array();
   }
+  std::istringstream in(content);
   std::vector<std::pair<double, double>> buckets;
   double total = 0;
   std::string line;

@@ -65,4 +65,11 @@ rc=$?
 set -e
 [ "$rc" -eq 3 ] || fail "missing Chart.js: exit code $rc"
 grep -q "libjs-chart.js" err4.txt || fail "missing Chart.js: $(cat err4.txt)"
+# A --csv-dir histogram that is a FIFO is refused with a note in the page, not read (it would block).
+mkdir -p fifo-dir
+cp "$in"/histograms/*.csv fifo-dir/
+rm fifo-dir/isolated_rr_two_sided_lat.csv
+mkfifo fifo-dir/isolated_rr_two_sided_lat.csv
+timeout 60 "$G" report -q "$in/bench_load.json" --csv-dir fifo-dir -o fifo.html || fail "a FIFO in --csv-dir: exit code $?"
+grep -q "it is a FIFO" fifo.html || fail "a FIFO in --csv-dir: no note in the page"
 echo "OK: report CLI"
