@@ -6,10 +6,11 @@
 # result files named into history metrics; metric names; --baseline specs) and trace_fuzz (the
 # trace-to-schedule converter of `gridlock schedule from-trace` on traces and options decoded from
 # the input, its schedules simulated) and net_fuzz (network specs, model options and messages for
-# `gridlock sim --network`, both network models run dry).
+# `gridlock sim --network`, both network models run dry) and oracle_fuzz (the oracle client's
+# reading of an answer: status, body, error objects, route-metrics values, metric matrices).
 # Builds with clang in its own directory (build/fuzz); new interesting inputs go to
 # build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus, tests/fuzz/inputs-corpus,
-# tests/fuzz/model-corpus, tests/fuzz/trace-corpus and tests/fuzz/net-corpus.
+# tests/fuzz/model-corpus, tests/fuzz/trace-corpus, tests/fuzz/net-corpus and tests/fuzz/oracle-corpus.
 # A crash leaves its input in build/fuzz/crash-* and fails the script.
 # Usage: scripts/fuzz.sh [seconds per target]   (default 60, at most 90)
 set -euo pipefail
@@ -20,8 +21,8 @@ if ((seconds > 90)); then
 fi
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLOCK_FUZZ=ON \
   -DGRIDLOCK_WITH_MPI=OFF -DGRIDLOCK_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/fuzz --target goal_fuzz inputs_fuzz model_fuzz trace_fuzz net_fuzz -j "$(nproc)"
-for target in goal inputs model trace net; do
+cmake --build build/fuzz --target goal_fuzz inputs_fuzz model_fuzz trace_fuzz net_fuzz oracle_fuzz -j "$(nproc)"
+for target in goal inputs model trace net oracle; do
   seeds=tests/fuzz/corpus
   if [ "$target" != goal ]; then
     seeds="tests/fuzz/$target-corpus"

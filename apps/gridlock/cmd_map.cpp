@@ -249,7 +249,8 @@ void add_map_command(CLI::App& app) {
          "Rate of each flow of sim:paper (e.g. 2GB/s), or line: as fast as the sender's link, like the "
          "paper's congestion utility")
       ->capture_default_str();
-  cmd->add_option("--timeout", args->timeout, "Oracle service: connect and read timeout")
+  cmd->add_option("--timeout", args->timeout,
+                  "Oracle service: deadline of each request (connect, send and receive the whole answer)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of Scotch and of the random baseline")->capture_default_str();
   cmd->add_option("--levels", args->levels,

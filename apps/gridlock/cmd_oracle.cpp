@@ -49,6 +49,7 @@ struct ServeArgs {
   bool allow_remote = false;
   unsigned max_connections = 1000;
   unsigned max_connections_per_address = 400;
+  std::string request_timeout = "10s";
 };
 
 struct QueryArgs {
@@ -62,6 +63,8 @@ struct QueryArgs {
   bool undirected = false;
   bool json = false;
   std::size_t top = 10;
+  std::string timeout = "10s";
+  std::string max_response = "8MiB";
 };
 
 double now_seconds() {
@@ -142,6 +145,14 @@ void run_serve(const ServeArgs& args) {
         "--max-body {}: must be at least 1 byte (the largest request body accepted), e.g. --max-body 4MiB",
         args.max_body));
   }
+  const double request_timeout_s = parse_duration_seconds(args.request_timeout, "--request-timeout");
+  if (!(request_timeout_s >= 1 && request_timeout_s <= oracle::kMaxRequestTimeoutS) ||
+      request_timeout_s != std::floor(request_timeout_s)) {
+    throw InputError(fmt::format(
+        "--request-timeout {}: must be whole seconds from 1s to {}s (the time a client has to send a "
+        "whole request, header and body), e.g. --request-timeout 10s",
+        args.request_timeout, oracle::kMaxRequestTimeoutS));
+  }
   oracle::ServiceOptions service_options;
   service_options.sources = args.sources;
   service_options.source_options.sim_rate = args.sim_rate;
@@ -160,6 +171,7 @@ void run_serve(const ServeArgs& args) {
   options.max_body_bytes = max_body;
   options.max_connections = args.max_connections;
   options.max_connections_per_address = args.max_connections_per_address;
+  options.request_timeout_s = static_cast<int>(request_timeout_s);  // whole seconds, checked above
   if (!args.allow_remote && !oracle::is_loopback_host(host)) {
     fmt::print(stderr,
                "gridlock oracle: warning: listening on {}, which is not a loopback address: anyone who can "
@@ -210,8 +222,24 @@ oracle::MetricQuery make_query(const QueryArgs& args) {
   return q;
 }
 
+// Longest --timeout of `oracle query`, as for `gridlock map --timeout`.
+constexpr double kMaxQueryTimeoutS = 3600;
+
 void run_query(const QueryArgs& args) {
-  oracle::Client client(args.server);
+  const double timeout_s = parse_duration_seconds(args.timeout, "--timeout");
+  if (!(timeout_s >= 0.001) || timeout_s > kMaxQueryTimeoutS) {
+    throw InputError(fmt::format(
+        "--timeout {}: must be between 1ms and 1h (the whole exchange with the oracle), e.g. --timeout 10s",
+        args.timeout));
+  }
+  const auto max_response = parse_byte_size(args.max_response, "--max-response");
+  if (max_response < oracle::kMinResponseBytes || max_response > oracle::kMaxResponseBytes) {
+    throw InputError(
+        fmt::format("--max-response {}: must be between 1KiB and 4GiB (the largest answer accepted), e.g. "
+                    "--max-response 8MiB",
+                    args.max_response));
+  }
+  oracle::Client client(args.server, timeout_s, max_response);
   const auto need = [&](std::size_t count, const char* usage) {
     if (args.args.size() != count) {
       throw InputError(fmt::format("usage: gridlock oracle query {}", usage));
@@ -305,6 +333,11 @@ void add_oracle_command(CLI::App& app) {
                    "Open connections from one client address")
       ->capture_default_str()
       ->check(CLI::Range(1U, 100000U));
+  serve
+      ->add_option("--request-timeout", serve_args->request_timeout,
+                   "Time a client has to send a whole request (header and body) from its first line, "
+                   "and again to take the answer (1s to 300s)")
+      ->capture_default_str();
   serve->add_option("--threads", serve_args->threads, "Event-loop threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
@@ -348,6 +381,12 @@ void add_oracle_command(CLI::App& app) {
   query->add_flag("--endpoints", query_args->endpoints, "Include the injection and ejection links");
   query->add_flag("--undirected", query_args->undirected, "Larger of SRC->DST and DST->SRC");
   query->add_flag("--json", query_args->json, "metrics: print JSON");
+  query
+      ->add_option("--timeout", query_args->timeout,
+                   "Deadline of the whole exchange with the oracle: connect, send, receive")
+      ->capture_default_str();
+  query->add_option("--max-response", query_args->max_response, "Largest answer accepted")
+      ->capture_default_str();
   query->callback([query_args] { run_query(*query_args); });
 }
 

@@ -98,7 +98,12 @@ NodeMetrics from_service(const topo::Topology& topology, const Allocation& alloc
   out.source = fmt::format("oracle:{}", url);
   LinkValues values;
   if (needs.bw || needs.stalls) {
-    oracle::Client client{std::string(url), options.timeout_s};
+    // The answer to /v1/links grows with the links (about 200 bytes each): the client's limit of an
+    // answer's size follows them, with room, so that only a runaway answer is refused.
+    constexpr std::size_t kAnswerBytesPerLink = 512;
+    const std::size_t answer_limit = std::clamp(topology.links().size() * kAnswerBytesPerLink,
+                                                oracle::kDefaultMaxResponseBytes, oracle::kMaxResponseBytes);
+    oracle::Client client{std::string(url), options.timeout_s, answer_limit};
     // The oracle's links must be ours, or its metrics would be joined with the wrong routes.
     const Json remote = client.topology();
     const auto spec_it = remote.find("spec");

@@ -1,31 +1,55 @@
 #include "gridlock/oracle/client.hpp"
 
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "detail/response.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
 
 namespace gridlock::oracle {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// cpp-httplib takes timeouts as seconds and microseconds; a timeout below a second (--timeout
+// 200ms) is kept.
+template <typename Setter>
+void set_timeout(Setter&& set, double seconds) {
+  const auto whole = static_cast<time_t>(seconds);
+  const auto micro = static_cast<time_t>((seconds - static_cast<double>(whole)) * 1e6);
+  set(whole, micro);
+}
+
+}  // namespace
 
 struct Client::Impl {
   std::string host;  // As written in the URL (an IPv6 address in brackets), for messages.
   int port = 0;
+  double timeout_s = 0;
+  std::size_t max_response_bytes = 0;
   httplib::Client http;
-  Impl(std::string h, int p, double timeout_s)
+  Impl(std::string h, int p, double timeout, std::size_t max_response)
       : host(std::move(h)),
         port(p),
+        timeout_s(timeout),
+        max_response_bytes(max_response),
         http(host.starts_with('[') ? host.substr(1, host.size() - 2) : host, port) {
     http.set_keep_alive(true);
     http.set_tcp_nodelay(true);
-    // Seconds and microseconds, so that a timeout below a second (--timeout 200ms) is kept.
-    const auto whole = static_cast<time_t>(timeout_s);
-    const auto micro = static_cast<time_t>((timeout_s - static_cast<double>(whole)) * 1e6);
-    http.set_connection_timeout(whole, micro);
-    http.set_read_timeout(whole, micro);
-    http.set_write_timeout(whole, micro);
+    // Per read and write; the deadline of the whole exchange is exchange()'s.
+    set_timeout([this](time_t sec, time_t usec) { http.set_read_timeout(sec, usec); }, timeout_s);
+    set_timeout([this](time_t sec, time_t usec) { http.set_write_timeout(sec, usec); }, timeout_s);
   }
+
+  [[nodiscard]] std::string server() const { return fmt::format("http://{}:{}", host, port); }
 
   // cpp-httplib names its errors in one word ("Connection"); say what each means here.
   static std::string describe(httplib::Error error) {
@@ -45,54 +69,99 @@ struct Client::Impl {
     }
   }
 
-  // A string member of an error object, or `fallback` (the server is not trusted to send strings).
-  static std::string string_field(const Json& object, const char* key, const char* fallback) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+  // One request and its answer, all within timeout_s and with a body of at most
+  // max_response_bytes. cpp-httplib's timeouts apply to each read, so a server sending its answer
+  // a byte at a time kept the client waiting for as long as it liked, and it kept any body it was
+  // sent (an endless chunked answer grew `oracle query` to 8 GB). A watchdog thread stops the
+  // exchange at the deadline (httplib::Client::stop() shuts the socket down, which is how it is
+  // meant to be stopped from another thread), and the body is received here, counted as it comes.
+  Json exchange(httplib::Request request, const std::string& what) {
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    set_timeout([this](time_t sec, time_t usec) { http.set_connection_timeout(sec, usec); }, timeout_s);
+    std::string body;
+    bool too_large = false;
+    request.response_handler = [&](const httplib::Response& response) {
+      // A declared length over the limit is refused before any of the body is read.
+      const std::string length = response.get_header_value("Content-Length");
+      std::uint64_t declared = 0;
+      const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), declared);
+      // A length too long for 64 bits is over any limit too.
+      too_large =
+          (error == std::errc{} && end == length.data() + length.size() && declared > max_response_bytes) ||
+          error == std::errc::result_out_of_range;
+      return !too_large;
+    };
+    request.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+      if (size > max_response_bytes - body.size()) {
+        too_large = true;
+        return false;
+      }
+      body.append(data, size);
+      return true;
+    };
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool done = false;
+    bool expired = false;
+    std::thread watchdog([&] {
+      std::unique_lock lock(mutex);
+      if (!wake.wait_until(lock, deadline, [&] { return done; })) {
+        expired = true;
+        http.stop();
+      }
+    });
+    const auto result = http.send(request);
+    {
+      const std::lock_guard lock(mutex);
+      done = true;
+    }
+    wake.notify_one();
+    watchdog.join();
+    if (too_large) {
+      throw IoError(fmt::format(
+          "the answer of the oracle at {} to {} is larger than {} (the client's limit; raise it with "
+          "--max-response)",
+          server(), what, format_bytes(max_response_bytes)));
+    }
+    if (!result) {
+      if (expired || Clock::now() >= deadline) {
+        throw IoError(fmt::format(
+            "no whole answer from the oracle at {} to {} within the timeout of {} s (connect, send and "
+            "receive); is the server overloaded? (raise --timeout if it is just slow)",
+            server(), what, timeout_s));
+      }
+      throw IoError(
+          fmt::format("cannot reach the oracle at {} ({}: {}); is 'gridlock oracle serve' running there?",
+                      server(), what, describe(result.error())));
+    }
+    return detail::parse_response(result->status, body, server(), what);
   }
 
-  Json handle(const httplib::Result& result, std::string_view what) const {
-    if (!result) {
-      throw IoError(
-          fmt::format("cannot reach the oracle at http://{}:{} ({}: {}); is 'gridlock oracle serve' "
-                      "running there?",
-                      host, port, what, describe(result.error())));
-    }
-    Json body = Json::parse(result->body, nullptr, false);
-    // An oracle's errors are JSON {"error": {"code", "message"}}; anything else comes from some
-    // other server (a proxy, another service on the port), and saying "the oracle" would mislead.
-    const bool oracle_error =
-        !body.is_discarded() && body.is_object() && body.contains("error") && body["error"].is_object();
-    if (result->status >= 400) {
-      std::string text;
-      if (oracle_error) {
-        text = fmt::format("the oracle at http://{}:{} answered {} with {}: {}", host, port, what,
-                           string_field(body["error"], "code", "error"),
-                           string_field(body["error"], "message", ""));
-      } else {
-        text = fmt::format(
-            "the server at http://{}:{} answered {} with HTTP {} and no oracle error; is it a "
-            "gridlock oracle ('gridlock oracle serve')?",
-            host, port, what, result->status);
-      }
-      if (result->status < 500) {
-        throw InputError(text);
-      }
-      throw Error(text);
-    }
-    if (body.is_discarded()) {
-      throw Error(
-          fmt::format("the server at http://{}:{} answered {} with a body that is not JSON; is it a gridlock "
-                      "oracle ('gridlock oracle serve')?",
-                      host, port, what));
-    }
-    return body;
+  Json get(const std::string& path_and_query) {
+    httplib::Request request;
+    request.method = "GET";
+    request.path = path_and_query;
+    return exchange(std::move(request), "GET " + path_and_query);
+  }
+
+  Json post(const std::string& path, const Json& body) {
+    httplib::Request request;
+    request.method = "POST";
+    request.path = path;
+    request.body = body.dump();
+    request.set_header("Content-Type", "application/json");
+    return exchange(std::move(request), "POST " + path);
   }
 };
 
-Client::Client(const std::string& url, double timeout_s) {
+Client::Client(const std::string& url, double timeout_s, std::size_t max_response_bytes) {
   if (!(timeout_s > 0) || timeout_s > 86400) {
     throw InputError(fmt::format("oracle client timeout {} s: must be above 0 and at most a day", timeout_s));
+  }
+  if (max_response_bytes < kMinResponseBytes || max_response_bytes > kMaxResponseBytes) {
+    throw InputError(fmt::format("oracle client answer limit {}: must be 1 KiB to 4 GiB",
+                                 format_bytes(max_response_bytes)));
   }
   std::string_view rest(url);
   if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) {
@@ -133,20 +202,16 @@ Client::Client(const std::string& url, double timeout_s) {
     throw InputError(fmt::format(
         "oracle URL '{}': an IPv6 address goes in brackets before the port, e.g. http://[::1]:8600", url));
   }
-  impl_ = std::make_unique<Impl>(std::string(host), port, timeout_s);
+  impl_ = std::make_unique<Impl>(std::string(host), port, timeout_s, max_response_bytes);
 }
 
 Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 
-Json Client::get(const std::string& path_and_query) {
-  return impl_->handle(impl_->http.Get(path_and_query), "GET " + path_and_query);
-}
+Json Client::get(const std::string& path_and_query) { return impl_->get(path_and_query); }
 
-Json Client::post(const std::string& path, const Json& body) {
-  return impl_->handle(impl_->http.Post(path, body.dump(), "application/json"), "POST " + path);
-}
+Json Client::post(const std::string& path, const Json& body) { return impl_->post(path, body); }
 
 Json Client::node(const std::string& name) { return get("/v1/nodes/" + url_encode(name)); }
 
@@ -172,20 +237,13 @@ std::vector<double> Client::route_metrics(const std::vector<std::pair<std::strin
     list.push_back({src, dst});
   }
   body["pairs"] = std::move(list);
-  return post("/v1/route-metrics", body).at("values").get<std::vector<double>>();
+  return detail::parse_values(post("/v1/route-metrics", body), pairs.size(), impl_->server());
 }
 
 std::vector<double> Client::metric_matrix(const std::vector<std::string>& nodes, const MetricQuery& query) {
   Json body = query_json(query);
   body["nodes"] = nodes;
-  const Json answer = post("/v1/metric-matrix", body);
-  std::vector<double> out;
-  for (const auto& row : answer.at("matrix")) {
-    for (const auto& v : row) {
-      out.push_back(v.get<double>());
-    }
-  }
-  return out;
+  return detail::parse_matrix(post("/v1/metric-matrix", body), nodes.size(), impl_->server());
 }
 
 std::string url_encode(std::string_view text) {

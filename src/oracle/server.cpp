@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -35,7 +36,8 @@
 // this service needs built in (connections in total and per address, per-connection memory, an
 // inactivity timeout) and a body handed over as it streams in, so an oversized one, chunked or
 // not, is refused as soon as it passes the limit. What it does not bound, the time to send a whole
-// header, is enforced here by a reaper thread (see Impl::reap).
+// header, a whole request (header and body) and to take the answer, is enforced here by a reaper
+// thread (see Impl::reap).
 
 namespace gridlock::oracle {
 namespace {
@@ -163,11 +165,20 @@ std::string query_required(const Request& req, const char* name) {
   return *text;
 }
 
-// Per TCP connection: when its header time runs out, and whether a request is being answered.
+// Where a connection is in its current exchange; each phase has its own deadline (Impl::reap).
+enum class Phase : std::uint8_t {
+  kHeader,     // waiting for a request, or receiving its header: header_timeout_s (or keep-alive)
+  kBody,       // header received, body arriving: request_timeout_s from the request's first line
+  kAnswering,  // answer queued: request_timeout_s to take it
+};
+
+// Per TCP connection: its phase and when that phase's time runs out.
 struct Connection {
   int fd = -1;
+  Phase phase = Phase::kHeader;
   Clock::time_point deadline;
-  bool in_request = false;
+  // When the current request's first line arrived (it bounds the whole request).
+  Clock::time_point request_start;
 };
 
 // Per request: the body read so far.
@@ -242,6 +253,7 @@ struct Server::Impl {
   bool stopping = false;
   std::thread reaper;
   std::atomic<std::uint64_t> header_timeouts{0};
+  std::atomic<std::uint64_t> request_timeouts{0};
 
   Impl(const Oracle& o, ServerOptions opts, std::function<std::vector<SourceHealth>()> st)
       : oracle(o), options(std::move(opts)), status(std::move(st)) {}
@@ -351,6 +363,7 @@ struct Server::Impl {
              {"topology", oracle.topology().spec()},
              {"connections", open_connections()},
              {"header_timeouts", header_timeouts.load()},
+             {"request_timeouts", request_timeouts.load()},
              {"time_s", snap->now_s},
              {"store",
               {{"intervals", stats.intervals},
@@ -646,12 +659,14 @@ struct Server::Impl {
                         const char* upload_data, std::size_t* upload_size, void** request_cls) {
     auto* state = static_cast<RequestState*>(*request_cls);
     if (state == nullptr) {
-      // The whole header has arrived: the header deadline no longer applies to this request.
+      // The whole header has arrived: from now on the request's deadline applies, which counts
+      // from its first line, so that a body trickling in cannot hold the connection for longer.
       {
         const std::lock_guard lock(connections_mutex);
         const auto it = connections.find(connection);
         if (it != connections.end()) {
-          it->second.in_request = true;
+          it->second.phase = Phase::kBody;
+          it->second.deadline = it->second.request_start + std::chrono::seconds(options.request_timeout_s);
         }
       }
       state = new RequestState;  // NOLINT(cppcoreguidelines-owning-memory): freed in on_completed
@@ -682,6 +697,16 @@ struct Server::Impl {
       return MHD_YES;
     }
     state->answered = true;
+    {
+      // The request is whole; its answer must be taken within the same time again (a client that
+      // reads a large answer a byte at a time holds the connection no longer than one sending).
+      const std::lock_guard lock(connections_mutex);
+      const auto it = connections.find(connection);
+      if (it != connections.end()) {
+        it->second.phase = Phase::kAnswering;
+        it->second.deadline = Clock::now() + std::chrono::seconds(options.request_timeout_s);
+      }
+    }
     Request req;
     req.method = method;
     req.path = url;
@@ -702,9 +727,22 @@ struct Server::Impl {
     const std::lock_guard lock(connections_mutex);
     const auto it = connections.find(connection);
     if (it != connections.end()) {
-      it->second.in_request = false;
+      it->second.phase = Phase::kHeader;
       it->second.deadline =
           Clock::now() + std::chrono::seconds(std::max(options.header_timeout_s, options.keep_alive_s));
+    }
+  }
+
+  // A request's first line has arrived (libmicrohttpd's URI log callback): its whole-request time
+  // starts. The header deadline stays in force until the header is complete.
+  void on_request_line(MHD_Connection* connection) {
+    const auto now = Clock::now();
+    const std::lock_guard lock(connections_mutex);
+    const auto it = connections.find(connection);
+    if (it != connections.end()) {
+      it->second.request_start = now;
+      it->second.deadline =
+          std::min(it->second.deadline, now + std::chrono::seconds(options.request_timeout_s));
     }
   }
 
@@ -713,7 +751,8 @@ struct Server::Impl {
       const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
       Connection c;
       c.fd = info != nullptr ? info->connect_fd : -1;
-      c.deadline = Clock::now() + std::chrono::seconds(options.header_timeout_s);
+      c.request_start = Clock::now();
+      c.deadline = c.request_start + std::chrono::seconds(options.header_timeout_s);
       const std::lock_guard lock(connections_mutex);
       connections[connection] = c;
     } else {
@@ -722,19 +761,21 @@ struct Server::Impl {
     }
   }
 
-  // Closes connections whose header time has run out. libmicrohttpd's own timeout counts from the
-  // last byte received, so a client sending its header one byte a second would never time out;
-  // shutting the socket down makes MHD's next read see the end and close the connection itself.
+  // Closes connections whose phase has run out of time (see Phase). libmicrohttpd's own timeout
+  // counts from the last byte received, so a client sending its header, or a body of 100,000
+  // bytes, one byte a second would never time out, and 400 such clients made the service
+  // unreachable. Shutting the socket down makes MHD's next read or write fail and close the
+  // connection itself.
   void reap() {
     std::unique_lock lock(reaper_mutex);
     while (!reaper_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping; })) {
       const auto now = Clock::now();
       const std::lock_guard guard(connections_mutex);
       for (auto& [connection, c] : connections) {
-        if (!c.in_request && c.fd >= 0 && now > c.deadline) {
+        if (c.fd >= 0 && now > c.deadline) {
           shutdown(c.fd, SHUT_RDWR);
           c.fd = -1;
-          ++header_timeouts;
+          ++(c.phase == Phase::kHeader ? header_timeouts : request_timeouts);
         }
       }
     }
@@ -754,6 +795,10 @@ int Server::start() {
     return port_;
   }
   const auto& o = impl_->options;
+  if (o.request_timeout_s < 1 || o.request_timeout_s > kMaxRequestTimeoutS) {
+    throw InputError(fmt::format("request timeout {} s: must be 1 to {} s (--request-timeout)",
+                                 o.request_timeout_s, kMaxRequestTimeoutS));
+  }
   int bound = 0;
   const int fd = detail::open_listen_socket(o.host, o.port, bound);
   if (fd < 0) {
@@ -777,6 +822,12 @@ int Server::start() {
                                                  MHD_ConnectionNotificationCode code) {
     static_cast<Impl*>(cls)->on_connection(connection, code);
   };
+  // Its result becomes the request's first *request_cls, which must stay null (see on_request).
+  using UriLogCallback = void* (*)(void*, const char*, MHD_Connection*);
+  const UriLogCallback request_line = [](void* cls, const char*, MHD_Connection* connection) -> void* {
+    static_cast<Impl*>(cls)->on_request_line(connection);
+    return nullptr;
+  };
   // The header must fit in the connection's memory pool with room for reading the body.
   const std::size_t memory = std::max<std::size_t>(2 * o.max_header_bytes, 16U << 10U);
   impl->daemon = MHD_start_daemon(
@@ -786,8 +837,8 @@ int Server::start() {
       MHD_OPTION_PER_IP_CONNECTION_LIMIT, o.max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(std::max(1, std::max(o.header_timeout_s, o.keep_alive_s))),
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory, MHD_OPTION_NOTIFY_COMPLETED, completed, impl,
-      MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keeping_nul,
-      nullptr, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_URI_LOG_CALLBACK, request_line, impl,
+      MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keeping_nul, nullptr, MHD_OPTION_END);
   if (impl->daemon == nullptr) {
     close(fd);
     throw IoError(fmt::format("cannot start the HTTP server on {} (libmicrohttpd refused its options)",

@@ -67,7 +67,7 @@ struct MetricNeeds {
 
 /// Options of metric fetching.
 struct FetchOptions {
-  double timeout_s = 5;  ///< Oracle service: time to connect, and to each read or write.
+  double timeout_s = 5;  ///< Oracle service: deadline of each request (connect, send, receive).
   double window_s = 0;   ///< Averaging window of the metrics (0: newest interval).
   /// Rate of each flow of `sim:paper`; `line`: the sender's link rate (the paper's utility sends
   /// "as quickly as possible").

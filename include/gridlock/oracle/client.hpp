@@ -1,7 +1,9 @@
 #pragma once
 /// @file
 /// C++ client of the oracle service. One client holds one keep-alive connection; it is not
-/// thread-safe (use one client per thread).
+/// thread-safe (use one client per thread). Every request has a deadline for the whole exchange
+/// and a largest answer it accepts (docs/oracle.md, "C++ client").
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,12 +14,23 @@
 
 namespace gridlock::oracle {
 
+/// Largest answer a Client accepts unless told otherwise (`oracle query --max-response`): 8 MiB.
+inline constexpr std::size_t kDefaultMaxResponseBytes = std::size_t{8} << 20U;
+/// Smallest limit of an answer's size a Client takes: 1 KiB.
+inline constexpr std::size_t kMinResponseBytes = std::size_t{1} << 10U;
+/// Largest limit of an answer's size a Client takes: 4 GiB.
+inline constexpr std::size_t kMaxResponseBytes = std::size_t{4} << 30U;
+
 /// Talks to `gridlock oracle serve`.
 class Client {
  public:
   /// `url` is `http://HOST:PORT` or `HOST:PORT` (a trailing `/` is fine). Throws InputError on a
-  /// malformed URL, another scheme (`https://`: the oracle serves plain HTTP) or a path (`/v1`).
-  explicit Client(const std::string& url, double timeout_s = 10);
+  /// malformed URL, another scheme (`https://`: the oracle serves plain HTTP) or a path (`/v1`),
+  /// a timeout outside (0, 1 day] or a size limit outside kMinResponseBytes..kMaxResponseBytes.
+  /// Each request must be answered whole, from connecting to the last byte, within `timeout_s`,
+  /// with an answer body of at most `max_response_bytes`; else it fails with an IoError.
+  explicit Client(const std::string& url, double timeout_s = 10,
+                  std::size_t max_response_bytes = kDefaultMaxResponseBytes);
   /// Closes the connection.
   ~Client();
   Client(const Client&) = delete;             ///< Not copyable.
@@ -25,9 +38,9 @@ class Client {
   Client(Client&&) noexcept;                  ///< Movable.
   Client& operator=(Client&&) noexcept;       ///< Movable.
 
-  /// GET a path (with query string); returns the JSON body. Throws IoError when the server
-  /// cannot be reached, InputError for a 4xx answer and Error for a 5xx answer (with the server's
-  /// code and message).
+  /// GET a path (with query string); returns the JSON body (an object). Throws IoError when the
+  /// server cannot be reached, answers too slowly or too much, InputError for a 4xx answer and
+  /// Error for any other answer that is not a 2xx JSON object (with the server's code and message).
   [[nodiscard]] Json get(const std::string& path_and_query);
   /// POST a JSON body; errors as for get().
   [[nodiscard]] Json post(const std::string& path, const Json& body);

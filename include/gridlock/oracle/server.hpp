@@ -29,11 +29,17 @@ struct ServerOptions {
   std::size_t max_header_bytes = 16u << 10U;  ///< Request line and headers; larger ones get 431.
   std::size_t max_pairs = 100000;             ///< Pairs per route-metrics request.
   std::size_t max_matrix_nodes = 2048;        ///< Nodes per metric-matrix request.
-  int header_timeout_s = 5;         ///< A connection has this long, from its opening, to send a whole header.
-  int keep_alive_s = 5;             ///< An idle connection is closed this long after its last answer.
-  unsigned max_connections = 1000;  ///< Open connections in total.
+  int header_timeout_s = 5;  ///< A connection has this long, from its opening, to send a whole header.
+  int keep_alive_s = 5;      ///< An idle connection is closed this long after its last answer.
+  /// A request, from its first line to its last body byte, must arrive within this many seconds,
+  /// and its answer must be taken within as many more; 1 to kMaxRequestTimeoutS.
+  int request_timeout_s = 10;
+  unsigned max_connections = 1000;             ///< Open connections in total.
   unsigned max_connections_per_address = 400;  ///< Open connections from one client address.
 };
+
+/// Upper bound of ServerOptions::request_timeout_s (`--request-timeout`): 5 minutes.
+inline constexpr int kMaxRequestTimeoutS = 300;
 
 /// True when `host` is a loopback address or `localhost` (127.0.0.0/8, ::1).
 [[nodiscard]] bool is_loopback_host(std::string_view host);
@@ -56,7 +62,7 @@ class Server {
   Server& operator=(Server&&) = delete;       ///< Not movable.
 
   /// Binds and starts answering in background threads; returns the bound port.
-  /// Throws IoError when the address cannot be bound.
+  /// Throws IoError when the address cannot be bound, InputError for a timeout out of its range.
   int start();
   /// Stops answering and joins the background threads (idempotent).
   void stop();

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -33,11 +34,21 @@ namespace {
 // requests split across writes, "Expect: 100-continue", a client that stops sending.
 class RawConnection {
  public:
-  explicit RawConnection(int port) {
+  // `from`: the local address to connect from (another loopback address, e.g. 127.0.0.2, is
+  // another client address to the server's per-address limit).
+  explicit RawConnection(int port, const char* from = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     timeval tv{};
     tv.tv_sec = 20;  // a safety net against a hanging test, not a measurement
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (from != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+        return;
+      }
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -51,6 +62,7 @@ class RawConnection {
   RawConnection& operator=(RawConnection&&) = delete;
 
   [[nodiscard]] bool connected() const { return connected_; }
+  [[nodiscard]] int fd() const { return fd_; }
   // After read_until_closed(): whether the server closed the connection (not a timeout).
   [[nodiscard]] bool closed_by_server() const { return closed_by_server_; }
   bool send(const std::string& text) const {
@@ -819,6 +831,88 @@ TEST(ServerBounds, HealthAnswersWhileSlowClientsAreConnected) {
     EXPECT_GE(health["connections"].get<int>(), 40);
   }
   idle_server.server.stop();
+}
+
+// Whether the server has closed `conn` (it reads as ended or broken), without waiting.
+bool closed_by_server(const RawConnection& conn) {
+  pollfd p{conn.fd(), POLLIN, 0};
+  if (::poll(&p, 1, 0) != 1) {
+    return false;
+  }
+  std::array<char, 256> buf{};
+  return ::recv(conn.fd(), buf.data(), buf.size(), MSG_DONTWAIT) <= 0;
+}
+
+// Issue 36: 400 connections that each sent `POST /v1/route-metrics` with `Content-Length: 100000`
+// and then one body byte every 2 s made the service unreachable for as long as they liked: the
+// header deadline ended with the header, and libmicrohttpd's idle timeout restarts with every
+// byte. Now (a) a request must arrive whole within request_timeout_s of its first line, (b) health
+// answers a fresh client meanwhile, and (c) the per-address limit refuses the excess. Smaller
+// numbers than the attack's, with limits to match.
+TEST(ServerBounds, SlowBodiesAreCutOffAtTheRequestDeadline) {
+  ServerOptions options;
+  options.threads = 2;
+  options.request_timeout_s = 2;
+  options.max_connections_per_address = 20;
+  IdleServer idle_server(options);
+  ASSERT_GT(idle_server.port, 0);
+  const std::string header =
+      "POST /v1/route-metrics HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100000\r\n\r\n{";
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 30; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(idle_server.port, "127.0.0.1"));
+    ASSERT_TRUE(slow.back()->connected());
+    (void)slow.back()->send(header);  // fails for a connection already refused
+  }
+  const auto health = [&] {
+    RawConnection fresh(idle_server.port, "127.0.0.2");
+    EXPECT_TRUE(fresh.connected());
+    EXPECT_TRUE(fresh.send("GET /v1/health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"));
+    const std::string answer = fresh.read_until_closed();
+    const auto body = answer.find("\r\n\r\n");
+    EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+    return body == std::string::npos ? Json::object() : Json::parse(answer.substr(body + 4), nullptr, false);
+  };
+  // (b) and (c): answered while the slow clients are connected (a generous bound: the machine is
+  // shared), and no more than 20 of them (plus the health client) are open.
+  const auto asked = std::chrono::steady_clock::now();
+  const Json during = health();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(1));
+  ASSERT_TRUE(during.is_object());
+  EXPECT_LE(during.value("connections", 0), 21) << during.dump();
+  // (a): one body byte every 200 ms on every connection; all of them are closed by the server
+  // within the 2 s deadline (and the reaper's 200 ms), long before the 100,000 bytes are sent.
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t closed = 0;
+  while (closed < slow.size() && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    closed = 0;
+    for (const auto& conn : slow) {
+      if (closed_by_server(*conn)) {
+        ++closed;
+      } else {
+        (void)conn->send(" ");
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(closed, slow.size());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const Json after = health();
+  // Only the 20 the per-address limit let in were ever in a request.
+  EXPECT_EQ(after.value("request_timeouts", 0), 20) << after.dump();
+  idle_server.server.stop();
+}
+
+TEST(ServerBounds, RequestTimeoutOutOfRangeIsRefused) {
+  const IdleOracle idle_oracle;
+  for (const int seconds : {0, kMaxRequestTimeoutS + 1}) {
+    ServerOptions options;
+    options.port = 0;
+    options.request_timeout_s = seconds;
+    Server server(idle_oracle.oracle, options);
+    EXPECT_THROW((void)server.start(), InputError) << seconds;
+  }
 }
 
 // A body over the limit is refused with 413 before it is read whole: declared too long, or
