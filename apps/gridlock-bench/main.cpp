@@ -19,6 +19,7 @@
 
 #include "cli_docs.hpp"
 #include "cli_numbers.hpp"
+#include "cli_text.hpp"
 #include "distinct_outputs.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/launcher.hpp"
@@ -48,6 +49,29 @@ using gridlock::ExitCode;
 using gridlock::to_int;
 namespace gb = gridlock::bench;
 namespace gpcnet = gridlock::gpcnet;
+
+// Upper bounds of the other numeric options (docs/limits.md), checked before any rank allocates or
+// loops: far above useful runs, low enough that counts cannot wrap when summed or multiplied.
+constexpr std::uint64_t kMaxLoopMeasurements = 1'000'000;    // --*-measurements, --*-rings
+constexpr std::uint64_t kMaxLoopIterations = 1'000'000'000;  // --*-iterations, --*-warmup, congestor counts
+constexpr double kMaxRunSeconds = 7 * 86400.0;               // --test-timeout, --deadline: a week
+constexpr std::uint64_t kMaxDetours = 100'000'000;           // noise --max-detours: 1.6 GB of detours
+constexpr double kMaxNoiseFactor = 1e6;                      // noise --threshold, --mad-factor
+constexpr std::uint64_t kMaxRanksPerStep = 1U << 31U;        // sweep --ranks-per-step
+
+// Throws InputError naming `option` unless `value` is at most `most`.
+void check_at_most(std::uint64_t value, std::uint64_t most, const std::string& option) {
+  if (value > most) {
+    throw gridlock::InputError(fmt::format("{} {}: give at most {}", option, value, most));
+  }
+}
+
+void check_loop_bounds(const gpcnet::LoopCounts& loop, const char* name) {
+  check_at_most(loop.measurements, kMaxLoopMeasurements, fmt::format("--{}-measurements", name));
+  check_at_most(loop.rings, kMaxLoopMeasurements, fmt::format("--{}-rings", name));
+  check_at_most(loop.iterations, kMaxLoopIterations, fmt::format("--{}-iterations", name));
+  check_at_most(loop.warmup, kMaxLoopIterations, fmt::format("--{}-warmup", name));
+}
 
 // String-valued options converted after parsing, so units can be given ("128KiB", "500ms").
 struct TextOptions {
@@ -207,6 +231,16 @@ void finish_options(gpcnet::Options& o, const TextOptions& t, const CLI::App& cm
   o.test_timeout_s =
       (o.quick && !given(cmd, "--test-timeout")) ? std::min(o.test_timeout_s, timeout) : timeout;
   o.deadline_s = gridlock::parse_duration_seconds(t.deadline, "--deadline");
+  check_loop_bounds(o.latency, "latency");
+  check_loop_bounds(o.bandwidth, "bandwidth");
+  check_loop_bounds(o.allreduce, "allreduce");
+  check_loop_bounds(o.alltoall, "alltoall");
+  check_at_most(o.congestor_warmup, kMaxLoopIterations, "--congestor-warmup");
+  check_at_most(o.congestor_check, kMaxLoopIterations, "--congestor-check");
+  if (o.test_timeout_s > kMaxRunSeconds || o.deadline_s > kMaxRunSeconds) {
+    throw gridlock::InputError(fmt::format(
+        "--test-timeout {} and --deadline {}: give at most a week (168h) each", t.test_timeout, t.deadline));
+  }
   gpcnet::validate(o);
 }
 
@@ -251,9 +285,14 @@ void finish_noise_options(gb::NoiseRunOptions& o, const NoiseText& t) {
   if (!(o.measure.threshold > 1)) {
     throw gridlock::InputError("--threshold must be > 1");
   }
-  if (!(o.mad_factor >= 0)) {
-    throw gridlock::InputError("--mad-factor must be >= 0");
+  if (!(o.mad_factor >= 0) || o.mad_factor > kMaxNoiseFactor) {
+    throw gridlock::InputError(fmt::format("--mad-factor {}: give 0 to {:g}", o.mad_factor, kMaxNoiseFactor));
   }
+  if (o.measure.threshold > kMaxNoiseFactor) {
+    throw gridlock::InputError(
+        fmt::format("--threshold {}: give above 1 and at most {:g}", o.measure.threshold, kMaxNoiseFactor));
+  }
+  check_at_most(o.measure.max_detours, kMaxDetours, "--max-detours");
   // The rest (e.g. --duration beyond a day) before any rank starts, as in `gridlock noise measure`.
   gridlock::noise::check_measure_options(o.measure);
   gridlock::noise::check_outlier_cutoff(outlier_cutoff_s);
@@ -453,6 +492,7 @@ void finish_sweep_options(gb::SweepOptions& o, const SweepText& t, const CLI::Ap
   o.max_coll_size = gridlock::parse_byte_size(t.max_coll_size, "--max-coll-size");
   o.max_time_s = gridlock::parse_duration_seconds(t.max_time, "--max-time");
   o.sync = gb::parse_sweep_sync(t.sync);
+  check_at_most(o.ranks_per_step, kMaxRanksPerStep, "--ranks-per-step");
   const std::vector<std::uint64_t> extra =
       t.sizes.empty() ? std::vector<std::uint64_t>{} : gb::parse_size_list(t.sizes, "--sizes");
   o.sizes = gb::sweep_sizes(o.max_size, extra, t.only_sizes);
@@ -538,6 +578,7 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
       "put/get, collectives over communicator sizes (ReproMPI method); JSON for `gridlock model`");
   add_sweep_options(*sweep, sweep_options, sweep_text);
   gridlock::cli::check_unsigned_options(app);
+  gridlock::cli::check_text_options(app);
   app.set_version_flag("--version",
                        fmt::format("gridlock-bench {} (commit {})", gridlock::kVersion, gridlock::kGitCommit),
                        "Print the gridlock version and git commit, and exit");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,13 +33,23 @@ struct HistoryArgs {
   std::string metric;
   std::string csv;
   std::string baseline = "last:10";
-  std::int64_t run = 0;
+  std::optional<std::int64_t> run;  // default: the newest
   std::vector<std::string> metrics;
   double threshold = 3.0;
   std::string min_change = "5%";
   bool all = false;
   bool fail_on_regression = false;
 };
+
+// Bounds of the numeric options (docs/limits.md).
+constexpr std::size_t kMaxLast = 1'000'000'000;
+constexpr double kMaxThreshold = 1e6;
+
+void check_last(const HistoryArgs& a) {
+  if (a.last > kMaxLast) {
+    throw InputError(fmt::format("--last {}: give 0 (all runs) to {}", a.last, kMaxLast));
+  }
+}
 
 model::History open_history(const HistoryArgs& a, bool create) {
   const double timeout_s = parse_duration_seconds(a.busy_timeout, "--busy-timeout");
@@ -82,6 +93,7 @@ void run_add(const HistoryArgs& a) {
 }
 
 void run_list(const HistoryArgs& a) {
+  check_last(a);
   const model::History history = open_history(a, false);
   const std::vector<model::RunSummary> runs = history.list(a.last);
   fmt::print("{}", model::list_table(runs));
@@ -89,6 +101,9 @@ void run_list(const HistoryArgs& a) {
 }
 
 void run_show(const HistoryArgs& a) {
+  if (a.id < 1) {
+    throw InputError(fmt::format("run id {}: run ids start at 1; `gridlock history list` shows them", a.id));
+  }
   const model::History history = open_history(a, false);
   const std::optional<model::StoredRun> run = history.get(a.id);
   if (!run) {
@@ -117,6 +132,7 @@ void run_metrics(const HistoryArgs& a) {
 }
 
 void run_trend(const HistoryArgs& a) {
+  check_last(a);
   if (!a.csv.empty()) {
     check_output_not_input(a.csv, "--csv", {a.db});
     check_writable(a.csv);
@@ -170,14 +186,20 @@ double parse_min_change(const std::string& text) {
 void run_regress(const HistoryArgs& a) {
   model::RegressOptions options;
   options.baseline = model::parse_baseline(a.baseline);
-  if (!(a.threshold > 0) || !std::isfinite(a.threshold)) {
-    throw InputError(fmt::format(
-        "--threshold {}: give a positive number of robust standard deviations, e.g. 3", a.threshold));
+  if (!(a.threshold > 0) || a.threshold > kMaxThreshold) {
+    throw InputError(
+        fmt::format("--threshold {}: give a positive number of robust standard deviations up to {:g}, e.g. 3",
+                    a.threshold, kMaxThreshold));
   }
   options.threshold = a.threshold;
   options.min_change = parse_min_change(a.min_change);
-  if (a.run > 0) {
-    options.run = a.run;
+  if (a.run.has_value()) {
+    // --run 0 or -1 used to check the newest run as if --run had been left out.
+    if (*a.run < 1) {
+      throw InputError(
+          fmt::format("--run {}: run ids start at 1; `gridlock history list` shows them", *a.run));
+    }
+    options.run = *a.run;
   }
   for (const std::string& m : a.metrics) {
     options.metrics.push_back(model::canonical_metric_name(m));
@@ -219,7 +241,8 @@ void add_history_command(CLI::App& app) {
   add->callback([args] { run_add(*args); });
 
   auto* list = add_history_subcommand(history, args, "list", "List the stored runs");
-  list->add_option("--last", args->last, "Only the newest N runs (0: all)")->capture_default_str();
+  list->add_option("--last", args->last, "Only the newest N runs (0: all; at most 10^9)")
+      ->capture_default_str();
   list->callback([args] { run_list(*args); });
 
   auto* show = add_history_subcommand(history, args, "show", "Show one run: its context and metrics");
@@ -233,7 +256,8 @@ void add_history_command(CLI::App& app) {
 
   auto* trend = add_history_subcommand(history, args, "trend", "One metric over the runs, oldest first");
   trend->add_option("--metric", args->metric, "Metric name, e.g. sweep.allreduce.1MiB.median")->required();
-  trend->add_option("--last", args->last, "Only the newest N runs (0: all)")->capture_default_str();
+  trend->add_option("--last", args->last, "Only the newest N runs (0: all; at most 10^9)")
+      ->capture_default_str();
   trend->add_option("--csv", args->csv, "Also write the trend as CSV (with a context block)");
   output_file(trend->get_option("--csv"));
   trend->callback([args] { run_trend(*args); });

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/mapping/launch_files.hpp"
@@ -49,8 +50,13 @@ struct MapArgs {
   std::string rankfile;
   std::string slurm_hostfile;
   std::string mpich_rank_order;
+  std::string max_memory;  // empty: default_max_memory_bytes()
   bool quiet = false;
 };
+
+// Bounds of the numeric options (docs/limits.md).
+constexpr std::uint32_t kMaxTwoLevelAbove = 1U << 31U;
+constexpr double kMaxStallWeight = 1e6;
 
 mapping::Levels parse_levels(const std::string& text) {
   if (text == "auto") {
@@ -106,10 +112,35 @@ void run_map(const MapArgs& a) {
   if (!(timeout_s >= 0.001) || timeout_s > 3600) {
     throw InputError(fmt::format("--timeout {}: must be between 1ms and 1h, e.g. --timeout 5s", a.timeout));
   }
+  if (a.two_level_above == 0 || a.two_level_above > kMaxTwoLevelAbove) {
+    throw InputError(
+        fmt::format("--two-level-above {}: give 1 to {} cores", a.two_level_above, kMaxTwoLevelAbove));
+  }
+  if (!(a.stall_weight >= 0) || a.stall_weight > kMaxStallWeight) {
+    throw InputError(fmt::format("--stall-weight {}: give 0 to {:g} hops per stall %, e.g. 0.1",
+                                 a.stall_weight, kMaxStallWeight));
+  }
+  mapping::FetchOptions fetch;
+  fetch.sim_rate = a.sim_rate;
+  fetch.timeout_s = timeout_s;
+  mapping::check_source(a.source, fetch);
+  std::vector<mapping::WeightMetric> wanted{metric};
+  if (a.compare) {
+    wanted.assign(mapping::kAllWeightMetrics.begin(), mapping::kAllWeightMetrics.end());
+  }
+  const mapping::MetricNeeds needs = mapping::needs_of(wanted);
 
+  // Estimated before anything large is built: the topology, then what the allocation needs.
+  MemoryBudget budget(a.max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(a.max_memory));
+  budget.reserve(topo::estimate_topology_size(a.spec).bytes, fmt::format("the topology '{}'", a.spec),
+                 "give a smaller topology");
   const auto topology = topo::make_topology(a.spec);
   const auto names = mapping::read_node_list(a.nodes);
   mapping::Allocation allocation = mapping::make_allocation(*topology, names, a.cores_per_node);
+  budget.reserve(mapping::estimate_fetch_bytes(*topology, allocation.num_nodes(), a.source, needs),
+                 fmt::format("the link metrics of {} nodes from {}", allocation.num_nodes(), a.source),
+                 "allocate fewer nodes, or read the metrics of a large topology from a running oracle "
+                 "(--source oracle:URL)");
   const mapping::TaskGraph graph = mapping::parse_task_graph(a.tasks);
   if (!a.mpich_rank_order.empty() && graph.num_tasks != allocation.num_cores()) {
     // Refused before the mapping and before any output is written: the format cannot say "leave this
@@ -129,16 +160,8 @@ void run_map(const MapArgs& a) {
                     allocation.cores_per_node));
   }
 
-  std::vector<mapping::WeightMetric> wanted{metric};
-  if (a.compare) {
-    wanted.assign(mapping::kAllWeightMetrics.begin(), mapping::kAllWeightMetrics.end());
-  }
-  mapping::FetchOptions fetch;
-  fetch.sim_rate = a.sim_rate;
-  fetch.timeout_s = timeout_s;
   say(fmt::format("reading link metrics from {} for {} nodes", a.source, allocation.num_nodes()));
-  mapping::NodeMetrics metrics =
-      mapping::fetch_node_metrics(*topology, allocation, a.source, mapping::needs_of(wanted), fetch);
+  mapping::NodeMetrics metrics = mapping::fetch_node_metrics(*topology, allocation, a.source, needs, fetch);
   const double fetch_seconds = metrics.fetch_seconds;
   const std::string source = metrics.source;
   mapping::WeightOptions weights;
@@ -226,7 +249,7 @@ void add_map_command(CLI::App& app) {
          "Allocated nodes in order: a list (nid00017,nid00018), a Slurm hostlist (nid[00017-00019]) or "
          "@FILE")
       ->required();
-  cmd->add_option("--cores-per-node", args->cores_per_node, "Cores (ranks) per node")->required();
+  cmd->add_option("--cores-per-node", args->cores_per_node, "Cores (ranks) per node (1..4096)")->required();
   cmd->add_option(
          "--tasks", args->tasks,
          "Task graph: stencil3d:PXxPYxPZ[,bytes=B][,periodic], stencil2d:PXxPY[...], alltoall:N[,bytes=B], "
@@ -258,7 +281,7 @@ void add_map_command(CLI::App& app) {
                   "cores), or auto (nodes above --two-level-above cores)")
       ->capture_default_str();
   cmd->add_option("--two-level-above", args->two_level_above,
-                  "With --levels auto: cores above which to map by nodes")
+                  "With --levels auto: cores above which to map by nodes (1..2^31)")
       ->capture_default_str();
   cmd->add_option("--tries", args->tries,
                   "Scotch runs with seeds derived from --seed, keeping the cheapest placement (1..1000)")
@@ -286,6 +309,10 @@ void add_map_command(CLI::App& app) {
   cmd->add_option("--mpich-rank-order", args->mpich_rank_order,
                   "Write an MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3)");
   output_file(cmd->get_option("--mpich-rank-order"));
+  cmd->add_option(
+      "--max-memory", args->max_memory,
+      "Refuse a run whose estimated memory (topology, link metrics) exceeds this: a size (8GiB) or "
+      "a percentage of physical memory (50%); default 80%");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
   cmd->callback([args] { run_map(*args); });
 }

@@ -155,8 +155,19 @@ void run_fit(const FitArgs& a) {
   }
 }
 
+// Bounds of model predict's extrapolation (docs/limits.md): as the fit file's ranks, and sizes
+// far beyond any one message.
+constexpr std::uint64_t kMaxPredictSize = std::uint64_t{1} << 40U;
+constexpr std::uint32_t kMaxPredictRanks = 1U << 30U;
+
 void run_predict(const PredictArgs& a) {
   const std::uint64_t size = parse_byte_size(a.size, "--size");
+  if (size > kMaxPredictSize) {
+    throw InputError(fmt::format("--size {}: give at most 1TiB", a.size));
+  }
+  if (a.ranks == 0 || a.ranks > kMaxPredictRanks) {
+    throw InputError(fmt::format("--ranks {}: give 1 to {} (2^30)", a.ranks, kMaxPredictRanks));
+  }
   const model::FitResult fit = model::load_fit(a.fit);
   const model::Prediction p = model::predict(fit, a.op, size, a.ranks, a.pair_class);
   fmt::print("| op | size | ranks | time us | model | basis |\n");
@@ -237,8 +248,9 @@ void add_model_command(CLI::App& app) {
   auto* pred = model_cmd->add_subcommand("predict", "Predict an op's time from a fit file");
   pred->add_option("fit", pa->fit, "Fit file (gridlock model fit --json)")->required();
   pred->add_option("--op", pa->op, "Operation (pingpong, allreduce, ...)")->required();
-  pred->add_option("--size", pa->size, "Message size (collectives: per rank), e.g. 1MiB")->required();
-  pred->add_option("--ranks", pa->ranks, "Communicator size")->capture_default_str();
+  pred->add_option("--size", pa->size, "Message size (collectives: per rank), e.g. 1MiB; at most 1TiB")
+      ->required();
+  pred->add_option("--ranks", pa->ranks, "Communicator size (1..2^30)")->capture_default_str();
   pred->add_option("--pair-class", pa->pair_class, "Point-to-point pair class (default: far, router, node)");
   pred->callback([pa] { run_predict(*pa); });
 

@@ -1,6 +1,7 @@
 // `gridlock topo route SPEC SRC DST`, `gridlock topo info SPEC` and `gridlock topo simgrid SPEC -o FILE`:
 // topologies and routes for people, and as SimGrid platforms.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/simgrid_platform.hpp"
@@ -26,11 +28,13 @@ struct TopoRouteArgs {
   std::string dst;
   std::optional<int> valiant_group;  // --valiant: a non-minimal route through this group
   bool json = false;
+  std::string max_memory;  // empty: default_max_memory_bytes()
 };
 
 struct TopoInfoArgs {
   std::string spec;
   bool json = false;
+  std::string max_memory;
 };
 
 struct TopoSimgridArgs {
@@ -41,7 +45,22 @@ struct TopoSimgridArgs {
   std::string speed = "1Gf";
   std::size_t max_nodes = topo::kSimgridDefaultMaxNodes;
   bool quiet = false;
+  std::string max_memory;
 };
+
+// Builds the topology of `spec` after checking its estimated size against --max-memory.
+std::unique_ptr<topo::Topology> make_topology_within(const std::string& spec, const std::string& max_memory) {
+  MemoryBudget budget(max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(max_memory));
+  budget.reserve(topo::estimate_topology_size(spec).bytes, fmt::format("the topology '{}'", spec),
+                 "give a smaller topology");
+  return topo::make_topology(spec);
+}
+
+void add_max_memory_option(CLI::App* cmd, std::string& max_memory) {
+  cmd->add_option("--max-memory", max_memory,
+                  "Refuse a topology whose estimated memory exceeds this: a size (8GiB) or a percentage of "
+                  "physical memory (50%); default 80%");
+}
 
 // Sorted group numbers as ranges: "1-3, 5, 7-8" (a dragonfly may have hundreds of groups).
 std::string as_ranges(const std::vector<int>& sorted) {
@@ -61,7 +80,7 @@ std::string as_ranges(const std::vector<int>& sorted) {
 }
 
 void run_route(const TopoRouteArgs& args) {
-  const auto topo = topo::make_topology(args.spec);
+  const auto topo = make_topology_within(args.spec, args.max_memory);
   const auto src = topo->node_id(args.src);
   const auto dst = topo->node_id(args.dst);
   Json out = topo::route_json(*topo, src, dst);
@@ -111,6 +130,15 @@ void run_route(const TopoRouteArgs& args) {
 }
 
 void run_info(const TopoInfoArgs& args) {
+  // topology_info() builds every topology but a torus without a coordinates file (formulas).
+  if (!args.spec.starts_with("torus:") || args.spec.find("coords=") != std::string::npos) {
+    MemoryBudget budget(args.max_memory.empty() ? default_max_memory_bytes()
+                                                : parse_max_memory(args.max_memory));
+    budget.reserve(topo::estimate_topology_size(args.spec).bytes, fmt::format("the topology '{}'", args.spec),
+                   "give a smaller topology");
+  } else if (!args.max_memory.empty()) {
+    static_cast<void>(parse_max_memory(args.max_memory));  // checked even when nothing is built
+  }
   const topo::TopologySummary summary = topo::topology_info(args.spec);
   if (args.json) {
     fmt::print("{}\n", topo::to_json(summary).dump(2));
@@ -132,7 +160,14 @@ void run_simgrid(const TopoSimgridArgs& args) {
                                     : options.network_latency_ps;
   options.host_speed_flops = topo::parse_speed_flops(args.speed, "--speed");
   options.max_nodes = args.max_nodes;
-  const auto topo = topo::make_topology(args.spec);
+  // The node bound is checked before the topology is built: a large one takes gigabytes.
+  if (const std::uint64_t nodes = topo::estimate_topology_size(args.spec).nodes; nodes > args.max_nodes) {
+    throw InputError(fmt::format(
+        "topology {} has {} nodes, more than the {} a SimGrid platform is generated for (one "
+        "route per ordered node pair); use a smaller topology, or raise the bound with --max-nodes {}",
+        args.spec, nodes, args.max_nodes, nodes));
+  }
+  const auto topo = make_topology_within(args.spec, args.max_memory);
   topo::write_simgrid_platform(*topo, options, args.output);
   if (!args.quiet) {
     const std::size_t n = topo->nodes().size();
@@ -155,11 +190,13 @@ void add_topo_command(CLI::App& app) {
   route->add_option("--valiant", route_args->valiant_group,
                     "Dragonfly only: the non-minimal route through this intermediate group");
   route->add_flag("--json", route_args->json, "Print JSON instead of text");
+  add_max_memory_option(route, route_args->max_memory);
   route->callback([route_args] { run_route(*route_args); });
   const auto info_args = std::make_shared<TopoInfoArgs>();
   auto* info = topo->add_subcommand("info", "Summarize a topology: nodes, routers, links, capacities");
   info->add_option("spec", info_args->spec, "Topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2")->required();
   info->add_flag("--json", info_args->json, "Print JSON instead of text");
+  add_max_memory_option(info, info_args->max_memory);
   info->callback([info_args] { run_info(*info_args); });
   const auto simgrid_args = std::make_shared<TopoSimgridArgs>();
   auto* simgrid = topo->add_subcommand(
@@ -184,6 +221,7 @@ void add_topo_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, static_cast<std::size_t>(topo::kMaxTopologyNodes)));
   simgrid->add_flag("-q,--quiet", simgrid_args->quiet, "Print nothing on success");
+  add_max_memory_option(simgrid, simgrid_args->max_memory);
   simgrid->callback([simgrid_args] { run_simgrid(*simgrid_args); });
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli_docs.hpp"
 #include "cli_numbers.hpp"
+#include "cli_text.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/version.hpp"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   gridlock::cli::add_predict_command(app);
   gridlock::cli::add_report_command(app);
   gridlock::cli::check_unsigned_options(app);
+  gridlock::cli::check_text_options(app);
   if (const int rc = gridlock::cli::generate_docs_if_asked(app, "gridlock", argc, argv); rc >= 0) {
     return rc;
   }

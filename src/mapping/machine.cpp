@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/oracle/client.hpp"
 #include "gridlock/oracle/metric_store.hpp"
@@ -17,6 +18,9 @@
 
 namespace gridlock::mapping {
 namespace {
+
+// The source of no load at all: every link idle.
+constexpr std::string_view kNoLoadSource = "sim:none";
 
 // Per-link values of the dynamic metrics, indexed by LinkId.
 struct LinkValues {
@@ -47,10 +51,11 @@ void fill_route_matrices(const topo::Topology& topology, const Allocation& alloc
       double bw = 0;
       double stall = 0;
       for (const auto link : route) {
-        if (needs.bw) {
+        // No values (sim:none): every link is idle.
+        if (needs.bw && !values.bw_pct.empty()) {
           bw = std::max(bw, values.bw_pct[link]);
         }
-        if (needs.stalls) {
+        if (needs.stalls && !values.stall_pct.empty()) {
           stall = std::max(stall, values.stall_pct[link]);
         }
       }
@@ -202,16 +207,36 @@ NodeMetrics metrics_from_oracle(const oracle::Oracle& oracle, const Allocation& 
   return out;
 }
 
+void check_source(std::string_view source, const FetchOptions& options) {
+  if (!source.starts_with("oracle:")) {
+    return;
+  }
+  const auto url = source.substr(7);
+  if (url.empty()) {
+    throw InputError("--source oracle:URL needs the oracle's address, e.g. oracle:http://127.0.0.1:8600");
+  }
+  // The client checks the URL when it is made, without connecting: a malformed one is refused even
+  // when the metrics need no request (hops), instead of being ignored.
+  [[maybe_unused]] const oracle::Client client{std::string(url), options.timeout_s};
+}
+
 NodeMetrics fetch_node_metrics(const topo::Topology& topology, const Allocation& allocation,
                                std::string_view source, MetricNeeds needs, const FetchOptions& options) {
+  check_source(source, options);
   if (source.starts_with("oracle:")) {
-    const auto url = source.substr(7);
-    if (url.empty()) {
-      throw InputError("--source oracle:URL needs the oracle's address, e.g. oracle:http://127.0.0.1:8600");
-    }
-    return from_service(topology, allocation, url, needs, options);
+    return from_service(topology, allocation, source.substr(7), needs, options);
   }
   const auto start = std::chrono::steady_clock::now();
+  if (source == kNoLoadSource) {
+    // No load: every link value is 0, so no in-process oracle is built (its tables are sized by the
+    // whole topology, gigabytes for two nodes of a large torus); the matrices are the allocation's.
+    NodeMetrics out;
+    out.num_nodes = allocation.num_nodes();
+    fill_route_matrices(topology, allocation, LinkValues{}, needs, out);
+    out.source = std::string(source);
+    out.fetch_seconds = seconds_since(start);
+    return out;
+  }
   oracle::ServiceOptions service_options;
   service_options.sources = {std::string(source)};
   service_options.source_options.sim_rate = options.sim_rate;
@@ -230,6 +255,23 @@ NodeMetrics fetch_node_metrics(const topo::Topology& topology, const Allocation&
   out.source = std::string(source);
   out.fetch_seconds = seconds_since(start);
   return out;
+}
+
+std::uint64_t estimate_fetch_bytes(const topo::Topology& topology, std::uint64_t nodes,
+                                   std::string_view source, MetricNeeds needs) noexcept {
+  const std::uint64_t matrices = 1 + (needs.bw ? 1 : 0) + (needs.stalls ? 1 : 0);
+  std::uint64_t bytes = saturating_mul(saturating_mul(saturating_mul(nodes, nodes), sizeof(float)), matrices);
+  if (source != kNoLoadSource && !source.starts_with("oracle:")) {
+    // The in-process oracle: per link a metric store entry (capacity, a deque of intervals with its
+    // first block), a snapshot entry, the simulated demand and the values read here.
+    constexpr std::uint64_t kOracleBytesPerLink = 800;
+    bytes = saturating_add(bytes, saturating_mul(topology.links().size(), kOracleBytesPerLink));
+  } else if (source.starts_with("oracle:") && (needs.bw || needs.stalls)) {
+    // The service's answer for every link, as JSON text and parsed, and the values read from it.
+    constexpr std::uint64_t kAnswerBytesPerLink = 400;
+    bytes = saturating_add(bytes, saturating_mul(topology.links().size(), kAnswerBytesPerLink));
+  }
+  return bytes;
 }
 
 Machine::Machine(const topo::Topology& topology, Allocation allocation, NodeMetrics metrics,

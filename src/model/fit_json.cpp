@@ -23,6 +23,11 @@ Json line_json(const LineFit& f) {
   return j;
 }
 
+// Ranges of a fit file's values (docs/limits.md): far beyond any measured network, yet finite.
+constexpr double kMaxAbsTimeUs = 1e9;     // 1000 s for one operation
+constexpr double kMaxAbsUsPerByte = 1e3;  // 1 KB/s
+constexpr double kMaxRelErr = 1e6;
+
 class Reader {
  public:
   explicit Reader(std::string_view name) : name_(name) {}
@@ -42,6 +47,21 @@ class Reader {
       fail(where, fmt::format("'{}' must be a finite number", key));
     }
     return v.get<double>();
+  }
+  // A number within [lo, hi]: fitted parameters far outside what any network measures would
+  // predict absurd times (alpha_us = -1e300 predicted -1e300 us).
+  double num_in(const Json& j, const char* key, const std::string& where, double lo, double hi) const {
+    const double v = num(j, key, where);
+    if (v < lo || v > hi) {
+      fail(where, fmt::format("'{}' is {}: must be {:g} to {:g}", key, v, lo, hi));
+    }
+    return v;
+  }
+  double time_us(const Json& j, const char* key, const std::string& where) const {
+    return num_in(j, key, where, -kMaxAbsTimeUs, kMaxAbsTimeUs);
+  }
+  double slope(const Json& j, const char* key, const std::string& where) const {
+    return num_in(j, key, where, -kMaxAbsUsPerByte, kMaxAbsUsPerByte);
   }
   std::uint64_t count(const Json& j, const char* key, const std::string& where) const {
     const Json& v = at(j, key, where);
@@ -69,14 +89,14 @@ class Reader {
   }
   LineFit line(const Json& j, const std::string& where) const {
     LineFit f;
-    f.alpha_us = num(j, "alpha_us", where);
-    f.beta_us_per_byte = num(j, "beta_us_per_byte", where);
-    f.r2 = num(j, "r2", where);
-    f.max_rel_err = num(j, "max_rel_err", where);
-    f.median_rel_err = num(j, "median_rel_err", where);
+    f.alpha_us = time_us(j, "alpha_us", where);
+    f.beta_us_per_byte = slope(j, "beta_us_per_byte", where);
+    f.r2 = num_in(j, "r2", where, -kMaxRelErr, 1);
+    f.max_rel_err = num_in(j, "max_rel_err", where, 0, kMaxRelErr);
+    f.median_rel_err = num_in(j, "median_rel_err", where, 0, kMaxRelErr);
     for (const Json& e : array(j, "rel_err", where)) {
-      if (!e.is_number()) {
-        fail(where, "rel_err must hold numbers");
+      if (!e.is_number() || !std::isfinite(e.get<double>())) {
+        fail(where, "rel_err must hold finite numbers");
       }
       f.rel_err.push_back(e.get<double>());
     }
@@ -107,6 +127,18 @@ const SeriesFit* pick_series(const FitResult& fit, std::string_view op, std::str
     }
   }
   return nullptr;
+}
+
+// A fit extrapolated far enough (or a negative intercept at small sizes) gives a time no
+// operation takes: refused rather than printed.
+void check_prediction(double time_us, std::string_view op, std::uint64_t size_bytes, std::uint32_t ranks) {
+  if (!std::isfinite(time_us) || time_us < 0) {
+    throw InputError(fmt::format(
+        "the fit predicts {:.4g} us for {} at {} on {} ranks, which no operation takes: the model does not "
+        "hold this far from the measured sizes and ranks; sweep sizes and ranks closer to these and fit "
+        "again",
+        time_us, op, format_bytes(size_bytes), ranks));
+  }
 }
 
 }  // namespace
@@ -226,10 +258,15 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
       s.sizes_bytes.push_back(v.get<std::uint64_t>());
     }
     for (const Json& v : rd.array(j, "median_us", where)) {
-      if (!v.is_number()) {
-        rd.fail(where, "median_us must hold numbers");
+      if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > kMaxAbsTimeUs) {
+        rd.fail(where, fmt::format("median_us must hold times above 0 and at most {:g} us", kMaxAbsTimeUs));
       }
       s.median_us.push_back(v.get<double>());
+    }
+    if (s.sizes_bytes.empty() || s.sizes_bytes.size() != s.median_us.size()) {
+      rd.fail(where, fmt::format("sizes_bytes ({} values) and median_us ({} values) must be non-empty and of "
+                                 "equal length",
+                                 s.sizes_bytes.size(), s.median_us.size()));
     }
     s.least_squares = rd.line(rd.at(j, "least_squares", where), where + " least_squares");
     s.robust = rd.line(rd.at(j, "robust", where), where + " robust");
@@ -238,6 +275,9 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
       const std::string w2 = fmt::format("{} segment {}", where, k);
       s.segments.push_back(Segment{rd.count(segs[k], "from_bytes", w2), rd.count(segs[k], "to_bytes", w2),
                                    rd.line(rd.at(segs[k], "fit", w2), w2)});
+      if (s.segments.back().from_bytes > s.segments.back().to_bytes) {
+        rd.fail(w2, "from_bytes is above to_bytes");
+      }
     }
     if (s.segments.empty()) {
       rd.fail(where, "segments is empty (one segment means no switch)");
@@ -245,9 +285,9 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
     fit.series.push_back(std::move(s));
   }
   if (const Json& p = rd.at(doc, "p2p_reference", "top level"); !p.is_null()) {
-    fit.p2p =
-        P2pReference{rd.str(p, "op", "p2p_reference"), rd.str(p, "pair_class", "p2p_reference"),
-                     rd.num(p, "alpha_us", "p2p_reference"), rd.num(p, "beta_us_per_byte", "p2p_reference")};
+    fit.p2p = P2pReference{rd.str(p, "op", "p2p_reference"), rd.str(p, "pair_class", "p2p_reference"),
+                           rd.time_us(p, "alpha_us", "p2p_reference"),
+                           rd.slope(p, "beta_us_per_byte", "p2p_reference")};
   }
   const Json& colls = rd.array(doc, "collectives", "top level");
   for (std::size_t i = 0; i < colls.size(); ++i) {
@@ -272,11 +312,11 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
         rd.fail(w2, "'available' must be true or false");
       }
       q.available = av.get<bool>();
-      q.alpha_us = rd.num(mj, "alpha_us", w2);
-      q.beta_us_per_byte = rd.num(mj, "beta_us_per_byte", w2);
+      q.alpha_us = rd.time_us(mj, "alpha_us", w2);
+      q.beta_us_per_byte = rd.slope(mj, "beta_us_per_byte", w2);
       if (m == CollectiveModel::kPaperDirect) {
-        q.gamma_us = rd.num(mj, "gamma_us", w2);
-        q.delta_us_per_byte = rd.num(mj, "delta_us_per_byte", w2);
+        q.gamma_us = rd.time_us(mj, "gamma_us", w2);
+        q.delta_us_per_byte = rd.slope(mj, "delta_us_per_byte", w2);
       }
       q.note = rd.str(mj, "note", w2);
     }
@@ -286,6 +326,9 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
       SizeRange r;
       r.from_bytes = rd.count(ranges[k], "from_bytes", w2);
       r.to_bytes = rd.count(ranges[k], "to_bytes", w2);
+      if (r.from_bytes > r.to_bytes) {
+        rd.fail(w2, "from_bytes is above to_bytes");
+      }
       const auto best = parse_model_name(rd.str(ranges[k], "best", w2));
       if (!best || !c.models[static_cast<std::size_t>(*best)].available) {
         rd.fail(w2, "'best' must name an available model");
@@ -348,6 +391,7 @@ Prediction predict(const FitResult& fit, std::string_view op, std::uint64_t size
     Prediction out;
     out.model = std::string(model_name(range->best));
     out.time_us = evaluate(range->best, c.models[static_cast<std::size_t>(range->best)], n, ranks);
+    check_prediction(out.time_us, op, size_bytes, ranks);
     out.basis = fmt::format("{}: best model for {} .. {}", op, format_bytes(range->from_bytes),
                             format_bytes(range->to_bytes));
     if (size_bytes < c.ranges.front().from_bytes || size_bytes > c.ranges.back().to_bytes) {
@@ -389,6 +433,7 @@ Prediction predict(const FitResult& fit, std::string_view op, std::uint64_t size
     out.time_us = s->robust.at(n);
     out.model = "hockney (robust)";
   }
+  check_prediction(out.time_us, op, size_bytes, ranks);
   out.basis = describe(s->key);
   if (size_bytes < s->sizes_bytes.front() || size_bytes > s->sizes_bytes.back()) {
     out.basis += "; size outside the measured sizes (extrapolated)";

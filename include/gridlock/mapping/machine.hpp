@@ -65,6 +65,13 @@ struct MetricNeeds {
 /// The dynamic metrics `metrics` need (hops are always computed from the topology).
 [[nodiscard]] MetricNeeds needs_of(std::span<const WeightMetric> metrics) noexcept;
 
+/// About how many bytes fetch_node_metrics() allocates for an allocation of `nodes` nodes of
+/// `topology` from `source`: the node-pair matrices, and the per-link tables of the in-process
+/// oracle (any source but `sim:none` and `oracle:URL`) or of the service's answer (`oracle:URL`
+/// with bw or stalls). Saturates instead of wrapping.
+[[nodiscard]] std::uint64_t estimate_fetch_bytes(const topo::Topology& topology, std::uint64_t nodes,
+                                                 std::string_view source, MetricNeeds needs) noexcept;
+
 /// Options of metric fetching.
 struct FetchOptions {
   double timeout_s = 5;  ///< Oracle service: deadline of each request (connect, send, receive).
@@ -73,6 +80,10 @@ struct FetchOptions {
   /// "as quickly as possible").
   std::string sim_rate = "line";
 };
+
+/// Throws InputError when `source` cannot be used: `oracle:` without a URL, or with a URL that is
+/// not http://HOST:PORT (checked without connecting). Other sources are checked when they are read.
+void check_source(std::string_view source, const FetchOptions& options);
 
 /// Metrics from an in-process oracle (hops from the topology; bw and stalls as `needs` asks).
 [[nodiscard]] NodeMetrics metrics_from_oracle(const oracle::Oracle& oracle, const Allocation& allocation,

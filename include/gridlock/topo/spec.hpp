@@ -10,6 +10,7 @@
 ///   `local`, `global`, `terminal` (rates).
 /// - fattree: shape `m1xm2[x...]`; `taper`, `up` (`w2x...`), `cap` (rate).
 /// Rates are bytes/s with an optional SI or binary suffix and optional `/s`: `9.375GB/s`, `4e9`.
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -20,6 +21,20 @@ namespace gridlock::topo {
 /// Builds the topology a spec string describes. Throws InputError naming the wrong part and the
 /// accepted form.
 [[nodiscard]] std::unique_ptr<Topology> make_topology(std::string_view spec);
+
+/// The size of a topology before it is built (estimate_topology_size()).
+struct TopologySize {
+  std::uint64_t nodes = 0;    ///< Nodes (with a coordinates file: as the regular numbering would have).
+  std::uint64_t routers = 0;  ///< Routers or switches.
+  std::uint64_t links = 0;    ///< Network and terminal links (an upper bound where ports may stay unused).
+  std::uint64_t bytes = 0;    ///< About how many bytes the built topology takes.
+};
+
+/// The size of the topology a spec describes, from formulas alone: nothing is built, so a caller
+/// can refuse a topology too large for its memory budget (or its output) before allocating it.
+/// All zero when a parameter is out of range (make_topology() then names it); throws InputError as
+/// make_topology() does for a malformed spec.
+[[nodiscard]] TopologySize estimate_topology_size(std::string_view spec);
 
 /// The summary() of the topology a spec describes, with the names of its first and last nodes
 /// (`first_node`, `last_node`). Answered from formulas where the model has them (a torus without

@@ -526,5 +526,36 @@ TEST(TopologyInfo, HugeTorusAnswersWithoutBuildingTheGraph) {
   EXPECT_THROW((void)topology_info("torus:0x2x2"), InputError);
 }
 
+// estimate_topology_size() answers from formulas what make_topology() would build, so that map and
+// topo refuse a topology beyond --max-memory before allocating it (issue 36).
+TEST(TopologySize, CountsMatchTheBuiltTopology) {
+  for (const char* spec : {"torus:2x2x8", "torus:3x1x5,npr=3", "dragonfly:g=9,a=4,p=2,h=2",
+                           "dragonfly:g=5,a=4,p=1,h=1,intra=2d:2x2", "fattree:16x8", "fattree:4x4x4,taper=2",
+                           "fattree:4x4x2,up=2x3"}) {
+    const auto built = make_topology(spec);
+    const TopologySize size = estimate_topology_size(spec);
+    EXPECT_EQ(size.nodes, built->nodes().size()) << spec;
+    EXPECT_EQ(size.routers, built->routers().size()) << spec;
+    // Dragonfly: an upper bound (global ports beyond g-1 partners stay unused).
+    EXPECT_GE(size.links, built->links().size()) << spec;
+    if (built->kind() != "dragonfly") {
+      EXPECT_EQ(size.links, built->links().size()) << spec;
+    }
+    EXPECT_GT(size.bytes, size.links * 100) << spec;
+  }
+}
+
+TEST(TopologySize, LargeTopologiesAreSizedWithoutBuildingThem) {
+  // 2^21 routers x 2 nodes: several GB once built, answered at once.
+  const TopologySize torus = estimate_topology_size("torus:128x128x128");
+  EXPECT_EQ(torus.nodes, 4194304U);
+  EXPECT_GT(torus.bytes, std::uint64_t{3} << 30U);
+  EXPECT_GT(estimate_topology_size("dragonfly:g=1024,a=64,p=64,h=16").bytes, std::uint64_t{1} << 30U);
+  // A parameter out of range: zero, and make_topology() names the problem.
+  EXPECT_EQ(estimate_topology_size("fattree:5000x2").bytes, 0U);
+  EXPECT_THROW((void)estimate_topology_size("torus:0x2x2"), InputError);
+  EXPECT_THROW((void)estimate_topology_size("ring:8"), InputError);
+}
+
 }  // namespace
 }  // namespace gridlock::topo
