@@ -109,6 +109,8 @@ NodeMetrics from_service(const topo::Topology& topology, const Allocation& alloc
     const std::size_t answer_limit = std::clamp(topology.links().size() * kAnswerBytesPerLink,
                                                 oracle::kDefaultMaxResponseBytes, oracle::kMaxResponseBytes);
     oracle::Client client{std::string(url), options.timeout_s, answer_limit};
+    // --timeout bounds the whole conversation (topology, then links), not each request.
+    client.set_total_timeout(options.timeout_s);
     // The oracle's links must be ours, or its metrics would be joined with the wrong routes.
     const Json remote = client.topology();
     const auto spec_it = remote.find("spec");

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -35,6 +36,9 @@ struct Client::Impl {
   int port = 0;
   double timeout_s = 0;
   std::size_t max_response_bytes = 0;
+  // The end of the whole conversation (set_total_timeout()); no bound when unset.
+  std::optional<Clock::time_point> total_deadline;
+  double total_timeout_s = 0;
   httplib::Client http;
   Impl(std::string h, int p, double timeout, std::size_t max_response)
       : host(std::move(h)),
@@ -76,9 +80,22 @@ struct Client::Impl {
   // exchange at the deadline (httplib::Client::stop() shuts the socket down, which is how it is
   // meant to be stopped from another thread), and the body is received here, counted as it comes.
   Json exchange(httplib::Request request, const std::string& what) {
-    const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-    set_timeout([this](time_t sec, time_t usec) { http.set_connection_timeout(sec, usec); }, timeout_s);
+    const auto now = Clock::now();
+    auto deadline =
+        now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    bool total_bound = false;
+    if (total_deadline && *total_deadline < deadline) {
+      deadline = *total_deadline;
+      total_bound = true;
+    }
+    const double left_s = std::chrono::duration<double>(deadline - now).count();
+    if (left_s <= 0) {
+      throw IoError(fmt::format(
+          "no time left for {} to the oracle at {}: the earlier requests used the whole timeout of {} s; "
+          "raise --timeout if the server is just slow",
+          what, server(), total_timeout_s));
+    }
+    set_timeout([this](time_t sec, time_t usec) { http.set_connection_timeout(sec, usec); }, left_s);
     std::string body;
     bool too_large = false;
     request.response_handler = [&](const httplib::Response& response) {
@@ -128,8 +145,9 @@ struct Client::Impl {
       if (expired || Clock::now() >= deadline) {
         throw IoError(fmt::format(
             "no whole answer from the oracle at {} to {} within the timeout of {} s (connect, send and "
-            "receive); is the server overloaded? (raise --timeout if it is just slow)",
-            server(), what, timeout_s));
+            "receive{}); is the server overloaded? (raise --timeout if it is just slow)",
+            server(), what, total_bound ? total_timeout_s : timeout_s,
+            total_bound ? ", all requests together" : ""));
       }
       throw IoError(
           fmt::format("cannot reach the oracle at {} ({}: {}); is 'gridlock oracle serve' running there?",
@@ -203,6 +221,16 @@ Client::Client(const std::string& url, double timeout_s, std::size_t max_respons
         "oracle URL '{}': an IPv6 address goes in brackets before the port, e.g. http://[::1]:8600", url));
   }
   impl_ = std::make_unique<Impl>(std::string(host), port, timeout_s, max_response_bytes);
+}
+
+void Client::set_total_timeout(double seconds) {
+  if (!(seconds > 0) || seconds > 86400) {
+    throw InputError(
+        fmt::format("oracle client total timeout {} s: must be above 0 and at most a day", seconds));
+  }
+  impl_->total_timeout_s = seconds;
+  impl_->total_deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 Client::~Client() = default;

@@ -38,6 +38,12 @@ class Client {
   Client(Client&&) noexcept;                  ///< Movable.
   Client& operator=(Client&&) noexcept;       ///< Movable.
 
+  /// From now on, every request of this client together must be answered within `seconds` (each
+  /// one still within the client's own timeout): one deadline over several requests, so that a
+  /// caller's `--timeout` bounds its whole conversation with the oracle (gridlock map makes two
+  /// requests). Throws InputError for a value outside (0, 1 day].
+  void set_total_timeout(double seconds);
+
   /// GET a path (with query string); returns the JSON body (an object). Throws IoError when the
   /// server cannot be reached, answers too slowly or too much, InputError for a 4xx answer and
   /// Error for any other answer that is not a 2xx JSON object (with the server's code and message).

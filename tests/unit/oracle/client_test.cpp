@@ -158,6 +158,28 @@ TEST(ClientDeadline, AnswersInTimeAreRead) {
   }
 }
 
+// `gridlock map --timeout T` makes two requests; T bounds both together. Each answer takes about
+// 1 s here: the first fits in a total of 1.5 s, the second cannot (each alone would, within 5 s).
+TEST(ClientDeadline, TotalTimeoutBoundsSeveralRequests) {
+  const ScriptedServer server([](int fd, const std::atomic<bool>& stopping) {
+    for (int i = 0; i < 10 && !stopping; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    (void)ScriptedServer::write(fd, http_answer(R"({"status":"ok"})"));
+  });
+  ASSERT_GT(server.port(), 0);
+  Client client(server.url(), 5, kMinResponseBytes);
+  client.set_total_timeout(1.5);
+  EXPECT_EQ(client.health()["status"], "ok");
+  const auto start = Clock::now();
+  const std::string message = io_error_of([&] { (void)client.health(); });
+  EXPECT_LT(seconds_since(start), 4.0);
+  EXPECT_NE(message.find("within the timeout of 1.5 s"), std::string::npos) << message;
+  EXPECT_NE(message.find("all requests together"), std::string::npos) << message;
+  EXPECT_THROW(client.set_total_timeout(0), InputError);
+  EXPECT_THROW(client.set_total_timeout(-1), InputError);
+}
+
 // Issue 36: a server sending a valid answer one byte every 200 ms kept `oracle query` and
 // `gridlock map` running for as long as it liked (the timeout applied to each read). With a 1 s
 // timeout the client gives up within a few seconds, naming the server and the timeout.
