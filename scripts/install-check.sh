@@ -2,8 +2,8 @@
 # Installs a built tree into a temporary prefix and checks the installed gridlock the way a user
 # would (issue 28; docs/install.md): with the build tree moved away, the installed tools run, an
 # MPI job of the installed gridlock-bench runs, nothing resolves into the build or source tree,
-# and a project outside gridlock (tests/install) builds against the install with find_package and
-# with pkg-config and runs a simulation.
+# and a project outside gridlock (tests/install, C++ only) builds against the install with
+# find_package (gridlock::bench included) and with pkg-config and runs a simulation.
 #   scripts/install-check.sh [BUILD_DIR=build/ci]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +59,11 @@ cmake -S "$src/tests/install" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" 
 cmake --build "$work/consumer" >>"$work/consumer.log" 2>&1 || { cat "$work/consumer.log" >&2; fail "consumer build (CMake)"; }
 "$work/consumer/consumer" | tee "$work/consumer.out"
 grep -q "complete" "$work/consumer.out" || fail "consumer (CMake) did not simulate"
+if [ -x "$work/consumer/consumer_bench" ]; then
+  "$work/consumer/consumer_bench" | grep -q "launcher check ok" || fail "consumer of gridlock::bench (CMake)"
+elif [ -f "$prefix/include/gridlock/bench/launcher.hpp" ]; then
+  fail "gridlock::bench is installed but the consumer did not build against it"
+fi
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # Without -r: pkg-config escapes the spaces of a path with backslashes.
 # shellcheck disable=SC2162

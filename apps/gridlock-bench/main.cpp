@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <exception>
 #include <map>
-#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "cli_numbers.hpp"
 #include "cli_text.hpp"
 #include "distinct_outputs.hpp"
+#include "exit_status.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/launcher.hpp"
 #include "gridlock/bench/noise_run.hpp"
@@ -647,9 +647,11 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == gridlock::cli::kGenerateDocsFlag) {
     try {
       return run(argc, argv, 0, MPI_THREAD_SINGLE, true);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "gridlock-bench: internal error: {}\n", e.what());
-      return to_int(ExitCode::kInternal);
+    } catch (...) {
+      const gridlock::cli::ExitStatus status =
+          gridlock::cli::exit_status_of(std::current_exception(), "gridlock-bench");
+      fmt::print(stderr, "{}\n", status.message);
+      return status.code;
     }
   }
   // sim-replicas runs worker threads beside the main thread, which alone calls MPI: FUNNELED.
@@ -675,31 +677,28 @@ int main(int argc, char** argv) {
     return to_int(ExitCode::kMpi);
   }
   int rc = 0;
+  // Errors every rank meets together (agreed ones, option conversion): rank 0 alone speaks.
+  const auto collective = [&rank, &rc] {
+    const gridlock::cli::ExitStatus status =
+        gridlock::cli::exit_status_of(std::current_exception(), "gridlock-bench");
+    if (rank == 0) {
+      fmt::print(stderr, "{}\n", status.message);
+    }
+    rc = status.code;
+  };
   try {
     rc = run(argc, argv, rank, thread_level, false);
-  } catch (const gb::CollectiveError& e) {
-    if (rank == 0) {
-      fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());
-    }
-    rc = to_int(e.exit_code());
-  } catch (const gridlock::InputError& e) {
-    // Option conversion runs identically on every rank, so every rank lands here together.
-    if (rank == 0) {
-      fmt::print(stderr, "gridlock-bench: error: {}\n", e.what());
-    }
-    rc = to_int(e.exit_code());
-  } catch (const gridlock::Error& e) {
-    fmt::print(stderr, "gridlock-bench: rank {}: error: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, to_int(e.exit_code()));
-    return to_int(e.exit_code());
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "gridlock-bench: rank {}: error: {}\n", rank, gridlock::kOutOfMemoryMessage);
-    MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kRuntimeFailure));
-    return to_int(ExitCode::kRuntimeFailure);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "gridlock-bench: rank {}: internal error: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, to_int(ExitCode::kInternal));
-    return to_int(ExitCode::kInternal);
+  } catch (const gb::CollectiveError&) {
+    collective();
+  } catch (const gridlock::InputError&) {
+    collective();
+  } catch (...) {
+    // One rank alone: its peers may wait for it in a collective, so the job ends here.
+    const gridlock::cli::ExitStatus status =
+        gridlock::cli::exit_status_of(std::current_exception(), fmt::format("gridlock-bench: rank {}", rank));
+    fmt::print(stderr, "{}\n", status.message);
+    MPI_Abort(MPI_COMM_WORLD, status.code);
+    return status.code;
   }
   if (MPI_Finalize() != MPI_SUCCESS) {
     fmt::print(stderr, "gridlock-bench: rank {}: error: MPI_Finalize failed\n", rank);

@@ -1,7 +1,6 @@
 // `gridlock`: serial tools (simulation, schedules, topology, oracle, models). Parses the command
 // line, runs the chosen subcommand, and maps errors to documented exit codes.
 #include <exception>
-#include <new>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -10,6 +9,7 @@
 #include "cli_numbers.hpp"
 #include "cli_text.hpp"
 #include "commands.hpp"
+#include "exit_status.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/version.hpp"
 #include "output_guard.hpp"
@@ -42,16 +42,11 @@ int main(int argc, char** argv) {
     // CLI11 returns 0 for --help; every real parse error becomes the usage exit code.
     const int rc = app.exit(e);
     return rc == 0 ? 0 : gridlock::to_int(gridlock::ExitCode::kUsage);
-  } catch (const gridlock::Error& e) {
-    fmt::print(stderr, "gridlock: error: {}\n", e.what());
-    return gridlock::to_int(e.exit_code());
-  } catch (const std::bad_alloc&) {
-    // Not a bug: the input asks for more than the machine (or the job's limit) gives.
-    fmt::print(stderr, "gridlock: error: {}\n", gridlock::kOutOfMemoryMessage);
-    return gridlock::to_int(gridlock::ExitCode::kRuntimeFailure);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "gridlock: internal error: {}\n", e.what());
-    return gridlock::to_int(gridlock::ExitCode::kInternal);
+  } catch (...) {
+    const gridlock::cli::ExitStatus status =
+        gridlock::cli::exit_status_of(std::current_exception(), "gridlock");
+    fmt::print(stderr, "{}\n", status.message);
+    return status.code;
   }
   return 0;
 }

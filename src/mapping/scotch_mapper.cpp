@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/mapping/mapping.hpp"
 
@@ -286,7 +287,7 @@ std::uint32_t repair(std::vector<SCOTCH_Num>& part, std::uint32_t num_tasks, std
       }
     }
     if (best == terminals) {
-      throw Error("Scotch repair found no free core; this is a bug in gridlock");
+      throw InternalError("the repair of Scotch's mapping found no free core (mapping)");
     }
     --load[from];
     ++load[best];
@@ -299,8 +300,9 @@ std::uint32_t repair(std::vector<SCOTCH_Num>& part, std::uint32_t num_tasks, std
 void check_terminals(const std::vector<SCOTCH_Num>& part, std::uint32_t terminals) {
   for (const auto p : part) {
     if (p < 0 || p >= static_cast<SCOTCH_Num>(terminals)) {
-      throw Error(fmt::format(
-          "Scotch mapped a vertex to terminal {} of {}; this is a bug in Scotch or gridlock", p, terminals));
+      throw InternalError(fmt::format(
+          "Scotch mapped a vertex to terminal {} of {} (a defect of Scotch or of the graph gridlock gave it)",
+          p, terminals));
     }
   }
 }

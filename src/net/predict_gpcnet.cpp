@@ -11,6 +11,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/histogram.hpp"
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/stats.hpp"
@@ -249,8 +250,9 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   };
   const sim::SimResult result = sim::simulate(built.schedule, so);
   if (!result.complete) {
-    throw Error(
-        fmt::format("gridlock predict gpcnet: a simulation did not finish (a bug, please report):\n{}",
+    // gridlock generates the schedule: one that cannot finish is our defect, not the user's.
+    throw InternalError(
+        fmt::format("gridlock predict gpcnet: a simulation of a generated schedule did not finish:\n{}",
                     sim::stuck_report(result)));
   }
   out.finish = result.finish;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
@@ -142,8 +143,9 @@ RunTimes run(const MappingSchedule& built, const std::shared_ptr<const Network>&
   so.network = model.get();
   const sim::SimResult result = sim::simulate(built.schedule, so);
   if (!result.complete) {
-    throw Error(
-        fmt::format("gridlock predict mapping: a simulation did not finish (a bug, please report):\n{}",
+    // gridlock generates the schedule: one that cannot finish is our defect, not the user's.
+    throw InternalError(
+        fmt::format("gridlock predict mapping: a simulation of a generated schedule did not finish:\n{}",
                     sim::stuck_report(result)));
   }
   RunTimes t;

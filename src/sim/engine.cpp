@@ -14,6 +14,7 @@
 #include "detail/heap_queue.hpp"
 #include "detail/window_queue.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/sim/network.hpp"
 #include "gridlock/sim/noise.hpp"
 
@@ -787,7 +788,9 @@ void Engine<Queue>::dispatch(std::uint64_t payload, std::uint64_t t, std::uint64
       process_rendezvous_data(host, index, t, ts);
       return;
   }
-  assert(false && "unknown event kind");
+  // Only this file encodes events: another kind is a corrupt queue, not a bad schedule.
+  throw InternalError(
+      fmt::format("the simulator dequeued an event of unknown kind {} (sim engine)", low >> kKindShift));
 }
 
 template <class Queue>
@@ -855,8 +858,8 @@ void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_re
         }
         stalled = deliveries_.empty() && net_time == last_net ? stalled + 1 : 0;
         if (stalled > 1'000'000) {
-          throw Error(fmt::format("the network model ({}) makes no progress at {} ps: an internal error",
-                                  net_->describe(), net_time));
+          throw InternalError(fmt::format("the network model ({}) makes no progress at {} ps (sim engine)",
+                                          net_->describe(), net_time));
         }
         last_net = net_time;
         continue;

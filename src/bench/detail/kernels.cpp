@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/units.hpp"
 
 namespace gridlock::bench::detail {
@@ -453,7 +454,8 @@ std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const O
   if (spec.key == "multiple_alltoall") {
     return std::make_unique<AlltoallBandwidth>(slice, o.alltoall_bytes);
   }
-  throw std::logic_error("unknown canary " + spec.key);
+  // The canary specs are gridlock's own table (gpcnet roles), not user input.
+  throw InternalError("gridlock-bench has no kernel for the canary " + spec.key);
 }
 
 std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const Options& o, MPI_Comm slice) {
@@ -469,7 +471,8 @@ std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const
     case CongestorType::kAllreduce:
       return std::make_unique<LargeAllreduce>(slice, o.allreduce_congestor_bytes);
   }
-  throw std::logic_error("unknown congestor type");
+  throw InternalError(
+      fmt::format("gridlock-bench has no kernel for congestor type {}", fmt::underlying(type)));
 }
 
 CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice, std::uint64_t warmup,

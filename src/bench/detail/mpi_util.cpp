@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/core/internal_error.hpp"
 
 namespace gridlock::bench::detail {
 
@@ -133,8 +134,9 @@ void agree(MPI_Comm comm, const std::function<void()>& step) {
     code = ExitCode::kRuntimeFailure;
     message = kOutOfMemoryMessage;
   } catch (const std::exception& e) {
+    // Every error gridlock means to report is an Error: anything else is our defect.
     code = ExitCode::kInternal;
-    message = fmt::format("internal error: {}", e.what());
+    message = InternalError(fmt::format("unexpected exception: {}", e.what())).what();
   }
   const int mine = failed ? rank : size;
   int first = size;
@@ -147,8 +149,15 @@ void agree(MPI_Comm comm, const std::function<void()>& step) {
   GRIDLOCK_MPI(MPI_Bcast(head.data(), 2, MPI_INT, first, comm));
   message.resize(static_cast<std::size_t>(head[1]));
   GRIDLOCK_MPI(MPI_Bcast(message.data(), head[1], MPI_CHAR, first, comm));
-  throw CollectiveError(first == 0 ? message : fmt::format("rank {}: {}", first, message),
-                        static_cast<ExitCode>(head[0]));
+  const auto code_of_first = static_cast<ExitCode>(head[0]);
+  if (first != 0) {
+    // "rank 3: " goes after an internal error's "internal error: ", which the message starts with.
+    const std::string_view internal = "internal error: ";
+    const std::size_t at =
+        code_of_first == ExitCode::kInternal && message.starts_with(internal) ? internal.size() : 0;
+    message.insert(at, fmt::format("rank {}: ", first));
+  }
+  throw CollectiveError(message, code_of_first);
 }
 
 void agree_on_root(MPI_Comm comm, const std::function<void()>& step) {

@@ -11,6 +11,7 @@
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/rng.hpp"
 
 namespace gridlock::bench::detail {
@@ -136,7 +137,8 @@ class Collective {
     } else if (op_ == "reduce_scatter") {
       GRIDLOCK_MPI(MPI_Reduce_scatter_block(send_, recv_, red.count, red.type, red.op, comm_));
     } else {
-      throw std::logic_error(fmt::format("sweep: no collective named {}", op_));
+      // --ops was checked against the same names before any measurement.
+      throw InternalError(fmt::format("sweep: no collective kernel named {}", op_));
     }
   }
 
@@ -355,7 +357,7 @@ Measured measure_p2p(std::string_view op, MPI_Comm pair, std::uint64_t size_byte
       return (MPI_Wtime() - start) / w;
     });
   }
-  throw std::logic_error(fmt::format("sweep: no point-to-point op named {}", op));
+  throw InternalError(fmt::format("sweep: no point-to-point kernel named {}", op));
 }
 
 Measured measure_rma(std::string_view op, MPI_Comm pair, MPI_Win win, std::uint64_t size_bytes,
