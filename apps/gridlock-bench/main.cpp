@@ -52,12 +52,15 @@ namespace gpcnet = gridlock::gpcnet;
 
 // Upper bounds of the other numeric options (docs/limits.md), checked before any rank allocates or
 // loops: far above useful runs, low enough that counts cannot wrap when summed or multiplied.
-constexpr std::uint64_t kMaxLoopMeasurements = 1'000'000;    // --*-measurements, --*-rings
-constexpr std::uint64_t kMaxLoopIterations = 1'000'000'000;  // --*-iterations, --*-warmup, congestor counts
-constexpr double kMaxRunSeconds = 7 * 86400.0;               // --test-timeout, --deadline: a week
-constexpr std::uint64_t kMaxDetours = 100'000'000;           // noise --max-detours: 1.6 GB of detours
-constexpr double kMaxNoiseFactor = 1e6;                      // noise --threshold, --mad-factor
-constexpr std::uint64_t kMaxRanksPerStep = 1U << 31U;        // sweep --ranks-per-step
+// --*-measurements x --*-rings (blocks planned) stays below 2^64 with room; a run of 10^8
+// measurements is how the MPI tests make a test run into --test-timeout.
+constexpr std::uint64_t kMaxLoopMeasurements = 1'000'000'000;  // --*-measurements
+constexpr std::uint64_t kMaxLoopRings = 1'000'000;             // --*-rings
+constexpr std::uint64_t kMaxLoopIterations = 1'000'000'000;    // --*-iterations, --*-warmup, congestor counts
+constexpr double kMaxRunSeconds = 7 * 86400.0;                 // --test-timeout, --deadline: a week
+constexpr std::uint64_t kMaxDetours = 100'000'000;             // noise --max-detours: 1.6 GB of detours
+constexpr double kMaxNoiseFactor = 1e6;                        // noise --threshold, --mad-factor
+constexpr std::uint64_t kMaxRanksPerStep = 1U << 31U;          // sweep --ranks-per-step
 
 // Throws InputError naming `option` unless `value` is at most `most`.
 void check_at_most(std::uint64_t value, std::uint64_t most, const std::string& option) {
@@ -68,7 +71,7 @@ void check_at_most(std::uint64_t value, std::uint64_t most, const std::string& o
 
 void check_loop_bounds(const gpcnet::LoopCounts& loop, const char* name) {
   check_at_most(loop.measurements, kMaxLoopMeasurements, fmt::format("--{}-measurements", name));
-  check_at_most(loop.rings, kMaxLoopMeasurements, fmt::format("--{}-rings", name));
+  check_at_most(loop.rings, kMaxLoopRings, fmt::format("--{}-rings", name));
   check_at_most(loop.iterations, kMaxLoopIterations, fmt::format("--{}-iterations", name));
   check_at_most(loop.warmup, kMaxLoopIterations, fmt::format("--{}-warmup", name));
 }

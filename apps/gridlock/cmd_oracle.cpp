@@ -1,13 +1,16 @@
 // `gridlock oracle serve` (the resource oracle service) and `gridlock oracle query` (its client).
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigtimedwait
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -239,6 +242,15 @@ void run_query(const QueryArgs& args) {
                     "--max-response 8MiB",
                     args.max_response));
   }
+  // Every option is checked before the first request: a bad --metric or query name is the user's
+  // mistake, and was reported as "cannot reach the oracle" when no server was running.
+  const oracle::MetricQuery q = make_query(args);
+  static constexpr std::string_view kQueries[] = {"health", "topology", "node",  "route",
+                                                  "links",  "metrics",  "matrix"};
+  if (std::find(std::begin(kQueries), std::end(kQueries), args.what) == std::end(kQueries)) {
+    throw InputError(fmt::format(
+        "unknown query '{}': use health, topology, node, route, links, metrics or matrix", args.what));
+  }
   oracle::Client client(args.server, timeout_s, max_response);
   const auto need = [&](std::size_t count, const char* usage) {
     if (args.args.size() != count) {
@@ -256,11 +268,10 @@ void run_query(const QueryArgs& args) {
     print_json(client.node(args.args[0]));
   } else if (args.what == "route") {
     need(2, "route SRC DST");
-    print_json(client.route(args.args[0], args.args[1], parse_duration_seconds(args.window, "--window")));
+    print_json(client.route(args.args[0], args.args[1], q.window_s));
   } else if (args.what == "links") {
     need(0, "links [--top N]");
-    print_json(client.get(fmt::format("/v1/links?top={}&window_s={}", args.top,
-                                      parse_duration_seconds(args.window, "--window"))));
+    print_json(client.get(fmt::format("/v1/links?top={}&window_s={}", args.top, q.window_s)));
   } else if (args.what == "metrics") {
     if (args.args.empty()) {
       throw InputError("usage: gridlock oracle query metrics [--metric bw] [--reducer max] SRC:DST...");
@@ -273,7 +284,6 @@ void run_query(const QueryArgs& args) {
       }
       pairs.emplace_back(pair.substr(0, colon), pair.substr(colon + 1));
     }
-    const auto q = make_query(args);
     const auto values = client.route_metrics(pairs, q);
     if (args.json) {
       Json out = Json::array();
@@ -288,7 +298,6 @@ void run_query(const QueryArgs& args) {
     if (args.args.empty()) {
       throw InputError("usage: gridlock oracle query matrix [--metric bw] NODE...");
     }
-    const auto q = make_query(args);
     const auto values = client.metric_matrix(args.args, q);
     fmt::print("{}", oracle::matrix_table(args.args, q.metric, q.reducer, values));
   } else {
