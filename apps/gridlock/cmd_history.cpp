@@ -130,7 +130,7 @@ void run_trend(const HistoryArgs& a) {
                     "stored names (docs/model.md, \"Metric names\")",
                     a.db, metric));
   }
-  fmt::print("{}", model::trend_table(metric, points));
+  // The CSV first: a closed standard output (`| head`) must not lose it.
   if (!a.csv.empty()) {
     Json context = base_context("gridlock history trend", "gridlock.history.trend", 1);
     context["db"] = std::filesystem::absolute(a.db).lexically_normal().string();
@@ -143,6 +143,7 @@ void run_trend(const HistoryArgs& a) {
     }
     csv.write(a.csv);
   }
+  fmt::print("{}", model::trend_table(metric, points));
 }
 
 double parse_min_change(const std::string& text) {

@@ -2,18 +2,23 @@
 // line, runs the chosen subcommand, and maps errors to documented exit codes.
 #include <exception>
 #include <new>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli_docs.hpp"
 #include "cli_numbers.hpp"
+#include "closed_stdout.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/version.hpp"
 #include "output_guard.hpp"
 
 int main(int argc, char** argv) {
+  // A closed standard output ends a command through its failed writes, after its files are
+  // written, never through SIGPIPE in the middle of one (closed_stdout.hpp).
+  gridlock::cli::ignore_sigpipe();
   CLI::App app{"gridlock: induce, measure, model and simulate congestion and noise in HPC networks"};
   app.require_subcommand(1);
   app.set_version_flag("--version",
@@ -43,6 +48,12 @@ int main(int argc, char** argv) {
   } catch (const gridlock::Error& e) {
     fmt::print(stderr, "gridlock: error: {}\n", e.what());
     return gridlock::to_int(e.exit_code());
+  } catch (const std::system_error& e) {
+    if (gridlock::cli::is_broken_pipe(e)) {
+      gridlock::cli::exit_as_closed_pipe();
+    }
+    fmt::print(stderr, "gridlock: internal error: {}\n", e.what());
+    return gridlock::to_int(gridlock::ExitCode::kInternal);
   } catch (const std::bad_alloc&) {
     // Not a bug: the input asks for more than the machine (or the job's limit) gives.
     fmt::print(stderr, "gridlock: error: {}\n", gridlock::kOutOfMemoryMessage);
@@ -51,5 +62,5 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "gridlock: internal error: {}\n", e.what());
     return gridlock::to_int(gridlock::ExitCode::kInternal);
   }
-  return 0;
+  return gridlock::cli::finish_stdout(0, "gridlock");
 }
