@@ -48,6 +48,8 @@ model::History open_history(const HistoryArgs& a, bool create) {
   model::HistoryOptions options;
   options.busy_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(timeout_s * 1000)));
   options.create = create;
+  // Only `add` writes: the other commands read a read-only database too.
+  options.read_only = !create;
   return model::History(a.db, options);
 }
 
