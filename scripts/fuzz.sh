@@ -5,9 +5,10 @@
 # and model_fuzz (sweep files, fitted and checked against the guidelines; fit files, predicted from;
 # result files named into history metrics; metric names; --baseline specs) and trace_fuzz (the
 # trace-to-schedule converter of `gridlock schedule from-trace` on traces and options decoded from
-# the input, its schedules simulated) and net_fuzz (network specs, model options and messages for
-# `gridlock sim --network`, both network models run dry) and oracle_fuzz (the oracle client's
-# reading of an answer: status, body, error objects, route-metrics values, metric matrices).
+# the input, its schedules simulated, and the OTF2 directory reader on archives written from the
+# input) and net_fuzz (network specs, model options and messages for `gridlock sim --network`, both
+# network models run dry) and oracle_fuzz (the oracle client's reading of an answer: status, body,
+# error objects, route-metrics values, metric matrices).
 # Builds with clang in its own directory (build/fuzz); new interesting inputs go to
 # build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus, tests/fuzz/inputs-corpus,
 # tests/fuzz/model-corpus, tests/fuzz/trace-corpus, tests/fuzz/net-corpus and tests/fuzz/oracle-corpus.

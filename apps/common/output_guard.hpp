@@ -4,7 +4,9 @@
 // sim --json S.goal S.goal` cannot destroy the schedule. Hard and symbolic links are caught:
 // files are compared by device and inode (std::filesystem::equivalent).
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -54,22 +56,119 @@ inline std::vector<std::string> path_candidates(std::string_view argument) {
   }
 }
 
-/// Throws InputError when a given output option names an existing regular file that an input
-/// argument in `arguments` (the command line without the program name) also names. The values of
-/// output options are not inputs (two outputs naming one file are check_distinct_outputs()'s
-/// concern). Outputs that do not exist yet cannot be an input; devices and FIFOs (`/dev/null`,
+/// The options marked with output_directory(): directories a command writes into.
+inline std::vector<const CLI::Option*>& output_directory_options() {
+  static std::vector<const CLI::Option*> options;
+  return options;
+}
+
+/// Marks `option` as naming a directory the command writes files into (gridlock-bench --csv-dir):
+/// its value is not an input directory. Returns it, for chaining.
+inline CLI::Option* output_directory(CLI::Option* option) {
+  output_directory_options().push_back(option);
+  return option;
+}
+
+namespace detail {
+
+// True if `path` is `dir` or lies below it; both are absolute, canonical paths.
+inline bool is_within(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  auto p = path.begin();
+  for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
+    if (d->empty() && std::next(d) == dir.end()) {
+      return true;  // `dir/` ends in an empty element
+    }
+    if (p == path.end() || *p != *d) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The canonical form of `path` with symbolic links of its existing part resolved (".", "..",
+// symlinked directories), or empty when it cannot be resolved.
+inline std::filesystem::path resolved(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path out = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? std::filesystem::path() : out;
+}
+
+// Same file (device and inode) for two existing paths.
+inline bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+// True if `output` is a hard link of a file under `dir` (a file with other links is looked for
+// among dir's files by device and inode; the first 100,000 entries are searched).
+inline bool is_linked_into(const std::filesystem::path& output, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(output, ec) || fs::hard_link_count(output, ec) < 2 || ec) {
+    return false;
+  }
+  constexpr std::size_t kMaxEntries = 100000;
+  std::size_t seen = 0;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end && seen < kMaxEntries; it.increment(ec), ++seen) {
+    if (it->is_regular_file(ec) && same_file(it->path(), output)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Throws InputError when `output` (option `option`) is a file of the OTF2 archive whose anchor
+// file is `anchor` (`X.otf2`): the anchor, the global definitions `X.def`, or anything under the
+// archive's directory `X/`, existing or not.
+inline void check_not_in_archive(const CLI::Option& option, const std::string& output,
+                                 const std::filesystem::path& anchor) {
+  std::filesystem::path base = anchor;
+  base.replace_extension();
+  std::filesystem::path def = base;
+  def.replace_extension(".def");
+  const std::filesystem::path out = resolved(output);
+  const std::filesystem::path dir = resolved(base);
+  if (same_file(output, anchor) || same_file(output, def) ||
+      (!out.empty() && !dir.empty() && is_within(out, dir)) ||
+      (!dir.empty() && is_linked_into(output, dir))) {
+    throw InputError(fmt::format(
+        "{} '{}' is a file of the OTF2 trace '{}' (its files are {}, {} and everything under {}/): writing "
+        "it would damage the trace; give an output outside the archive",
+        option.get_name(), output, anchor.string(), anchor.filename().string(), def.filename().string(),
+        base.filename().string()));
+  }
+}
+
+}  // namespace detail
+
+/// Throws InputError when a given output option names a file or directory that an input argument
+/// in `arguments` (the command line without the program name) also names, or that lies in one: an
+/// existing file equal to an input file, an input directory itself, an existing file inside an
+/// input directory, or a file of an input OTF2 archive (for an input `X.otf2`, or a directory
+/// holding `traces.otf2`: `X.otf2`, `X.def`, anything under `X/`). Files are compared by device
+/// and inode, directories by canonical path, so hard and symbolic links and `./` spellings are
+/// caught. The values of output options are not inputs (two outputs naming one file are
+/// check_distinct_outputs()'s concern), nor are the names in `not_paths` (the subcommands given).
+/// Outputs that do not exist yet cannot be an input file; devices and FIFOs (`/dev/null`,
 /// `/dev/stdout`) are written in place, not replaced, and are left alone.
-inline void check_outputs_not_inputs(const std::vector<std::string>& arguments) {
+inline void check_outputs_not_inputs(const std::vector<std::string>& arguments,
+                                     const std::vector<std::string>& not_paths = {}) {
   namespace fs = std::filesystem;
   std::map<std::string, int> output_values;  // how many times each output value was given
-  for (const CLI::Option* option : output_options()) {
-    if (option->count() > 0) {
-      for (const std::string& value : option->results()) {
-        ++output_values[value];
+  for (const auto* list : {&output_options(), &output_directory_options()}) {
+    for (const CLI::Option* option : *list) {
+      if (option->count() > 0) {
+        for (const std::string& value : option->results()) {
+          ++output_values[value];
+        }
       }
     }
   }
   std::vector<std::string> inputs;
+  // Directories count as inputs only when an argument is the whole value (`DIR`, `--opt=DIR`),
+  // not a piece of one (`torus:4x4`, `--nodes @file`).
+  std::vector<std::string> input_values;
   for (const std::string& argument : arguments) {
     const std::size_t eq = argument.find('=');
     const std::string value =
@@ -79,6 +178,10 @@ inline void check_outputs_not_inputs(const std::vector<std::string>& arguments) 
       continue;
     }
     inputs.push_back(argument);
+    if (!value.empty() && !value.starts_with('-') &&
+        std::find(not_paths.begin(), not_paths.end(), value) == not_paths.end()) {
+      input_values.push_back(value);
+    }
   }
   for (const CLI::Option* option : output_options()) {
     if (option->count() == 0) {
@@ -86,28 +189,74 @@ inline void check_outputs_not_inputs(const std::vector<std::string>& arguments) 
     }
     for (const std::string& output : option->results()) {
       std::error_code ec;
-      if (output.empty() || !fs::is_regular_file(output, ec)) {
+      const fs::file_status status = fs::status(output, ec);
+      if (output.empty() ||
+          (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status))) {
         continue;
       }
+      const bool exists = fs::exists(status);
       for (const std::string& input : inputs) {
         for (const std::string& candidate : path_candidates(input)) {
-          if (!candidate.empty() && fs::equivalent(candidate, output, ec) && !ec) {
+          if (candidate.empty()) {
+            continue;
+          }
+          if (exists && fs::is_regular_file(status) && detail::same_file(candidate, output)) {
             throw InputError(
                 fmt::format("{} '{}' is the input file '{}': writing it would destroy the input; give "
                             "another output file",
                             option->get_name(), output, candidate));
           }
+          if (fs::path(candidate).extension() == ".otf2" && fs::is_regular_file(candidate, ec)) {
+            detail::check_not_in_archive(*option, output, candidate);
+          }
+        }
+      }
+      for (const std::string& input : input_values) {
+        if (!fs::is_directory(input, ec)) {
+          continue;
+        }
+        if (fs::is_regular_file(fs::path(input) / "traces.otf2", ec)) {
+          detail::check_not_in_archive(*option, output, fs::path(input) / "traces.otf2");
+        }
+        const fs::path dir = detail::resolved(input);
+        const fs::path out = detail::resolved(output);
+        if (exists && !dir.empty() && !out.empty() &&
+            (detail::is_within(out, dir) || detail::is_linked_into(output, dir))) {
+          if (out == dir) {
+            throw InputError(
+                fmt::format("{} '{}' is the input directory '{}': give an output file outside it",
+                            option->get_name(), output, input));
+          }
+          throw InputError(fmt::format(
+              "{} '{}' is inside the input directory '{}', whose files the command reads: writing "
+              "it could destroy an input; give an output outside '{}'",
+              option->get_name(), output, input, input));
         }
       }
     }
   }
 }
 
+/// The names of the subcommands given on the command line of `app` (`schedule`, `info`): words of
+/// the command line that are not paths, even where a directory of that name exists.
+inline std::vector<std::string> given_subcommands(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands()) {
+    names.push_back(sub->get_name());
+    for (std::string& name : given_subcommands(*sub)) {
+      names.push_back(std::move(name));
+    }
+  }
+  return names;
+}
+
 /// Runs check_outputs_not_inputs() on the command line `argv` once parsing is complete, before
 /// any subcommand's callback. Call after every subcommand is added.
 inline void guard_outputs(CLI::App& app, int argc, const char* const* argv) {
   std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
-  app.parse_complete_callback([arguments = std::move(arguments)] { check_outputs_not_inputs(arguments); });
+  app.parse_complete_callback([&app, arguments = std::move(arguments)] {
+    check_outputs_not_inputs(arguments, given_subcommands(app));
+  });
 }
 
 }  // namespace gridlock::cli

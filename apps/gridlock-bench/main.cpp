@@ -133,6 +133,7 @@ void add_common_options(CLI::App& cmd, gpcnet::Options& o, TextOptions& t, bool 
   gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_option("--csv-dir", o.csv_dir,
                  "Write the histogram of every canary and state as CSV into this directory");
+  gridlock::cli::output_directory(cmd.get_option("--csv-dir"));
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
   cmd.add_flag("-v,--verbose,--progress", o.verbose,
                "Progress lines on stderr even when it is not a terminal");
@@ -273,6 +274,7 @@ void add_noise_options(CLI::App& cmd, gb::NoiseRunOptions& o, NoiseText& t) {
                  "Write per-node and per-rank results with the context to this JSON file");
   gridlock::cli::output_file(cmd.get_option("--json"));
   cmd.add_option("--traces", o.traces_dir, "Every rank writes its trace to DIR/noise-rank<R>.trace");
+  gridlock::cli::output_directory(cmd.get_option("--traces"));
   cmd.add_flag("-q,--quiet", o.quiet, "No progress messages on stderr");
 }
 
@@ -597,7 +599,8 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     }
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
   }
-  gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc));
+  gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc),
+                                          gridlock::cli::given_subcommands(app));
   // Another MPI family's launcher would start N one-rank jobs that each measure alone.
   gb::check_launcher();
   if (replicas->parsed()) {

@@ -59,6 +59,8 @@ model::History open_history(const HistoryArgs& a, bool create) {
   model::HistoryOptions options;
   options.busy_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(timeout_s * 1000)));
   options.create = create;
+  // Only `add` writes: the other commands read a read-only database too.
+  options.read_only = !create;
   return model::History(a.db, options);
 }
 
@@ -146,7 +148,7 @@ void run_trend(const HistoryArgs& a) {
                     "stored names (docs/model.md, \"Metric names\")",
                     a.db, metric));
   }
-  fmt::print("{}", model::trend_table(metric, points));
+  // The CSV first: a closed standard output (`| head`) must not lose it.
   if (!a.csv.empty()) {
     Json context = base_context("gridlock history trend", "gridlock.history.trend", 1);
     context["db"] = std::filesystem::absolute(a.db).lexically_normal().string();
@@ -159,6 +161,7 @@ void run_trend(const HistoryArgs& a) {
     }
     csv.write(a.csv);
   }
+  fmt::print("{}", model::trend_table(metric, points));
 }
 
 double parse_min_change(const std::string& text) {

@@ -181,24 +181,7 @@ void run_map(const MapArgs& a) {
   const mapping::StudyRow& result = study.rows[chosen];
   const mapping::Allocation& alloc = machine.allocation();
 
-  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology->spec(),
-             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
-  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
-             result.method.name(), a.seed);
-  if (result.method.kind == mapping::Method::Kind::kScotch) {
-    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
-               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
-               result.scotch.terminals, result.scotch.tries,
-               result.scotch.build_seconds + result.scotch.map_seconds,
-               result.scotch.repaired_tasks > 0
-                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
-                   : std::string());
-  }
-  fmt::print("\n\n{}", mapping::study_table(study));
-  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
-    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
-  }
-
+  // The result files first: a closed standard output (`| head`) must not lose them.
   if (!a.rankfile.empty()) {
     write_file_atomic(a.rankfile, mapping::write_rankfile(result.placement, alloc));
   }
@@ -232,6 +215,24 @@ void run_map(const MapArgs& a) {
               {"chosen", result.method.name()},
               {"mappings", mapping::study_json(study, machine, {chosen})}};
     write_json_file(a.json, context, body);
+  }
+
+  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology->spec(),
+             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
+  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
+             result.method.name(), a.seed);
+  if (result.method.kind == mapping::Method::Kind::kScotch) {
+    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
+               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
+               result.scotch.terminals, result.scotch.tries,
+               result.scotch.build_seconds + result.scotch.map_seconds,
+               result.scotch.repaired_tasks > 0
+                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
+                   : std::string());
+  }
+  fmt::print("\n\n{}", mapping::study_table(study));
+  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
+    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
   }
 }
 

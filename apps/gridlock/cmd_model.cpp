@@ -139,9 +139,7 @@ void run_fit(const FitArgs& a) {
     fmt::print(stderr, "gridlock model fit: warning: {}\n", w);
   }
   const model::FitResult fit = model::fit_sweep(sweep);
-  if (!a.quiet) {
-    print_fit(fit);
-  }
+  // The fit file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
     Json context = base_context("gridlock model fit", model::kFitSchema, model::kFitSchemaVersion);
     context["sweep_context"] = sweep.context;
@@ -149,7 +147,10 @@ void run_fit(const FitArgs& a) {
                                  {"robust", "huber k=1.345"},
                                  {"switch_detection", "segmented regression, at most 3 breaks, BIC"}};
     write_json_file(a.json, context, model::fit_to_json(fit));
-    if (!a.quiet) {
+  }
+  if (!a.quiet) {
+    print_fit(fit);
+    if (!a.json.empty()) {
       fmt::print("wrote {}\n", a.json);
     }
   }
@@ -196,6 +197,13 @@ void run_check(const CheckArgs& a) {
   o.tolerance = a.tolerance;
   o.seed = a.seed;
   const model::CheckReport report = model::check_guidelines(sweep, o);
+  // The result file first: a closed standard output (`| head`) must not lose it.
+  if (!a.json.empty()) {
+    Json context = base_context("gridlock model check", "gridlock.model.check", 1);
+    context["sweep_context"] = sweep.context;
+    context["seed"] = a.seed;
+    write_json_file(a.json, context, model::check_to_json(report, o));
+  }
   if (!a.quiet) {
     fmt::print("Self-consistent guidelines (level {}, tolerance {}, seed {}):\n", a.level, pct(a.tolerance),
                a.seed);
@@ -216,12 +224,6 @@ void run_check(const CheckArgs& a) {
       fmt::print("violation: {} at {} on {} ranks: factor {:.3f}\n", r.guideline, format_bytes(r.size_bytes),
                  r.ranks, r.factor);
     }
-  }
-  if (!a.json.empty()) {
-    Json context = base_context("gridlock model check", "gridlock.model.check", 1);
-    context["sweep_context"] = sweep.context;
-    context["seed"] = a.seed;
-    write_json_file(a.json, context, model::check_to_json(report, o));
   }
   if (a.fail_on_violation && report.violations() > 0) {
     throw Error(fmt::format("{} guideline violation(s) (--fail-on-violation)", report.violations()));

@@ -85,6 +85,21 @@ void run_measure(const MeasureArgs& a) {
   context["max_detours"] = o.max_detours;
   context["detours_not_listed"] = m.detours_not_listed;
 
+  // The result files first: a closed standard output (`| head`) must not lose them.
+  if (!a.json.empty()) {
+    write_json_file(a.json, context, Json{{"summary", noise::summary_json(s)}});
+  }
+  if (!a.histogram.empty()) {
+    CsvWriter csv(context, {"lower_ns", "upper_ns", "count"});
+    for (const auto& row : noise::histogram_rows(m.lengths_ns)) {
+      csv.add_row(row);
+    }
+    csv.write(a.histogram);
+  }
+  if (!a.trace.empty()) {
+    m.trace.context = context;
+    noise::write_trace(a.trace, m.trace, trace_format);
+  }
   fmt::print("timer: {} ({:.4f} ticks/ns), CPU {}\n", m.timer.name(), m.timer.ticks_per_ns,
              m.cpu >= 0 ? std::to_string(m.cpu) : std::string("not pinned"));
   fmt::print("t_min: {} ({} calibration blocks); threshold {} x t_min = {}\n", fmt_ns(s.t_min_ns),
@@ -107,20 +122,6 @@ void run_measure(const MeasureArgs& a) {
     fmt::print(
         "note: {} detours beyond --max-detours are in the totals and the histogram, not in the trace\n",
         m.detours_not_listed);
-  }
-  if (!a.json.empty()) {
-    write_json_file(a.json, context, Json{{"summary", noise::summary_json(s)}});
-  }
-  if (!a.histogram.empty()) {
-    CsvWriter csv(context, {"lower_ns", "upper_ns", "count"});
-    for (const auto& row : noise::histogram_rows(m.lengths_ns)) {
-      csv.add_row(row);
-    }
-    csv.write(a.histogram);
-  }
-  if (!a.trace.empty()) {
-    m.trace.context = context;
-    noise::write_trace(a.trace, m.trace, trace_format);
   }
 }
 

@@ -70,13 +70,14 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
   const gpcnet::Report report = net::predict_gpcnet(options);
+  // The result file first: a closed standard output (`| head`) must not lose it.
+  if (!a.json.empty()) {
+    write_json_file(a.json, report.context, gpcnet::report_body(report));
+  }
   fmt::print("gridlock predict gpcnet: {} model on {}, {} nodes x {} ranks, seed {}\n", a.net_model,
              report.context.value("network", a.network), report.context.value("nodes", 0U), a.ranks_per_node,
              a.seed);
   gpcnet::print_tables(report, stdout);
-  if (!a.json.empty()) {
-    write_json_file(a.json, report.context, gpcnet::report_body(report));
-  }
 }
 
 struct PredictMappingArgs {
@@ -162,6 +163,10 @@ void run_predict_mapping(const PredictMappingArgs& a) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
   const net::MappingReport report = net::predict_mapping(options);
+  // The result file first: a closed standard output (`| head`) must not lose it.
+  if (!a.json.empty()) {
+    write_json_file(a.json, report.context, net::mapping_report_body(report));
+  }
   fmt::print("gridlock predict mapping: {} model on {}, {} nodes x {} cores, tasks {}, {} iterations, {}\n",
              a.net_model, report.context.value("network", a.network), options.nodes.size(), a.cores_per_node,
              report.context.value("tasks", a.tasks), a.iterations,
@@ -176,9 +181,6 @@ void run_predict_mapping(const PredictMappingArgs& a) {
   fmt::print(
       "\nrecovered: share of identity's congestion time (congested - alone) a mapping takes back; paper: "
       "Table II of Brandt et al.\n");
-  if (!a.json.empty()) {
-    write_json_file(a.json, report.context, net::mapping_report_body(report));
-  }
 }
 
 }  // namespace

@@ -4,16 +4,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "closed_stdout.hpp"
 #include "commands.hpp"
 #include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
@@ -214,6 +217,42 @@ bool under_mpi_job() {
   return false;
 }
 
+// The study's table on standard output, stopped quietly once standard output is closed (`| head`):
+// the study goes on and its files are written; main() then ends as a closed pipe does.
+class StdoutTableReporter final : public sim::ReplicaReporter {
+ public:
+  explicit StdoutTableReporter(sim::ReplicaReporter& table) : table_(table) {}
+  void study_started(const sim::ReplicaStudyInfo& info) override {
+    guard([&] { table_.study_started(info); });
+  }
+  void scale_started(std::uint32_t ranks) override {
+    guard([&] { table_.scale_started(ranks); });
+  }
+  void scale_finished(const sim::ReplicaStudyResult& so_far) override {
+    guard([&] { table_.scale_finished(so_far); });
+  }
+  void study_finished(const sim::ReplicaStudyResult& result) override {
+    guard([&] { table_.study_finished(result); });
+  }
+
+ private:
+  void guard(const std::function<void()>& call) {
+    if (closed_) {
+      return;
+    }
+    try {
+      call();
+    } catch (const std::system_error& e) {
+      if (!is_broken_pipe(e)) {
+        throw;
+      }
+      closed_ = true;
+    }
+  }
+  sim::ReplicaReporter& table_;
+  bool closed_ = false;
+};
+
 // `gridlock sim --replicas K --ranks P1,P2,...`: the Monte-Carlo study (paper §IV, Figs. 5-7).
 void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const noise::NoiseSpec& spec,
                        double network_scale) {
@@ -270,7 +309,8 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   std::vector<std::unique_ptr<sim::ReplicaReporter>> files = sim::file_reporters(
       a.json, a.csv, a.svg, context,
       sim::study_title(a.program.empty() ? a.schedule : a.program, spec, study.pattern(), a.noise.cosched));
-  std::vector<sim::ReplicaReporter*> reporters{&console};
+  StdoutTableReporter table(console);
+  std::vector<sim::ReplicaReporter*> reporters{&table};
   for (const auto& f : files) {
     reporters.push_back(f.get());
   }

@@ -300,10 +300,48 @@ RunSummary read_summary(const Statement& s) {
   return r;
 }
 
+// A read-only connection to a WAL database needs its -shm file, which SQLite creates next to it:
+// in a directory this process may not write, without one, reads fail (SQLITE_READONLY or
+// SQLITE_CANTOPEN). Then nobody can write the database either, and it is opened immutable.
+bool needs_immutable(const fs::path& file) {
+  sqlite3* probe = nullptr;
+  int rc = sqlite3_open_v2(file.c_str(), &probe, SQLITE_OPEN_READONLY, nullptr);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_exec(probe, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  }
+  sqlite3_close(probe);
+  const int primary = rc & 0xff;
+  std::error_code ec;
+  return (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN) &&
+         !fs::exists(fs::path(file.string() + "-wal"), ec);
+}
+
+bool is_file(const fs::path& file) {
+  std::error_code ec;
+  return fs::is_regular_file(file, ec);
+}
+
+// `file:PATH?immutable=1`, with the characters a URI gives a meaning escaped.
+std::string immutable_uri(const fs::path& file) {
+  std::string uri = "file:";
+  for (const char c : fs::absolute(file).string()) {
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace
 
 struct History::Impl {
-  Impl(const fs::path& file, HistoryOptions o) : options(o), db(file, open_flags(file, o)) {
+  Impl(const fs::path& file, HistoryOptions o)
+      : options(o),
+        immutable(o.read_only && is_file(file) && needs_immutable(file)),
+        db(file, open_flags(file, o) | (immutable ? SQLITE_OPEN_URI : 0),
+           immutable ? immutable_uri(file) : std::string()) {
     sqlite3_busy_handler(db.get(), &Impl::on_busy, this);
   }
 
@@ -319,6 +357,9 @@ struct History::Impl {
           fmt::format("no history database at '{}'; `gridlock history add RESULT.json --db {}` "
                       "creates it",
                       file.string(), file.string()));
+    }
+    if (o.read_only) {
+      return SQLITE_OPEN_READONLY;
     }
     return SQLITE_OPEN_READWRITE | (o.create ? SQLITE_OPEN_CREATE : 0);
   }
@@ -368,6 +409,21 @@ struct History::Impl {
 
   // Checks what the file is, creates or migrates it. Every decision is taken again under the
   // write lock, since another process may be creating or migrating the same file right now.
+  // True when a read-only connection is enough: the database holds gridlock's tables at this
+  // gridlock's schema version (nothing to create or migrate).
+  [[nodiscard]] bool ready_for_reading() const {
+    check_identity();
+    return scalar("SELECT count(*) FROM sqlite_master") > 0 && stored_version() == kHistorySchemaVersion;
+  }
+
+  // The connection's settings for reading (prepare() without creating, migrating or switching to WAL).
+  void prepare_reading() {
+    opened_version = stored_version();
+    db.exec("PRAGMA cache_size = -65536");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA temp_store = MEMORY");
+  }
+
   void prepare() {
     check_identity();
     if (scalar("SELECT count(*) FROM sqlite_master") == 0) {
@@ -588,6 +644,7 @@ struct History::Impl {
   }
 
   HistoryOptions options;
+  bool immutable = false;  // opened with immutable=1 (a read-only directory); set before db
   Connection db;
   std::chrono::steady_clock::time_point wait_started{};
   std::uint64_t busy_waits = 0;
@@ -596,7 +653,28 @@ struct History::Impl {
 
 History::History(const fs::path& path, HistoryOptions options)
     : impl_(std::make_unique<Impl>(path, options)) {
-  impl_->prepare();
+  if (!options.read_only) {
+    impl_->prepare();
+    return;
+  }
+  if (impl_->ready_for_reading()) {
+    impl_->prepare_reading();
+    return;
+  }
+  // An empty or older database: created or migrated as a writing command would, if it can be.
+  HistoryOptions writable = options;
+  writable.read_only = false;
+  impl_.reset();
+  try {
+    impl_ = std::make_unique<Impl>(path, writable);
+    impl_->prepare();
+  } catch (const IoError& e) {
+    throw InputError(fmt::format(
+        "history database '{}' is empty or from an older gridlock and must be set up or migrated before "
+        "it is read, which needs write access ({}); run `gridlock history add` on it where it can be "
+        "written",
+        path.string(), e.what()));
+  }
 }
 History::History(History&&) noexcept = default;
 History& History::operator=(History&&) noexcept = default;

@@ -59,37 +59,67 @@ LoadedInput load_csv(const std::string& source, const std::string& text) {
     return parsed.is_discarded() ? Json(value) : parsed;
   };
   while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) {
-      end = text.size();
-    }
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
-    }
-    if (line.empty()) {
-      continue;
-    }
-    if (line[0] == '#') {
+    if (text[pos] == '#') {
+      std::size_t end = text.find('\n', pos);
+      if (end == std::string::npos) {
+        end = text.size();
+      }
+      std::string line = text.substr(pos, end - pos);
+      pos = end + 1;
+      if (!line.empty() && line.back() == '\r') {
+        line.pop_back();
+      }
       const std::size_t colon = line.find(": ");
       if (colon != std::string::npos && colon > 2) {
         context[line.substr(2, colon - 2)] = parse_value(line.substr(colon + 2));
       }
       continue;
     }
+    // One record of RFC 4180 cells, as CsvWriter writes them: a cell holding a comma, a quote or a
+    // line break is quoted, with its quotes doubled. A quoted cell stays text.
     Json cells = Json::array();
-    std::size_t cell_start = 0;
-    while (true) {
-      const std::size_t comma = line.find(',', cell_start);
-      const std::string cell =
-          line.substr(cell_start, comma == std::string::npos ? std::string::npos : comma - cell_start);
-      cells.push_back(columns.empty() ? Json(cell) : parse_value(cell));
-      if (comma == std::string::npos) {
-        break;
+    std::string cell;
+    bool quoted = false;
+    bool was_quoted = false;
+    const auto end_cell = [&] {
+      cells.push_back(columns.empty() || was_quoted ? Json(cell) : parse_value(cell));
+      cell.clear();
+      was_quoted = false;
+    };
+    bool record_end = false;
+    while (pos < text.size() && !record_end) {
+      const char c = text[pos++];
+      if (quoted) {
+        if (c != '"') {
+          cell += c;
+        } else if (pos < text.size() && text[pos] == '"') {
+          cell += '"';
+          ++pos;
+        } else {
+          quoted = false;
+        }
+      } else if (c == '"' && cell.empty()) {
+        quoted = true;
+        was_quoted = true;
+      } else if (c == ',') {
+        end_cell();
+      } else if (c == '\n') {
+        record_end = true;
+      } else if (c != '\r' || (pos < text.size() && text[pos] != '\n')) {
+        cell += c;
       }
-      cell_start = comma + 1;
     }
+    if (quoted) {
+      in.error = fmt::format(
+          "{}: a quoted cell is not closed (the file ends inside it): truncated or not a gridlock CSV; give "
+          "a complete file written by a gridlock --csv option",
+          source);
+      return in;
+    }
+    if (cells.empty() && cell.empty() && !was_quoted) {
+      continue;  // an empty line
+    }
+    end_cell();
     if (columns.empty()) {
       columns = std::move(cells);
     } else {

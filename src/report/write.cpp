@@ -68,6 +68,18 @@ ReportOutcome write_report(const ReportOptions& options) {
       outcome.failures.push_back(loaded.back().error);
     }
   }
+  // A page of error notes only must not replace a good page of an earlier run.
+  if (std::none_of(loaded.begin(), loaded.end(),
+                   [](const LoadedInput& in) { return in.document.has_value(); })) {
+    std::string reasons;
+    for (const std::string& failure : outcome.failures) {
+      reasons += fmt::format("{}{}", reasons.empty() ? " " : "; ", failure);
+    }
+    throw InputError(
+        fmt::format("no input could be read, so '{}' was not written (an existing file is left "
+                    "as it was); fix the inputs:{}",
+                    options.output.string(), reasons));
+  }
   std::vector<Section> sections;
   const SectionOptions section_options{options.csv_dir};
   if (options.compare && loaded[0].document && loaded[1].document) {

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 
 namespace gridlock::trace {
 
@@ -332,6 +333,28 @@ struct Owned {
   ~Owned() { Delete(ptr); }
 };
 
+// Size bounds of the files OTF2 opens itself. An anchor file holds a few lines of metadata; the
+// definitions are read whole; one rank's events are decoded into memory at once (about 3 bytes
+// of memory per byte of event file).
+constexpr std::uintmax_t kMaxAnchorBytes = std::uintmax_t{16} << 20U;
+constexpr std::uintmax_t kMaxDefinitionBytes = kDefaultInputLimitBytes;
+constexpr std::uintmax_t kMaxEventFileBytes = std::uintmax_t{4} << 30U;
+
+// OTF2 opens the files of an archive itself, past gridlock's checked reader: each is checked
+// first as a file given by name would be (a regular file of bounded size), so a FIFO would not
+// block the read and a link to /dev/zero would not fill memory. A file that does not exist is
+// left to OTF2, which names what is missing.
+void check_archive_file(const std::filesystem::path& path, std::string_view what, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    return;
+  }
+  if (check_regular_input(path, what, max_bytes)) {
+    throw IoError(fmt::format("cannot read {} '{}': it is a pipe; an OTF2 archive is read from regular files",
+                              what, path.string()));
+  }
+}
+
 std::string anchor_of(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -344,7 +367,7 @@ class Otf2Trace final : public TraceReader {
  public:
   explicit Otf2Trace(const std::filesystem::path& path) : anchor_(anchor_of(path)) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(anchor_, ec)) {
+    if (!std::filesystem::exists(anchor_, ec)) {
       // The tracer's emergency flush (exit without MPI_Finalize, MPI_Abort) leaves the event files
       // but no anchor: say what happened instead of "no archive".
       const std::filesystem::path events = std::filesystem::path(anchor_).parent_path() / "traces" / "0.evt";
@@ -363,6 +386,8 @@ class Otf2Trace final : public TraceReader {
           "ranks (docs/tracing.md, \"How to trace\")",
           path.string()));
     }
+    check_archive_file(anchor_, "OTF2 anchor file", kMaxAnchorBytes);
+    check_archive_file(archive_base() + ".def", "OTF2 global definitions", kMaxDefinitionBytes);
     info_.path = anchor_;
     read_definitions();
   }
@@ -370,6 +395,11 @@ class Otf2Trace final : public TraceReader {
   [[nodiscard]] const TraceInfo& info() const noexcept override { return info_; }
 
   void for_each_rank(const std::function<void(std::uint32_t, std::span<const Event>)>& visit) override {
+    for (const std::uint64_t location : rank_locations_) {
+      const std::string stem = fmt::format("{}/{}", archive_base(), location);
+      check_archive_file(stem + ".def", "OTF2 local definitions", kMaxDefinitionBytes);
+      check_archive_file(stem + ".evt", "OTF2 event file", kMaxEventFileBytes);
+    }
     const ErrorCapture capture;
     Reader reader(anchor_);
     if (reader.get() == nullptr) {
@@ -421,6 +451,12 @@ class Otf2Trace final : public TraceReader {
   }
 
  private:
+  // The archive's name without `.otf2`: its global definitions are `<base>.def`, its per-location
+  // files `<base>/<location>.evt` and `.def`.
+  [[nodiscard]] std::string archive_base() const {
+    return std::filesystem::path(anchor_).replace_extension().string();
+  }
+
   static void register_events(OTF2_EvtReaderCallbacks* cb) {
     OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
@@ -554,7 +590,8 @@ std::unique_ptr<TraceReader> open_otf2(const std::filesystem::path& path) {
 bool is_otf2_path(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return std::filesystem::is_regular_file(path / "traces.otf2", ec);
+    // Any kind of file: a FIFO or a device named traces.otf2 is refused by open_otf2 with its kind.
+    return std::filesystem::exists(path / "traces.otf2", ec);
   }
   return path.extension() == ".otf2";
 }

@@ -147,6 +147,37 @@ bad_input)
   expect 2 "run 1 has no metric 'sweep.nosuch.1KiB.median'" -- \
     "$G" history regress --db runs.db --metric sweep.nosuch.1KiB.median
   ;;
+read_only)
+  # The read commands open the database read-only: a read-only file in a writable directory, and
+  # one in a read-only directory (no -shm can be made there), are read (issue 36; both failed).
+  # Permissions bind root only through another user: as root the commands run as nobody.
+  as_reader() {
+    if [ "$(id -u)" -eq 0 ]; then
+      setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+    else
+      "$@"
+    fi
+  }
+  sweep a.json 1 250
+  sweep b.json 2 260
+  "$G" history add a.json b.json --db runs.db >/dev/null
+  mkdir rw ro
+  cp runs.db rw/runs.db
+  cp runs.db ro/runs.db
+  chmod 444 rw/runs.db ro/runs.db
+  chmod 777 rw
+  chmod 555 ro
+  for db in rw/runs.db ro/runs.db; do
+    expect 0 "2 of 2 runs" -- as_reader "$G" history list --db "$db"
+    expect 0 "nid002" -- as_reader "$G" history show 2 --db "$db"
+    expect 0 "sweep.allreduce.1MiB.median" -- as_reader "$G" history metrics sweep.allreduce --db "$db"
+    expect 0 "^\| 2 \|" -- as_reader "$G" history trend --metric sweep.allreduce.1MiB.median --db "$db"
+    expect 0 "" -- as_reader "$G" history regress --db "$db" --baseline all
+  done
+  # Adding needs write access: a clear error, the database unchanged.
+  expect 3 "runs.db" -- as_reader "$G" history add a.json --db ro/runs.db
+  chmod 755 ro
+  ;;
 *)
   fail "unknown case $case_name"
   ;;

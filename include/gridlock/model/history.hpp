@@ -89,6 +89,10 @@ struct HistoryOptions {
   std::chrono::milliseconds busy_timeout{10000};
   /// Create the database when the file does not exist (or is empty); else that is an error.
   bool create = false;
+  /// Open for reading only (list, show, metrics, trend, regress): a read-only file, or one in a
+  /// read-only directory, can be read. A database that needs creating or migrating first is then
+  /// opened for writing as without this option, if it can be; otherwise an InputError says so.
+  bool read_only = false;
 };
 
 /// What add() did with one result.

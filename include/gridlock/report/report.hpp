@@ -42,7 +42,8 @@ struct ReportOutcome {
 /// Reads the inputs, builds the sections and writes the page atomically. A bad input is a failure
 /// in the outcome and a note in the page, not an exception; throws IoError when Chart.js cannot be
 /// read or the page cannot be written, InputError when the output is an input or `compare` is
-/// given other than two inputs or two inputs of different kinds.
+/// given other than two inputs or two inputs of different kinds, and InputError naming every
+/// failure when no input can be read at all (the output is then neither written nor changed).
 ReportOutcome write_report(const ReportOptions& options);
 
 }  // namespace gridlock::report

@@ -13,7 +13,11 @@ namespace gridlock::trace {
 /// Reads the global definitions now (ranks from the MPI locations group, communicators with
 /// their members, regions, the timer); events are read by TraceReader::for_each_rank, one rank
 /// at a time. Throws InputError when the path is not an OTF2 archive, the archive has no global
-/// definitions (a run that ended without MPI_Finalize) or they are inconsistent.
+/// definitions (a run that ended without MPI_Finalize) or they are inconsistent. Every file OTF2
+/// opens (the anchor, `traces.def`, and before the events are read each rank's `.evt` and `.def`)
+/// is checked first as gridlock's reader checks a file given by name: a FIFO, a device or a pipe
+/// throws IoError naming it, a file above its bound (anchor 16 MiB, definitions 1 GiB, events
+/// 4 GiB per rank) throws InputError.
 [[nodiscard]] std::unique_ptr<TraceReader> open_otf2(const std::filesystem::path& path);
 
 /// True if `path` looks like an OTF2 archive (an `.otf2` anchor file, or a directory with

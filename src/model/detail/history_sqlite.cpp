@@ -6,8 +6,8 @@
 
 namespace gridlock::model::detail {
 
-Connection::Connection(const std::filesystem::path& path, int flags) : path_(path) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+Connection::Connection(const std::filesystem::path& path, int flags, const std::string& uri) : path_(path) {
+  const int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

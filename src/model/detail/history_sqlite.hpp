@@ -15,8 +15,9 @@ namespace gridlock::model::detail {
 /// An open SQLite connection; closes on destruction.
 class Connection {
  public:
-  /// Opens `path` with the given sqlite3_open_v2 flags. Throws IoError naming the file.
-  Connection(const std::filesystem::path& path, int flags);
+  /// Opens `path` with the given sqlite3_open_v2 flags, or the URI `uri` naming it (flags with
+  /// SQLITE_OPEN_URI) when one is given. Throws IoError naming the file.
+  Connection(const std::filesystem::path& path, int flags, const std::string& uri = {});
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/output.hpp"
 #include "gridlock/report/report.hpp"
 #include "gridlock/report/sections_json.hpp"
 
@@ -314,6 +315,28 @@ TEST(ReportInputs, BadInputsAreMessagesNamingTheFile) {
   EXPECT_EQ(s.data["charts"][0]["series"][0]["data"], Json::array({2.5}));
 }
 
+// The trend CSV as `gridlock history trend --csv` writes it (CsvWriter): a host name with a comma
+// and quotes is a quoted cell; it was split at its comma, so the value column held text (issue 36).
+TEST(ReportInputs, TrendCsvWithQuotedCellsKeepsItsColumns) {
+  CsvWriter csv(Json{{"schema", "gridlock.history.trend"}, {"metric", "load.loaded.lat.p99"}},
+                {"run_id", "date", "host", "value"});
+  csv.add_row({"1", "2026-11-26T00:00:00Z", "nid001,rack \"A\"", "2.5"});
+  csv.add_row({"2", "2026-11-27T00:00:00Z", "line\nbreak", "3.5"});
+  const LoadedInput in = parse_input("trend.csv", csv.content());
+  ASSERT_TRUE(in.error.empty()) << in.error;
+  const Json& rows = (*in.document)["rows"];
+  ASSERT_EQ(rows.size(), 2U);
+  ASSERT_EQ(rows[0].size(), 4U);
+  EXPECT_EQ(rows[0][2], "nid001,rack \"A\"");
+  EXPECT_EQ(rows[1][2], "line\nbreak");
+  const Section s = build_section("trend.csv", *in.document);
+  EXPECT_EQ(s.data["charts"][0]["series"][0]["data"], Json::array({2.5, 3.5}));
+  // A quoted cell that never closes is a truncated file, not a row.
+  EXPECT_NE(parse_input("t.csv", "# schema: gridlock.history.trend\nrun_id,host\n1,\"nid0")
+                .error.find("t.csv: a quoted cell is not closed"),
+            std::string::npos);
+}
+
 TEST(ReportInputs, HistogramCsvIsChartedNotMistakenForItsJson) {
   // gridlock noise measure --histogram carries the measurement's schema in its context lines.
   const LoadedInput csv = parse_input(
@@ -393,6 +416,25 @@ TEST_F(WriteReportTest, BadInputIsAFailureAndTheRestIsWritten) {
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(page.find("window.Chart = function"), std::string::npos);
   EXPECT_NE(page.find("the file is empty"), std::string::npos);
+}
+
+// A page of errors only replaced a good page of an earlier run (issue 36).
+TEST_F(WriteReportTest, NoReadableInputLeavesTheOutputUntouched) {
+  { std::ofstream(dir_ / "report.html") << "a good page"; }
+  try {
+    (void)write_report(options({dir_ / "missing.json", dir_ / "empty.json"}));
+    FAIL() << "a report without one readable input was written";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no input could be read"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("empty.json"), std::string::npos) << e.what();
+  }
+  std::ifstream in(dir_ / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(page, "a good page");
+  ReportOptions o = options({dir_ / "missing.json", dir_ / "empty.json"});
+  o.compare = true;
+  EXPECT_THROW((void)write_report(o), InputError);
 }
 
 TEST_F(WriteReportTest, RefusesOutputThatIsAnInputAndMissingChartJs) {

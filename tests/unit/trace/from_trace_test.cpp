@@ -2,6 +2,7 @@
 // docs/tracing.md "From a trace to a simulation"), and the OTF2 reader on archives written here
 // with OTF2's own writer API.
 #include <otf2/otf2.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -610,6 +611,35 @@ TEST(Otf2Reader, NamesARunWithoutFinalize) {
       EXPECT_NE(std::string(e.what()).find("ended without MPI_Finalize"), std::string::npos) << e.what();
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+// OTF2 opens the archive's files itself: a FIFO among them blocked the read forever, a link to
+// /dev/zero read without end (issue 36). Each is refused with its name and kind before OTF2 opens it.
+TEST(Otf2Reader, ChecksEveryFileOfTheArchiveFirst) {
+  const std::filesystem::path dir = temp_dir("special");
+  const auto expect_refused = [&](const std::string& what) {
+    try {
+      const std::unique_ptr<TraceReader> trace = open_otf2(dir);
+      (void)convert_trace(*trace, {});
+      FAIL() << "an archive with a special file was read";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  for (const char* file : {"traces/1.evt", "traces.def", "traces.otf2", "traces/0.def"}) {
+    write_archive(dir);
+    std::filesystem::remove(dir / file);
+    ASSERT_EQ(::mkfifo((dir / file).c_str(), 0600), 0);
+    expect_refused(std::string(file) + "': it is a FIFO");
+  }
+  write_archive(dir);
+  std::filesystem::remove(dir / "traces" / "0.evt");
+  std::filesystem::create_symlink("/dev/zero", dir / "traces" / "0.evt");
+  expect_refused("OTF2 event file '" + (dir / "traces" / "0.evt").string() + "': it is a character device");
+  write_archive(dir);
+  std::filesystem::resize_file(dir / "traces.def", (std::uintmax_t{1} << 30U) + 1);
+  EXPECT_THROW((void)open_otf2(dir), InputError);
   std::filesystem::remove_all(dir);
 }
 
