@@ -41,7 +41,6 @@ namespace gridlock::net {
 [[nodiscard]] double recovered_pct(double identity_alone, double identity_congested,
                                    double mapping_congested) noexcept;
 
-/// What `gridlock predict mapping` is asked for; the defaults are the paper's setup.
 /// Most computation per task and iteration (--compute): 1 s, so that iterations x compute stays
 /// far inside the simulator's 64-bit picoseconds.
 inline constexpr std::uint64_t kMaxMappingComputePs = 1'000'000'000'000;
@@ -50,6 +49,7 @@ inline constexpr std::uint64_t kMaxCongestorBytes = std::uint64_t{1} << 30;
 /// Most ranks (cores) per allocated node (--cores-per-node).
 inline constexpr std::uint32_t kMaxMappingCoresPerNode = 4096;
 
+/// What `gridlock predict mapping` is asked for; the defaults are the paper's setup.
 struct MappingPredictOptions {
   std::string network_spec = "torus:2x2x8";                ///< Topology spec.
   std::vector<std::string> nodes = paper_mapping_nodes();  ///< Allocated node names, in order.
