@@ -425,7 +425,7 @@ std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout, const ScheduleShap
           per_iteration += 4;
           break;
         case CanaryKind::kBandwidth:
-          per_iteration += 4 * kBandwidthOutstanding + collective_ops(n);
+          per_iteration += std::uint64_t{4} * kBandwidthOutstanding + collective_ops(n);
           break;
         case CanaryKind::kAllreduce:
           per_iteration += collective_ops(n);
