@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
@@ -189,7 +190,10 @@ void add_noise_command(CLI::App& app) {
   measure->add_option("--histogram", m->histogram, "Write the detour-length histogram as CSV");
   output_file(measure->get_option("--histogram"));
   measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
-  measure->callback([m] { run_measure(*m); });
+  measure->callback([m, measure] {
+    refuse_empty_values(*measure);
+    run_measure(*m);
+  });
 
   auto c = std::make_shared<ConvertArgs>();
   auto* convert = noise_cmd->add_subcommand("convert", "Convert a noise trace between formats");
@@ -198,7 +202,10 @@ void add_noise_command(CLI::App& app) {
   output_file(convert->get_option("output"));
   convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
   convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
-  convert->callback([c] { run_convert(*c); });
+  convert->callback([c, convert] {
+    refuse_empty_values(*convert);
+    run_convert(*c);
+  });
 }
 
 }  // namespace gridlock::cli

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
@@ -23,6 +24,7 @@
 #include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/net/predict_mapping.hpp"
 #include "gridlock/sim/loggops_options.hpp"
+#include "memory_option.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::cli {
@@ -42,6 +44,7 @@ struct PredictGpcnetArgs {
   std::string buffer = "32KiB";
   sim::LogGOPSText loggops;
   std::string json;
+  std::string max_memory;
   bool quiet = false;
 };
 
@@ -52,15 +55,26 @@ std::uint32_t to_u32(std::uint64_t value, const char* option) {
   return static_cast<std::uint32_t>(value);
 }
 
+// A bound far above any router (100 ns) keeps hops x latency inside 64-bit picoseconds.
+std::uint64_t hop_latency_ps(const std::string& text) {
+  constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
+  const std::uint64_t ps = parse_time_ps(text, "--hop-latency");
+  if (ps > kMaxHopLatencyPs) {
+    throw InputError(fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", text));
+  }
+  return ps;
+}
+
 void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   net::GpcnetOptions options;
+  options.max_memory_bytes = max_memory_from(a.max_memory);
   options.network_spec = a.network;
   options.model = net::parse_model_kind(a.net_model);
   options.seed = a.seed;
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
-  options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  options.hop_latency_ps = hop_latency_ps(a.hop_latency);
   options.packet.routing = net::parse_routing(a.routing);
   options.packet.congestion_control = a.congestion_control;
   options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
@@ -99,6 +113,7 @@ struct PredictMappingArgs {
   std::string buffer = "32KiB";
   sim::LogGOPSText loggops;
   std::string json;
+  std::string max_memory;
   bool quiet = false;
 };
 
@@ -136,6 +151,12 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 void run_predict_mapping(const PredictMappingArgs& a) {
   net::MappingPredictOptions options;
+  options.max_memory_bytes = max_memory_from(a.max_memory);
+  if (a.seeds > 0 && a.seed > UINT64_MAX - (a.seeds - 1)) {
+    throw InputError(
+        fmt::format("--seed {} with --seeds {}: the last seed would pass 2^64 - 1; give a smaller --seed",
+                    a.seed, a.seeds));
+  }
   options.network_spec = a.network;
   if (!a.nodes.empty()) {
     options.nodes = mapping::read_node_list(a.nodes);
@@ -151,7 +172,7 @@ void run_predict_mapping(const PredictMappingArgs& a) {
   options.seeds = a.seeds;
   options.iterations = a.iterations;
   options.compute_ps = parse_time_ps(a.compute, "--compute");
-  options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  options.hop_latency_ps = hop_latency_ps(a.hop_latency);
   if (!a.congestors.empty()) {
     options.congestor_pairs = parse_pairs(a.congestors);
   }
@@ -223,8 +244,12 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("-G", args->loggops.gap_per_byte, "LogGOPS G: the NIC's time per byte (default 0.1ns)");
   cmd->add_option("--json", args->json, "Write the report as JSON (gridlock-bench's schema)");
   output_file(cmd->get_option("--json"));
+  add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
-  cmd->callback([args] { run_predict_gpcnet(*args); });
+  cmd->callback([args, cmd] {
+    refuse_empty_values(*cmd);
+    run_predict_gpcnet(*args);
+  });
 
   auto margs = std::make_shared<PredictMappingArgs>();
   auto* map = predict->add_subcommand(
@@ -275,8 +300,12 @@ void add_predict_command(CLI::App& app) {
   map->add_option("-G", margs->loggops.gap_per_byte, "LogGOPS G: the NIC's time per byte (default 0.1ns)");
   map->add_option("--json", margs->json, "Write the report as JSON (docs/formats/predict-mapping-json.md)");
   output_file(map->get_option("--json"));
+  add_max_memory_option(*map, margs->max_memory);
   map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
-  map->callback([margs] { run_predict_mapping(*margs); });
+  map->callback([margs, map] {
+    refuse_empty_values(*map);
+    run_predict_mapping(*margs);
+  });
 }
 
 }  // namespace gridlock::cli

@@ -19,6 +19,7 @@
 #include "closed_stdout.hpp"
 #include "commands.hpp"
 #include "distinct_outputs.hpp"
+#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
@@ -47,6 +48,7 @@
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/trace/from_trace.hpp"
 #include "gridlock/trace/otf2_reader.hpp"
+#include "memory_option.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
@@ -74,6 +76,7 @@ struct SimArgs {
   std::string packet_size = "2KiB";  // --net-model packet
   std::string buffer = "32KiB";      // --net-model packet
   std::string routing = "minimal";   // --net-model packet
+  std::string max_memory;
   std::uint64_t seed = 1;
   std::uint64_t replicas = 0;
   std::optional<double> bottleneck_slowdown_pct;  // --replicas: noise-bottleneck threshold, percent
@@ -92,6 +95,7 @@ struct SimArgs {
 
 struct SchedgenArgs {
   std::string program;
+  std::string max_memory;
   std::uint32_t ranks = 0;
   std::uint64_t seed = 1;
   std::string output;
@@ -101,11 +105,13 @@ struct SchedgenArgs {
 struct ConvertArgs {
   std::string input;
   std::string output;
+  std::string max_memory;
 };
 
 struct InfoArgs {
   std::string input;
   std::string json;
+  std::string max_memory;
   std::uint32_t top = 10;
 };
 
@@ -130,7 +136,7 @@ std::uint32_t checked_u32(std::uint64_t value, std::string_view what) {
   return static_cast<std::uint32_t>(value);
 }
 
-NetworkRun prepare_network_run(const SimArgs& a) {
+NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
   NetworkRun run;
   run.kind = net::parse_model_kind(a.net_model);
   run.params.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
@@ -157,11 +163,26 @@ NetworkRun prepare_network_run(const SimArgs& a) {
   run.packet.routing = net::parse_routing(a.routing);
   run.packet.congestion_control = a.congestion_control;
   run.packet.seed = a.seed;
+  if (run.kind == net::ModelKind::kPacket) {
+    net::check_packet_sizes(run.packet);
+  }
+  {
+    // Sized from the spec's formulas (a torus without a coordinates file) before it is built.
+    const topo::TopologySummary summary = topo::topology_info(a.network);
+    const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
+    budget.reserve(net::estimate_topology_bytes(summary.nodes, links),
+                   fmt::format("--network {} ({} nodes, {} links)", a.network, summary.nodes, links),
+                   "give a smaller --network");
+  }
   run.topology = topo::make_topology(a.network);
   return run;
 }
 
-void place_network_run(NetworkRun& run, std::uint32_t ranks) {
+void place_network_run(NetworkRun& run, std::uint32_t ranks, MemoryBudget& budget) {
+  budget.reserve(
+      net::estimate_model_bytes(run.kind, run.topology->links().size(), ranks, run.packet),
+      fmt::format("the {} model on {} for {} ranks", net::to_string(run.kind), run.topology->spec(), ranks),
+      "give a smaller --network (or, for the packet model, a smaller --buffer)");
   net::Placement placement = net::make_placement(*run.topology, ranks, run.placement.spec,
                                                  run.placement.ranks_per_node, run.placement.seed);
   run.network = std::make_shared<const net::Network>(run.topology, std::move(placement), run.params);
@@ -186,7 +207,7 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
 }
 
 sim::Schedule load_or_generate(const std::string& schedule, const std::string& program, std::uint32_t ranks,
-                               std::uint64_t seed, bool keep_sources = true) {
+                               std::uint64_t seed, MemoryBudget& budget, bool keep_sources = true) {
   if (schedule.empty() == program.empty()) {
     throw InputError("give either a schedule file or --program SPEC (with --ranks), not both or neither");
   }
@@ -194,13 +215,16 @@ sim::Schedule load_or_generate(const std::string& schedule, const std::string& p
     if (ranks == 0) {
       throw InputError("--program needs --ranks N (N >= 1)");
     }
+    budget.reserve(saturating_add(sim::estimate_simulation_bytes(ranks, 0),
+                                  sim::estimate_schedule_rank_bytes(ranks, false)),
+                   fmt::format("--program on --ranks {}", ranks), "give fewer --ranks");
     return sim::generate(program, ranks, seed);
   }
   if (ranks != 0) {
     throw InputError(
         fmt::format("--ranks is for --program: the schedule file {} sets its own rank count", schedule));
   }
-  return sim::load_schedule(schedule, keep_sources);
+  return sim::load_schedule(schedule, keep_sources, &budget, sim::kSimulationBytesPerRank);
 }
 
 // Progress on stderr: on a terminal unless -q, and with --progress in batch logs too.
@@ -271,6 +295,21 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   study_spec.program = a.program;
   study_spec.schedule_path = a.schedule;
   study_spec.scales = sim::parse_scales(a.ranks);
+  {
+    // The largest scale's schedule and one simulation per thread at a time (their operations are
+    // counted when the schedules are built).
+    const std::uint64_t largest =
+        study_spec.scales.empty() ? 0 : *std::max_element(study_spec.scales.begin(), study_spec.scales.end());
+    const std::uint64_t threads =
+        a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+    MemoryBudget budget(max_memory_from(a.max_memory));
+    budget.reserve(
+        saturating_add(
+            sim::estimate_schedule_rank_bytes(largest, false),
+            saturating_mul(std::min(threads, a.replicas), sim::estimate_simulation_bytes(largest, 0))),
+        fmt::format("--replicas on {} ranks with {} threads", largest, std::min(threads, a.replicas)),
+        "give fewer --ranks or --threads");
+  }
   study_spec.seed = a.seed;
   study_spec.replicas = a.replicas;
   study_spec.options = options;
@@ -349,9 +388,10 @@ void run_sim(const SimArgs& a) {
         "--network is for single runs, not --replicas: simulate one scale on the network at a time "
         "(leave out --replicas)");
   }
+  MemoryBudget budget(max_memory_from(a.max_memory));
   std::optional<NetworkRun> network_run;
   if (!a.network.empty()) {
-    network_run = prepare_network_run(a);
+    network_run = prepare_network_run(a, budget);
   }
   if (a.replicas_given) {
     run_replica_study(a, options, spec, model.network_scale);
@@ -373,7 +413,12 @@ void run_sim(const SimArgs& a) {
   // Line numbers and labels serve only a deadlock report: read without them, and read the file
   // again in the rare run that needs them (a third of the reading time of a large GOAL file).
   const sim::Schedule schedule =
-      load_or_generate(a.schedule, a.program, ranks, a.seed, /*keep_sources=*/false);
+      load_or_generate(a.schedule, a.program, ranks, a.seed, budget, /*keep_sources=*/false);
+  // The per-rank part was reserved with the schedule.
+  budget.reserve(
+      sim::estimate_simulation_bytes(0, schedule.total_ops()),
+      fmt::format("simulating {} operations on {} ranks", schedule.total_ops(), schedule.num_ranks()),
+      "give a smaller schedule");
   if (progress.enabled()) {
     progress.phase(fmt::format("simulating {} operations...", schedule.total_ops()));
     options.progress = [&progress](const sim::SimProgress& p) {
@@ -400,7 +445,7 @@ void run_sim(const SimArgs& a) {
     options.max_timeline_slices = sim::kMaxTimelineSlices + 1;
   }
   if (network_run.has_value()) {
-    place_network_run(*network_run, schedule.num_ranks());
+    place_network_run(*network_run, schedule.num_ranks(), budget);
     options.network = network_run->model.get();
   }
   sim::SimResult result = sim::simulate(schedule, options);
@@ -456,6 +501,9 @@ void run_schedgen(const SchedgenArgs& a) {
   check_writable(a.output);
   Progress progress(a.progress || Progress::stderr_is_terminal(), Progress::stderr_is_terminal());
   progress.phase(fmt::format("generating {} on {} ranks...", a.program, a.ranks));
+  MemoryBudget budget(max_memory_from(a.max_memory));
+  budget.reserve(sim::estimate_schedule_rank_bytes(a.ranks, false), fmt::format("--ranks {}", a.ranks),
+                 "give fewer --ranks");
   const sim::Schedule schedule = sim::generate(a.program, a.ranks, a.seed);
   progress.phase(fmt::format("writing {}: {} operations...", a.output, schedule.total_ops()));
   sim::save_schedule(schedule, a.output);
@@ -469,7 +517,8 @@ void run_schedgen(const SchedgenArgs& a) {
 
 void run_convert(const ConvertArgs& a) {
   check_writable(a.output);
-  const sim::Schedule schedule = sim::load_schedule(a.input);
+  MemoryBudget budget(max_memory_from(a.max_memory));
+  const sim::Schedule schedule = sim::load_schedule(a.input, true, &budget);
   sim::save_schedule(schedule, a.output);
   fmt::print("wrote {}: {} ranks, {} operations\n", a.output, schedule.num_ranks(), schedule.total_ops());
 }
@@ -497,7 +546,8 @@ void run_info(const InfoArgs& a) {
       fmt::print(stderr, "gridlock: note: {} left out of the trace's schedule: {}\n", count, reason);
     }
   } else {
-    schedule = sim::load_schedule(a.input, /*keep_sources=*/false);
+    MemoryBudget budget(max_memory_from(a.max_memory));
+    schedule = sim::load_schedule(a.input, /*keep_sources=*/false, &budget);
     options.source_kind = sim::schedule_file_kind(a.input);
   }
   const sim::ScheduleInfo info = sim::summarize(schedule, options);
@@ -585,6 +635,7 @@ void add_sim_commands(CLI::App& app) {
                     "--seed (flow model)");
   sim_cmd->add_flag("--congestion-control", sim_args->congestion_control,
                     "With --net-model packet: endpoint congestion control (rate halved on marks)");
+  add_max_memory_option(*sim_cmd, sim_args->max_memory);
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--csv")->needs("--replicas");
   sim_cmd->get_option("--svg")->needs("--replicas");
@@ -595,6 +646,8 @@ void add_sim_commands(CLI::App& app) {
     sim_cmd->get_option(name)->needs("--network");
   }
   sim_cmd->callback([sim_args, sim_cmd] {
+    // An empty --network has its own message (with an example spec) in run_sim.
+    refuse_empty_values(*sim_cmd, {"--network"});
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
     sim_args->network_given = sim_cmd->count("--network") > 0;
     sim_args->packet_options_given = false;
@@ -619,8 +672,12 @@ void add_sim_commands(CLI::App& app) {
   output_file(gen->get_option("--output"));
   gen->add_flag("--progress", gen_args->progress,
                 "Say on stderr when generating and writing start, even when it is not a terminal");
+  add_max_memory_option(*gen, gen_args->max_memory);
   gen->footer(sim::generator_help());
-  gen->callback([gen_args] { run_schedgen(*gen_args); });
+  gen->callback([gen_args, gen] {
+    refuse_empty_values(*gen);
+    run_schedgen(*gen_args);
+  });
 
   auto conv_args = std::make_shared<ConvertArgs>();
   auto* schedule = app.add_subcommand("schedule", "Schedule files");
@@ -631,7 +688,11 @@ void add_sim_commands(CLI::App& app) {
       ->add_option("output", conv_args->output, "Output: .gsched (any case) for binary, anything else text")
       ->required();
   output_file(convert->get_option("output"));
-  convert->callback([conv_args] { run_convert(*conv_args); });
+  add_max_memory_option(*convert, conv_args->max_memory);
+  convert->callback([conv_args, convert] {
+    refuse_empty_values(*convert);
+    run_convert(*conv_args);
+  });
   add_from_trace_command(*schedule);
 
   auto info_args = std::make_shared<InfoArgs>();
@@ -645,7 +706,11 @@ void add_sim_commands(CLI::App& app) {
   info->add_option("--top", info_args->top, "Pairs listed by bytes (0: none)")
       ->check(CLI::Range(0U, 100000U))
       ->capture_default_str();
-  info->callback([info_args] { run_info(*info_args); });
+  add_max_memory_option(*info, info_args->max_memory);
+  info->callback([info_args, info] {
+    refuse_empty_values(*info);
+    run_info(*info_args);
+  });
 }
 
 }  // namespace gridlock::cli

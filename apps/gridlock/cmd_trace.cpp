@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
@@ -14,6 +15,7 @@
 #include "gridlock/sim/goal.hpp"
 #include "gridlock/trace/from_trace.hpp"
 #include "gridlock/trace/otf2_reader.hpp"
+#include "memory_option.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::cli {
@@ -29,6 +31,7 @@ struct FromTraceArgs {
   std::string algo;
   std::string ranks_subset;
   bool drop_unmatched = false;
+  std::string max_memory;
   std::uint32_t extrapolate = 1;
   bool quiet = false;
 };
@@ -55,6 +58,16 @@ void run_from_trace(const FromTraceArgs& a) {
   }
   if (!a.ranks_subset.empty()) {
     options.ranks = trace::parse_rank_list(a.ranks_subset, reader->info().num_ranks);
+  }
+  {
+    // The schedule's ranks, copies included, before they are built (--extrapolate 1000000 on a
+    // trace of a few ranks names billions of ranks).
+    MemoryBudget budget(max_memory_from(a.max_memory));
+    const std::uint64_t ranks = saturating_mul(
+        options.ranks.empty() ? reader->info().num_ranks : options.ranks.size(), a.extrapolate);
+    budget.reserve(sim::estimate_schedule_rank_bytes(ranks, false),
+                   fmt::format("the schedule of {} ranks (--extrapolate {})", ranks, a.extrapolate),
+                   "give a smaller --extrapolate or --ranks-subset");
   }
   progress.phase(fmt::format("converting {} ranks...", reader->info().num_ranks));
   const trace::ConvertedTrace converted = trace::convert_trace(*reader, options);
@@ -114,10 +127,14 @@ void add_from_trace_command(CLI::App& schedule) {
                   "them all (refused for non-local patterns such as master-worker)")
       ->check(CLI::Range(1U, sim::kMaxRanks))
       ->capture_default_str();
+  add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
   cmd->get_option("--compute-scale")->excludes("--no-compute");
   cmd->get_option("--algo")->excludes("--no-collectives");
-  cmd->callback([args] { run_from_trace(*args); });
+  cmd->callback([args, cmd] {
+    refuse_empty_values(*cmd);
+    run_from_trace(*args);
+  });
 }
 
 }  // namespace gridlock::cli

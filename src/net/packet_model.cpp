@@ -79,9 +79,15 @@ std::uint32_t required_vcs(Routing routing, const Network& network) {
   return 1;
 }
 
-void validate(const PacketOptions& options, const Network& network) {
+void check_packet_sizes(const PacketOptions& options) {
   if (options.packet_bytes == 0) {
     throw InputError("packet model: a packet size of 0 bytes: give --packet-size of at least 1 (e.g. 2048)");
+  }
+  if (options.packet_bytes > kMaxPacketBytes) {
+    throw InputError(fmt::format(
+        "packet model: a packet size of {} bytes: give --packet-size of at most 1MiB (networks carry 64 B to "
+        "4 KiB per packet; e.g. 2KiB)",
+        options.packet_bytes));
   }
   if (options.buffer_bytes < options.packet_bytes) {
     throw InputError(fmt::format(
@@ -89,6 +95,18 @@ void validate(const PacketOptions& options, const Network& network) {
         "the packet size (e.g. 16 packets)",
         options.buffer_bytes, options.packet_bytes));
   }
+  if (options.buffer_bytes / options.packet_bytes > kMaxBufferPackets) {
+    throw InputError(fmt::format(
+        "packet model: a buffer of {} bytes holds {} packets of {} bytes, more than {}: give a smaller "
+        "--buffer "
+        "or a larger --packet-size (routers buffer tens of packets per channel, e.g. 32KiB of 2KiB packets)",
+        options.buffer_bytes, options.buffer_bytes / options.packet_bytes, options.packet_bytes,
+        kMaxBufferPackets));
+  }
+}
+
+void validate(const PacketOptions& options, const Network& network) {
+  check_packet_sizes(options);
   if (options.vcs == 0 || options.vcs > 8) {
     throw InputError(fmt::format("packet model: {} virtual channels: give --vcs from 1 to 8", options.vcs));
   }

@@ -12,6 +12,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/histogram.hpp"
 #include "gridlock/core/internal_error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/stats.hpp"
@@ -75,12 +76,14 @@ std::vector<std::uint32_t> build_canary_rank(sim::ScheduleBuilder& b, const std:
   }
   const auto n = static_cast<std::uint64_t>(slice.size());
   const CanaryLoop& loop = shape.loop;
-  const std::uint32_t per_block = loop.warmup + loop.iterations;
+  // 64 bits: warm-up + iterations of 32 bits each cannot wrap (a wrapped count built an empty
+  // loop whose missing markers were then read).
+  const std::uint64_t per_block = std::uint64_t{loop.warmup} + loop.iterations;
   for (std::uint32_t ring = 0; ring < loop.rings; ++ring) {
     const auto nb = random_ring_neighbours(n, position, shape.ring_seed, ring);
     const std::uint32_t left = slice[nb.left];
     const std::uint32_t right = slice[nb.right];
-    for (std::uint32_t it = 0; it < per_block; ++it) {
+    for (std::uint64_t it = 0; it < per_block; ++it) {
       std::vector<std::uint32_t> last;
       if (shape.kind == CanaryKind::kAllreduce) {
         sim::CollectiveStep step;
@@ -338,6 +341,28 @@ std::uint64_t congestor_bytes_per_iteration(CongestorType type, std::uint32_t po
   return 0;
 }
 
+// Upper bound of the operations one rank runs for a collective on `n` ranks (recursive doubling
+// or dissemination: a send and a receive per round, ceil(log2 n) rounds, two more rounds for a
+// count that is not a power of two).
+std::uint64_t collective_ops(std::uint64_t n) {
+  std::uint64_t rounds = 0;
+  while ((std::uint64_t{1} << rounds) < n && rounds < 63) {
+    ++rounds;
+  }
+  return 4 * (rounds + 2);
+}
+
+// The memory budget of one simulation run: the schedule's operations and the model's state.
+void reserve_run(const GpcnetOptions& options, const GpcnetLayout& layout, const ScheduleShape& shape,
+                 std::uint64_t model_bytes, std::string_view what) {
+  MemoryBudget budget(options.max_memory_bytes == 0 ? default_max_memory_bytes() : options.max_memory_bytes);
+  budget.reserve(model_bytes, "the network model");
+  const std::uint64_t ops = estimate_gpcnet_ops(layout, shape);
+  budget.reserve(saturating_mul(ops, kGpcnetBytesPerOp),
+                 fmt::format("the {} run ({} operations on {} ranks)", what, ops, layout.ranks()),
+                 "give fewer --iterations or --rings, fewer --ranks-per-node or a smaller --network");
+}
+
 std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
 
 }  // namespace
@@ -371,6 +396,64 @@ CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
     loop.iterations = options.iterations;
   }
   return loop;
+}
+
+void check_gpcnet_options(const GpcnetOptions& options) {
+  if (options.iterations > kMaxGpcnetIterations) {
+    throw InputError(
+        fmt::format("--iterations {}: at most {} timed iterations per ring block (GPCNeT runs 50 "
+                    "to 200; 0: the per-kernel defaults)",
+                    options.iterations, kMaxGpcnetIterations));
+  }
+  if (options.rings == 0 || options.rings > kMaxGpcnetRings) {
+    throw InputError(
+        fmt::format("--rings {}: give 1 to {} random rings (GPCNeT: 30)", options.rings, kMaxGpcnetRings));
+  }
+  if (options.ranks_per_node == 0 || options.ranks_per_node > kMaxGpcnetRanksPerNode) {
+    throw InputError(
+        fmt::format("--ranks-per-node {}: give 1 to {}", options.ranks_per_node, kMaxGpcnetRanksPerNode));
+  }
+}
+
+std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout, const ScheduleShape& shape) noexcept {
+  std::uint64_t ops = 0;
+  if (shape.canaries && !layout.slices.empty()) {
+    const CanaryLoop& loop = shape.loop;
+    for (const auto& slice : layout.slices[0]) {
+      const std::uint64_t n = slice.size();
+      std::uint64_t per_iteration = 1;  // the marker
+      switch (shape.kind) {
+        case CanaryKind::kLatency:
+          per_iteration += 4;
+          break;
+        case CanaryKind::kBandwidth:
+          per_iteration += std::uint64_t{4} * kBandwidthOutstanding + collective_ops(n);
+          break;
+        case CanaryKind::kAllreduce:
+          per_iteration += collective_ops(n);
+          break;
+      }
+      const std::uint64_t iterations =
+          saturating_mul(loop.rings, std::uint64_t{loop.warmup} + loop.iterations);
+      ops = saturating_add(ops,
+                           saturating_mul(n, saturating_add(1, saturating_mul(iterations, per_iteration))));
+    }
+  }
+  const auto types = gpcnet_congestors();
+  for (std::size_t t = 0; t < shape.congestor_iterations.size() && t < types.size(); ++t) {
+    if (t + 1 >= layout.slices.size()) {
+      break;
+    }
+    for (const auto& slice : layout.slices[t + 1]) {
+      const std::uint64_t n = slice.size();
+      // All-to-all: a send and a receive to every other rank; the incasts and the broadcast: a
+      // message and its answer between the root and every other rank.
+      const std::uint64_t per_iteration =
+          types[t] == CongestorType::kAllToAll ? saturating_mul(2 * n, n) : saturating_mul(4, n);
+      ops = saturating_add(ops, saturating_mul(per_iteration, shape.congestor_iterations[t]));
+    }
+  }
+  return ops;
 }
 
 CanaryInfo canary_info(CanaryKind kind) {
@@ -461,8 +544,36 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
 gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ModelKind kind = options.model;
-  if (options.rings == 0) {
-    throw InputError("--rings 0: the ring tests need at least one random ring");
+  check_gpcnet_options(options);
+  {
+    // A prediction runs on every node of the network: size it from the spec's formulas before
+    // the topology is built (torus:1000x1000x1000 is a few bytes of option and gigabytes of graph).
+    const topo::TopologySummary summary = topo::topology_info(options.network_spec);
+    if (summary.nodes > sim::kMaxRanks / options.ranks_per_node) {
+      throw InputError(
+          fmt::format("--network {}: {} nodes x {} ranks per node exceed the simulator's {} ranks",
+                      options.network_spec, summary.nodes, options.ranks_per_node, sim::kMaxRanks));
+    }
+    // The layout and the placement: about 64 B per rank.
+    constexpr std::uint64_t kLayoutBytesPerRank = 64;
+    const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
+    MemoryBudget budget(options.max_memory_bytes == 0 ? default_max_memory_bytes()
+                                                      : options.max_memory_bytes);
+    // Packet sizes first: a buffer of a billion packets is a wrong option, not a memory question.
+    if (kind == ModelKind::kPacket) {
+      check_packet_sizes(options.packet);
+    }
+    budget.reserve(
+        estimate_topology_bytes(summary.nodes, links),
+        fmt::format("the network {} ({} nodes, {} links)", options.network_spec, summary.nodes, links),
+        "give a smaller --network");
+    budget.reserve(
+        saturating_add(
+            saturating_mul(saturating_mul(summary.nodes, options.ranks_per_node), kLayoutBytesPerRank),
+            estimate_model_bytes(kind, links, summary.nodes * options.ranks_per_node, options.packet)),
+        fmt::format("{} ranks and the {} model's state", summary.nodes * options.ranks_per_node,
+                    to_string(kind)),
+        "give fewer --ranks-per-node or a smaller --network");
   }
   std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
   const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
@@ -475,6 +586,8 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
     // Bad packet options (too few virtual channels, Valiant off a dragonfly) before any work.
     validate(options.packet, *network);
   }
+  const std::uint64_t model_bytes =
+      estimate_model_bytes(kind, topology->links().size(), layout.ranks(), options.packet);
   const std::uint64_t ring_seed = derive_seed(options.seed, gpcnet::kRingStream);
   auto say = [&](const std::string& line) {
     if (options.progress) {
@@ -509,6 +622,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
     ScheduleShape shape;
     shape.canaries = false;
     shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
+    reserve_run(options, layout, shape, model_bytes, "calibration");
     const auto built = build_gpcnet_schedule(layout, shape);
     const RunResult run = run_schedule(built, network, options);
     for (std::size_t t = 0; t < types.size(); ++t) {
@@ -542,6 +656,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
     shape.kind = canary;
     shape.loop = canary_loop(options, canary);
     shape.ring_seed = ring_seed;
+    reserve_run(options, layout, shape, model_bytes, fmt::format("{} isolated", canary_info(canary).key));
     const auto iso_built = build_gpcnet_schedule(layout, shape);
     const RunResult iso = run_schedule(iso_built, network, options);
     total_messages += iso.messages;
@@ -560,9 +675,13 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
     for (int attempt = 1;; ++attempt) {
       shape.congestor_iterations.clear();
       for (std::size_t t = 0; t < types.size(); ++t) {
-        shape.congestor_iterations.push_back(
-            static_cast<std::uint64_t>(std::ceil(target_ps / loaded_iteration_ps[t])) + 1);
+        // Clamped before the conversion (a double past 2^64 does not convert): the memory budget
+        // refuses such a run next.
+        const double wanted = std::ceil(target_ps / loaded_iteration_ps[t]) + 1;
+        shape.congestor_iterations.push_back(wanted >= 0x1p63 ? std::uint64_t{1} << 63
+                                                              : static_cast<std::uint64_t>(wanted));
       }
+      reserve_run(options, layout, shape, model_bytes, fmt::format("{} loaded", canary_info(canary).key));
       const auto built = build_gpcnet_schedule(layout, shape);
       const RunResult run = run_schedule(built, network, options);
       total_messages += run.messages;
@@ -585,11 +704,11 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
           for (const auto& slice : layout.slices[t + 1]) {
             const auto n = static_cast<std::uint32_t>(slice.size());
             for (std::uint32_t pos = 0; pos < n; ++pos) {
-              const std::uint64_t bytes =
-                  congestor_bytes_per_iteration(types[t], pos, n) * shape.congestor_iterations[t];
+              const std::uint64_t bytes = saturating_mul(congestor_bytes_per_iteration(types[t], pos, n),
+                                                         shape.congestor_iterations[t]);
               cr.ranks += 1;
-              cr.iterations += shape.congestor_iterations[t];
-              cr.bytes += bytes;
+              cr.iterations = saturating_add(cr.iterations, shape.congestor_iterations[t]);
+              cr.bytes = saturating_add(cr.bytes, bytes);
               const double seconds = static_cast<double>(run.finish[slice[pos]].ps) * 1e-12;
               rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
             }

@@ -12,6 +12,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/internal_error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
@@ -51,6 +52,31 @@ constexpr double kFirstCongestedFactor = 3.0;
 constexpr int kMaxCongestedAttempts = 4;
 
 constexpr double kPsPerUs = 1e6;
+
+// Bytes one scheduled operation costs: the builder's op, its edges and peer offset and the
+// engine's per-op state (as predict gpcnet's kGpcnetBytesPerOp).
+constexpr std::uint64_t kBytesPerOp = kGpcnetBytesPerOp;
+
+// The memory budget of one run of build_schedule's schedule and the model, before it is built.
+void reserve_mapping_run(const MappingPredictOptions& options, const mapping::TaskGraph& graph,
+                         std::uint32_t iterations, std::uint64_t congestor_messages,
+                         std::uint64_t model_bytes) {
+  MemoryBudget budget(options.max_memory_bytes == 0 ? default_max_memory_bytes() : options.max_memory_bytes);
+  budget.reserve(model_bytes, "the network model");
+  // Per iteration every task sends and receives its messages and closes with a calc; every
+  // congestor rank sends and receives each of its messages.
+  const std::uint64_t per_iteration =
+      saturating_add(saturating_mul(2, graph.messages.size()), graph.num_tasks);
+  const std::uint64_t ops =
+      saturating_add(saturating_mul(iterations, per_iteration),
+                     saturating_mul(saturating_mul(4, options.congestor_pairs.size()), congestor_messages));
+  budget.reserve(
+      saturating_mul(ops, kBytesPerOp),
+      fmt::format("a run of {} iterations of {} tasks and {} congestor messages per rank ({} operations)",
+                  iterations, graph.num_tasks, congestor_messages, ops),
+      "give fewer --iterations, a smaller --tasks graph or a larger --congestor-size relative to "
+      "the application's time");
+}
 
 // The application and the congestors; `iterations` may be 0 here (the calibration run).
 MappingSchedule build_schedule(const mapping::TaskGraph& graph, std::uint32_t iterations,
@@ -264,9 +290,17 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   if (options.seeds == 0 || options.seeds > kMaxSeeds) {
     throw InputError(fmt::format("--seeds {}: give 1 .. {}", options.seeds, kMaxSeeds));
   }
-  if (options.congestor_bytes < 2) {
+  if (options.congestor_bytes < 2 || options.congestor_bytes > kMaxCongestorBytes) {
     throw InputError(
-        fmt::format("--congestor-size {} B: give at least 2 bytes (e.g. 1MiB)", options.congestor_bytes));
+        fmt::format("--congestor-size {} B: give 2 bytes to 1GiB (e.g. 1MiB)", options.congestor_bytes));
+  }
+  if (options.compute_ps > kMaxMappingComputePs) {
+    throw InputError(fmt::format("--compute {} ps: at most 1 s of computation per task and iteration",
+                                 options.compute_ps));
+  }
+  if (options.cores_per_node == 0 || options.cores_per_node > kMaxMappingCoresPerNode) {
+    throw InputError(
+        fmt::format("--cores-per-node {}: give 1 to {}", options.cores_per_node, kMaxMappingCoresPerNode));
   }
   const std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
   mapping::Allocation allocation = mapping::make_allocation(*topology, options.nodes, options.cores_per_node);
@@ -330,7 +364,11 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
   // the congested runs.
   std::uint64_t message_ps = 1;
   std::uint64_t total_messages = 0;
+  const std::uint64_t model_bytes = estimate_model_bytes(
+      options.model, topology->links().size(),
+      saturating_add(graph.num_tasks, 2 * options.congestor_pairs.size()), options.packet);
   {
+    reserve_mapping_run(options, graph, 0, kCalibrationMessages, model_bytes);
     const MappingSchedule cal = build_schedule(graph, 0, 0, 0, options.congestor_pairs,
                                                options.congestor_bytes, kCalibrationMessages);
     std::vector<topo::NodeId> nodes(graph.num_tasks, alloc.nodes[0]);
@@ -352,6 +390,7 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
       return it->second;
     }
     PlacementTimes p;
+    reserve_mapping_run(options, graph, options.iterations, 0, model_bytes);
     const MappingSchedule alone = build_schedule(graph, options.iterations, options.compute_ps, 0, {}, 0, 0);
     const RunTimes ta = run(alone, make_network(topology, app_nodes, method, options), options);
     total_messages += ta.messages;
@@ -362,9 +401,13 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
     double cover_ps =
         static_cast<double>(warmup_ps) + kFirstCongestedFactor * static_cast<double>(ta.app_end_ps);
     for (int attempt = 1;; ++attempt) {
-      const auto messages =
-          static_cast<std::uint64_t>(std::ceil(cover_ps / static_cast<double>(message_ps))) +
+      // Clamped before the conversion (a double past 2^63 does not convert): the memory budget
+      // refuses such a run next.
+      const double wanted_messages = std::ceil(cover_ps / static_cast<double>(message_ps));
+      const std::uint64_t messages =
+          (wanted_messages >= 0x1p62 ? std::uint64_t{1} << 62 : static_cast<std::uint64_t>(wanted_messages)) +
           kCongestorWindow;
+      reserve_mapping_run(options, graph, options.iterations, messages, model_bytes);
       const MappingSchedule built =
           build_schedule(graph, options.iterations, options.compute_ps, warmup_ps, options.congestor_pairs,
                          options.congestor_bytes, messages);

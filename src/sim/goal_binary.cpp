@@ -1178,7 +1178,7 @@ struct BinaryLoader {
 }  // namespace detail
 
 Schedule read_binary(std::string_view bytes, std::string_view source_name, std::uint32_t max_ranks,
-                     unsigned threads) {
+                     unsigned threads, MemoryBudget* budget, std::uint64_t extra_bytes_per_rank) {
   Reader in(bytes, source_name);
   if (in.take(kBinaryMagic.size()) != kBinaryMagic) {
     in.fail("the file does not start with the gridlock schedule magic bytes");
@@ -1194,6 +1194,12 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   const std::uint32_t num_ranks = in.u32();
   if (num_ranks == 0 || num_ranks > std::min(max_ranks, kMaxRanks)) {
     in.fail(fmt::format("number of ranks {} out of range", num_ranks));
+  }
+  if (budget != nullptr) {
+    budget->reserve(saturating_add(estimate_schedule_rank_bytes(num_ranks, false),
+                                   saturating_mul(num_ranks, extra_bytes_per_rank)),
+                    fmt::format("{}: a binary schedule of {} ranks", source_name, num_ranks),
+                    "give a schedule of fewer ranks");
   }
   const std::uint32_t num_programs = in.u32();
   // Every program takes at least one byte: bounds the allocation on corrupt input.
@@ -1251,12 +1257,19 @@ Schedule read_binary(std::string_view bytes, std::string_view source_name, std::
   }
 }
 
-Schedule load_schedule(const std::filesystem::path& path, bool keep_sources) {
+Schedule load_schedule(const std::filesystem::path& path, bool keep_sources, MemoryBudget* budget,
+                       std::uint64_t extra_bytes_per_rank) {
   const InputFile file(path, "schedule", "check the path", kNoInputLimit);
   const std::string_view bytes = file.bytes();
+  if (budget != nullptr) {
+    // The text's operations are at most a few times its bytes (a GOAL op line is 10 bytes or
+    // more, an op 24 bytes and its edges): the file's own size stands for them, twice.
+    budget->reserve(saturating_mul(bytes.size(), 2),
+                    fmt::format("{} ({} bytes)", path.string(), bytes.size()), "give a smaller schedule");
+  }
   if (bytes.size() >= kBinaryMagic.size() &&
       std::string_view(bytes).substr(0, kBinaryMagic.size()) == kBinaryMagic) {
-    return read_binary(bytes, path.string());
+    return read_binary(bytes, path.string(), kMaxRanks, 0, budget, extra_bytes_per_rank);
   }
   // A binary file cut within its magic: no GOAL text starts with 'G', so it is not text either.
   if (!bytes.empty() && bytes.size() < kBinaryMagic.size() && kBinaryMagic.starts_with(bytes)) {
@@ -1265,7 +1278,18 @@ Schedule load_schedule(const std::filesystem::path& path, bool keep_sources) {
         "expected the magic, a header and the programs (copy or write the file again)",
         path.string(), bytes.size(), kBinaryMagic.size()));
   }
-  return parse_goal(bytes, path.string(), keep_sources);
+  return parse_goal(bytes, path.string(), keep_sources, kMaxRanks, budget, extra_bytes_per_rank);
+}
+
+std::uint64_t estimate_schedule_rank_bytes(std::uint64_t ranks, bool keep_sources) noexcept {
+  constexpr std::uint64_t kPerRank = 64;
+  constexpr std::uint64_t kSourcesPerRank = 64;
+  return saturating_mul(ranks, keep_sources ? kPerRank + kSourcesPerRank : kPerRank);
+}
+
+std::uint64_t estimate_simulation_bytes(std::uint64_t ranks, std::uint64_t total_ops) noexcept {
+  constexpr std::uint64_t kPerOp = 24;
+  return saturating_add(saturating_mul(ranks, kSimulationBytesPerRank), saturating_mul(total_ops, kPerOp));
 }
 
 bool is_binary_schedule_name(const std::filesystem::path& path) {

@@ -43,8 +43,14 @@ struct PendingDependency {
 class GoalParser {
  public:
   // A byte-order mark is not part of the text: offsets and line 1's columns count from after it.
-  GoalParser(std::string_view text, std::string_view name, bool keep, std::uint32_t max_ranks)
-      : text_(without_utf8_bom(text)), name_(name), keep_(keep), max_ranks_(max_ranks) {}
+  GoalParser(std::string_view text, std::string_view name, bool keep, std::uint32_t max_ranks,
+             MemoryBudget* budget, std::uint64_t extra_bytes_per_rank)
+      : text_(without_utf8_bom(text)),
+        name_(name),
+        keep_(keep),
+        max_ranks_(max_ranks),
+        budget_(budget),
+        extra_bytes_per_rank_(extra_bytes_per_rank) {}
 
   Schedule parse() {
     for (;;) {
@@ -66,6 +72,12 @@ class GoalParser {
                   fmt::format("{}", n));
         }
         num_ranks_ = static_cast<std::uint32_t>(n);
+        if (budget_ != nullptr) {
+          budget_->reserve(saturating_add(estimate_schedule_rank_bytes(n, keep_),
+                                          saturating_mul(n, extra_bytes_per_rank_)),
+                           fmt::format("{}:{}: num_ranks {}", name_, number_at.line, n),
+                           "give a schedule of fewer ranks");
+        }
         builder_.emplace(num_ranks_);
         if (keep_) {
           sources_.resize(num_ranks_);
@@ -533,6 +545,8 @@ class GoalParser {
   std::string_view name_;
   bool keep_;
   std::uint32_t max_ranks_;
+  MemoryBudget* budget_;
+  std::uint64_t extra_bytes_per_rank_;
   Position pos_;
   std::uint32_t multibyte_line_ = 0;  // The last line with non-ASCII text in a block comment (0: none).
   std::uint32_t num_ranks_ = 0;
@@ -551,8 +565,9 @@ class GoalParser {
 }  // namespace
 
 Schedule parse_goal(std::string_view text, std::string_view source_name, bool keep_sources,
-                    std::uint32_t max_ranks) {
-  GoalParser parser(text, source_name, keep_sources, std::min(max_ranks, kMaxRanks));
+                    std::uint32_t max_ranks, MemoryBudget* budget, std::uint64_t extra_bytes_per_rank) {
+  GoalParser parser(text, source_name, keep_sources, std::min(max_ranks, kMaxRanks), budget,
+                    extra_bytes_per_rank);
   return parser.parse();
 }
 

@@ -2,6 +2,7 @@
 /// @file
 /// The one way the tools build a network model from `--net-model flow|packet`
 /// (docs/network-models.md).
+#include <cstdint>
 #include <memory>
 
 #include "gridlock/net/model.hpp"
@@ -14,5 +15,19 @@ namespace gridlock::net {
 /// InputError for options it refuses) on `network`.
 [[nodiscard]] std::unique_ptr<Model> make_model(ModelKind kind, std::shared_ptr<const Network> network,
                                                 const PacketOptions& packet);
+
+/// An estimate of the bytes a model of `kind` allocates before any traffic on a topology of
+/// `links` links (network, injection and ejection) for `ranks` ranks: the per-link state (the
+/// packet model: every virtual channel's queue and a credit ring of buffer_bytes / packet_bytes
+/// slots) and per-rank NIC state. Messages, flows and packets in flight come on top (one per
+/// message at most: callers count them with the schedule's operations). Saturating.
+[[nodiscard]] std::uint64_t estimate_model_bytes(ModelKind kind, std::uint64_t links, std::uint64_t ranks,
+                                                 const PacketOptions& packet) noexcept;
+
+/// An estimate of the bytes a built topology of `nodes` nodes and `links` links (network,
+/// injection and ejection) holds with a Network on it: calibrated with /usr/bin/time -v on
+/// `gridlock sim --network torus:64x64x64` (524,288 nodes, 2.6 million links: 590 MB at the peak,
+/// about 190 B per node and link), rounded up to 256 B. Saturating.
+[[nodiscard]] std::uint64_t estimate_topology_bytes(std::uint64_t nodes, std::uint64_t links) noexcept;
 
 }  // namespace gridlock::net

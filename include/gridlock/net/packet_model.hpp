@@ -73,8 +73,20 @@ inline constexpr std::uint64_t kCongestionHoldPs = 2'000'000;
 /// tree (up/down) and anything else 1.
 [[nodiscard]] std::uint32_t required_vcs(Routing routing, const Network& network);
 
+/// Largest packet (--packet-size): 1 MiB, far above any network's MTU (InfiniBand 4 KiB).
+inline constexpr std::uint32_t kMaxPacketBytes = 1024 * 1024;
+/// Most packets one buffer holds (--buffer / --packet-size): each slot costs 8 bytes per virtual
+/// channel of every link, so a 1-byte packet in a 4 GiB buffer would cost gigabytes per link.
+inline constexpr std::uint32_t kMaxBufferPackets = 65536;
+
+/// Throws InputError for packet sizes the packet model refuses whatever the network: a packet size
+/// of 0 or above kMaxPacketBytes, a buffer smaller than a packet or of more than kMaxBufferPackets
+/// packets (validate() calls it).
+void check_packet_sizes(const PacketOptions& options);
+
 /// Throws InputError (what is wrong and how to fix it) for options the packet model refuses: a
-/// packet size of 0, a buffer smaller than a packet, 0 or more than 8 virtual channels, fewer
+/// packet size of 0 or above kMaxPacketBytes, a buffer smaller than a packet or of more than
+/// kMaxBufferPackets packets, 0 or more than 8 virtual channels, fewer
 /// than required_vcs(), valiant or ugal on a topology other than a dragonfly.
 void validate(const PacketOptions& options, const Network& network);
 

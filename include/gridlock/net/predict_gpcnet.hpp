@@ -39,6 +39,20 @@ inline constexpr CanaryKind kCanaryKinds[] = {CanaryKind::kLatency, CanaryKind::
 /// o 0.3 us, g 0.05 us, G 0.1 ns/B = 10 GB/s, O 0, S 8 KiB), documented in docs/predict.md.
 [[nodiscard]] sim::LogGOPSParams default_predict_params() noexcept;
 
+/// Most timed iterations per ring block (--iterations): GPCNeT runs 50 to 200; a million is a
+/// long study already, and keeps rings x (warm-up + iterations) far inside 64 bits.
+inline constexpr std::uint32_t kMaxGpcnetIterations = 1'000'000;
+/// Most random rings per ring test (--rings; GPCNeT: 30).
+inline constexpr std::uint32_t kMaxGpcnetRings = 10'000;
+/// Most ranks per node (--ranks-per-node): beyond any node's cores.
+inline constexpr std::uint32_t kMaxGpcnetRanksPerNode = 4096;
+/// Bytes one scheduled operation of a prediction's run costs: the schedule builder's op, its edges
+/// and peer offset, the engine's per-op state and the model's messages. Calibrated with
+/// /usr/bin/time -v on `predict gpcnet --network torus:8x8x4 --iterations 1 --rings 1`: 72 MB at
+/// the peak, the loaded BW+Sync run of about 570,000 operations over a 13 MB baseline (about
+/// 100 B per op), rounded up.
+inline constexpr std::uint64_t kGpcnetBytesPerOp = 128;
+
 /// What `gridlock predict gpcnet` is asked for.
 struct GpcnetOptions {
   std::string network_spec;                ///< Topology spec (`dragonfly:g=9,a=4,p=2,h=2`).
@@ -55,7 +69,14 @@ struct GpcnetOptions {
   PacketOptions packet;
   /// Called with one line per simulation run (empty: quiet).
   std::function<void(std::string_view)> progress;
+  /// Memory budget of one simulation run in bytes (0: default_max_memory_bytes()); a run whose
+  /// estimate is larger is refused before it is built (`--max-memory`).
+  std::uint64_t max_memory_bytes = 0;
 };
+
+/// Throws InputError naming the option unless --iterations, --rings and --ranks-per-node of
+/// `options` are within their bounds (kMaxGpcnetIterations, kMaxGpcnetRings, kMaxGpcnetRanksPerNode).
+void check_gpcnet_options(const GpcnetOptions& options);
 
 /// Loop counts of one canary kind: `rings` blocks of `warmup` untimed and `iterations` timed
 /// iterations (the allreduce has one block).
@@ -122,6 +143,11 @@ struct GpcnetSchedule {
   std::vector<std::uint32_t> canary_ranks;     ///< Ranks that run the canary, slice after slice.
   std::vector<std::uint32_t> congestor_ranks;  ///< Ranks that run a congestor (if any).
 };
+
+/// An upper estimate of the operations of the schedule of `shape` on `layout` (saturating; what
+/// build_gpcnet_schedule would build, without building it).
+[[nodiscard]] std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout,
+                                                const ScheduleShape& shape) noexcept;
 
 /// Builds the schedule of `shape` on `layout` (see docs/predict.md for each kernel's operations).
 [[nodiscard]] GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleShape& shape);

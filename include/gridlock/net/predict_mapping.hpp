@@ -41,6 +41,14 @@ namespace gridlock::net {
 [[nodiscard]] double recovered_pct(double identity_alone, double identity_congested,
                                    double mapping_congested) noexcept;
 
+/// Most computation per task and iteration (--compute): 1 s, so that iterations x compute stays
+/// far inside the simulator's 64-bit picoseconds.
+inline constexpr std::uint64_t kMaxMappingComputePs = 1'000'000'000'000;
+/// Largest message of the competing traffic (--congestor-size): 1 GiB.
+inline constexpr std::uint64_t kMaxCongestorBytes = std::uint64_t{1} << 30;
+/// Most ranks (cores) per allocated node (--cores-per-node).
+inline constexpr std::uint32_t kMaxMappingCoresPerNode = 4096;
+
 /// What `gridlock predict mapping` is asked for; the defaults are the paper's setup.
 struct MappingPredictOptions {
   std::string network_spec = "torus:2x2x8";                ///< Topology spec.
@@ -68,6 +76,9 @@ struct MappingPredictOptions {
   std::vector<std::pair<std::string, std::string>> congestor_pairs = paper_congestor_pairs();
   /// Called with one line per simulation (empty: quiet).
   std::function<void(std::string_view)> progress;
+  /// Memory budget of one simulation run in bytes (0: default_max_memory_bytes()); a run whose
+  /// estimate is larger is refused before it is built (`--max-memory`).
+  std::uint64_t max_memory_bytes = 0;
 
   /// The paper's setup with default_predict_params().
   MappingPredictOptions();

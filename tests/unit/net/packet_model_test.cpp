@@ -427,3 +427,39 @@ TEST(PacketModel, UncontendedEngineRunsEqualLogGOPS) {
 
 }  // namespace
 }  // namespace gridlock::net
+
+namespace gridlock::net {
+namespace {
+
+// Issue 36: a 1-byte packet in a 4 GiB buffer sized a credit ring of 4 * 2^30 slots per virtual
+// channel of every link; packet sizes and buffer depths have bounds, and the model's memory an
+// estimate.
+TEST(PacketModelBounds, PacketSizeAndBufferDepthAreBounded) {
+  const auto network = spec_network("torus:2x2x2", 8);
+  PacketOptions options;
+  options.packet_bytes = kMaxPacketBytes + 1;
+  options.buffer_bytes = 0xFFFFFFFFU;
+  EXPECT_THROW(validate(options, *network), InputError);
+  options.packet_bytes = 1;
+  options.buffer_bytes = kMaxBufferPackets + 1;
+  EXPECT_THROW(validate(options, *network), InputError);
+  options.buffer_bytes = kMaxBufferPackets;
+  EXPECT_NO_THROW(validate(options, *network));
+}
+
+TEST(PacketModelBounds, ModelEstimateGrowsWithLinksSlotsAndRanks) {
+  PacketOptions options;
+  const std::uint64_t base = estimate_model_bytes(ModelKind::kPacket, 100, 10, options);
+  EXPECT_GT(estimate_model_bytes(ModelKind::kPacket, 200, 10, options), base);
+  EXPECT_GT(estimate_model_bytes(ModelKind::kPacket, 100, 20, options), base);
+  options.buffer_bytes *= 4;
+  EXPECT_GT(estimate_model_bytes(ModelKind::kPacket, 100, 10, options), base);
+  // At least the credit rings: links x VCs x slots x 8 bytes.
+  EXPECT_GE(estimate_model_bytes(ModelKind::kPacket, 100, 10, options),
+            std::uint64_t{100} * options.vcs * (options.buffer_bytes / options.packet_bytes) * 8);
+  EXPECT_LT(estimate_model_bytes(ModelKind::kFlow, 100, 10, options), base);
+  EXPECT_EQ(estimate_model_bytes(ModelKind::kFlow, UINT64_MAX, 10, options), UINT64_MAX);
+}
+
+}  // namespace
+}  // namespace gridlock::net

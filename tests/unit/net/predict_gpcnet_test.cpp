@@ -148,6 +148,61 @@ TEST(PredictGpcnet, PacketModelRunsTheSameMethod) {
   EXPECT_EQ(report.context["packet"]["routing"], "minimal");
 }
 
+TEST(PredictGpcnet, OpsEstimateBoundsTheBuiltSchedule) {
+  const GpcnetLayout layout = make_gpcnet_layout(20, 2, 3, 0.2);
+  ScheduleShape shape;
+  shape.loop = CanaryLoop{2, 1, 3};
+  for (const CanaryKind kind : kCanaryKinds) {
+    shape.kind = kind;
+    const auto built = build_gpcnet_schedule(layout, shape);
+    const std::uint64_t estimate = estimate_gpcnet_ops(layout, shape);
+    EXPECT_GE(estimate, built.schedule.total_ops()) << canary_info(kind).key;
+    EXPECT_LE(estimate, 4 * built.schedule.total_ops()) << canary_info(kind).key;
+  }
+  shape.canaries = false;
+  shape.congestor_iterations = {2, 3, 4, 5};
+  const auto built = build_gpcnet_schedule(layout, shape);
+  EXPECT_GE(estimate_gpcnet_ops(layout, shape), built.schedule.total_ops());
+  EXPECT_LE(estimate_gpcnet_ops(layout, shape), 4 * built.schedule.total_ops());
+  // Counts that would wrap 64 bits saturate instead.
+  shape.congestor_iterations = {std::uint64_t{1} << 62, 0, 0, 0};
+  EXPECT_EQ(estimate_gpcnet_ops(layout, shape), UINT64_MAX);
+}
+
+TEST(PredictGpcnet, CountsBeyondTheirBoundsAreRefused) {
+  // --iterations 4294967295 wrapped warm-up + iterations to 0 and crashed (issue 36).
+  GpcnetOptions options;
+  options.network_spec = "torus:2x2x2";
+  options.iterations = 4294967295U;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+  EXPECT_THROW((void)predict_gpcnet(options), InputError);
+  options.iterations = kMaxGpcnetIterations;
+  EXPECT_NO_THROW(check_gpcnet_options(options));
+  options.rings = kMaxGpcnetRings + 1;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+  options.rings = 1;
+  options.ranks_per_node = kMaxGpcnetRanksPerNode + 1;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+}
+
+TEST(PredictGpcnet, RunsBeyondTheMemoryBudgetAreRefused) {
+  GpcnetOptions options;
+  options.network_spec = "torus:2x2x2";
+  options.iterations = kMaxGpcnetIterations;
+  options.rings = kMaxGpcnetRings;
+  options.max_memory_bytes = std::uint64_t{256} << 20;
+  try {
+    (void)predict_gpcnet(options);
+    FAIL() << "a run of 10^10 iterations per rank must be refused before it is built";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-memory"), std::string::npos) << e.what();
+  }
+  // A network far too large is refused from its spec, before it is built.
+  options = GpcnetOptions{};
+  options.network_spec = "torus:1000x1000x1000";
+  EXPECT_THROW((void)predict_gpcnet(options), InputError);
+}
+
 TEST(PredictGpcnet, BadModelInputIsRefused) {
   EXPECT_THROW((void)parse_model_kind("fluid"), InputError);
   GpcnetOptions options;

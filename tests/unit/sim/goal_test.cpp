@@ -755,3 +755,55 @@ TEST(Goal, ParseTimeUnits) {
 
 }  // namespace
 }  // namespace gridlock::sim
+
+namespace gridlock::sim {
+namespace {
+
+// Issue 36: `num_ranks 100000000` (20 bytes) cost `schedule info` 3.2 GB before anything was checked.
+TEST(GoalBudget, RankCountBeyondTheBudgetIsRefusedBeforeAllocating) {
+  MemoryBudget budget(std::uint64_t{1} << 30);
+  try {
+    (void)parse_goal("num_ranks 100000000\n", "huge.goal", false, kMaxRanks, &budget);
+    FAIL() << "10^8 ranks must not fit 1 GiB";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("huge.goal:1: num_ranks 100000000"), std::string::npos) << what;
+    EXPECT_NE(what.find("--max-memory"), std::string::npos) << what;
+  }
+  // The per-rank part of a simulation counts too.
+  MemoryBudget small(estimate_schedule_rank_bytes(1000, false) + 1000 * kSimulationBytesPerRank);
+  EXPECT_NO_THROW(
+      (void)parse_goal("num_ranks 1000\n", "ok.goal", false, kMaxRanks, &small, kSimulationBytesPerRank));
+  MemoryBudget tight(estimate_schedule_rank_bytes(1000, false));
+  EXPECT_THROW(
+      (void)parse_goal("num_ranks 1000\n", "ok.goal", false, kMaxRanks, &tight, kSimulationBytesPerRank),
+      InputError);
+}
+
+TEST(GoalBudget, BinaryRankCountBeyondTheBudgetIsRefused) {
+  std::string bytes(kBinaryMagic);
+  for (const std::uint32_t word : {2U, 0U, 4000000000U, 1U}) {
+    for (int b = 0; b < 4; ++b) {
+      bytes.push_back(static_cast<char>((word >> (8 * b)) & 0xFFU));
+    }
+  }
+  MemoryBudget budget(std::uint64_t{1} << 30);
+  try {
+    (void)read_binary(bytes, "huge.gsched", kMaxRanks, 1, &budget);
+    FAIL() << "4 * 10^9 ranks must not fit 1 GiB";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a binary schedule of 4000000000 ranks"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GoalBudget, EstimatesGrowWithRanksAndOpsAndSaturate) {
+  EXPECT_LT(estimate_schedule_rank_bytes(10, false), estimate_schedule_rank_bytes(10, true));
+  EXPECT_EQ(estimate_schedule_rank_bytes(2000, false), 2 * estimate_schedule_rank_bytes(1000, false));
+  EXPECT_LT(estimate_simulation_bytes(10, 10), estimate_simulation_bytes(10, 20));
+  EXPECT_EQ(estimate_simulation_bytes(UINT64_MAX, 1), UINT64_MAX);
+  EXPECT_EQ(estimate_schedule_rank_bytes(UINT64_MAX, true), UINT64_MAX);
+}
+
+}  // namespace
+}  // namespace gridlock::sim
