@@ -19,7 +19,7 @@ inline CLI::Option* add_max_memory_option(CLI::App& cmd, std::string& text) {
 }
 
 /// The budget in bytes of a --max-memory text (empty: the option was not given, so
-/// default_max_memory_bytes(); refuse_empty_values() refuses an empty value given); throws
+/// default_max_memory_bytes(); check_text_options() refuses an empty value given); throws
 /// InputError naming the option when it is malformed.
 inline std::uint64_t max_memory_from(const std::string& text) {
   return text.empty() ? default_max_memory_bytes() : parse_max_memory(text);

@@ -23,6 +23,7 @@
 #include "gridlock/mapping/study_json.hpp"
 #include "gridlock/mapping/task_graph_json.hpp"
 #include "gridlock/topo/spec.hpp"
+#include "memory_option.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::cli {
@@ -131,7 +132,7 @@ void run_map(const MapArgs& a) {
   const mapping::MetricNeeds needs = mapping::needs_of(wanted);
 
   // Estimated before anything large is built: the topology, then what the allocation needs.
-  MemoryBudget budget(a.max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(a.max_memory));
+  MemoryBudget budget(max_memory_from(a.max_memory));
   budget.reserve(topo::estimate_topology_size(a.spec).bytes, fmt::format("the topology '{}'", a.spec),
                  "give a smaller topology");
   const auto topology = topo::make_topology(a.spec);
@@ -310,10 +311,7 @@ void add_map_command(CLI::App& app) {
   cmd->add_option("--mpich-rank-order", args->mpich_rank_order,
                   "Write an MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3)");
   output_file(cmd->get_option("--mpich-rank-order"));
-  cmd->add_option(
-      "--max-memory", args->max_memory,
-      "Refuse a run whose estimated memory (topology, link metrics) exceeds this: a size (8GiB) or "
-      "a percentage of physical memory (50%); default 80%");
+  add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
   cmd->callback([args] { run_map(*args); });
 }

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
@@ -191,7 +190,6 @@ void add_noise_command(CLI::App& app) {
   output_file(measure->get_option("--histogram"));
   measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
   measure->callback([m, measure] {
-    refuse_empty_values(*measure);
     run_measure(*m);
   });
 
@@ -203,7 +201,6 @@ void add_noise_command(CLI::App& app) {
   convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
   convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
   convert->callback([c, convert] {
-    refuse_empty_values(*convert);
     run_convert(*c);
   });
 }

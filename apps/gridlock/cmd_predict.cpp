@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
@@ -247,7 +246,6 @@ void add_predict_command(CLI::App& app) {
   add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
   cmd->callback([args, cmd] {
-    refuse_empty_values(*cmd);
     run_predict_gpcnet(*args);
   });
 
@@ -303,7 +301,6 @@ void add_predict_command(CLI::App& app) {
   add_max_memory_option(*map, margs->max_memory);
   map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
   map->callback([margs, map] {
-    refuse_empty_values(*map);
     run_predict_mapping(*margs);
   });
 }

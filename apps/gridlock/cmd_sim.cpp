@@ -19,7 +19,6 @@
 #include "closed_stdout.hpp"
 #include "commands.hpp"
 #include "distinct_outputs.hpp"
-#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
@@ -647,7 +646,6 @@ void add_sim_commands(CLI::App& app) {
   }
   sim_cmd->callback([sim_args, sim_cmd] {
     // An empty --network has its own message (with an example spec) in run_sim.
-    refuse_empty_values(*sim_cmd, {"--network"});
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
     sim_args->network_given = sim_cmd->count("--network") > 0;
     sim_args->packet_options_given = false;
@@ -675,7 +673,6 @@ void add_sim_commands(CLI::App& app) {
   add_max_memory_option(*gen, gen_args->max_memory);
   gen->footer(sim::generator_help());
   gen->callback([gen_args, gen] {
-    refuse_empty_values(*gen);
     run_schedgen(*gen_args);
   });
 
@@ -690,7 +687,6 @@ void add_sim_commands(CLI::App& app) {
   output_file(convert->get_option("output"));
   add_max_memory_option(*convert, conv_args->max_memory);
   convert->callback([conv_args, convert] {
-    refuse_empty_values(*convert);
     run_convert(*conv_args);
   });
   add_from_trace_command(*schedule);
@@ -708,7 +704,6 @@ void add_sim_commands(CLI::App& app) {
       ->capture_default_str();
   add_max_memory_option(*info, info_args->max_memory);
   info->callback([info_args, info] {
-    refuse_empty_values(*info);
     run_info(*info_args);
   });
 }

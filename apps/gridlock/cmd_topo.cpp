@@ -17,6 +17,7 @@
 #include "gridlock/topo/simgrid_platform.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/topology_json.hpp"
+#include "memory_option.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::cli {
@@ -50,16 +51,10 @@ struct TopoSimgridArgs {
 
 // Builds the topology of `spec` after checking its estimated size against --max-memory.
 std::unique_ptr<topo::Topology> make_topology_within(const std::string& spec, const std::string& max_memory) {
-  MemoryBudget budget(max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(max_memory));
+  MemoryBudget budget(cli::max_memory_from(max_memory));
   budget.reserve(topo::estimate_topology_size(spec).bytes, fmt::format("the topology '{}'", spec),
                  "give a smaller topology");
   return topo::make_topology(spec);
-}
-
-void add_max_memory_option(CLI::App* cmd, std::string& max_memory) {
-  cmd->add_option("--max-memory", max_memory,
-                  "Refuse a topology whose estimated memory exceeds this: a size (8GiB) or a percentage of "
-                  "physical memory (50%); default 80%");
 }
 
 // Sorted group numbers as ranges: "1-3, 5, 7-8" (a dragonfly may have hundreds of groups).
@@ -132,12 +127,11 @@ void run_route(const TopoRouteArgs& args) {
 void run_info(const TopoInfoArgs& args) {
   // topology_info() builds every topology but a torus without a coordinates file (formulas).
   if (!args.spec.starts_with("torus:") || args.spec.find("coords=") != std::string::npos) {
-    MemoryBudget budget(args.max_memory.empty() ? default_max_memory_bytes()
-                                                : parse_max_memory(args.max_memory));
+    MemoryBudget budget(cli::max_memory_from(args.max_memory));
     budget.reserve(topo::estimate_topology_size(args.spec).bytes, fmt::format("the topology '{}'", args.spec),
                    "give a smaller topology");
   } else if (!args.max_memory.empty()) {
-    static_cast<void>(parse_max_memory(args.max_memory));  // checked even when nothing is built
+    static_cast<void>(cli::max_memory_from(args.max_memory));  // checked even when nothing is built
   }
   const topo::TopologySummary summary = topo::topology_info(args.spec);
   if (args.json) {
@@ -190,13 +184,13 @@ void add_topo_command(CLI::App& app) {
   route->add_option("--valiant", route_args->valiant_group,
                     "Dragonfly only: the non-minimal route through this intermediate group");
   route->add_flag("--json", route_args->json, "Print JSON instead of text");
-  add_max_memory_option(route, route_args->max_memory);
+  add_max_memory_option(*route, route_args->max_memory);
   route->callback([route_args] { run_route(*route_args); });
   const auto info_args = std::make_shared<TopoInfoArgs>();
   auto* info = topo->add_subcommand("info", "Summarize a topology: nodes, routers, links, capacities");
   info->add_option("spec", info_args->spec, "Topology spec, e.g. dragonfly:g=9,a=4,p=2,h=2")->required();
   info->add_flag("--json", info_args->json, "Print JSON instead of text");
-  add_max_memory_option(info, info_args->max_memory);
+  add_max_memory_option(*info, info_args->max_memory);
   info->callback([info_args] { run_info(*info_args); });
   const auto simgrid_args = std::make_shared<TopoSimgridArgs>();
   auto* simgrid = topo->add_subcommand(
@@ -221,7 +215,7 @@ void add_topo_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, static_cast<std::size_t>(topo::kMaxTopologyNodes)));
   simgrid->add_flag("-q,--quiet", simgrid_args->quiet, "Print nothing on success");
-  add_max_memory_option(simgrid, simgrid_args->max_memory);
+  add_max_memory_option(*simgrid, simgrid_args->max_memory);
   simgrid->callback([simgrid_args] { run_simgrid(*simgrid_args); });
 }
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "empty_values.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
@@ -132,7 +131,6 @@ void add_from_trace_command(CLI::App& schedule) {
   cmd->get_option("--compute-scale")->excludes("--no-compute");
   cmd->get_option("--algo")->excludes("--no-collectives");
   cmd->callback([args, cmd] {
-    refuse_empty_values(*cmd);
     run_from_trace(*args);
   });
 }
