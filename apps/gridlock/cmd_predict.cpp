@@ -24,6 +24,7 @@
 #include "gridlock/net/predict_mapping.hpp"
 #include "gridlock/sim/loggops_options.hpp"
 #include "output_guard.hpp"
+#include "packet_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -35,11 +36,7 @@ struct PredictGpcnetArgs {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t iterations = 0;
   std::uint32_t rings = 4;
-  std::string hop_latency = "100ns";
-  std::string routing = "minimal";
-  bool congestion_control = false;
-  std::string packet_size = "2KiB";
-  std::string buffer = "32KiB";
+  PacketOptionsText packet;
   sim::LogGOPSText loggops;
   std::string json;
   bool quiet = false;
@@ -60,11 +57,8 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
-  options.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
-  options.packet.routing = net::parse_routing(a.routing);
-  options.packet.congestion_control = a.congestion_control;
-  options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
-  options.packet.buffer_bytes = to_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  options.hop_latency_ps = hop_latency_from(a.packet);
+  options.packet = packet_options_from(a.packet);
   options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
@@ -205,16 +199,7 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rings", args->rings, "Random rings of the ring canaries (GPCNeT: 30)")
       ->capture_default_str();
-  cmd->add_option("--hop-latency", args->hop_latency, "Latency of each router-to-router hop")
-      ->capture_default_str();
-  cmd->add_option("--routing", args->routing, "Packet model: minimal, valiant or ugal (dragonfly)")
-      ->capture_default_str();
-  cmd->add_flag("--congestion-control", args->congestion_control,
-                "Packet model: endpoint congestion control (docs/network-models.md)");
-  cmd->add_option("--packet-size", args->packet_size, "Packet model: payload bytes per packet")
-      ->capture_default_str();
-  cmd->add_option("--buffer", args->buffer, "Packet model: buffer per input port and virtual channel")
-      ->capture_default_str();
+  add_packet_model_options(*cmd, args->packet, false, true);
   cmd->add_option("-L", args->loggops.latency, "LogGOPS L (default 0.5us)");
   cmd->add_option("-o", args->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");
   cmd->add_option("-g", args->loggops.gap, "LogGOPS g (default 50ns)");
@@ -275,6 +260,8 @@ void add_predict_command(CLI::App& app) {
   output_file(map->get_option("--json"));
   map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
   map->callback([margs] { run_predict_mapping(*margs); });
+
+  add_predict_traffic_command(*predict);
 }
 
 }  // namespace gridlock::cli
