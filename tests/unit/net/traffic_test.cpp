@@ -250,6 +250,31 @@ TEST(TrafficRun, IsDeterministicForASeedAndWritesItsJson) {
   EXPECT_EQ(ctx["pattern"], "randperm");
 }
 
+// incast:N: the receiver's ejection link is shared by N senders, 1/N each at saturation (the
+// bound is exact; 10% for arbitration and the window's edges).
+TEST(TrafficTheory, IncastSharesTheEjectionLink) {
+  TrafficOptions o = quick("incast:8", Routing::kMinimal, {1.0});
+  o.network_spec = kDragonfly;
+  const TrafficReport r = run_traffic(o);
+  EXPECT_EQ(r.senders, 8U);
+  EXPECT_NEAR(r.saturation_throughput, 0.125, 0.0125);
+  EXPECT_TRUE(r.points.at(0).saturated);
+}
+
+// --max-time ends the window at the last batch that fits, and refuses less than the warm-up and
+// the minimum batches.
+TEST(TrafficRun, MaxTimeCapsTheWindow) {
+  TrafficOptions o = quick("worst-case", Routing::kMinimal, {1.0});
+  const TrafficReport full = run_traffic(o);
+  o.max_time_ps = (std::uint64_t{o.warmup_packet_times} + 5ULL * o.batch_packet_times) * full.packet_time_ps;
+  const TrafficReport capped = run_traffic(o);
+  EXPECT_EQ(capped.points.at(0).batches, 5U);
+  EXPECT_GT(full.points.at(0).batches, 5U);
+  EXPECT_NEAR(capped.saturation_throughput, 0.125, 0.125 * 0.15);
+  o.max_time_ps = full.packet_time_ps;
+  EXPECT_THROW((void)run_traffic(o), InputError);
+}
+
 TEST(TrafficRun, FlowModelRunsToo) {
   TrafficOptions o = quick("shift:4", Routing::kMinimal, {0.2});
   o.model = ModelKind::kFlow;
