@@ -25,6 +25,7 @@
 #include "gridlock/sim/loggops_options.hpp"
 #include "memory_option.hpp"
 #include "output_guard.hpp"
+#include "packet_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -36,33 +37,12 @@ struct PredictGpcnetArgs {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t iterations = 0;
   std::uint32_t rings = 4;
-  std::string hop_latency = "100ns";
-  std::string routing = "minimal";
-  bool congestion_control = false;
-  std::string packet_size = "2KiB";
-  std::string buffer = "32KiB";
+  PacketOptionsText packet;
   sim::LogGOPSText loggops;
   std::string json;
   std::string max_memory;
   bool quiet = false;
 };
-
-std::uint32_t to_u32(std::uint64_t value, const char* option) {
-  if (value > 0xFFFFFFFFU) {
-    throw InputError(fmt::format("{} {} bytes: at most 4 GiB", option, value));
-  }
-  return static_cast<std::uint32_t>(value);
-}
-
-// A bound far above any router (100 ns) keeps hops x latency inside 64-bit picoseconds.
-std::uint64_t hop_latency_ps(const std::string& text) {
-  constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
-  const std::uint64_t ps = parse_time_ps(text, "--hop-latency");
-  if (ps > kMaxHopLatencyPs) {
-    throw InputError(fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", text));
-  }
-  return ps;
-}
 
 void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   net::GpcnetOptions options;
@@ -73,11 +53,8 @@ void run_predict_gpcnet(const PredictGpcnetArgs& a) {
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
-  options.hop_latency_ps = hop_latency_ps(a.hop_latency);
-  options.packet.routing = net::parse_routing(a.routing);
-  options.packet.congestion_control = a.congestion_control;
-  options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
-  options.packet.buffer_bytes = to_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  options.hop_latency_ps = hop_latency_from(a.packet);
+  options.packet = packet_options_from(a.packet);
   options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
@@ -171,13 +148,13 @@ void run_predict_mapping(const PredictMappingArgs& a) {
   options.seeds = a.seeds;
   options.iterations = a.iterations;
   options.compute_ps = parse_time_ps(a.compute, "--compute");
-  options.hop_latency_ps = hop_latency_ps(a.hop_latency);
+  options.hop_latency_ps = parse_hop_latency_ps(a.hop_latency);
   if (!a.congestors.empty()) {
     options.congestor_pairs = parse_pairs(a.congestors);
   }
   options.congestor_bytes = parse_byte_size(a.congestor_size, "--congestor-size");
-  options.packet.packet_bytes = to_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
-  options.packet.buffer_bytes = to_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  options.packet.packet_bytes = bounded_bytes(a.packet_size, "--packet-size", kMaxPacketBytes);
+  options.packet.buffer_bytes = bounded_bytes(a.buffer, "--buffer", kMaxBufferBytes);
   options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
@@ -227,16 +204,7 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rings", args->rings, "Random rings of the ring canaries (GPCNeT: 30)")
       ->capture_default_str();
-  cmd->add_option("--hop-latency", args->hop_latency, "Latency of each router-to-router hop")
-      ->capture_default_str();
-  cmd->add_option("--routing", args->routing, "Packet model: minimal, valiant or ugal (dragonfly)")
-      ->capture_default_str();
-  cmd->add_flag("--congestion-control", args->congestion_control,
-                "Packet model: endpoint congestion control (docs/network-models.md)");
-  cmd->add_option("--packet-size", args->packet_size, "Packet model: payload bytes per packet")
-      ->capture_default_str();
-  cmd->add_option("--buffer", args->buffer, "Packet model: buffer per input port and virtual channel")
-      ->capture_default_str();
+  add_packet_model_options(*cmd, args->packet, false, true);
   cmd->add_option("-L", args->loggops.latency, "LogGOPS L (default 0.5us)");
   cmd->add_option("-o", args->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");
   cmd->add_option("-g", args->loggops.gap, "LogGOPS g (default 50ns)");
@@ -245,9 +213,7 @@ void add_predict_command(CLI::App& app) {
   output_file(cmd->get_option("--json"));
   add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
-  cmd->callback([args, cmd] {
-    run_predict_gpcnet(*args);
-  });
+  cmd->callback([args, cmd] { run_predict_gpcnet(*args); });
 
   auto margs = std::make_shared<PredictMappingArgs>();
   auto* map = predict->add_subcommand(
@@ -300,9 +266,9 @@ void add_predict_command(CLI::App& app) {
   output_file(map->get_option("--json"));
   add_max_memory_option(*map, margs->max_memory);
   map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
-  map->callback([margs, map] {
-    run_predict_mapping(*margs);
-  });
+  map->callback([margs] { run_predict_mapping(*margs); });
+
+  add_predict_traffic_command(*predict);
 }
 
 }  // namespace gridlock::cli

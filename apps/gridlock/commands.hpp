@@ -38,4 +38,7 @@ void add_report_command(CLI::App& app);
 /// `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network.
 void add_predict_command(CLI::App& app);
 
+/// `gridlock predict traffic`: synthetic traffic on a network model; added to `predict`.
+void add_predict_traffic_command(CLI::App& predict);
+
 }  // namespace gridlock::cli

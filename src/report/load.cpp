@@ -144,12 +144,22 @@ LoadedInput load_csv(const std::string& source, const std::string& text) {
 }  // namespace
 
 int known_schema_version(const std::string& schema) {
-  static const std::map<std::string, int, std::less<>> kVersions = {
-      {"gridlock.bench", 1},         {"gridlock.bench.noise", 1},    {"gridlock.noise.measure", 1},
-      {"gridlock.noise.trace", 1},   {"gridlock.sim.result", 1},     {"gridlock.sim.replicas", 3},
-      {"gridlock.map", 1},           {"gridlock.model.fit", 1},      {"gridlock.model.check", 1},
-      {"gridlock.history.trend", 1}, {"gridlock.sweep", 2},          {"gridlock.bench.spmv", 1},
-      {"gridlock.schedule-info", 1}, {"gridlock.report.compare", 1}, {"gridlock.predict_mapping", 1}};
+  static const std::map<std::string, int, std::less<>> kVersions = {{"gridlock.bench", 1},
+                                                                    {"gridlock.bench.noise", 1},
+                                                                    {"gridlock.noise.measure", 1},
+                                                                    {"gridlock.noise.trace", 1},
+                                                                    {"gridlock.sim.result", 1},
+                                                                    {"gridlock.sim.replicas", 3},
+                                                                    {"gridlock.map", 1},
+                                                                    {"gridlock.model.fit", 1},
+                                                                    {"gridlock.model.check", 1},
+                                                                    {"gridlock.history.trend", 1},
+                                                                    {"gridlock.sweep", 2},
+                                                                    {"gridlock.bench.spmv", 1},
+                                                                    {"gridlock.schedule-info", 1},
+                                                                    {"gridlock.report.compare", 1},
+                                                                    {"gridlock.predict_mapping", 1},
+                                                                    {"gridlock.predict_traffic", 1}};
   const auto it = kVersions.find(schema);
   return it == kVersions.end() ? 0 : it->second;
 }

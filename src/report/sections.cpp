@@ -48,6 +48,8 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
     s = detail::map_section(document);
   } else if (schema == "gridlock.predict_mapping") {
     s = detail::predict_mapping_section(document);
+  } else if (schema == "gridlock.predict_traffic") {
+    s = detail::predict_traffic_section(document);
   } else if (schema == "gridlock.model.fit") {
     s = detail::model_fit_section(document);
   } else if (schema == "gridlock.model.check") {

@@ -72,6 +72,7 @@ Section sim_replicas_section(const Json& document);
 Section sim_result_section(const Json& document);
 Section map_section(const Json& document);
 Section predict_mapping_section(const Json& document);
+Section predict_traffic_section(const Json& document);
 Section model_fit_section(const Json& document);
 Section model_check_section(const Json& document);
 Section history_trend_section(const Json& document);

@@ -228,6 +228,63 @@ TEST(ReportSections, PredictMappingWithoutRowsSaysSo) {
   EXPECT_NE(s.notes[0].find("no rows"), std::string::npos);
 }
 
+Json predict_traffic_result() {
+  Json doc;
+  doc["context"] = context("gridlock predict traffic", "gridlock.predict_traffic");
+  doc["context"]["network"] = "dragonfly:g=5,a=2,p=2,h=2";
+  doc["context"]["net_model"] = "packet";
+  doc["context"]["pattern"] = "worst-case";
+  doc["context"]["packet"] = Json{{"routing", "ugal"}};
+  doc["zero_load"] = Json{{"latency_ns", 225.6}, {"hops_avg", 2.0}};
+  doc["points"] = Json::array({Json{{"offered", 0.1},
+                                    {"accepted", 0.1},
+                                    {"latency_avg_ns", 235.0},
+                                    {"latency_p99_ns", 289.0},
+                                    {"hops_avg", 2.0},
+                                    {"converged", true},
+                                    {"saturated", false}},
+                               Json{{"offered", 0.5},
+                                    {"accepted", 0.25},
+                                    {"latency_avg_ns", 9000.0},
+                                    {"latency_p99_ns", nullptr},
+                                    {"hops_avg", 2.0},
+                                    {"converged", false},
+                                    {"saturated", true}}});
+  doc["saturation"] = Json{{"throughput", 0.25}, {"offered", 0.5}, {"first_saturated_load", 0.5}};
+  return doc;
+}
+
+TEST(ReportSections, PredictTrafficDrawsLatencyAndAcceptedAgainstOffered) {
+  const Section s = build_section("traffic.json", predict_traffic_result());
+  EXPECT_EQ(s.kind, "gridlock.predict_traffic");
+  EXPECT_FALSE(s.failed);
+  EXPECT_NE(s.title.find("worst-case on dragonfly:g=5 (packet model, ugal routing)"), std::string::npos)
+      << s.title;
+  const Json* latency = chart_titled(s, "Packet latency against offered load");
+  ASSERT_NE(latency, nullptr);
+  EXPECT_EQ((*latency)["type"], "line");
+  EXPECT_EQ((*latency)["labels"], Json::array({"0.1", "0.5"}));
+  EXPECT_EQ((*latency)["series"][0]["data"], Json::array({235.0, 9000.0}));
+  EXPECT_EQ((*latency)["series"][1]["data"], Json::array({289.0, nullptr}));  // missing, not zero
+  EXPECT_EQ((*latency)["reference"], 225.6);
+  const Json* accepted = chart_titled(s, "Accepted against offered");
+  ASSERT_NE(accepted, nullptr);
+  EXPECT_EQ((*accepted)["series"][0]["data"], Json::array({0.1, 0.25}));
+  EXPECT_EQ((*accepted)["series"][1]["data"], Json::array({0.1, 0.5}));
+  EXPECT_NE(s.body_html.find("<td>saturated</td>"), std::string::npos);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes[0].find("Saturation throughput 0.25"), std::string::npos) << s.notes[0];
+}
+
+TEST(ReportSections, PredictTrafficWithoutPointsSaysSo) {
+  Json doc = predict_traffic_result();
+  doc["points"] = Json::array();
+  const Section s = build_section("traffic.json", doc);
+  EXPECT_TRUE(s.data["charts"].empty());
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes[0].find("no points"), std::string::npos);
+}
+
 TEST(ReportSections, SimNetworkHasUtilisationTopLinksAndSlowdown) {
   Json doc;
   doc["context"] = context("gridlock sim", "gridlock.sim.result");

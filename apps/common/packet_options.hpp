@@ -1,0 +1,97 @@
+#pragma once
+// The packet model's options as the network commands take them (`gridlock predict gpcnet`,
+// `predict mapping`, `predict traffic`): added here once, converted and bounded here once; the
+// model's own checks (a buffer smaller than a packet, too few virtual channels for the routing)
+// stay gridlock::net::validate()'s.
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
+#include "gridlock/net/packet_model.hpp"
+
+namespace gridlock::cli {
+
+/// Largest --packet-size (bytes): a jumbo frame is 9 KiB, InfiniBand's MTU 4 KiB.
+inline constexpr std::uint64_t kMaxPacketBytes = 1024 * 1024;
+/// Largest --buffer per input port and channel (bytes): a router's whole buffer memory is a few MiB.
+inline constexpr std::uint64_t kMaxBufferBytes = 256 * 1024 * 1024;
+/// Largest --hop-latency (ps): 1 s, far beyond any router (about 100 ns); keeps hops x latency
+/// inside 64-bit picoseconds.
+inline constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;
+
+/// The packet model's options as text.
+struct PacketOptionsText {
+  std::string routing = "minimal";    ///< --routing.
+  std::string packet_size = "2KiB";   ///< --packet-size.
+  std::string buffer = "32KiB";       ///< --buffer.
+  std::uint32_t vcs = 3;              ///< --vcs.
+  std::string hop_latency = "100ns";  ///< --hop-latency.
+  bool congestion_control = false;    ///< --congestion-control.
+};
+
+/// Adds --routing, --packet-size, --buffer, --vcs (when `with_vcs`), --hop-latency and, when
+/// `with_congestion_control`, --congestion-control to `cmd`.
+inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool with_vcs,
+                                     bool with_congestion_control) {
+  cmd.add_option("--hop-latency", t.hop_latency, "Latency of each router-to-router hop")
+      ->capture_default_str();
+  cmd.add_option("--routing", t.routing, "Packet model: minimal, valiant or ugal (dragonfly)")
+      ->capture_default_str();
+  if (with_congestion_control) {
+    cmd.add_flag("--congestion-control", t.congestion_control,
+                 "Packet model: endpoint congestion control (docs/network-models.md)");
+  }
+  cmd.add_option("--packet-size", t.packet_size, "Packet model: payload bytes per packet")
+      ->capture_default_str();
+  cmd.add_option("--buffer", t.buffer, "Packet model: buffer per input port and virtual channel")
+      ->capture_default_str();
+  if (with_vcs) {
+    cmd.add_option("--vcs", t.vcs, "Packet model: virtual channels per link, 1 to 8")->capture_default_str();
+  }
+}
+
+/// A byte size option within [1, most]; InputError naming the option and the bound otherwise.
+inline std::uint32_t bounded_bytes(const std::string& text, const char* option, std::uint64_t most) {
+  const std::uint64_t value = parse_byte_size(text, option);
+  if (value == 0 || value > most) {
+    throw InputError(fmt::format("{} {}: give 1 B to {} (docs/limits.md)", option, text, format_bytes(most)));
+  }
+  // Fits: most is below 2^32.
+  return static_cast<std::uint32_t>(value);
+}
+
+/// The packet options of the text (the seed is the caller's); throws InputError naming the option.
+inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
+  net::PacketOptions p;
+  p.routing = net::parse_routing(t.routing);
+  p.congestion_control = t.congestion_control;
+  p.packet_bytes = bounded_bytes(t.packet_size, "--packet-size", kMaxPacketBytes);
+  p.buffer_bytes = bounded_bytes(t.buffer, "--buffer", kMaxBufferBytes);
+  if (t.vcs == 0 || t.vcs > 8) {
+    throw InputError(fmt::format("--vcs {}: give 1 to 8 virtual channels", t.vcs));
+  }
+  p.vcs = t.vcs;
+  return p;
+}
+
+/// A --hop-latency text in ps, at most kMaxHopLatencyPs; InputError otherwise.
+inline std::uint64_t parse_hop_latency_ps(const std::string& text) {
+  const std::uint64_t ps = parse_time_ps(text, "--hop-latency");
+  if (ps > kMaxHopLatencyPs) {
+    throw InputError(fmt::format(
+        "--hop-latency {}: at most 1 s per hop (routers take about 100ns; docs/limits.md)", text));
+  }
+  return ps;
+}
+
+/// --hop-latency in ps, at most kMaxHopLatencyPs.
+inline std::uint64_t hop_latency_from(const PacketOptionsText& t) {
+  return parse_hop_latency_ps(t.hop_latency);
+}
+
+}  // namespace gridlock::cli

@@ -1,0 +1,69 @@
+#include "gridlock/net/traffic_json.hpp"
+
+namespace gridlock::net {
+
+Json traffic_context(const TrafficReport& report, const TrafficOptions& options) {
+  Json context = base_context("gridlock predict traffic", "gridlock.predict_traffic", 1);
+  context["simulated"] = true;
+  context["network"] = report.network;
+  context["net_model"] = to_string(options.model);
+  context["model"] = report.model;
+  if (options.model == ModelKind::kPacket) {
+    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
+                         {"buffer_bytes", options.packet.buffer_bytes},
+                         {"vcs", options.packet.vcs},
+                         {"routing", to_string(options.packet.routing)}};
+  } else {
+    context["packet"] = {{"packet_bytes", options.packet.packet_bytes}};
+  }
+  context["pattern"] = report.pattern;
+  context["pattern_description"] = report.pattern_description;
+  context["nodes"] = report.nodes;
+  context["senders"] = report.senders;
+  context["seed"] = options.seed;
+  context["seed_source"] = "option";
+  context["parameters"] = {{"hop_latency_ps", options.hop_latency_ps},
+                           {"warmup_packet_times", options.warmup_packet_times},
+                           {"batch_packet_times", options.batch_packet_times},
+                           {"min_batches", options.min_batches},
+                           {"max_batches", options.max_batches},
+                           {"max_time_ps", options.max_time_ps},
+                           {"window_packets", kTrafficWindowPackets},
+                           {"saturation_accepted_share", kSaturationAcceptedShare},
+                           {"saturation_latency_factor", kSaturationLatencyFactor}};
+  double run_s = 0;
+  for (const TrafficPoint& p : report.points) {
+    run_s += p.run_s;
+  }
+  context["run_s"] = run_s;
+  return context;
+}
+
+Json traffic_body(const TrafficReport& report) {
+  Json body;
+  body["injection"] = {{"bytes_per_s", report.injection_bytes_per_s},
+                       {"packet_time_ps", report.packet_time_ps}};
+  body["zero_load"] = {{"latency_ns", report.zero_load_latency_ns}, {"hops_avg", report.zero_load_hops}};
+  Json points = Json::array();
+  for (const TrafficPoint& p : report.points) {
+    points.push_back({{"offered", p.offered},
+                      {"accepted", p.accepted},
+                      {"latency_avg_ns", p.latency_avg_ns},
+                      {"latency_p99_ns", p.latency_p99_ns},
+                      {"hops_avg", p.hops_avg},
+                      {"packets", p.packets},
+                      {"delivered", p.delivered},
+                      {"batches", p.batches},
+                      {"converged", p.converged},
+                      {"saturated", p.saturated}});
+  }
+  body["points"] = points;
+  body["saturation"] = {
+      {"throughput", report.saturation_throughput},
+      {"offered", report.saturation_offered},
+      {"first_saturated_load",
+       report.first_saturated_load < 0 ? Json(nullptr) : Json(report.first_saturated_load)}};
+  return body;
+}
+
+}  // namespace gridlock::net
