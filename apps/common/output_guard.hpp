@@ -140,12 +140,20 @@ inline void check_not_in_archive(const CLI::Option& option, const std::string& o
   }
 }
 
+// True for the kinds of file that gridlock reads from an input directory: histogram CSVs
+// (`report --csv-dir`, LDMS metric directories), scripts (`report --assets`), OTF2 archive files.
+inline bool is_read_from_directories(const std::filesystem::path& path) {
+  static constexpr std::string_view kKinds[] = {".csv", ".js", ".otf2", ".def", ".evt"};
+  const std::string extension = path.extension().string();
+  return std::find(std::begin(kKinds), std::end(kKinds), extension) != std::end(kKinds);
+}
+
 }  // namespace detail
 
 /// Throws InputError when a given output option names a file or directory that an input argument
 /// in `arguments` (the command line without the program name) also names, or that lies in one: an
 /// existing file equal to an input file, an input directory itself, an existing file inside an
-/// input directory, or a file of an input OTF2 archive (for an input `X.otf2`, or a directory
+/// input directory of a kind commands read from directories (CSV, JS, OTF2), or a file of an input OTF2 archive (for an input `X.otf2`, or a directory
 /// holding `traces.otf2`: `X.otf2`, `X.def`, anything under `X/`). Files are compared by device
 /// and inode, directories by canonical path, so hard and symbolic links and `./` spellings are
 /// caught. The values of output options are not inputs (two outputs naming one file are
@@ -220,13 +228,19 @@ inline void check_outputs_not_inputs(const std::vector<std::string>& arguments,
         }
         const fs::path dir = detail::resolved(input);
         const fs::path out = detail::resolved(output);
-        if (exists && !dir.empty() && !out.empty() &&
-            (detail::is_within(out, dir) || detail::is_linked_into(output, dir))) {
-          if (out == dir) {
-            throw InputError(
-                fmt::format("{} '{}' is the input directory '{}': give an output file outside it",
-                            option->get_name(), output, input));
-          }
+        if (!exists || dir.empty() || out.empty()) {
+          continue;
+        }
+        if (out == dir) {
+          throw InputError(fmt::format("{} '{}' is the input directory '{}': give an output file outside it",
+                                       option->get_name(), output, input));
+        }
+        // Only a file of a kind some command reads from a directory is refused (histogram CSVs of
+        // --csv-dir, --assets' chart.min.js, OTF2 files): refusing every existing file would refuse
+        // re-running `gridlock report load.json --csv-dir . -o report.html`, whose page no command
+        // reads back.
+        if ((detail::is_read_from_directories(out) && detail::is_within(out, dir)) ||
+            detail::is_linked_into(output, dir)) {
           throw InputError(fmt::format(
               "{} '{}' is inside the input directory '{}', whose files the command reads: writing "
               "it could destroy an input; give an output outside '{}'",

@@ -33,7 +33,13 @@ refused "is a file of the OTF2 trace" -- "$G" schedule info t --json t/traces.ot
 ln -sfn t alias
 refused "is a file of the OTF2 trace" -- "$G" schedule info alias --json t/traces/1.evt
 echo '{}' >keep.json
-refused "is inside the input directory" -- sh -c "cp keep.json t/ && \"$G\" schedule info t --json t/keep.json; rc=\$?; rm -f t/keep.json; exit \$rc"
+refused "is inside the input directory" -- sh -c "cp keep.json t/keep.csv && \"$G\" schedule info t --json t/keep.csv; rc=\$?; rm -f t/keep.csv; exit \$rc"
+# A page written into an input directory is not an input: a second run replaces it (the first
+# version refused every existing file inside an input directory).
+mkdir -p csvdir
+timeout 20 "$G" report "$(realpath "$2")/model_sweep.json" --csv-dir csvdir -o csvdir/report.html -q 2>/dev/null
+timeout 20 "$G" report "$(realpath "$2")/model_sweep.json" --csv-dir csvdir -o csvdir/report.html -q ||
+  fail "re-running a report into its --csv-dir was refused"
 # A new file beside the archive (not one of its files) is fine.
 rm -rf t && cp -r "$trace" t
 "$G" schedule info t --json t/info.json >/dev/null || fail "a new output beside the archive was refused"
