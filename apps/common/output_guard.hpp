@@ -153,12 +153,12 @@ inline bool is_read_from_directories(const std::filesystem::path& path) {
 /// Throws InputError when a given output option names a file or directory that an input argument
 /// in `arguments` (the command line without the program name) also names, or that lies in one: an
 /// existing file equal to an input file, an input directory itself, an existing file inside an
-/// input directory of a kind commands read from directories (CSV, JS, OTF2), or a file of an input OTF2 archive (for an input `X.otf2`, or a directory
-/// holding `traces.otf2`: `X.otf2`, `X.def`, anything under `X/`). Files are compared by device
-/// and inode, directories by canonical path, so hard and symbolic links and `./` spellings are
-/// caught. The values of output options are not inputs (two outputs naming one file are
-/// check_distinct_outputs()'s concern), nor are the names in `not_paths` (the subcommands given).
-/// Outputs that do not exist yet cannot be an input file; devices and FIFOs (`/dev/null`,
+/// input directory of a kind commands read from directories (CSV, JS, OTF2), or a file of an input OTF2
+/// archive (for an input `X.otf2`, or a directory holding `traces.otf2`: `X.otf2`, `X.def`, anything under
+/// `X/`). Files are compared by device and inode, directories by canonical path, so hard and symbolic links
+/// and `./` spellings are caught. The values of output options are not inputs (two outputs naming one file
+/// are check_distinct_outputs()'s concern), nor are the names in `not_paths` (the subcommands given). Outputs
+/// that do not exist yet cannot be an input file; devices and FIFOs (`/dev/null`,
 /// `/dev/stdout`) are written in place, not replaced, and are left alone.
 inline void check_outputs_not_inputs(const std::vector<std::string>& arguments,
                                      const std::vector<std::string>& not_paths = {}) {
