@@ -189,9 +189,7 @@ void add_noise_command(CLI::App& app) {
   measure->add_option("--histogram", m->histogram, "Write the detour-length histogram as CSV");
   output_file(measure->get_option("--histogram"));
   measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
-  measure->callback([m, measure] {
-    run_measure(*m);
-  });
+  measure->callback([m] { run_measure(*m); });
 
   auto c = std::make_shared<ConvertArgs>();
   auto* convert = noise_cmd->add_subcommand("convert", "Convert a noise trace between formats");
@@ -200,9 +198,7 @@ void add_noise_command(CLI::App& app) {
   output_file(convert->get_option("output"));
   convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
   convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
-  convert->callback([c, convert] {
-    run_convert(*c);
-  });
+  convert->callback([c] { run_convert(*c); });
 }
 
 }  // namespace gridlock::cli

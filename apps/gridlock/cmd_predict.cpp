@@ -213,7 +213,7 @@ void add_predict_command(CLI::App& app) {
   output_file(cmd->get_option("--json"));
   add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
-  cmd->callback([args, cmd] { run_predict_gpcnet(*args); });
+  cmd->callback([args] { run_predict_gpcnet(*args); });
 
   auto margs = std::make_shared<PredictMappingArgs>();
   auto* map = predict->add_subcommand(

@@ -645,7 +645,6 @@ void add_sim_commands(CLI::App& app) {
     sim_cmd->get_option(name)->needs("--network");
   }
   sim_cmd->callback([sim_args, sim_cmd] {
-    // An empty --network has its own message (with an example spec) in run_sim.
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
     sim_args->network_given = sim_cmd->count("--network") > 0;
     sim_args->packet_options_given = false;
@@ -672,9 +671,7 @@ void add_sim_commands(CLI::App& app) {
                 "Say on stderr when generating and writing start, even when it is not a terminal");
   add_max_memory_option(*gen, gen_args->max_memory);
   gen->footer(sim::generator_help());
-  gen->callback([gen_args, gen] {
-    run_schedgen(*gen_args);
-  });
+  gen->callback([gen_args] { run_schedgen(*gen_args); });
 
   auto conv_args = std::make_shared<ConvertArgs>();
   auto* schedule = app.add_subcommand("schedule", "Schedule files");
@@ -686,9 +683,7 @@ void add_sim_commands(CLI::App& app) {
       ->required();
   output_file(convert->get_option("output"));
   add_max_memory_option(*convert, conv_args->max_memory);
-  convert->callback([conv_args, convert] {
-    run_convert(*conv_args);
-  });
+  convert->callback([conv_args] { run_convert(*conv_args); });
   add_from_trace_command(*schedule);
 
   auto info_args = std::make_shared<InfoArgs>();
@@ -703,9 +698,7 @@ void add_sim_commands(CLI::App& app) {
       ->check(CLI::Range(0U, 100000U))
       ->capture_default_str();
   add_max_memory_option(*info, info_args->max_memory);
-  info->callback([info_args, info] {
-    run_info(*info_args);
-  });
+  info->callback([info_args] { run_info(*info_args); });
 }
 
 }  // namespace gridlock::cli

@@ -130,9 +130,7 @@ void add_from_trace_command(CLI::App& schedule) {
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
   cmd->get_option("--compute-scale")->excludes("--no-compute");
   cmd->get_option("--algo")->excludes("--no-collectives");
-  cmd->callback([args, cmd] {
-    run_from_trace(*args);
-  });
+  cmd->callback([args] { run_from_trace(*args); });
 }
 
 }  // namespace gridlock::cli
