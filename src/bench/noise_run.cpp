@@ -279,33 +279,9 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
 
 namespace {
 
-// Rank 0's part of write_noise_outputs.
-void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) {
+// The JSON record of write_noise_outputs.
+void write_noise_json(const NoiseRunOptions& options, const NoiseReport& report) {
   const auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
-  // Durations in the one style of every table (docs/units.md); a node without detours has none.
-  const auto duration = [](double ns) { return std::isfinite(ns) ? format_duration_s(ns * 1e-9) : "-"; };
-  fmt::print("Noise per node ({} selfish detour, threshold {} x t_min, {} timer)\n",
-             format_duration_s(report.context.value("duration_s", 0.0)),
-             report.context.value("threshold", 0.0), report.context.value("timer", std::string("?")));
-  fmt::print("| node | ranks | noise avg | noise max | detours/s | 99% detour | max detour | outlier |\n");
-  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (const NoiseNodeRow& n : report.nodes) {
-    fmt::print("| {} | {} | {:.4f}% | {:.4f}% | {:.1f} | {} | {} | {} |\n", n.name, n.ranks,
-               100 * n.noise_fraction, 100 * n.max_noise_fraction, n.detours_per_s, duration(n.p99_detour_ns),
-               duration(n.max_detour_ns), n.outlier ? "OUTLIER" : "");
-  }
-  std::size_t flagged = 0;
-  for (const NoiseNodeRow& n : report.nodes) {
-    flagged += n.outlier ? 1 : 0;
-  }
-  fmt::print(
-      "median noise fraction {:.4f}%, MAD {:.4f}%, outlier threshold {:.4f}% ({} x MAD): {} node(s) "
-      "flagged\n",
-      100 * report.median_noise_fraction, 100 * report.mad_noise_fraction, 100 * report.outlier_threshold,
-      options.mad_factor, flagged);
-  if (options.json_path.empty()) {
-    return;
-  }
   Json ranks = Json::array();
   for (const NoiseRankRow& r : report.ranks) {
     Json j = noise::summary_json(r.summary);
@@ -341,6 +317,35 @@ void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) 
                        {"trace_failed_ranks", report.trace_failed_ranks},
                        {"nodes", std::move(nodes)},
                        {"ranks", std::move(ranks)}});
+}
+
+// Rank 0's part of write_noise_outputs: the file before anything is printed (a closed standard
+// output must not lose it), then the table.
+void print_and_write(const NoiseRunOptions& options, const NoiseReport& report) {
+  if (!options.json_path.empty()) {
+    write_noise_json(options, report);
+  }
+  // Durations in the one style of every table (docs/units.md); a node without detours has none.
+  const auto duration = [](double ns) { return std::isfinite(ns) ? format_duration_s(ns * 1e-9) : "-"; };
+  fmt::print("Noise per node ({} selfish detour, threshold {} x t_min, {} timer)\n",
+             format_duration_s(report.context.value("duration_s", 0.0)),
+             report.context.value("threshold", 0.0), report.context.value("timer", std::string("?")));
+  fmt::print("| node | ranks | noise avg | noise max | detours/s | 99% detour | max detour | outlier |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const NoiseNodeRow& n : report.nodes) {
+    fmt::print("| {} | {} | {:.4f}% | {:.4f}% | {:.1f} | {} | {} | {} |\n", n.name, n.ranks,
+               100 * n.noise_fraction, 100 * n.max_noise_fraction, n.detours_per_s, duration(n.p99_detour_ns),
+               duration(n.max_detour_ns), n.outlier ? "OUTLIER" : "");
+  }
+  std::size_t flagged = 0;
+  for (const NoiseNodeRow& n : report.nodes) {
+    flagged += n.outlier ? 1 : 0;
+  }
+  fmt::print(
+      "median noise fraction {:.4f}%, MAD {:.4f}%, outlier threshold {:.4f}% ({} x MAD): {} node(s) "
+      "flagged\n",
+      100 * report.median_noise_fraction, 100 * report.mad_noise_fraction, 100 * report.outlier_threshold,
+      options.mad_factor, flagged);
 }
 
 }  // namespace

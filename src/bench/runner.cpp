@@ -483,17 +483,22 @@ namespace {
 
 // Rank 0's part of write_outputs.
 void print_and_write(const Options& options, const Report& report) {
-  print_tables(report, stdout);
-  // The main record first: an output that fails after it (a histogram directory that filled up)
-  // loses only itself, and the run still ends with its error.
+  // The files before anything is printed: a closed standard output (`mpirun ... | head`) must not
+  // lose them. The main record first: an output that fails after it (a histogram directory that
+  // filled up) loses only itself, and the run still ends with its error.
   if (!options.json_path.empty()) {
     write_json_file(options.json_path, report.context, report_body(report));
+  }
+  std::size_t csv_files = 0;
+  if (!options.csv_dir.empty()) {
+    csv_files = write_histogram_csvs(report, options.csv_dir).size();
+  }
+  print_tables(report, stdout);
+  if (!options.json_path.empty()) {
     fmt::print("results: {}\n", options.json_path);
   }
-  std::fflush(stdout);
   if (!options.csv_dir.empty()) {
-    const auto files = write_histogram_csvs(report, options.csv_dir);
-    fmt::print("histograms: {} CSV files in {}\n", files.size(), options.csv_dir);
+    fmt::print("histograms: {} CSV files in {}\n", csv_files, options.csv_dir);
   }
   std::fflush(stdout);
 }

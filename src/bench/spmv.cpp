@@ -463,8 +463,30 @@ void print_title(std::string_view title) { gpcnet::detail::print_table_title(std
 
 std::string cell(double value) { return gpcnet::detail::table_cell(value, 12); }
 
-// Rank 0's part of write_spmv_outputs.
+// The JSON record of write_spmv_outputs.
+void write_spmv_json(const SpmvOptions& options, const SpmvReport& report) {
+  Json stats = Json::object();
+  for (const SpmvStat& s : report.stats) {
+    stats[s.key] = {{"title", s.title}, {"units", "usec"}, {"mean", s.mean}, {"median", s.median},
+                    {"p99", s.p99},     {"min", s.min},    {"max", s.max}};
+  }
+  write_json_file(options.json_path, report.context,
+                  Json{{"grid", report.grid},
+                       {"remap", report.remap},
+                       {"congestors", congestors_json(report.congestors)},
+                       {"statistics", std::move(stats)},
+                       {"loop_s", report.loop_s},
+                       {"checksum", report.checksum},
+                       {"residual", report.residual},
+                       {"status", "ok"}});
+}
+
+// Rank 0's part of write_spmv_outputs: the file before anything is printed (a closed standard
+// output must not lose it), then the tables.
 void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
+  if (!options.json_path.empty()) {
+    write_spmv_json(options, report);
+  }
   const Json& c = report.context;
   fmt::print(
       "spmv: {} ranks, grid {} of {}x{}x{} cells, {} vectors, {} iterations (+{} warm-up), mapping {}\n",
@@ -499,23 +521,6 @@ void print_and_write(const SpmvOptions& options, const SpmvReport& report) {
   }
   fmt::print("loop {:.6f} s (slowest rank), checksum {:.17g}, residual {:.6g}\n", report.loop_s,
              report.checksum, report.residual);
-  if (options.json_path.empty()) {
-    return;
-  }
-  Json stats = Json::object();
-  for (const SpmvStat& s : report.stats) {
-    stats[s.key] = {{"title", s.title}, {"units", "usec"}, {"mean", s.mean}, {"median", s.median},
-                    {"p99", s.p99},     {"min", s.min},    {"max", s.max}};
-  }
-  write_json_file(options.json_path, report.context,
-                  Json{{"grid", report.grid},
-                       {"remap", report.remap},
-                       {"congestors", congestors_json(report.congestors)},
-                       {"statistics", std::move(stats)},
-                       {"loop_s", report.loop_s},
-                       {"checksum", report.checksum},
-                       {"residual", report.residual},
-                       {"status", "ok"}});
 }
 
 }  // namespace

@@ -1018,10 +1018,11 @@ Json sweep_json_body(const SweepOptions& options, const SweepReport& report) {
 
 void write_sweep_outputs(const SweepOptions& options, const SweepReport& report, MPI_Comm world) {
   detail::agree_on_root(world, [&] {
-    print_tables(options, report);
+    // The file before the tables: a closed standard output must not lose it.
     if (!options.json_path.empty()) {
       write_json_file(options.json_path, report.context, sweep_json_body(options, report));
     }
+    print_tables(options, report);
   });
 }
 
