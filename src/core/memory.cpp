@@ -31,7 +31,8 @@ std::uint64_t default_max_memory_bytes() noexcept {
 }
 
 namespace {
-constexpr std::uint64_t kMaxMemoryLimit = 1024 * 1024 * kGiB;  // 1 PiB: beyond any one machine.
+constexpr std::uint64_t kMaxMemoryLimit =
+    std::uint64_t{1024} * 1024 * kGiB;  // 1 PiB: beyond any one machine.
 
 // An estimate is not exact: three significant digits in the largest binary unit read best
 // ("3.73 GiB"), where format_bytes() would print every byte of a non-round count.
