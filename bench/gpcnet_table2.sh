@@ -25,7 +25,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 paper="$here/data/gpcnet_sc19_table2.tsv"
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 rows="crystal:64x1,crystal:64x8,crystal:696x1,osprey:128x1,osprey:128x8,malbec:485x1"
 max_minutes=15
 gridlock=""
