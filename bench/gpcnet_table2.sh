@@ -80,7 +80,8 @@ mkdir -p "$out"
 echo "gpcnet_table2: gridlock $("$gridlock" version 2>/dev/null | head -1), seed $seed, at most" \
   "$max_minutes min per row; raw outputs in $out" >&2
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-";
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { num = "^[0-9.eE+-]+$";
+  if (a !~ num || b !~ num || a == "-" || b == "-" || b + 0 == 0) print "-";
   else printf "%.2f", a / b }'; }
 fmt() { awk -v a="$1" 'BEGIN { if (a == "" || a == "null") print "-"; else if (a + 0 >= 100)
   printf "%.0f", a; else if (a + 0 >= 10) printf "%.1f", a; else printf "%.2f", a }'; }
@@ -135,6 +136,7 @@ for row in "${row_list[@]}"; do
     echo "| $sys | ${nodes}x$pport | $label | $pi -> $pl | $(fmt "$gi") -> $(fmt "$gl") | $pci |" \
       "$(fmt "$ci") | $r | $pci99 | $(fmt "$ci99") | $r99 |" >>"$table"
     summary+=("$row $canary paper_ci=$pci predicted_ci=$(fmt "$ci") ratio=$r wall_s=$wall")
+    printf '%s\t%s\t%s\t%s\t%s\n' "$row" "$canary" "$pci" "$ci" "$wall" >>"$out/impacts.tsv"
   done
 done
 
@@ -157,4 +159,20 @@ for s in "${summary[@]}"; do
     echo "  $s"
   fi
 done
+# The paper's ordering: for every two rows that ran and that the paper measured, does the predicted
+# latency (allreduce) impact order them as the measured one does (more ranks per node, more nodes,
+# fat tree against dragonfly)? Ties within 5% count as kept either way.
+if [[ -s "$out/impacts.tsv" ]]; then
+  awk -F'\t' '$2 != "rr_two_sided_bw_sync" && $3 != "-" && $4 != "null" { row[n] = $1; can[n] = $2;
+      p[n] = $3; g[n] = $4; ++n }
+    END { for (i = 0; i < n; ++i) for (j = i + 1; j < n; ++j) {
+        if (can[i] != can[j]) continue
+        dp = p[i] / p[j]; dg = g[i] / g[j]
+        if ((dp > 1.05 && dg < 1 / 1.05) || (dp < 1 / 1.05 && dg > 1.05)) {
+          ++flipped; printf "  ordering flipped: %s %s (paper %.2f, predicted %.2f) against %s (paper %.2f, predicted %.2f)\n",
+            can[i], row[i], p[i], g[i], row[j], p[j], g[j] }
+        ++pairs }
+      printf "Ordering (issue 37): %d of %d pairs of rows keep the paper'"'"'s order of latency and allreduce impacts\n",
+        pairs - flipped, pairs }' "$out/impacts.tsv"
+fi
 echo "table: $table"
