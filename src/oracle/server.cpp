@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -175,6 +176,10 @@ enum class Phase : std::uint8_t {
 // Per TCP connection: its phase and when that phase's time runs out.
 struct Connection {
   int fd = -1;
+  // The client's address (family and bytes), for the per-address limit.
+  std::string address;
+  // Opened past the address's limit: it may ask for /v1/health only, and is closed after it.
+  bool health_only = false;
   Phase phase = Phase::kHeader;
   Clock::time_point deadline;
   // When the current request's first line arrived (it bounds the whole request).
@@ -185,6 +190,8 @@ struct Connection {
 struct RequestState {
   std::string body;
   bool answered = false;
+  // On a connection past its address's limit (Connection::health_only): closed after the answer.
+  bool health_only = false;
 };
 
 // Decodes %XX escapes in place, as libmicrohttpd's default does, except %00: a NUL would end the
@@ -248,6 +255,8 @@ struct Server::Impl {
   // connection closed, which it does before closing the descriptor, so `fd` is valid while listed.
   std::mutex connections_mutex;
   std::unordered_map<MHD_Connection*, Connection> connections;
+  // Open connections per client address (Connection::address).
+  std::unordered_map<std::string, unsigned> per_address;
   std::mutex reaper_mutex;
   std::condition_variable reaper_wake;
   bool stopping = false;
@@ -611,13 +620,16 @@ struct Server::Impl {
 
   // --- libmicrohttpd glue -----------------------------------------------------------------------
 
-  static MHD_Result send(MHD_Connection* connection, const Response& res) {
+  static MHD_Result send(MHD_Connection* connection, const Response& res, bool close = false) {
     MHD_Response* response = MHD_create_response_from_buffer(
         res.body.size(), const_cast<char*>(res.body.data()), MHD_RESPMEM_MUST_COPY);
     if (response == nullptr) {
       return MHD_NO;
     }
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res.content_type);
+    if (close) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
     if (!res.allow.empty()) {
       MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res.allow.c_str());
     }
@@ -661,16 +673,36 @@ struct Server::Impl {
     if (state == nullptr) {
       // The whole header has arrived: from now on the request's deadline applies, which counts
       // from its first line, so that a body trickling in cannot hold the connection for longer.
+      bool health_only = false;
       {
         const std::lock_guard lock(connections_mutex);
         const auto it = connections.find(connection);
         if (it != connections.end()) {
           it->second.phase = Phase::kBody;
           it->second.deadline = it->second.request_start + std::chrono::seconds(options.request_timeout_s);
+          health_only = it->second.health_only;
         }
       }
       state = new RequestState;  // NOLINT(cppcoreguidelines-owning-memory): freed in on_completed
       *request_cls = state;
+      if (health_only) {
+        state->health_only = true;
+        const std::string_view verb = method;
+        if (std::string_view(url) != "/v1/health" || (verb != "GET" && verb != "HEAD")) {
+          // Refused before any body is read; the connection closes after the answer.
+          state->answered = true;
+          count_error("too_many_connections");
+          Response res;
+          reply(res,
+                error_body("too_many_connections",
+                           fmt::format("more than {} connections from your address (the server's "
+                                       "--max-connections-per-address); only /v1/health is answered "
+                                       "on further ones: close some and retry",
+                                       options.max_connections_per_address)),
+                429);
+          return send(connection, res, true);
+        }
+      }
       const char* length =
           MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
       if (length != nullptr) {
@@ -718,7 +750,7 @@ struct Server::Impl {
           return MHD_YES;
         },
         &req);
-    return send(connection, answer(req));
+    return send(connection, answer(req), state->health_only);
   }
 
   void on_completed(MHD_Connection* connection, void** request_cls) {
@@ -751,14 +783,44 @@ struct Server::Impl {
       const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
       Connection c;
       c.fd = info != nullptr ? info->connect_fd : -1;
+      c.address = address_key(connection);
       c.request_start = Clock::now();
       c.deadline = c.request_start + std::chrono::seconds(options.header_timeout_s);
       const std::lock_guard lock(connections_mutex);
-      connections[connection] = c;
+      // libmicrohttpd refuses an address's connections past the limit plus the health reserve;
+      // the reserve's connections are marked here.
+      c.health_only = ++per_address[c.address] > options.max_connections_per_address;
+      connections[connection] = std::move(c);
     } else {
       const std::lock_guard lock(connections_mutex);
-      connections.erase(connection);
+      const auto it = connections.find(connection);
+      if (it != connections.end()) {
+        const auto count = per_address.find(it->second.address);
+        if (count != per_address.end() && --count->second == 0) {
+          per_address.erase(count);
+        }
+        connections.erase(it);
+      }
     }
+  }
+
+  // The client's address as a key: its family and address bytes (the port left out).
+  static std::string address_key(MHD_Connection* connection) {
+    const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == nullptr || info->client_addr == nullptr) {
+      return {};
+    }
+    const sockaddr* address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+      const auto* v4 = reinterpret_cast<const sockaddr_in*>(address);  // NOLINT: the family says so
+      return {reinterpret_cast<const char*>(&v4->sin_addr), sizeof v4->sin_addr};  // NOLINT: bytes
+    }
+    if (address->sa_family == AF_INET6) {
+      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);  // NOLINT: the family says so
+      return std::string(1, '6') +
+             std::string(reinterpret_cast<const char*>(&v6->sin6_addr), sizeof v6->sin6_addr);  // NOLINT
+    }
+    return {};
   }
 
   // Closes connections whose phase has run out of time (see Phase). libmicrohttpd's own timeout
@@ -834,7 +896,8 @@ int Server::start() {
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC, 0, nullptr, nullptr,
       handler, impl, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
       static_cast<unsigned>(std::max(1, o.threads)), MHD_OPTION_CONNECTION_LIMIT, o.max_connections,
-      MHD_OPTION_PER_IP_CONNECTION_LIMIT, o.max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, o.max_connections_per_address + kHealthConnectionsPerAddress,
+      MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(std::max(1, std::max(o.header_timeout_s, o.keep_alive_s))),
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory, MHD_OPTION_NOTIFY_COMPLETED, completed, impl,
       MHD_OPTION_NOTIFY_CONNECTION, notify, impl, MHD_OPTION_URI_LOG_CALLBACK, request_line, impl,

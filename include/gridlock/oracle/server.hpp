@@ -38,6 +38,12 @@ struct ServerOptions {
   unsigned max_connections_per_address = 400;  ///< Open connections from one client address.
 };
 
+/// Connections an address may open beyond ServerOptions::max_connections_per_address that serve
+/// `/v1/health` only (anything else gets 429 `too_many_connections` at once, and each closes after
+/// its answer): a client whose address is at its limit, one slow client or hundreds, can still
+/// see whether the service is up.
+inline constexpr unsigned kHealthConnectionsPerAddress = 8;
+
 /// Upper bound of ServerOptions::request_timeout_s (`--request-timeout`): 5 minutes.
 inline constexpr int kMaxRequestTimeoutS = 300;
 

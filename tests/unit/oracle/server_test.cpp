@@ -880,7 +880,8 @@ TEST(ServerBounds, SlowBodiesAreCutOffAtTheRequestDeadline) {
   const Json during = health();
   EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(1));
   ASSERT_TRUE(during.is_object());
-  EXPECT_LE(during.value("connections", 0), 21) << during.dump();
+  EXPECT_LE(during.value("connections", 0), 21 + static_cast<int>(kHealthConnectionsPerAddress))
+      << during.dump();
   // (a): one body byte every 200 ms on every connection; all of them are closed by the server
   // within the 2 s deadline (and the reaper's 200 ms), long before the 100,000 bytes are sent.
   const auto start = std::chrono::steady_clock::now();
@@ -901,6 +902,42 @@ TEST(ServerBounds, SlowBodiesAreCutOffAtTheRequestDeadline) {
   const Json after = health();
   // Only the 20 the per-address limit let in were ever in a request.
   EXPECT_EQ(after.value("request_timeouts", 0), 20) << after.dump();
+  idle_server.server.stop();
+}
+
+// Issue 36: with an address's connections all taken by slow clients, /v1/health from that same
+// address was refused (the per-address limit closed the connection at once). Now a few connections
+// past the limit answer health, and nothing else: other requests get 429 before their body is read.
+TEST(ServerBounds, HealthAnswersFromAnAddressAtItsLimit) {
+  ServerOptions options;
+  options.threads = 2;
+  options.max_connections_per_address = 4;
+  IdleServer idle_server(options);
+  ASSERT_GT(idle_server.port, 0);
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (unsigned i = 0; i < options.max_connections_per_address; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(idle_server.port, "127.0.0.1"));
+    ASSERT_TRUE(slow.back()->connected());
+    ASSERT_TRUE(slow.back()->send(
+        "POST /v1/route-metrics HTTP/1.1\r\nHost: test\r\nContent-Length: 100000\r\n\r\n{"));
+  }
+  // The slow clients' connections are registered before the next ones open.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int round = 0; round < 3; ++round) {
+    RawConnection health(idle_server.port, "127.0.0.1");
+    ASSERT_TRUE(health.connected());
+    ASSERT_TRUE(health.send("GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n"));
+    const std::string answer = health.read_until_closed();
+    EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+    EXPECT_TRUE(health.closed_by_server()) << "a connection past the limit closes after its answer";
+  }
+  RawConnection other(idle_server.port, "127.0.0.1");
+  ASSERT_TRUE(other.connected());
+  ASSERT_TRUE(other.send("POST /v1/route-metrics HTTP/1.1\r\nHost: test\r\nContent-Length: 100000\r\n\r\n{"));
+  const std::string refused = other.read_until_closed();
+  EXPECT_NE(refused.find("429"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("too_many_connections"), std::string::npos) << refused;
+  EXPECT_TRUE(other.closed_by_server());
   idle_server.server.stop();
 }
 
