@@ -163,8 +163,8 @@ done
 # latency (allreduce) impact order them as the measured one does (more ranks per node, more nodes,
 # fat tree against dragonfly)? Ties within 5% count as kept either way.
 if [[ -s "$out/impacts.tsv" ]]; then
-  awk -F'\t' '$2 != "rr_two_sided_bw_sync" && $3 != "-" && $4 != "null" { row[n] = $1; can[n] = $2;
-      p[n] = $3; g[n] = $4; ++n }
+  awk -F'\t' '$2 != "rr_two_sided_bw_sync" && $3 != "-" && $4 != "null" { k = n++; row[k] = $1;
+      can[k] = $2; p[k] = $3; g[k] = $4 }
     END { for (i = 0; i < n; ++i) for (j = i + 1; j < n; ++j) {
         if (can[i] != can[j]) continue
         dp = p[i] / p[j]; dg = g[i] / g[j]
