@@ -77,7 +77,7 @@ for row in "${row_list[@]}"; do
 done
 out="${out:-$(mktemp -d /tmp/gpcnet_table2.XXXXXX)}"
 mkdir -p "$out"
-echo "gpcnet_table2: gridlock $("$gridlock" version 2>/dev/null | head -1), seed $seed, at most" \
+echo "gpcnet_table2: $("$gridlock" version 2>/dev/null | head -1), seed $seed, at most" \
   "$max_minutes min per row; raw outputs in $out" >&2
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { num = "^[0-9.eE+-]+$";
