@@ -87,7 +87,9 @@ class Dragonfly final : public Topology {
     RouterId landing = 0;     // router at the other end
   };
   void append_local(RouterId src, RouterId dst, std::vector<LinkId>& out, bool column_first) const;
-  [[nodiscard]] const GlobalPort& global_port(RouterId src, int dst_group) const;
+  // The global link a minimal route from `src` into `dst_group` takes, towards router `toward`
+  // (the destination, or for Valiant's first leg the final destination): see the .cpp.
+  [[nodiscard]] const GlobalPort& global_port(RouterId src, int dst_group, RouterId toward) const;
 
   DragonflyOptions options_;
   std::vector<LinkId> local_link_;  // (group*a + r)*a + r2 -> link or kNone
