@@ -99,6 +99,9 @@ install(FILES ${_gridlock_completions}
 # SimGrid platforms, examples and the documentation.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/platforms/"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gridlock/platforms COMPONENT tools)
+# System presets of --system (src/net/system.cpp finds them at <bin>/../share/gridlock/systems).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/share/gridlock/systems/"
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gridlock/systems COMPONENT tools)
 # examples/apps installs as sources to build with mpicc (its CMakeLists.txt is the project's).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/"
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT tools PATTERN "CMakeLists.txt" EXCLUDE)

@@ -27,6 +27,8 @@ DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommen
 [ "$(command -v gridlock)" = /usr/bin/gridlock ] || fail "gridlock is not /usr/bin/gridlock"
 gridlock version | grep -q "^gridlock " || fail "installed gridlock version"
 gridlock sim /usr/share/doc/gridlock/examples/sim/pingpong.goal -q >/dev/null || fail "installed gridlock sim"
+[ -f /usr/share/gridlock/systems/crystal.json ] || fail "system presets not installed"
+gridlock predict systems | grep -q '^crystal ' || fail "installed gridlock predict systems"
 # gridlock report reads Chart.js from libjs-chart.js, a dependency of the package.
 gridlock sim /usr/share/doc/gridlock/examples/sim/pingpong.goal -q --json "$build/deb-sim.json" >/dev/null &&
   gridlock report -q "$build/deb-sim.json" -o "$build/deb-report.html" || fail "installed gridlock report"

@@ -40,6 +40,11 @@ done
 grep -q '"gridlock.sim.result"' "$work/sim.json" || fail "gridlock sim wrote no result"
 "$bin/gridlock" topo info torus:2x2x2 >/dev/null || fail "installed gridlock topo info"
 [ -f "$prefix/share/gridlock/platforms/crossbar-4.xml" ] || fail "SimGrid platforms not installed"
+# --system finds the installed presets next to the executable, before the source tree's.
+"$bin/gridlock" predict gpcnet --system crystal --nodes 64 --iterations 2 --rings 1 -q --json "$work/crystal.json" \
+  >/dev/null || fail "installed gridlock predict gpcnet --system crystal"
+grep -q "\"file\": \"$prefix/share/gridlock/systems/crystal.json\"" "$work/crystal.json" ||
+  fail "--system crystal was not read from $prefix/share/gridlock/systems"
 for page in gridlock gridlock-sim gridlock-topo-route gridlock-bench gridlock-bench-sweep; do
   [ -f "$prefix/share/man/man1/$page.1" ] || fail "man page $page.1 not installed"
 done

@@ -43,8 +43,9 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
   cmd.add_option("--routing", t.routing, "Packet model: minimal, valiant or ugal (dragonfly)")
       ->capture_default_str();
   if (with_congestion_control) {
-    cmd.add_flag("--congestion-control", t.congestion_control,
-                 "Packet model: endpoint congestion control (docs/network-models.md)");
+    cmd.add_flag("--congestion-control,!--no-congestion-control", t.congestion_control,
+                 "Packet model: endpoint congestion control (docs/network-models.md); --no-... turns a "
+                 "--system preset's off");
   }
   cmd.add_option("--packet-size", t.packet_size, "Packet model: payload bytes per packet")
       ->capture_default_str();

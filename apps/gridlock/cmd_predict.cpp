@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,16 +23,23 @@
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/net/predict_mapping.hpp"
+#include "gridlock/net/system.hpp"
+#include "gridlock/net/system_json.hpp"
 #include "gridlock/sim/loggops_options.hpp"
+#include "gridlock/topo/spec.hpp"
 #include "memory_option.hpp"
 #include "output_guard.hpp"
 #include "packet_options.hpp"
+#include "system_options.hpp"
 
 namespace gridlock::cli {
 namespace {
 
 struct PredictGpcnetArgs {
   std::string network;
+  std::string system;
+  std::uint32_t nodes = 0;
+  std::string allocation = "compact";
   std::string net_model = "flow";
   std::uint64_t seed = 1;
   std::uint32_t ranks_per_node = 1;
@@ -44,29 +52,72 @@ struct PredictGpcnetArgs {
   bool quiet = false;
 };
 
-void run_predict_gpcnet(const PredictGpcnetArgs& a) {
+void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
+  const std::optional<net::SystemPreset> preset = system_from(a.system);
+  if (!preset && a.network.empty()) {
+    throw InputError(
+        "predict gpcnet: give --network SPEC (e.g. dragonfly:g=9,a=4,p=2,h=2) or --system NAME (gridlock "
+        "predict systems lists them)");
+  }
   net::GpcnetOptions options;
   options.max_memory_bytes = max_memory_from(a.max_memory);
-  options.network_spec = a.network;
+  options.network_spec = preset ? preset->network_spec : a.network;
   options.model = net::parse_model_kind(a.net_model);
   options.seed = a.seed;
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
-  options.hop_latency_ps = hop_latency_from(a.packet);
-  options.packet = packet_options_from(a.packet);
-  options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
+  options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
+  options.packet = packet_options_with(cmd, a.packet, preset);
+  options.params =
+      sim::loggops_from_text(a.loggops, preset ? preset->params : net::default_predict_params()).params;
+  // The job's nodes: --nodes of the machine (a preset's nodes, or the topology's), taken as
+  // --allocation says; without --nodes every node of the machine.
+  const auto policy = mapping::parse_allocation_policy(a.allocation);
+  const std::uint64_t machine_nodes =
+      preset ? preset->nodes : topo::topology_info(options.network_spec).nodes;
+  if (a.nodes > 0 || preset) {
+    const auto count = a.nodes > 0 ? a.nodes : static_cast<std::uint32_t>(machine_nodes);
+    if (machine_nodes > UINT32_MAX) {
+      throw InputError(fmt::format("--nodes {}: the network has {} nodes, more than --nodes can take",
+                                   a.nodes, machine_nodes));
+    }
+    options.nodes =
+        mapping::allocate_nodes(static_cast<std::uint32_t>(machine_nodes), count, policy, a.seed, "--nodes");
+    options.allocation = policy == mapping::AllocationPolicy::kRandom
+                             ? fmt::format("random, seed {}", a.seed)
+                             : std::string(mapping::to_string(policy));
+  }
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
-  const gpcnet::Report report = net::predict_gpcnet(options);
+  gpcnet::Report report = net::predict_gpcnet(options);
+  if (preset) {
+    report.context["system"] = net::system_json(*preset);
+  }
   // The result file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
     write_json_file(a.json, report.context, gpcnet::report_body(report));
   }
   fmt::print("gridlock predict gpcnet: {} model on {}, {} nodes x {} ranks, seed {}\n", a.net_model,
-             report.context.value("network", a.network), report.context.value("nodes", 0U), a.ranks_per_node,
-             a.seed);
+             report.context.value("network", options.network_spec), report.context.value("nodes", 0U),
+             a.ranks_per_node, a.seed);
+  if (preset) {
+    fmt::print("{}\n", system_line(*preset));
+  }
+  if (!options.nodes.empty()) {
+    fmt::print("allocation: {} nodes of the machine's {}, {}\n", options.nodes.size(), machine_nodes,
+               options.allocation);
+  }
+  const sim::LogGOPSParams& p = options.params;
+  fmt::print(
+      "values: routing {}, packet {} B, buffer {} B per VC, {} VCs, congestion control {}, hop latency {} "
+      "ps, "
+      "L {} ps, o {} ps, g {} ps, G {} ps/B, O {} ps/B{}\n",
+      net::to_string(options.packet.routing), options.packet.packet_bytes, options.packet.buffer_bytes,
+      options.packet.vcs, options.packet.congestion_control ? "on" : "off", options.hop_latency_ps,
+      p.latency.ps, p.overhead_send.ps, p.gap.ps, p.gap_per_byte.ps, p.overhead_per_byte.ps,
+      preset ? " (the preset's unless given on the command line)" : "");
   gpcnet::print_tables(report, stdout);
 }
 
@@ -180,6 +231,36 @@ void run_predict_mapping(const PredictMappingArgs& a) {
       "Table II of Brandt et al.\n");
 }
 
+// `gridlock predict systems`: the presets --system finds, one line each.
+void run_predict_systems(const std::string& json) {
+  const auto systems = net::list_systems();
+  if (!json.empty()) {
+    Json context = base_context("gridlock predict systems", "gridlock.systems", 1);
+    Json dirs = Json::array();
+    for (const auto& dir : net::system_dirs()) {
+      dirs.push_back(dir.string());
+    }
+    context["directories"] = dirs;
+    Json list = Json::array();
+    for (const auto& preset : systems) {
+      list.push_back({{"name", preset.name},
+                      {"title", preset.title},
+                      {"nodes", preset.nodes},
+                      {"network", preset.network_spec},
+                      {"file", preset.file}});
+    }
+    write_json_file(json, context, Json{{"systems", list}});
+  }
+  if (systems.empty()) {
+    fmt::print("no system presets found (GRIDLOCK_SYSTEMS_DIR adds a directory)\n");
+    return;
+  }
+  fmt::print("{:<10} {:>6}  {:<60} {}\n", "name", "nodes", "network", "title");
+  for (const auto& preset : systems) {
+    fmt::print("{:<10} {:>6}  {:<60} {}\n", preset.name, preset.nodes, preset.network_spec, preset.title);
+  }
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -191,8 +272,15 @@ void add_predict_command(CLI::App& app) {
       "GPCNeT's congestion benchmark (canaries alone and beside congestors, Congestion Impact) on a "
       "simulated network: the tables and JSON of `gridlock-bench load`");
   cmd->add_option("--network", args->network,
-                  "Topology spec as `gridlock topo` takes it, e.g. dragonfly:g=9,a=4,p=2,h=2")
-      ->required();
+                  "Topology spec as `gridlock topo` takes it, e.g. dragonfly:g=9,a=4,p=2,h=2 (or --system)");
+  add_system_option(*cmd, args->system);
+  cmd->add_option("--nodes", args->nodes,
+                  "Nodes of the job, taken of the machine as --allocation says (default: every node)");
+  cmd->add_option(
+         "--allocation", args->allocation,
+         "How --nodes are taken: compact (the first in node order), spread (evenly spaced) or random "
+         "(seeded with --seed)")
+      ->capture_default_str();
   cmd->add_option("--net-model", args->net_model, "Network model: flow (max-min fair flows) or packet")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the node shuffle and the random rings")
@@ -213,7 +301,7 @@ void add_predict_command(CLI::App& app) {
   output_file(cmd->get_option("--json"));
   add_max_memory_option(*cmd, args->max_memory);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines on stderr");
-  cmd->callback([args] { run_predict_gpcnet(*args); });
+  cmd->callback([cmd, args] { run_predict_gpcnet(*cmd, *args); });
 
   auto margs = std::make_shared<PredictMappingArgs>();
   auto* map = predict->add_subcommand(
@@ -269,6 +357,13 @@ void add_predict_command(CLI::App& app) {
   map->callback([margs] { run_predict_mapping(*margs); });
 
   add_predict_traffic_command(*predict);
+
+  auto sjson = std::make_shared<std::string>();
+  auto* systems = predict->add_subcommand(
+      "systems", "List the system presets --system takes (name, nodes, network, title; docs/predict.md)");
+  systems->add_option("--json", *sjson, "Write the list as JSON");
+  output_file(systems->get_option("--json"));
+  systems->callback([sjson] { run_predict_systems(*sjson); });
 }
 
 }  // namespace gridlock::cli

@@ -14,11 +14,13 @@
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/net/system_json.hpp"
 #include "gridlock/net/traffic.hpp"
 #include "gridlock/net/traffic_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "output_guard.hpp"
 #include "packet_options.hpp"
+#include "system_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -29,6 +31,7 @@ constexpr std::uint64_t kMaxTimePs = 10'000'000'000'000;
 
 struct PredictTrafficArgs {
   std::string network;
+  std::string system;
   std::string net_model = "packet";
   std::string pattern = "uniform";
   std::string load = "0.1:0.9:0.1";
@@ -41,14 +44,19 @@ struct PredictTrafficArgs {
   bool progress = false;
 };
 
-void run_predict_traffic(const PredictTrafficArgs& a) {
+void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
+  const std::optional<net::SystemPreset> preset = system_from(a.system);
+  if (!preset && a.network.empty()) {
+    throw InputError(
+        "predict traffic: give --network SPEC or --system NAME (gridlock predict systems lists them)");
+  }
   net::TrafficOptions options;
-  options.network_spec = a.network;
+  options.network_spec = preset ? preset->network_spec : a.network;
   options.model = net::parse_model_kind(a.net_model);
   options.pattern = net::parse_pattern(a.pattern);
   options.loads = net::parse_loads(a.load);
-  options.packet = packet_options_from(a.packet);
-  options.hop_latency_ps = hop_latency_from(a.packet);
+  options.packet = packet_options_with(cmd, a.packet, preset);
+  options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
   options.seed = a.seed;
   if (!a.max_time.empty()) {
     options.max_time_ps = parse_time_ps(a.max_time, "--max-time");
@@ -62,7 +70,7 @@ void run_predict_traffic(const PredictTrafficArgs& a) {
   {
     // The topology is built twice (here and in run_traffic): cheap next to the runs, and the
     // estimate refuses before anything large is allocated.
-    const auto topology = topo::make_topology(a.network);
+    const auto topology = topo::make_topology(options.network_spec);
     MemoryBudget budget(a.max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(a.max_memory));
     budget.reserve(net::traffic_memory_estimate(options, topology->nodes().size(), topology->links().size()),
                    fmt::format("synthetic traffic on {} nodes", topology->nodes().size()),
@@ -75,6 +83,9 @@ void run_predict_traffic(const PredictTrafficArgs& a) {
   if (!a.quiet) {
     fmt::print("gridlock predict traffic: {}, {} model, pattern {}, seed {}\n", report.network, a.net_model,
                report.pattern, a.seed);
+    if (preset) {
+      fmt::print("{}\n", system_line(*preset));
+    }
     fmt::print("{}\n", report.model);
     fmt::print("{}; {} of {} nodes send; injection {} per node, packet-time {}\n", report.pattern_description,
                report.senders, report.nodes, format_rate(report.injection_bytes_per_s),
@@ -82,7 +93,11 @@ void run_predict_traffic(const PredictTrafficArgs& a) {
   }
   fmt::print("{}", net::traffic_table(report));
   if (!a.json.empty()) {
-    write_json_file(a.json, net::traffic_context(report, options), net::traffic_body(report));
+    Json context = net::traffic_context(report, options);
+    if (preset) {
+      context["system"] = net::system_json(*preset);
+    }
+    write_json_file(a.json, context, net::traffic_body(report));
   }
 }
 
@@ -95,8 +110,8 @@ void add_predict_traffic_command(CLI::App& predict) {
       "Open-loop synthetic traffic on a simulated network: latency and accepted throughput against offered "
       "load, and the saturation throughput (docs/predict.md, \"Synthetic traffic\")");
   cmd->add_option("--network", args->network,
-                  "Topology spec as `gridlock topo` takes it, e.g. dragonfly:g=9,a=4,p=2,h=2")
-      ->required();
+                  "Topology spec as `gridlock topo` takes it, e.g. dragonfly:g=9,a=4,p=2,h=2 (or --system)");
+  add_system_option(*cmd, args->system);
   cmd->add_option("--net-model", args->net_model, "Network model: packet or flow")->capture_default_str();
   cmd->add_option("--pattern", args->pattern, "uniform, randperm, shift:K, worst-case, hotspot:N or incast:N")
       ->capture_default_str();
@@ -116,7 +131,7 @@ void add_predict_traffic_command(CLI::App& predict) {
   output_file(cmd->get_option("--json"));
   cmd->add_flag("-q,--quiet", args->quiet, "Only the table");
   cmd->add_flag("--progress", args->progress, "One line per load on stderr");
-  cmd->callback([args] { run_predict_traffic(*args); });
+  cmd->callback([cmd, args] { run_predict_traffic(*cmd, *args); });
 }
 
 }  // namespace gridlock::cli

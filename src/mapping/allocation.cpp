@@ -10,6 +10,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/rng.hpp"
 #include "gridlock/core/text.hpp"
 
 namespace gridlock::mapping {
@@ -387,6 +388,65 @@ Allocation make_allocation(const topo::Topology& topology, const std::vector<std
   }
   allocation.names = names;
   return allocation;
+}
+
+const char* to_string(AllocationPolicy policy) noexcept {
+  switch (policy) {
+    case AllocationPolicy::kCompact:
+      return "compact";
+    case AllocationPolicy::kSpread:
+      return "spread";
+    case AllocationPolicy::kRandom:
+      return "random";
+  }
+  return "compact";
+}
+
+AllocationPolicy parse_allocation_policy(std::string_view text, std::string_view what) {
+  for (const auto policy :
+       {AllocationPolicy::kCompact, AllocationPolicy::kSpread, AllocationPolicy::kRandom}) {
+    if (text == to_string(policy)) {
+      return policy;
+    }
+  }
+  throw InputError(
+      fmt::format("{} '{}': give compact (the first nodes in node order), spread (evenly "
+                  "spaced over the machine) or random (a seeded sample)",
+                  what, text));
+}
+
+std::vector<topo::NodeId> allocate_nodes(std::uint32_t machine_nodes, std::uint32_t count,
+                                         AllocationPolicy policy, std::uint64_t seed, std::string_view what) {
+  if (count == 0 || count > machine_nodes) {
+    throw InputError(fmt::format("{} {}: the machine has {} nodes; give 1 to {}", what, count, machine_nodes,
+                                 machine_nodes));
+  }
+  std::vector<topo::NodeId> nodes(count);
+  switch (policy) {
+    case AllocationPolicy::kCompact:
+      for (std::uint32_t i = 0; i < count; ++i) {
+        nodes[i] = i;
+      }
+      break;
+    case AllocationPolicy::kSpread:
+      // i * M / N is strictly increasing in i when N <= M, so the nodes are distinct.
+      for (std::uint32_t i = 0; i < count; ++i) {
+        nodes[i] = static_cast<topo::NodeId>(std::uint64_t{i} * machine_nodes / count);
+      }
+      break;
+    case AllocationPolicy::kRandom: {
+      std::vector<topo::NodeId> all(machine_nodes);
+      for (std::uint32_t i = 0; i < machine_nodes; ++i) {
+        all[i] = i;
+      }
+      Rng rng(seed);
+      shuffle(std::span<topo::NodeId>(all), rng);
+      std::copy_n(all.begin(), count, nodes.begin());
+      std::sort(nodes.begin(), nodes.end());
+      break;
+    }
+  }
+  return nodes;
 }
 
 }  // namespace gridlock::mapping

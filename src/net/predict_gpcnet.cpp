@@ -490,8 +490,8 @@ GpcnetLayout make_gpcnet_layout(std::uint32_t nodes, std::uint32_t ranks_per_nod
       return gpcnet::RoleLayout(nodes, seed, canary_fraction, gpcnet_congestors());
     } catch (const InputError&) {
       throw InputError(fmt::format(
-          "the network has {} nodes, too few for GPCNeT's roles: {}% canary nodes and 4 congestor types "
-          "need at least 2 nodes each ({} nodes in all); use a larger --network",
+          "the job has {} nodes, too few for GPCNeT's roles: {}% canary nodes and 4 congestor types "
+          "need at least 2 nodes each ({} nodes in all); give more --nodes or a larger --network",
           nodes, canary_fraction * 100, smallest_fitting_network(canary_fraction)));
     }
   }();
@@ -546,13 +546,14 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   const ModelKind kind = options.model;
   check_gpcnet_options(options);
   {
-    // A prediction runs on every node of the network: size it from the spec's formulas before
-    // the topology is built (torus:1000x1000x1000 is a few bytes of option and gigabytes of graph).
+    // Size the prediction from the spec's formulas before the topology is built
+    // (torus:1000x1000x1000 is a few bytes of option and gigabytes of graph).
     const topo::TopologySummary summary = topo::topology_info(options.network_spec);
-    if (summary.nodes > sim::kMaxRanks / options.ranks_per_node) {
+    const std::uint64_t job_nodes = options.nodes.empty() ? summary.nodes : options.nodes.size();
+    if (job_nodes > sim::kMaxRanks / options.ranks_per_node) {
       throw InputError(
           fmt::format("--network {}: {} nodes x {} ranks per node exceed the simulator's {} ranks",
-                      options.network_spec, summary.nodes, options.ranks_per_node, sim::kMaxRanks));
+                      options.network_spec, job_nodes, options.ranks_per_node, sim::kMaxRanks));
     }
     // The layout and the placement: about 64 B per rank.
     constexpr std::uint64_t kLayoutBytesPerRank = 64;
@@ -568,18 +569,41 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
         fmt::format("the network {} ({} nodes, {} links)", options.network_spec, summary.nodes, links),
         "give a smaller --network");
     budget.reserve(
-        saturating_add(
-            saturating_mul(saturating_mul(summary.nodes, options.ranks_per_node), kLayoutBytesPerRank),
-            estimate_model_bytes(kind, links, summary.nodes * options.ranks_per_node, options.packet)),
-        fmt::format("{} ranks and the {} model's state", summary.nodes * options.ranks_per_node,
-                    to_string(kind)),
+        saturating_add(saturating_mul(saturating_mul(job_nodes, options.ranks_per_node), kLayoutBytesPerRank),
+                       estimate_model_bytes(kind, links, job_nodes * options.ranks_per_node, options.packet)),
+        fmt::format("{} ranks and the {} model's state", job_nodes * options.ranks_per_node, to_string(kind)),
         "give fewer --ranks-per-node or a smaller --network");
   }
   std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
-  const auto nodes = static_cast<std::uint32_t>(topology->nodes().size());
+  // The job's nodes: job node i is topology node job[i].
+  std::vector<topo::NodeId> job = options.nodes;
+  if (job.empty()) {
+    job.resize(topology->nodes().size());
+    for (std::size_t i = 0; i < job.size(); ++i) {
+      job[i] = static_cast<topo::NodeId>(i);
+    }
+  } else {
+    std::vector<bool> seen(topology->nodes().size(), false);
+    for (const auto node : job) {
+      if (node >= seen.size() || seen[node]) {
+        throw InputError(fmt::format("the job's nodes: node {} is {} of {}: give distinct nodes 0 to {}",
+                                     node, node >= seen.size() ? "not a node" : "given twice",
+                                     topology->spec(), seen.size() - 1));
+      }
+      seen[node] = true;
+    }
+  }
+  const auto nodes = static_cast<std::uint32_t>(job.size());
   const GpcnetLayout layout =
       make_gpcnet_layout(nodes, options.ranks_per_node, options.seed, options.canary_fraction);
-  Placement placement = identity_placement(*topology, layout.ranks(), options.ranks_per_node);
+  std::vector<topo::NodeId> node_of_rank(layout.ranks());
+  for (std::uint32_t r = 0; r < layout.ranks(); ++r) {
+    node_of_rank[r] = job[r / options.ranks_per_node];
+  }
+  Placement placement = explicit_placement(
+      *topology, layout.ranks(), std::move(node_of_rank),
+      fmt::format("{} of {} nodes ({}), {} rank{} per node", nodes, topology->nodes().size(),
+                  options.allocation, options.ranks_per_node, options.ranks_per_node == 1 ? "" : "s"));
   const auto network =
       std::make_shared<const Network>(topology, std::move(placement), NetworkParams{options.hop_latency_ps});
   if (kind == ModelKind::kPacket) {
@@ -601,7 +625,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   for (int g = 0; g < layout.roles.group_count(); ++g) {
     std::vector<std::string> names;
     for (const auto node : layout.roles.nodes_of(g)) {
-      names.push_back(topology->nodes()[node].name);
+      names.push_back(topology->nodes()[job[node]].name);
     }
     report.roles.emplace_back(layout.roles.group_name(g), std::move(names));
   }
@@ -609,7 +633,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
     const auto& canary_nodes = layout.roles.nodes_of(0);
     const auto ring = random_ring_order(canary_nodes.size(), ring_seed, 0);
     for (std::uint64_t i = 0; i < canary_nodes.size(); ++i) {
-      report.canary_ring0.push_back(topology->nodes()[canary_nodes[ring.at(i)]].name);
+      report.canary_ring0.push_back(topology->nodes()[job[canary_nodes[ring.at(i)]]].name);
     }
   }
 
@@ -768,6 +792,8 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   }
   context["model"] = fmt::format("{} model on {}", to_string(kind), topology->spec());
   context["nodes"] = nodes;
+  context["network_nodes"] = topology->nodes().size();
+  context["allocation"] = options.allocation;
   context["ranks"] = layout.ranks();
   context["ranks_per_node"] = options.ranks_per_node;
   context["seed"] = options.seed;

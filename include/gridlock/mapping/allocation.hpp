@@ -59,4 +59,24 @@ struct Allocation {
 [[nodiscard]] Allocation make_allocation(const topo::Topology& topology,
                                          const std::vector<std::string>& names, std::uint32_t cores_per_node);
 
+/// How a job allocation takes nodes of a machine when no node list is given (`--allocation`).
+enum class AllocationPolicy : std::uint8_t {
+  kCompact,  ///< The first N nodes in node order: one chassis, group or leaf after the other.
+  kSpread,   ///< N nodes evenly spaced over the machine (node floor(i * M / N) for i < N).
+  kRandom,   ///< A seeded sample of N distinct nodes (a fragmented allocation), in node order.
+};
+
+/// `compact`, `spread` or `random`.
+[[nodiscard]] const char* to_string(AllocationPolicy policy) noexcept;
+/// Parses an --allocation value; throws InputError naming `what` and the choices otherwise.
+[[nodiscard]] AllocationPolicy parse_allocation_policy(std::string_view text,
+                                                       std::string_view what = "--allocation");
+
+/// `count` distinct nodes of a machine made of the nodes 0 .. machine_nodes - 1, taken by
+/// `policy` (random: with `seed`), in ascending node order. Throws InputError naming `what` when
+/// `count` is 0 or larger than `machine_nodes`.
+[[nodiscard]] std::vector<topo::NodeId> allocate_nodes(std::uint32_t machine_nodes, std::uint32_t count,
+                                                       AllocationPolicy policy, std::uint64_t seed,
+                                                       std::string_view what = "--nodes");
+
 }  // namespace gridlock::mapping

@@ -1,9 +1,9 @@
 #pragma once
 /// @file
 /// `gridlock predict gpcnet` (docs/predict.md): GPCNeT's method (SC'19, §3) on a simulated
-/// network. The nodes of a topology are shuffled with the seed and split 20% canary / 80%
-/// congestor as gridlock-bench splits them (gpcnet::RoleLayout); LogGOPS schedules built in code
-/// run the canaries (random-ring latency, random-ring BW+Sync, multiple allreduce) alone and
+/// network. The job's nodes (every node of the topology, or an allocation of them) are shuffled with the seed
+/// and split 20% canary / 80% congestor as gridlock-bench splits them (gpcnet::RoleLayout); LogGOPS schedules
+/// built in code run the canaries (random-ring latency, random-ring BW+Sync, multiple allreduce) alone and
 /// beside the four congestors (all-to-all, P2P incast, RMA incast, RMA broadcast) through a
 /// gridlock::net model; each canary iteration is timed from the engine's op-completion callback.
 /// The result is a gpcnet::Report: the same tables and JSON body as `gridlock-bench load`.
@@ -55,7 +55,13 @@ inline constexpr std::uint64_t kGpcnetBytesPerOp = 128;
 
 /// What `gridlock predict gpcnet` is asked for.
 struct GpcnetOptions {
-  std::string network_spec;                ///< Topology spec (`dragonfly:g=9,a=4,p=2,h=2`).
+  std::string network_spec;  ///< Topology spec (`dragonfly:g=9,a=4,p=2,h=2`).
+  /// The job's nodes (topology node ids, distinct; mapping::allocate_nodes() takes them as a job
+  /// allocation would): the roles run on these only, the rest of the network stays idle. Empty:
+  /// every node of the topology.
+  std::vector<std::uint32_t> nodes;
+  /// How `nodes` were chosen, for the report's context (`compact`, `random (seed 7)`, ...).
+  std::string allocation = "every node";
   ModelKind model = ModelKind::kFlow;      ///< Network model.
   std::uint64_t seed = 1;                  ///< Node shuffle and random rings.
   std::uint32_t ranks_per_node = 1;        ///< GPCNeT's PPort (one port per node).
@@ -104,11 +110,12 @@ struct CanaryInfo {
 /// The four congestors, in group order after the canaries (paper §3.2).
 [[nodiscard]] std::vector<gpcnet::CongestorType> gpcnet_congestors();
 
-/// Ranks, nodes and roles of a prediction: rank r runs on node r / ranks_per_node (node order of
-/// the topology); roles are per node. Slice j of a group holds the j-th rank of each of its nodes
-/// in position order, so that no slice communicates on-node (paper §3.3 step 2).
+/// Ranks, nodes and roles of a prediction: rank r runs on job node r / ranks_per_node (the job's
+/// nodes in order: GpcnetOptions::nodes, or the topology's); roles are per node. Slice j of a group holds the
+/// j-th rank of each of its nodes in position order, so that no slice communicates on-node (paper §3.3 step
+/// 2).
 struct GpcnetLayout {
-  std::uint32_t nodes = 0;           ///< Nodes of the topology (all are used).
+  std::uint32_t nodes = 0;           ///< Nodes of the job.
   std::uint32_t ranks_per_node = 1;  ///< Ranks on each node.
   gpcnet::RoleLayout roles;          ///< Canary and congestor groups (seeded shuffle).
   /// Ranks of slice j of group g: slices[g][j] in position order.
@@ -153,7 +160,8 @@ struct GpcnetSchedule {
 [[nodiscard]] GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleShape& shape);
 
 /// Runs the whole prediction: isolated and loaded phase for each canary kind. Throws InputError
-/// for an unknown network spec, a network too small for the roles or an unavailable model.
+/// for an unknown network spec, a job too small for the roles, job nodes outside the topology or
+/// given twice, or an unavailable model.
 [[nodiscard]] gpcnet::Report predict_gpcnet(const GpcnetOptions& options);
 
 }  // namespace gridlock::net

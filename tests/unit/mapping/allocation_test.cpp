@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +182,34 @@ TEST(Allocation, CoreLimit) {
   const Names names(std::size_t{1} << 20U, "nid00000");
   EXPECT_THAT(input_error([&] { (void)make_allocation(*topology, names, kMaxCoresPerNode); }),
               HasSubstr("more than the 2147483648 cores"));
+}
+
+// --allocation (issue 37): compact takes the first nodes, spread spaces them evenly, random is a
+// seeded sample; every choice is distinct, sorted and inside the machine.
+TEST(AllocateNodes, CompactSpreadAndRandom) {
+  using Ids = std::vector<topo::NodeId>;
+  EXPECT_EQ(allocate_nodes(696, 4, AllocationPolicy::kCompact, 1), (Ids{0, 1, 2, 3}));
+  EXPECT_EQ(allocate_nodes(696, 4, AllocationPolicy::kSpread, 1), (Ids{0, 174, 348, 522}));
+  EXPECT_EQ(allocate_nodes(10, 10, AllocationPolicy::kSpread, 1), (Ids{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  const Ids a = allocate_nodes(696, 64, AllocationPolicy::kRandom, 7);
+  EXPECT_EQ(a, allocate_nodes(696, 64, AllocationPolicy::kRandom, 7));
+  EXPECT_NE(a, allocate_nodes(696, 64, AllocationPolicy::kRandom, 8));
+  EXPECT_NE(a, allocate_nodes(696, 64, AllocationPolicy::kCompact, 7));
+  ASSERT_EQ(a.size(), 64U);
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+  EXPECT_EQ(std::adjacent_find(a.begin(), a.end()), a.end());
+  EXPECT_LT(a.back(), 696U);
+  EXPECT_EQ(allocate_nodes(5, 5, AllocationPolicy::kRandom, 3), (Ids{0, 1, 2, 3, 4}));
+}
+
+TEST(AllocateNodes, RefusesZeroAndMoreThanTheMachine) {
+  EXPECT_THAT(input_error([] { (void)allocate_nodes(696, 697, AllocationPolicy::kCompact, 1); }),
+              HasSubstr("--nodes 697: the machine has 696 nodes; give 1 to 696"));
+  EXPECT_THAT(input_error([] { (void)allocate_nodes(696, 0, AllocationPolicy::kSpread, 1); }),
+              HasSubstr("--nodes 0"));
+  EXPECT_EQ(parse_allocation_policy("spread"), AllocationPolicy::kSpread);
+  EXPECT_THAT(input_error([] { (void)parse_allocation_policy("scatter"); }),
+              HasSubstr("--allocation 'scatter': give compact"));
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+#pragma once
+// `--system NAME|FILE` of the network commands (`gridlock sim --network`, `predict gpcnet`,
+// `predict mapping`, `predict traffic`; docs/predict.md, "System presets"): the preset's values
+// are defaults, an option given on the command line wins. Parsing only: the preset's file, its
+// checks and its lookup are gridlock::net's (gridlock/net/system.hpp).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "gridlock/net/system.hpp"
+#include "packet_options.hpp"
+
+namespace gridlock::cli {
+
+/// Adds --system to `cmd`; it excludes `network_option` (which must exist already).
+inline CLI::Option* add_system_option(CLI::App& cmd, std::string& system,
+                                      const std::string& network_option = "--network") {
+  auto* opt = cmd.add_option("--system", system,
+                             "Machine preset: a name (`gridlock predict systems` lists them) or a FILE.json; "
+                             "its network, packet and LogGOPS values are defaults, options given win");
+  opt->excludes(cmd.get_option(network_option));
+  return opt;
+}
+
+/// The preset --system names, or none when it was not given.
+inline std::optional<net::SystemPreset> system_from(const std::string& system) {
+  if (system.empty()) {
+    return std::nullopt;
+  }
+  return net::find_system(system);
+}
+
+/// True when `name` was given on `cmd`'s command line (and `cmd` has the option).
+inline bool option_given(const CLI::App& cmd, const std::string& name) {
+  const CLI::Option* opt = cmd.get_option_no_throw(name);
+  return opt != nullptr && opt->count() > 0;
+}
+
+/// The packet options of `t` (as packet_options_from()), with the preset's value for every
+/// option not given on `cmd`'s command line.
+inline net::PacketOptions packet_options_with(const CLI::App& cmd, const PacketOptionsText& t,
+                                              const std::optional<net::SystemPreset>& preset) {
+  net::PacketOptions p = packet_options_from(t);
+  if (!preset) {
+    return p;
+  }
+  if (!option_given(cmd, "--routing")) {
+    p.routing = preset->packet.routing;
+  }
+  if (!option_given(cmd, "--packet-size")) {
+    p.packet_bytes = preset->packet.packet_bytes;
+  }
+  if (!option_given(cmd, "--buffer")) {
+    p.buffer_bytes = preset->packet.buffer_bytes;
+  }
+  if (!option_given(cmd, "--vcs")) {
+    p.vcs = preset->packet.vcs;
+  }
+  if (!option_given(cmd, "--congestion-control")) {
+    p.congestion_control = preset->packet.congestion_control;
+  }
+  return p;
+}
+
+/// --hop-latency in ps: the option when given, else the preset's, else the option's default.
+inline std::uint64_t hop_latency_with(const CLI::App& cmd, const std::string& text,
+                                      const std::optional<net::SystemPreset>& preset) {
+  if (preset && !option_given(cmd, "--hop-latency")) {
+    return preset->hop_latency_ps;
+  }
+  return parse_hop_latency_ps(text);
+}
+
+/// One line naming the preset and where it was read from, for a run's header.
+inline std::string system_line(const net::SystemPreset& preset) {
+  return fmt::format("system {}: {} ({}; {} nodes of {})", preset.name, preset.title, preset.file,
+                     preset.nodes, preset.network_spec);
+}
+
+}  // namespace gridlock::cli

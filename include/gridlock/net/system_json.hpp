@@ -1,0 +1,15 @@
+#pragma once
+/// @file
+/// The `system` object a run's JSON context carries when it ran on a preset (`--system`):
+/// docs/formats/system-json.md.
+#include "gridlock/core/output.hpp"
+#include "gridlock/net/system.hpp"
+
+namespace gridlock::net {
+
+/// name, title, file, nodes, network (canonical spec), values (every field's value as given in
+/// the file, by path: `network`, `loggops.L`, ...), sources (every field's source, by path) and
+/// notes (when the file has some).
+[[nodiscard]] Json system_json(const SystemPreset& preset);
+
+}  // namespace gridlock::net
