@@ -56,10 +56,12 @@ inline void add_sim_model_options(CLI::App& cmd, SimModelText& t) {
 #endif
 }
 
-/// The parameters of the options: --loggops-from's fit replaces the defaults, options given on the
-/// command line win over both. `tool` names the program in the note about the fit (none if quiet).
-inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool, bool quiet) {
-  sim::LogGOPSParams base = sim::default_loggops();
+/// The parameters of the options: --loggops-from's fit replaces the defaults (or a --system
+/// preset's host parameters, `preset`), options given on the command line win over both. `tool`
+/// names the program in the note about the fit (none if quiet).
+inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool, bool quiet,
+                                         const sim::LogGOPSParams* preset = nullptr) {
+  sim::LogGOPSParams base = preset != nullptr ? *preset : sim::default_loggops();
 #ifdef GRIDLOCK_NO_MODEL
   // The SMPI build tree has no gridlock::model (src/CMakeLists.txt); the option is not offered.
   (void)tool;

@@ -123,6 +123,7 @@ void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
 
 struct PredictMappingArgs {
   std::string network = "torus:2x2x8";
+  std::string system;
   std::string nodes;
   std::uint32_t cores_per_node = 4;
   std::string tasks = "stencil3d:4x4x4";
@@ -176,7 +177,8 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-void run_predict_mapping(const PredictMappingArgs& a) {
+void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
+  const std::optional<net::SystemPreset> preset = system_from(a.system);
   net::MappingPredictOptions options;
   options.max_memory_bytes = max_memory_from(a.max_memory);
   if (a.seeds > 0 && a.seed > UINT64_MAX - (a.seeds - 1)) {
@@ -184,9 +186,14 @@ void run_predict_mapping(const PredictMappingArgs& a) {
         fmt::format("--seed {} with --seeds {}: the last seed would pass 2^64 - 1; give a smaller --seed",
                     a.seed, a.seeds));
   }
-  options.network_spec = a.network;
+  options.network_spec = preset ? preset->network_spec : a.network;
   if (!a.nodes.empty()) {
     options.nodes = mapping::read_node_list(a.nodes);
+  } else if (preset) {
+    throw InputError(fmt::format(
+        "predict mapping --system {}: give the job's --nodes (a hostlist or @FILE of the machine's nodes) "
+        "and its --congestors; the defaults are the paper's nodes of torus:2x2x8",
+        preset->name));
   }
   options.cores_per_node = a.cores_per_node;
   options.tasks = a.tasks;
@@ -199,18 +206,31 @@ void run_predict_mapping(const PredictMappingArgs& a) {
   options.seeds = a.seeds;
   options.iterations = a.iterations;
   options.compute_ps = parse_time_ps(a.compute, "--compute");
-  options.hop_latency_ps = parse_hop_latency_ps(a.hop_latency);
+  options.hop_latency_ps = hop_latency_with(cmd, a.hop_latency, preset);
   if (!a.congestors.empty()) {
     options.congestor_pairs = parse_pairs(a.congestors);
   }
   options.congestor_bytes = parse_byte_size(a.congestor_size, "--congestor-size");
-  options.packet.packet_bytes = bounded_bytes(a.packet_size, "--packet-size", kMaxPacketBytes);
-  options.packet.buffer_bytes = bounded_bytes(a.buffer, "--buffer", kMaxBufferBytes);
-  options.params = sim::loggops_from_text(a.loggops, net::default_predict_params()).params;
+  // A preset's routing, virtual channels and congestion control too; its packet size and buffer
+  // unless given.
+  if (preset) {
+    options.packet = preset->packet;
+  }
+  if (!preset || option_given(cmd, "--packet-size")) {
+    options.packet.packet_bytes = bounded_bytes(a.packet_size, "--packet-size", kMaxPacketBytes);
+  }
+  if (!preset || option_given(cmd, "--buffer")) {
+    options.packet.buffer_bytes = bounded_bytes(a.buffer, "--buffer", kMaxBufferBytes);
+  }
+  options.params =
+      sim::loggops_from_text(a.loggops, preset ? preset->params : net::default_predict_params()).params;
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
-  const net::MappingReport report = net::predict_mapping(options);
+  net::MappingReport report = net::predict_mapping(options);
+  if (preset) {
+    report.context["system"] = net::system_json(*preset);
+  }
   // The result file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
     write_json_file(a.json, report.context, net::mapping_report_body(report));
@@ -220,6 +240,9 @@ void run_predict_mapping(const PredictMappingArgs& a) {
              report.context.value("tasks", a.tasks), a.iterations,
              a.seeds == 1 ? fmt::format("seed {}", a.seed)
                           : fmt::format("seeds {} .. {} (means)", a.seed, a.seed + a.seeds - 1));
+  if (preset) {
+    fmt::print("{}\n", system_line(*preset));
+  }
   fmt::print("competing traffic: {}; link metrics for the weights from {}\n\n", report.congestor_summary,
              report.context.value("source", a.source));
   fmt::print("{}", net::mapping_table(report));
@@ -308,8 +331,9 @@ void add_predict_command(CLI::App& app) {
       "mapping",
       "What task mappings recover under congestion (the mapping paper's Table II): an application's "
       "halo exchange alone and beside competing traffic on a simulated network, per mapping");
-  map->add_option("--network", margs->network, "Topology spec as `gridlock topo` takes it")
+  map->add_option("--network", margs->network, "Topology spec as `gridlock topo` takes it (or --system)")
       ->capture_default_str();
+  add_system_option(*map, margs->system);
   map->add_option("--nodes", margs->nodes,
                   "Allocated nodes: hostlist or @FILE (default: the paper's 16 nodes of torus:2x2x8)");
   map->add_option("--cores-per-node", margs->cores_per_node, "Ranks (cores) per allocated node")
@@ -354,7 +378,7 @@ void add_predict_command(CLI::App& app) {
   output_file(map->get_option("--json"));
   add_max_memory_option(*map, margs->max_memory);
   map->add_flag("-q,--quiet", margs->quiet, "No progress lines on stderr");
-  map->callback([margs] { run_predict_mapping(*margs); });
+  map->callback([map, margs] { run_predict_mapping(*map, *margs); });
 
   add_predict_traffic_command(*predict);
 

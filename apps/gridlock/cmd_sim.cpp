@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -31,6 +32,8 @@
 #include "gridlock/net/placement_spec.hpp"
 #include "gridlock/net/report.hpp"
 #include "gridlock/net/report_json.hpp"
+#include "gridlock/net/system.hpp"
+#include "gridlock/net/system_json.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
@@ -51,6 +54,7 @@
 #include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "sim_options.hpp"
+#include "system_options.hpp"
 
 namespace gridlock::cli {
 namespace {
@@ -69,6 +73,11 @@ struct SimArgs {
   std::string timeline;
   // --network and the options that go with it (docs/network-models.md, "Using the models").
   std::string network;
+  // --system: a machine preset (docs/predict.md, "System presets") sets the network and the
+  // defaults of the options below that were not given (`given`).
+  std::string system;
+  std::optional<net::SystemPreset> preset;
+  std::set<std::string> given;
   std::string net_model = "flow";
   std::string placement = "identity";
   std::string hop_latency = "0";
@@ -138,7 +147,9 @@ std::uint32_t checked_u32(std::uint64_t value, std::string_view what) {
 NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
   NetworkRun run;
   run.kind = net::parse_model_kind(a.net_model);
-  run.params.hop_latency_ps = parse_time_ps(a.hop_latency, "--hop-latency");
+  const auto from_preset = [&a](const char* option) { return a.preset && a.given.count(option) == 0; };
+  run.params.hop_latency_ps =
+      from_preset("--hop-latency") ? a.preset->hop_latency_ps : parse_time_ps(a.hop_latency, "--hop-latency");
   // A bound far above any router (100 ns) keeps hops x latency and the times after it inside the
   // engine's 64-bit picoseconds: the flow model adds them without an overflow check.
   constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
@@ -156,11 +167,17 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
         "--packet-size, --buffer, --vcs, --routing and --congestion-control configure the packet model: "
         "add --net-model packet");
   }
-  run.packet.packet_bytes = checked_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
-  run.packet.buffer_bytes = checked_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
-  run.packet.vcs = a.vcs;
-  run.packet.routing = net::parse_routing(a.routing);
-  run.packet.congestion_control = a.congestion_control;
+  run.packet.packet_bytes =
+      from_preset("--packet-size")
+          ? a.preset->packet.packet_bytes
+          : checked_u32(parse_byte_size(a.packet_size, "--packet-size"), "--packet-size");
+  run.packet.buffer_bytes = from_preset("--buffer")
+                                ? a.preset->packet.buffer_bytes
+                                : checked_u32(parse_byte_size(a.buffer, "--buffer"), "--buffer");
+  run.packet.vcs = from_preset("--vcs") ? a.preset->packet.vcs : a.vcs;
+  run.packet.routing = from_preset("--routing") ? a.preset->packet.routing : net::parse_routing(a.routing);
+  run.packet.congestion_control =
+      from_preset("--congestion-control") ? a.preset->packet.congestion_control : a.congestion_control;
   run.packet.seed = a.seed;
   if (run.kind == net::ModelKind::kPacket) {
     net::check_packet_sizes(run.packet);
@@ -365,7 +382,8 @@ void run_sim(const SimArgs& a) {
         "host, its slices would come out of order); leave out --event-order or give global");
   }
   sim::SimOptions options;
-  const sim::LogGOPSChoice model = sim_model_from(a.model, "gridlock sim", a.quiet);
+  const sim::LogGOPSChoice model =
+      sim_model_from(a.model, "gridlock sim", a.quiet, a.preset ? &a.preset->params : nullptr);
   options.params = model.params;
   options.noise_rule = model.noise_rule;
   options.event_order = a.event_order == "global"     ? sim::EventOrder::kGlobal
@@ -466,7 +484,10 @@ void run_sim(const SimArgs& a) {
   if (options.noise != nullptr) {
     info.noise = sim::RunNoise{spec, &pattern, a.noise.cosched, options.noise_rule};
   }
-  const Json context = sim::run_context(info);
+  Json context = sim::run_context(info);
+  if (a.preset) {
+    context["system"] = net::system_json(*a.preset);
+  }
   std::optional<net::NetReport> net_report;
   std::string net_description;
   if (network_run.has_value()) {
@@ -491,6 +512,9 @@ void run_sim(const SimArgs& a) {
     sim::write_timeline(a.timeline, result, schedule.num_ranks(), context);
   }
   sim::print_run(stdout, info, result, a.per_rank);
+  if (a.preset) {
+    fmt::print("{}\n", system_line(*a.preset));
+  }
   if (net_report.has_value()) {
     net::print_net_report(stdout, *net_report, net_description);
   }
@@ -640,13 +664,27 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->get_option("--svg")->needs("--replicas");
   sim_cmd->get_option("--threads")->needs("--replicas");
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
-  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size",
-                           "--buffer", "--vcs", "--routing", "--congestion-control", "--spread"}) {
-    sim_cmd->get_option(name)->needs("--network");
-  }
+  add_system_option(*sim_cmd, sim_args->system);
   sim_cmd->callback([sim_args, sim_cmd] {
+    // Checked here rather than with CLI11's needs(): either --network or --system will do.
+    const bool network = sim_cmd->count("--network") > 0 || sim_cmd->count("--system") > 0;
+    sim_args->given.clear();
+    for (const char* name :
+         {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size", "--buffer",
+          "--vcs", "--routing", "--congestion-control", "--spread"}) {
+      if (sim_cmd->count(name) > 0) {
+        if (!network) {
+          throw InputError(fmt::format("{} requires --network (or --system)", name));
+        }
+        sim_args->given.insert(name);
+      }
+    }
+    sim_args->preset = system_from(sim_args->system);
+    if (sim_args->preset) {
+      sim_args->network = sim_args->preset->network_spec;
+    }
     sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
-    sim_args->network_given = sim_cmd->count("--network") > 0;
+    sim_args->network_given = sim_cmd->count("--network") > 0 || sim_args->preset.has_value();
     sim_args->packet_options_given = false;
     for (const char* name : {"--packet-size", "--buffer", "--vcs", "--routing", "--congestion-control"}) {
       sim_args->packet_options_given = sim_args->packet_options_given || sim_cmd->count(name) > 0;
