@@ -45,6 +45,7 @@ struct PredictGpcnetArgs {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t iterations = 0;
   std::uint32_t rings = 4;
+  std::string rma_target = "nic";
   PacketOptionsText packet;
   sim::LogGOPSText loggops;
   std::string json;
@@ -67,6 +68,7 @@ void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
+  options.rma_by_nic = a.rma_target == "nic";
   options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
   options.packet = packet_options_with(cmd, a.packet, preset);
   options.params =
@@ -312,6 +314,11 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--iterations", args->iterations,
                   "Timed iterations per ring block of every canary (0: latency 50, BW+Sync 8, allreduce 200)")
+      ->capture_default_str();
+  cmd->add_option("--rma-target", args->rma_target,
+                  "Who answers the RMA congestors' puts and gets at their root: nic (RDMA, no CPU time) or "
+                  "cpu (each answer pays o)")
+      ->check(CLI::IsMember({"nic", "cpu"}))
       ->capture_default_str();
   cmd->add_option("--rings", args->rings, "Random rings of the ring canaries (GPCNeT: 30)")
       ->capture_default_str();

@@ -121,7 +121,7 @@ std::vector<std::uint32_t> build_canary_rank(sim::ScheduleBuilder& b, const std:
 // One congestor rank's program (paper §3.2; docs/predict.md says how each maps to LogGOPS).
 void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
                           const std::vector<std::uint32_t>& slice, std::uint32_t position,
-                          std::uint64_t iterations) {
+                          std::uint64_t iterations, bool rma_by_nic) {
   const auto n = static_cast<std::uint32_t>(slice.size());
   const std::uint32_t root = slice[0];
   std::vector<std::uint32_t> prev;
@@ -170,7 +170,8 @@ void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
     case CongestorType::kRmaBcast: {
       // One-sided operations as message pairs: a put is the data to the root and an ack back
       // (MPI_Win_flush waits for it); a get is a request to the root and the data back. The
-      // root answers each origin in turn, origin by origin independently (its NIC would).
+      // root answers each origin in turn, origin by origin independently; with rma_by_nic the
+      // answers run on the CPUs standing for its NIC (kRmaNicAgents), not on the rank's CPU.
       const bool put = type == CongestorType::kRmaIncast;
       const std::uint64_t to_root = put ? kCongestorBytes : kControlBytes;
       const std::uint64_t from_root = put ? kControlBytes : kCongestorBytes;
@@ -180,11 +181,13 @@ void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
         std::vector<std::uint32_t> last(n, std::numeric_limits<std::uint32_t>::max());
         for (std::uint64_t it = 0; it < iterations; ++it) {
           for (std::uint32_t s = 1; s < n; ++s) {
-            const std::uint32_t r = b.recv(to_root, slice[s], tag_to);
+            const auto agent =
+                rma_by_nic ? static_cast<std::uint8_t>(1 + (s - 1) % kRmaNicAgents) : std::uint8_t{0};
+            const std::uint32_t r = b.recv(to_root, slice[s], tag_to, agent);
             if (last[s] != std::numeric_limits<std::uint32_t>::max()) {
               b.add_requires(r, last[s]);
             }
-            const std::uint32_t a = b.send(from_root, slice[s], tag_from);
+            const std::uint32_t a = b.send(from_root, slice[s], tag_from, agent);
             b.add_requires(a, r);
             last[s] = a;
           }
@@ -531,7 +534,7 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
     for (const auto& slice : layout.slices[t + 1]) {
       for (std::uint32_t pos = 0; pos < slice.size(); ++pos) {
         b.begin_rank(slice[pos]);
-        build_congestor_rank(b, types[t], slice, pos, iterations);
+        build_congestor_rank(b, types[t], slice, pos, iterations, shape.rma_by_nic);
         out.congestor_ranks.push_back(slice[pos]);
         b.end_rank();
       }
@@ -644,6 +647,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   double slowest_iteration = 1;
   {
     ScheduleShape shape;
+    shape.rma_by_nic = options.rma_by_nic;
     shape.canaries = false;
     shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
     reserve_run(options, layout, shape, model_bytes, "calibration");
@@ -677,6 +681,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   std::uint64_t total_messages = 0;
   for (const CanaryKind canary : kCanaryKinds) {
     ScheduleShape shape;
+    shape.rma_by_nic = options.rma_by_nic;
     shape.kind = canary;
     shape.loop = canary_loop(options, canary);
     shape.ring_seed = ring_seed;
@@ -801,6 +806,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   Json params;
   detail::put_loggops_params(params, options.params, options.hop_latency_ps);
   params["canary_fraction"] = options.canary_fraction;
+  params["rma_target"] = options.rma_by_nic ? "nic" : "cpu";
   params["rings"] = options.rings;
   params["iterations"] = options.iterations;
   for (const CanaryKind canary : kCanaryKinds) {

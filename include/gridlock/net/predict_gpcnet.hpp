@@ -73,6 +73,11 @@ struct GpcnetOptions {
   /// Packet model parameters (routing, congestion control; ignored by the flow model); the
   /// Valiant and UGAL choices use `seed`.
   PacketOptions packet;
+  /// Who answers the RMA congestors' puts and gets at their root (`--rma-target`): its NIC (the
+  /// default, as RDMA hardware does: the answers cost no CPU of the root's rank, and the root's
+  /// link is what limits an incast) or its CPU (each answer pays o: the root's CPU limits the
+  /// incast to about message size / 2o, 6.8 GB/s at 4 KiB and o = 0.3 us).
+  bool rma_by_nic = true;
   /// Called with one line per simulation run (empty: quiet).
   std::function<void(std::string_view)> progress;
   /// Memory budget of one simulation run in bytes (0: default_max_memory_bytes()); a run whose
@@ -138,7 +143,14 @@ struct ScheduleShape {
   /// Iterations of each congestor group, in gpcnet_congestors() order (empty: canaries alone).
   std::vector<std::uint64_t> congestor_iterations;
   sim::SimTime canary_delay;  ///< Calc before the canaries start (the congestors' warm-up).
+  bool rma_by_nic = true;     ///< GpcnetOptions::rma_by_nic.
 };
+
+/// CPUs of an RMA root that stand for its NIC when GpcnetOptions::rma_by_nic: the answers to its
+/// origins go round-robin to CPUs 1..kRmaNicAgents of the root's host (LogGOPS has no receive
+/// without an overhead), so that they overlap as a NIC's RDMA engines do and the root's link, not
+/// its CPU, limits the incast; the root's own CPU 0 stays free.
+inline constexpr std::uint32_t kRmaNicAgents = 8;
 
 /// A built schedule and where its canary iterations end.
 struct GpcnetSchedule {
