@@ -169,7 +169,7 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
     // Sized from the spec's formulas (a torus without a coordinates file) before it is built.
     const topo::TopologySummary summary = topo::topology_info(a.network);
     const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
-    budget.reserve(net::estimate_topology_bytes(summary.nodes, links),
+    budget.reserve(topo::estimate_topology_size(a.network).bytes,
                    fmt::format("--network {} ({} nodes, {} links)", a.network, summary.nodes, links),
                    "give a smaller --network");
   }
