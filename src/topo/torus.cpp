@@ -63,6 +63,17 @@ std::string_view to_string(TieBreak rule) noexcept {
 Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
   validate(options_);
   const auto& dims = options_.dims;
+  {
+    // A + and a - link per router in every dimension of size >= 2; a coordinates file lists its
+    // own nodes, so only the regular numbering's are known here.
+    const auto routers = static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]) *
+                         static_cast<std::size_t>(dims[2]);
+    const auto ring_dims =
+        static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](int n) { return n >= 2; }));
+    const std::size_t nodes =
+        options_.coords_file.empty() ? routers * static_cast<std::size_t>(options_.nodes_per_router) : 0;
+    reserve(nodes, routers, 2 * ring_dims * routers);
+  }
   for (int x = 0; x < dims[0]; ++x) {
     for (int y = 0; y < dims[1]; ++y) {
       for (int z = 0; z < dims[2]; ++z) {

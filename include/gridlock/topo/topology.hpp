@@ -186,6 +186,11 @@ class Topology {
  protected:
   /// Derived constructors add routers, nodes and links, then call finish().
   Topology() = default;
+  /// Sizes the tables for `nodes` nodes, `routers` routers and `network_links` router-to-router
+  /// links before they are added (counts from the model's formulas), so that building does not
+  /// hold a vector and its doubled copy at once: the peak is the built size
+  /// (estimate_topology_size()).
+  void reserve(std::size_t nodes, std::size_t routers, std::size_t network_links);
   /// Adds a router and returns its id.
   RouterId add_router(std::string name, std::vector<int> coords);
   /// Adds a node attached to `router` and returns its id.

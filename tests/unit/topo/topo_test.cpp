@@ -1,3 +1,5 @@
+#include <malloc.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -545,11 +547,37 @@ TEST(TopologySize, CountsMatchTheBuiltTopology) {
   }
 }
 
+// The estimate is what building allocates (issue 36): dragonflies were about 30% low at the peak
+// (their tables grew by doubling), 2-D ones more than twice too high (every router was counted with
+// a-1 local links). Counted with malloc's statistics, which sanitizers do not keep.
+TEST(TopologySize, BytesAreWhatBuildingAllocates) {
+  for (const char* spec :
+       {"dragonfly:g=33,a=16,p=8,h=2", "dragonfly:g=65,a=32,p=4,h=4",
+        "dragonfly:g=49,a=48,p=4,h=1,intra=2d:6x8", "dragonfly:g=17,a=16,p=16,h=2,intra=2d:4x4",
+        "fattree:32x32x8", "fattree:16x16x16,taper=2", "torus:16x16x16", "torus:8x8x32,npr=4"}) {
+    // Small blocks and the large ones malloc maps on their own.
+    const auto in_use = [] {
+      const struct mallinfo2 info = mallinfo2();
+      return info.uordblks + info.hblkhd;
+    };
+    const std::size_t before = in_use();
+    const auto built = make_topology(spec);
+    const std::size_t after = in_use();
+    if (after <= before) {
+      GTEST_SKIP() << "malloc keeps no statistics here (a sanitizer's allocator)";
+    }
+    const auto estimate = static_cast<double>(estimate_topology_size(spec).bytes);
+    const auto allocated = static_cast<double>(after - before);
+    EXPECT_NEAR(estimate / allocated, 1.0, 0.1)
+        << spec << ": " << estimate << " estimated, " << allocated << " allocated";
+  }
+}
+
 TEST(TopologySize, LargeTopologiesAreSizedWithoutBuildingThem) {
-  // 2^21 routers x 2 nodes: several GB once built, answered at once.
+  // 2^21 routers x 2 nodes: about 3 GB once built, answered at once.
   const TopologySize torus = estimate_topology_size("torus:128x128x128");
   EXPECT_EQ(torus.nodes, 4194304U);
-  EXPECT_GT(torus.bytes, std::uint64_t{3} << 30U);
+  EXPECT_GT(torus.bytes, std::uint64_t{5} << 29U);
   EXPECT_GT(estimate_topology_size("dragonfly:g=1024,a=64,p=64,h=16").bytes, std::uint64_t{1} << 30U);
   // A parameter out of range: zero, and make_topology() names the problem.
   EXPECT_EQ(estimate_topology_size("fattree:5000x2").bytes, 0U);
