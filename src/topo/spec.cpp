@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -391,6 +392,29 @@ Counts fat_tree_counts(const FatTreeOptions& o) {
   return c;
 }
 
+TopologySize size_of(const Counts& c) {
+  TopologySize out;
+  out.nodes = c.nodes;
+  out.routers = c.routers;
+  out.links = saturating_add(c.network_links, saturating_mul(2, c.nodes));
+  out.bytes = saturating_add(
+      saturating_add(saturating_mul(c.nodes, kBytesPerNode), saturating_mul(c.routers, kBytesPerRouter)),
+      saturating_add(saturating_mul(c.network_links, kBytesPerNetworkLink), c.table_bytes));
+  return out;
+}
+
+// A torus whose part can be built from formulas (no coordinates file), or nothing.
+std::optional<TorusOptions> part_options(const ParsedSpec& p, std::string_view spec) {
+  if (p.kind != "torus") {
+    return std::nullopt;
+  }
+  TorusOptions options = torus_options(p.shape, p.keys, spec);
+  if (!options.coords_file.empty()) {
+    return std::nullopt;
+  }
+  return options;
+}
+
 }  // namespace
 
 TopologySize estimate_topology_size(std::string_view spec) {
@@ -413,14 +437,32 @@ TopologySize estimate_topology_size(std::string_view spec) {
   } else {
     unknown_kind(p.kind, spec);
   }
-  TopologySize out;
-  out.nodes = c.nodes;
-  out.routers = c.routers;
-  out.links = saturating_add(c.network_links, saturating_mul(2, c.nodes));
-  out.bytes = saturating_add(
-      saturating_add(saturating_mul(c.nodes, kBytesPerNode), saturating_mul(c.routers, kBytesPerRouter)),
-      saturating_add(saturating_mul(c.network_links, kBytesPerNetworkLink), c.table_bytes));
-  return out;
+  return size_of(c);
+}
+
+std::unique_ptr<Topology> make_topology_part(std::string_view spec, std::span<const std::string> nodes) {
+  const ParsedSpec p = parse_spec(spec);
+  if (auto options = part_options(p, spec)) {
+    return std::make_unique<Torus3D>(std::move(*options), nodes);
+  }
+  return make_topology(spec);
+}
+
+TopologySize estimate_topology_part_size(std::string_view spec, std::span<const std::string> nodes) {
+  const ParsedSpec p = parse_spec(spec);
+  const auto options = part_options(p, spec);
+  if (!options) {
+    return estimate_topology_size(spec);
+  }
+  const auto [part_nodes, routers, network_links] = Torus3D::part_counts(*options, nodes);
+  Counts c;
+  c.nodes = part_nodes;
+  c.routers = routers;
+  c.network_links = network_links;
+  // The port table, and the sorted indices of the part's routers and nodes.
+  c.table_bytes = saturating_add(saturating_mul(c.routers, 6 * sizeof(LinkId) + sizeof(std::uint64_t)),
+                                 saturating_mul(c.nodes, sizeof(std::uint64_t)));
+  return size_of(c);
 }
 
 TopologySummary topology_info(std::string_view spec) {

@@ -117,7 +117,14 @@ std::optional<NodeId> Topology::find_node(std::string_view name) const {
   std::uint64_t index = 0;
   const auto* end = name.data() + name.size();
   const auto [ptr, ec] = std::from_chars(name.data(), end, index);
-  if (!name.empty() && ec == std::errc{} && ptr == end && index < nodes_.size()) {
+  if (!name.empty() && ec == std::errc{} && ptr == end) {
+    return node_of_index(index);
+  }
+  return std::nullopt;
+}
+
+std::optional<NodeId> Topology::node_of_index(std::uint64_t index) const {
+  if (index < nodes_.size()) {
     return static_cast<NodeId>(index);
   }
   return std::nullopt;

@@ -201,6 +201,9 @@ class Topology {
   /// Adds the terminal links (with `terminal_capacity_bytes_per_s`) and builds the name indexes.
   /// Throws InputError on duplicate node names.
   void finish(double terminal_capacity_bytes_per_s);
+  /// The node with decimal index `index` (find_node()): node `index` unless a model numbers its
+  /// nodes otherwise (a torus part: the index in the whole torus).
+  [[nodiscard]] virtual std::optional<NodeId> node_of_index(std::uint64_t index) const;
   /// Appends the network links from router `src` to a different router `dst`.
   virtual void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const = 0;
   /// Appends the network links from node `src` to node `dst` on a different router (route_into());
