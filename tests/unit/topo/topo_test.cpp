@@ -592,6 +592,7 @@ TEST(TopologySize, LargeTopologiesAreSizedWithoutBuildingThem) {
 TEST(TorusPart, RoutesAreTheWholeTorusRoutes) {
   const auto link_names = [](const Topology& t, const std::vector<LinkId>& route) {
     std::vector<std::string> out;
+    out.reserve(route.size());
     for (const LinkId link : route) {
       out.push_back(t.link_name(link));
     }
