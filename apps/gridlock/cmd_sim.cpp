@@ -186,7 +186,7 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
     // Sized from the spec's formulas (a torus without a coordinates file) before it is built.
     const topo::TopologySummary summary = topo::topology_info(a.network);
     const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
-    budget.reserve(net::estimate_topology_bytes(summary.nodes, links),
+    budget.reserve(topo::estimate_topology_size(a.network).bytes,
                    fmt::format("--network {} ({} nodes, {} links)", a.network, summary.nodes, links),
                    "give a smaller --network");
   }
@@ -234,6 +234,14 @@ sim::Schedule load_or_generate(const std::string& schedule, const std::string& p
     budget.reserve(saturating_add(sim::estimate_simulation_bytes(ranks, 0),
                                   sim::estimate_schedule_rank_bytes(ranks, false)),
                    fmt::format("--program on --ranks {}", ranks), "give fewer --ranks");
+    // Generating takes time in the operations (ranks that share a program still build it) and the
+    // simulation memory: checked from the spec's formulas first. The caller reserves the real count.
+    const std::uint64_t ops = sim::estimate_program_ops(program, ranks, seed);
+    MemoryBudget check = budget;
+    check.reserve(sim::estimate_simulation_bytes(0, ops),
+                  fmt::format("simulating about {} operations of --program '{}' on --ranks {}", ops,
+                              printable_excerpt(program), ranks),
+                  "give fewer --ranks or a smaller --program");
     return sim::generate(program, ranks, seed);
   }
   if (ranks != 0) {
@@ -319,12 +327,18 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
     const std::uint64_t threads =
         a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
     MemoryBudget budget(max_memory_from(a.max_memory));
+    // A program's operations from its formulas (a schedule file's are counted as it is read).
+    const std::uint64_t ops =
+        a.program.empty() || largest == 0
+            ? 0
+            : sim::estimate_program_ops(a.program, static_cast<std::uint32_t>(largest), a.seed);
     budget.reserve(
         saturating_add(
             sim::estimate_schedule_rank_bytes(largest, false),
-            saturating_mul(std::min(threads, a.replicas), sim::estimate_simulation_bytes(largest, 0))),
-        fmt::format("--replicas on {} ranks with {} threads", largest, std::min(threads, a.replicas)),
-        "give fewer --ranks or --threads");
+            saturating_mul(std::min(threads, a.replicas), sim::estimate_simulation_bytes(largest, ops))),
+        fmt::format("--replicas on {} ranks with {} threads{}", largest, std::min(threads, a.replicas),
+                    ops == 0 ? std::string() : fmt::format(" (about {} operations each)", ops)),
+        "give fewer --ranks or --threads, or a smaller --program");
   }
   study_spec.seed = a.seed;
   study_spec.replicas = a.replicas;

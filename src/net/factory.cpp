@@ -22,11 +22,6 @@ std::unique_ptr<Model> make_model(ModelKind kind, std::shared_ptr<const Network>
   return std::make_unique<FlowModel>(std::move(network));
 }
 
-std::uint64_t estimate_topology_bytes(std::uint64_t nodes, std::uint64_t links) noexcept {
-  constexpr std::uint64_t kPerElement = 256;
-  return saturating_mul(saturating_add(nodes, links), kPerElement);
-}
-
 std::uint64_t estimate_model_bytes(ModelKind kind, std::uint64_t links, std::uint64_t ranks,
                                    const PacketOptions& packet) noexcept {
   // Counted from the models' vectors (flow_model.cpp, packet_model.cpp's State) and rounded up:

@@ -568,7 +568,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
       check_packet_sizes(options.packet);
     }
     budget.reserve(
-        estimate_topology_bytes(summary.nodes, links),
+        topo::estimate_topology_size(options.network_spec).bytes,
         fmt::format("the network {} ({} nodes, {} links)", options.network_spec, summary.nodes, links),
         "give a smaller --network");
     budget.reserve(

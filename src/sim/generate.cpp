@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/units.hpp"
 
@@ -818,6 +819,66 @@ std::vector<Item> resolve_spec(std::string_view spec, std::uint32_t ranks, std::
   return items;
 }
 
+// Iterations of `for (dist = 1; dist < p; dist <<= 1)`: ceil(log2 p), 0 for one rank.
+std::uint64_t doubling_rounds(std::uint64_t p) noexcept {
+  std::uint64_t rounds = 0;
+  for (std::uint64_t dist = 1; dist < p; dist <<= 1U) {
+    ++rounds;
+  }
+  return rounds;
+}
+
+// The operations one step adds over all `p` ranks, as RankEmitter emits them, rounded up: a rank
+// may add one join calc before a step, and a reduction adds a calc after each receive.
+std::uint64_t step_ops(const StepParams& s, std::uint64_t p) noexcept {
+  const std::uint64_t reduce = s.compute_ps_per_byte > 0 ? 1 : 0;
+  const std::uint64_t pairs = p - 1;  // one send and one receive per non-root rank
+  std::uint64_t per_rank = 0;         // bound on one rank's ops, for the steps every rank runs alike
+  std::uint64_t total = 0;            // or the total, for the rooted steps
+  if (s.kind == "calc") {
+    per_rank = 1;
+  } else if (s.kind == "bcast" && s.algo == "chain") {
+    const std::uint64_t segments = s.size == 0 ? 1 : s.size / s.segment + 1;
+    total = saturating_mul(segments, saturating_mul(2, pairs));
+  } else if (s.kind == "bcast" || s.kind == "gather" || s.kind == "scatter") {
+    total = saturating_mul(2, pairs);
+  } else if (s.kind == "reduce") {
+    total = saturating_mul(2 + reduce, pairs);
+  } else if (s.kind == "allreduce" && s.algo == "ring") {
+    per_rank = saturating_mul(saturating_mul(2, pairs), 2 + reduce);
+  } else if (s.kind == "alltoall" || (s.kind == "allgather" && s.algo == "ring")) {
+    per_rank = saturating_mul(2, pairs);
+  } else if (s.kind == "barrier" || s.kind == "dissemination" || s.kind == "allgather" ||
+             s.kind == "allreduce") {
+    // Dissemination, Bruck and recursive doubling: a send, a receive (and a reduction) per round,
+    // recursive doubling one more exchange beyond its power of two.
+    const bool power_of_two = (p & (p - 1)) == 0;
+    per_rank = saturating_add(saturating_mul(doubling_rounds(p), 2 + reduce), power_of_two ? 0 : 2);
+  } else if (s.kind == "randomring") {
+    per_rank = p < 2 ? 0 : 4;
+  } else if (s.kind == "halo3d") {
+    // A send and a receive each way along every dimension longer than one.
+    for (const std::uint32_t extent : s.dims) {
+      per_rank += extent > 1 ? 4 : 0;
+    }
+  }
+  // A calc step starts from one op and one rank talks to nobody: neither needs a join.
+  const std::uint64_t joins = s.kind == "calc" || p < 2 ? 0 : p;
+  return saturating_add(saturating_add(saturating_mul(per_rank, p), total), joins);
+}
+
+std::uint64_t count_ops(const std::vector<Item>& items, std::uint64_t p) noexcept {
+  std::uint64_t total = 0;
+  for (const Item& item : items) {
+    if (item.steps == 0) {
+      continue;
+    }
+    const std::uint64_t once = item.step ? step_ops(item.step->resolved, p) : count_ops(item.children, p);
+    total = saturating_add(total, saturating_mul(once, item.repeat));
+  }
+  return total;
+}
+
 }  // namespace
 
 void check_program(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
@@ -825,6 +886,13 @@ void check_program(std::string_view spec, std::uint32_t ranks, std::uint64_t see
     throw InputError(fmt::format("number of ranks must be between 1 and {}, got {}", kMaxRanks, ranks));
   }
   static_cast<void>(resolve_spec(spec, ranks, seed));
+}
+
+std::uint64_t estimate_program_ops(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {
+  if (ranks == 0 || ranks > kMaxRanks) {
+    throw InputError(fmt::format("number of ranks must be between 1 and {}, got {}", kMaxRanks, ranks));
+  }
+  return count_ops(resolve_spec(spec, ranks, seed), ranks);
 }
 
 Schedule generate(std::string_view spec, std::uint32_t ranks, std::uint64_t seed) {

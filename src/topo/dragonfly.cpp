@@ -60,12 +60,17 @@ Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
       !(options_.terminal_capacity_bytes_per_s > 0)) {
     throw InputError("dragonfly link capacities must be positive");
   }
+  const int cols = options_.rows > 0 ? a / options_.rows : a;
+  // Local links: to every other router of the group, or along its row and column; global links:
+  // at most h per router (ports beyond the partners a group has stay unused).
+  const long long local_per_router = options_.rows > 0 ? (cols - 1) + (options_.rows - 1) : a - 1;
+  reserve(static_cast<std::size_t>(router_count * p), static_cast<std::size_t>(router_count),
+          static_cast<std::size_t>(router_count * (local_per_router + h)));
   for (int grp = 0; grp < g; ++grp) {
     for (int r = 0; r < a; ++r) {
       add_router(fmt::format("g{}r{}", grp, r), {grp, r});
     }
   }
-  const int cols = options_.rows > 0 ? a / options_.rows : a;
   local_link_.assign(static_cast<std::size_t>(g) * a * a, kNone);
   for (int grp = 0; grp < g; ++grp) {
     for (int r = 0; r < a; ++r) {

@@ -85,6 +85,7 @@ FatTree::FatTree(FatTreeOptions options) : options_(std::move(options)), m_(opti
         fmt::format("fat tree too large: {} network links, at most {}; lower the up-links (up, taper)", links,
                     kMaxTopologyLinks));
   }
+  reserve(static_cast<std::size_t>(A(0)), static_cast<std::size_t>(total), static_cast<std::size_t>(links));
   for (int l = 1; l <= h; ++l) {
     level_first_.push_back(static_cast<RouterId>(routers().size()));
     const long long count = A(l) * W(l);

@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -287,13 +289,18 @@ std::unique_ptr<Topology> make_topology(std::string_view spec) {
 
 namespace {
 
-// What a model holds per element (measured with `/usr/bin/time -v gridlock topo route` on tori and
-// dragonflies of 10^5 to 10^6 nodes, rounded up): a node with its name, index entry and terminal
-// link ids; a router with its name, coordinates, index entry and link lists; a directed link with
-// its two port names.
-constexpr std::uint64_t kBytesPerNode = 160;
-constexpr std::uint64_t kBytesPerRouter = 320;
-constexpr std::uint64_t kBytesPerLink = 140;
+// What a built model holds per element, from the sizes of its records (names and port names fit
+// std::string's inline buffer): a node with its index entry, injection and ejection ids and its two
+// terminal links; a router with its index entry, its out- and in-link lists and two heap blocks (its
+// coordinates, the lists' growth); a network link with its entries in the lists, room for their
+// growth included. The models reserve their tables from the same counts, so the built size is also
+// the peak: checked against malloc's count on tori, dragonflies and fat trees (within 5%, above).
+constexpr std::uint64_t kHeapBlock = 32;  // malloc's smallest block
+constexpr std::uint64_t kBytesPerNode =
+    sizeof(Node) + sizeof(std::pair<std::string, NodeId>) + 2 * sizeof(LinkId) + 2 * sizeof(Link);
+constexpr std::uint64_t kBytesPerRouter = sizeof(Router) + sizeof(std::pair<std::string, RouterId>) +
+                                          2 * sizeof(std::vector<LinkId>) + 2 * kHeapBlock;
+constexpr std::uint64_t kBytesPerNetworkLink = sizeof(Link) + 4 * sizeof(LinkId);
 
 // Element counts of a model, as its constructor would build it (upper bounds where the model
 // leaves some ports unused), and its own tables; zeros when a parameter is out of range, so that
@@ -301,7 +308,7 @@ constexpr std::uint64_t kBytesPerLink = 140;
 struct Counts {
   std::uint64_t nodes = 0;
   std::uint64_t routers = 0;
-  std::uint64_t links = 0;  // network and terminal
+  std::uint64_t network_links = 0;
   std::uint64_t table_bytes = 0;
 };
 
@@ -313,15 +320,24 @@ Counts dragonfly_counts(const DragonflyOptions& o) {
   const std::uint64_t p = positive(o.nodes_per_router);
   const std::uint64_t h = positive(o.global_links_per_router);
   const auto radix = static_cast<std::uint64_t>(kMaxRadix);
-  if (a > radix || p > radix || h > radix) {
+  if (a > radix || p > radix || h > radix || o.rows < 0 || (o.rows > 0 && a % positive(o.rows) != 0)) {
     return {};
   }
+  // Local links to every other router of the group, or (intra=2d:RxC) along its row and column;
+  // at most h global links per router.
+  const std::uint64_t rows = positive(o.rows);
+  const std::uint64_t local = rows > 0 ? (a / rows - 1) + (rows - 1) : a - 1;
   Counts c;
   c.routers = saturating_mul(g, a);
   c.nodes = saturating_mul(c.routers, p);
-  c.links = saturating_add(saturating_mul(c.routers, saturating_add(a, h)), saturating_mul(2, c.nodes));
-  // The local link table: one id per ordered router pair of a group.
-  c.table_bytes = saturating_mul(saturating_mul(c.routers, a), sizeof(LinkId));
+  c.network_links = saturating_mul(c.routers, saturating_add(local, h));
+  // The local link table (one id per ordered router pair of a group) and the global ports of every
+  // ordered group pair (a list each; per port three 32-bit ids, twice for the lists' growth).
+  constexpr std::uint64_t kGlobalPortBytes = 3 * sizeof(std::uint32_t);
+  c.table_bytes =
+      saturating_add(saturating_add(saturating_mul(saturating_mul(c.routers, a), sizeof(LinkId)),
+                                    saturating_mul(saturating_mul(g, g), sizeof(std::vector<LinkId>))),
+                     saturating_mul(saturating_mul(c.routers, h), 2 * kGlobalPortBytes));
   return c;
 }
 
@@ -367,12 +383,36 @@ Counts fat_tree_counts(const FatTreeOptions& o) {
     c.routers = saturating_add(c.routers, switches(l));
   }
   for (std::size_t l = 2; l <= h; ++l) {
-    c.links = saturating_add(c.links, saturating_mul(2, saturating_mul(switches(l - 1), w[l - 2])));
+    c.network_links =
+        saturating_add(c.network_links, saturating_mul(2, saturating_mul(switches(l - 1), w[l - 2])));
   }
-  c.links = saturating_add(c.links, saturating_mul(2, c.nodes));
-  // Up- and down-link tables of every switch.
-  c.table_bytes = saturating_mul(c.links, sizeof(LinkId));
+  // Up- and down-link tables of every switch: a list each, one id per network link.
+  c.table_bytes = saturating_add(saturating_mul(c.routers, 2 * sizeof(std::vector<LinkId>)),
+                                 saturating_mul(c.network_links, sizeof(LinkId)));
   return c;
+}
+
+TopologySize size_of(const Counts& c) {
+  TopologySize out;
+  out.nodes = c.nodes;
+  out.routers = c.routers;
+  out.links = saturating_add(c.network_links, saturating_mul(2, c.nodes));
+  out.bytes = saturating_add(
+      saturating_add(saturating_mul(c.nodes, kBytesPerNode), saturating_mul(c.routers, kBytesPerRouter)),
+      saturating_add(saturating_mul(c.network_links, kBytesPerNetworkLink), c.table_bytes));
+  return out;
+}
+
+// A torus whose part can be built from formulas (no coordinates file), or nothing.
+std::optional<TorusOptions> part_options(const ParsedSpec& p, std::string_view spec) {
+  if (p.kind != "torus") {
+    return std::nullopt;
+  }
+  TorusOptions options = torus_options(p.shape, p.keys, spec);
+  if (!options.coords_file.empty()) {
+    return std::nullopt;
+  }
+  return options;
 }
 
 }  // namespace
@@ -387,7 +427,9 @@ TopologySize estimate_topology_size(std::string_view spec) {
     const TopologySummary summary = Torus3D::summary_of(options);
     c.nodes = summary.nodes;
     c.routers = summary.routers;
-    c.links = saturating_add(summary.network_links, summary.terminal_links);
+    c.network_links = summary.network_links;
+    // The port table: six ids per router.
+    c.table_bytes = saturating_mul(c.routers, 6 * sizeof(LinkId));
   } else if (p.kind == "dragonfly") {
     c = dragonfly_counts(dragonfly_options(p.shape, p.keys, spec));
   } else if (p.kind == "fattree") {
@@ -395,14 +437,32 @@ TopologySize estimate_topology_size(std::string_view spec) {
   } else {
     unknown_kind(p.kind, spec);
   }
-  TopologySize out;
-  out.nodes = c.nodes;
-  out.routers = c.routers;
-  out.links = c.links;
-  out.bytes = saturating_add(
-      saturating_add(saturating_mul(c.nodes, kBytesPerNode), saturating_mul(c.routers, kBytesPerRouter)),
-      saturating_add(saturating_mul(c.links, kBytesPerLink), c.table_bytes));
-  return out;
+  return size_of(c);
+}
+
+std::unique_ptr<Topology> make_topology_part(std::string_view spec, std::span<const std::string> nodes) {
+  const ParsedSpec p = parse_spec(spec);
+  if (auto options = part_options(p, spec)) {
+    return std::make_unique<Torus3D>(std::move(*options), nodes);
+  }
+  return make_topology(spec);
+}
+
+TopologySize estimate_topology_part_size(std::string_view spec, std::span<const std::string> nodes) {
+  const ParsedSpec p = parse_spec(spec);
+  const auto options = part_options(p, spec);
+  if (!options) {
+    return estimate_topology_size(spec);
+  }
+  const auto [part_nodes, routers, network_links] = Torus3D::part_counts(*options, nodes);
+  Counts c;
+  c.nodes = part_nodes;
+  c.routers = routers;
+  c.network_links = network_links;
+  // The port table, and the sorted indices of the part's routers and nodes.
+  c.table_bytes = saturating_add(saturating_mul(c.routers, 6 * sizeof(LinkId) + sizeof(std::uint64_t)),
+                                 saturating_mul(c.nodes, sizeof(std::uint64_t)));
+  return size_of(c);
 }
 
 TopologySummary topology_info(std::string_view spec) {

@@ -24,6 +24,15 @@ std::optional<Id> lookup(const std::vector<std::pair<std::string, Id>>& index, s
 
 }  // namespace
 
+void Topology::reserve(std::size_t nodes, std::size_t routers, std::size_t network_links) {
+  nodes_.reserve(nodes);
+  routers_.reserve(routers);
+  out_links_.reserve(routers);
+  in_links_.reserve(routers);
+  // Terminal links follow the network links: an injection and an ejection link per node.
+  links_.reserve(network_links + 2 * nodes);
+}
+
 RouterId Topology::add_router(std::string name, std::vector<int> coords) {
   const auto id = static_cast<RouterId>(routers_.size());
   routers_.push_back(Router{id, std::move(name), std::move(coords)});
@@ -94,6 +103,7 @@ void Topology::finish(double terminal_capacity_bytes_per_s) {
     }
   }
   router_index_.clear();
+  router_index_.reserve(routers_.size());
   for (const auto& router : routers_) {
     router_index_.emplace_back(router.name, router.id);
   }
@@ -107,7 +117,14 @@ std::optional<NodeId> Topology::find_node(std::string_view name) const {
   std::uint64_t index = 0;
   const auto* end = name.data() + name.size();
   const auto [ptr, ec] = std::from_chars(name.data(), end, index);
-  if (!name.empty() && ec == std::errc{} && ptr == end && index < nodes_.size()) {
+  if (!name.empty() && ec == std::errc{} && ptr == end) {
+    return node_of_index(index);
+  }
+  return std::nullopt;
+}
+
+std::optional<NodeId> Topology::node_of_index(std::uint64_t index) const {
+  if (index < nodes_.size()) {
     return static_cast<NodeId>(index);
   }
   return std::nullopt;

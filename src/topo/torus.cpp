@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,154 @@ void validate(const TorusOptions& options) {
   }
 }
 
+std::string spec_of(const TorusOptions& o);
+
+// Name of node `index` in the regular numbering.
+std::string node_name(std::uint64_t index) { return fmt::format("nid{:05d}", index); }
+
+// Coordinates of the whole torus's router `index` (x-major, then y, then z).
+std::array<int, 3> whole_coords(const std::array<int, 3>& dims, std::uint64_t index) {
+  const auto yz = static_cast<std::uint64_t>(dims[1]) * static_cast<std::uint64_t>(dims[2]);
+  const auto z_size = static_cast<std::uint64_t>(dims[2]);
+  return {static_cast<int>(index / yz),
+          static_cast<int>((index / z_size) % static_cast<std::uint64_t>(dims[1])),
+          static_cast<int>(index % z_size)};
+}
+
+std::uint64_t whole_index(const std::array<int, 3>& dims, const std::array<int, 3>& c) {
+  return (static_cast<std::uint64_t>(c[0]) * static_cast<std::uint64_t>(dims[1]) +
+          static_cast<std::uint64_t>(c[1])) *
+             static_cast<std::uint64_t>(dims[2]) +
+         static_cast<std::uint64_t>(c[2]);
+}
+
+// The whole torus's router of node `index` in the regular numbering: the inverse of the
+// constructor's snake or linear walk.
+std::uint64_t router_of_node(const TorusOptions& o, std::uint64_t index) {
+  const std::uint64_t position = index / static_cast<std::uint64_t>(o.nodes_per_router);
+  if (o.numbering == NodeNumbering::kLinear) {
+    return position;
+  }
+  const auto y_size = static_cast<std::uint64_t>(o.dims[1]);
+  const auto z_size = static_cast<std::uint64_t>(o.dims[2]);
+  const std::uint64_t x = position / (y_size * z_size);
+  const std::uint64_t yi = (position / z_size) % y_size;
+  const std::uint64_t y = x % 2 == 1 ? y_size - 1 - yi : yi;
+  const std::uint64_t zi = position % z_size;
+  const std::uint64_t z = (x * y_size + yi) % 2 == 1 ? z_size - 1 - zi : zi;
+  return (x * y_size + y) * z_size + z;
+}
+
+// The whole torus's index of the node `name` names, as find_node() resolves it: the name of a
+// regular node, else a decimal index.
+std::optional<std::uint64_t> whole_node_index(std::string_view name, std::uint64_t nodes) {
+  const auto parse = [](std::string_view digits) -> std::optional<std::uint64_t> {
+    std::uint64_t value = 0;
+    const auto* end = digits.data() + digits.size();
+    const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+    if (digits.empty() || ec != std::errc{} || ptr != end) {
+      return std::nullopt;
+    }
+    return value;
+  };
+  if (name.starts_with("nid")) {
+    if (const auto index = parse(name.substr(3)); index && *index < nodes && node_name(*index) == name) {
+      return index;
+    }
+  }
+  if (const auto index = parse(name); index && *index < nodes) {
+    return index;
+  }
+  return std::nullopt;
+}
+
+// What a part of the torus holds (Torus3D(options, nodes)).
+struct PartPlan {
+  std::vector<std::uint64_t> nodes;     // whole-torus node indices, sorted, distinct
+  std::array<std::vector<bool>, 3> on;  // per dimension: coordinates of the nodes' routers
+  std::vector<std::uint64_t> routers;   // whole-torus router indices on the part's rings, sorted
+  std::uint64_t network_links = 0;
+};
+
+// True when the ring along dimension `d` through `c` is one of the part's: its other two
+// coordinates are those of the part's nodes.
+bool on_part_ring(const PartPlan& plan, const std::array<int, 3>& c, int d) {
+  const int a = (d + 1) % 3;
+  const int b = (d + 2) % 3;
+  return plan.on[a][static_cast<std::size_t>(c[a])] && plan.on[b][static_cast<std::size_t>(c[b])];
+}
+
+PartPlan plan_part(const TorusOptions& o, std::span<const std::string> names) {
+  validate(o);
+  if (!o.coords_file.empty()) {
+    throw InputError(fmt::format(
+        "a part of torus '{}' needs the regular node numbering: its coordinates file places the nodes "
+        "(build the whole torus)",
+        spec_of(o)));
+  }
+  const auto& dims = o.dims;
+  const std::uint64_t routers = static_cast<std::uint64_t>(dims[0]) * static_cast<std::uint64_t>(dims[1]) *
+                                static_cast<std::uint64_t>(dims[2]);
+  const std::uint64_t nodes = routers * static_cast<std::uint64_t>(o.nodes_per_router);
+  PartPlan plan;
+  std::vector<std::string> unknown;
+  for (const std::string& name : names) {
+    if (const auto index = whole_node_index(name, nodes)) {
+      plan.nodes.push_back(*index);
+    } else {
+      unknown.push_back(printable_excerpt(name));
+    }
+  }
+  if (!unknown.empty()) {
+    // As a whole torus's find_node() would answer (mapping::make_allocation()).
+    constexpr std::size_t kMaxListed = 10;
+    std::string listed;
+    for (std::size_t i = 0; i < unknown.size() && i < kMaxListed; ++i) {
+      listed += (i == 0 ? "" : ", ") + unknown[i];
+    }
+    if (unknown.size() > kMaxListed) {
+      listed += fmt::format(" and {} more", unknown.size() - kMaxListed);
+    }
+    throw InputError(fmt::format("{} {} not in topology '{}': {} (its nodes are {}..{}, or indices 0..{})",
+                                 unknown.size(), unknown.size() == 1 ? "node is" : "nodes are", spec_of(o),
+                                 listed, node_name(0), node_name(nodes - 1), nodes - 1));
+  }
+  std::sort(plan.nodes.begin(), plan.nodes.end());
+  plan.nodes.erase(std::unique(plan.nodes.begin(), plan.nodes.end()), plan.nodes.end());
+  for (std::size_t d = 0; d < 3; ++d) {
+    plan.on[d].assign(static_cast<std::size_t>(dims[d]), false);
+  }
+  for (const std::uint64_t node : plan.nodes) {
+    const auto c = whole_coords(dims, router_of_node(o, node));
+    for (std::size_t d = 0; d < 3; ++d) {
+      plan.on[d][static_cast<std::size_t>(c[d])] = true;
+    }
+  }
+  // One pass over the routers' coordinates (2^22 at most: milliseconds, no allocation per router).
+  std::array<int, 3> c{};
+  for (c[0] = 0; c[0] < dims[0]; ++c[0]) {
+    for (c[1] = 0; c[1] < dims[1]; ++c[1]) {
+      for (c[2] = 0; c[2] < dims[2]; ++c[2]) {
+        if (on_part_ring(plan, c, 0) || on_part_ring(plan, c, 1) || on_part_ring(plan, c, 2)) {
+          plan.routers.push_back(whole_index(dims, c));
+        }
+      }
+    }
+  }
+  // A + and a - link per router of each ring (dimensions of size 1 have none).
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 2) {
+      continue;
+    }
+    const auto count = [&](int k) {
+      const auto& on = plan.on[static_cast<std::size_t>(k)];
+      return static_cast<std::uint64_t>(std::count(on.begin(), on.end(), true));
+    };
+    plan.network_links += 2 * static_cast<std::uint64_t>(dims[d]) * count((d + 1) % 3) * count((d + 2) % 3);
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::string_view to_string(TieBreak rule) noexcept {
@@ -63,6 +212,17 @@ std::string_view to_string(TieBreak rule) noexcept {
 Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
   validate(options_);
   const auto& dims = options_.dims;
+  {
+    // A + and a - link per router in every dimension of size >= 2; a coordinates file lists its
+    // own nodes, so only the regular numbering's are known here.
+    const auto routers = static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]) *
+                         static_cast<std::size_t>(dims[2]);
+    const auto ring_dims =
+        static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](int n) { return n >= 2; }));
+    const std::size_t nodes =
+        options_.coords_file.empty() ? routers * static_cast<std::size_t>(options_.nodes_per_router) : 0;
+    reserve(nodes, routers, 2 * ring_dims * routers);
+  }
   for (int x = 0; x < dims[0]; ++x) {
     for (int y = 0; y < dims[1]; ++y) {
       for (int z = 0; z < dims[2]; ++z) {
@@ -158,15 +318,78 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
   finish(options_.terminal_capacity_bytes_per_s);
 }
 
+Torus3D::Torus3D(TorusOptions options, std::span<const std::string> nodes) : options_(std::move(options)) {
+  PartPlan plan = plan_part(options_, nodes);
+  const auto& dims = options_.dims;
+  reserve(plan.nodes.size(), plan.routers.size(), plan.network_links);
+  part_routers_ = std::move(plan.routers);
+  part_nodes_ = std::move(plan.nodes);
+  for (const std::uint64_t index : part_routers_) {
+    const auto c = whole_coords(dims, index);
+    add_router(fmt::format("({},{},{})", c[0], c[1], c[2]), {c[0], c[1], c[2]});
+  }
+  // As the whole torus's constructor, for the links along the part's rings.
+  port_link_.assign(routers().size() * 6, kNone);
+  for (RouterId r = 0; r < routers().size(); ++r) {
+    const auto c = coords_of(r);
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d] < 2 || !on_part_ring(plan, c, d)) {
+        continue;
+      }
+      for (int sign = 0; sign < 2; ++sign) {
+        auto n = c;
+        n[d] = sign == 0 ? (c[d] + 1) % dims[d] : (c[d] - 1 + dims[d]) % dims[d];
+        const std::string out = fmt::format("{}{}", kDimName[d], sign == 0 ? '+' : '-');
+        const std::string in = fmt::format("{}{}", kDimName[d], sign == 0 ? '-' : '+');
+        port_link_[r * 6 + d * 2 + sign] =
+            add_link(r, router_at(n[0], n[1], n[2]), out, in, options_.capacity_bytes_per_s[d]);
+      }
+    }
+  }
+  for (const std::uint64_t index : part_nodes_) {
+    const auto c = whole_coords(dims, router_of_node(options_, index));
+    add_node(node_name(index), router_at(c[0], c[1], c[2]));
+  }
+  finish(options_.terminal_capacity_bytes_per_s);
+}
+
+std::array<std::uint64_t, 3> Torus3D::part_counts(const TorusOptions& options,
+                                                  std::span<const std::string> nodes) {
+  const PartPlan plan = plan_part(options, nodes);
+  return {plan.nodes.size(), plan.routers.size(), plan.network_links};
+}
+
+std::optional<NodeId> Torus3D::node_of_index(std::uint64_t index) const {
+  if (part_nodes_.empty()) {
+    return Topology::node_of_index(index);
+  }
+  const auto it = std::lower_bound(part_nodes_.begin(), part_nodes_.end(), index);
+  if (it == part_nodes_.end() || *it != index) {
+    return std::nullopt;
+  }
+  return static_cast<NodeId>(it - part_nodes_.begin());
+}
+
 RouterId Torus3D::router_at(int x, int y, int z) const {
   const auto& d = options_.dims;
   if (x < 0 || y < 0 || z < 0 || x >= d[0] || y >= d[1] || z >= d[2]) {
     throw std::out_of_range("torus coordinates out of range");
   }
-  return static_cast<RouterId>((x * d[1] + y) * d[2] + z);
+  if (part_routers_.empty()) {
+    return static_cast<RouterId>((x * d[1] + y) * d[2] + z);
+  }
+  const std::uint64_t index = whole_index(d, {x, y, z});
+  const auto it = std::lower_bound(part_routers_.begin(), part_routers_.end(), index);
+  if (it == part_routers_.end() || *it != index) {
+    throw std::out_of_range("torus router outside the part");
+  }
+  return static_cast<RouterId>(it - part_routers_.begin());
 }
 
 std::array<int, 3> Torus3D::coords_of(RouterId router) const {
+  if (!part_routers_.empty()) {
+    return whole_coords(options_.dims, part_routers_.at(router));
+  }
   const auto& d = options_.dims;
   const int r = static_cast<int>(router);
   return {r / (d[1] * d[2]), (r / d[2]) % d[1], r % d[2]};

@@ -24,10 +24,4 @@ namespace gridlock::net {
 [[nodiscard]] std::uint64_t estimate_model_bytes(ModelKind kind, std::uint64_t links, std::uint64_t ranks,
                                                  const PacketOptions& packet) noexcept;
 
-/// An estimate of the bytes a built topology of `nodes` nodes and `links` links (network,
-/// injection and ejection) holds with a Network on it: calibrated with /usr/bin/time -v on
-/// `gridlock sim --network torus:64x64x64` (524,288 nodes, 2.6 million links: 590 MB at the peak,
-/// about 190 B per node and link), rounded up to 256 B. Saturating.
-[[nodiscard]] std::uint64_t estimate_topology_bytes(std::uint64_t nodes, std::uint64_t links) noexcept;
-
 }  // namespace gridlock::net

@@ -12,6 +12,8 @@
 /// Rates are bytes/s with an optional SI or binary suffix and optional `/s`: `9.375GB/s`, `4e9`.
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "gridlock/topo/topology.hpp"
@@ -35,6 +37,20 @@ struct TopologySize {
 /// All zero when a parameter is out of range (make_topology() then names it); throws InputError as
 /// make_topology() does for a malformed spec.
 [[nodiscard]] TopologySize estimate_topology_size(std::string_view spec);
+
+/// The part of the topology a spec describes that routes between `nodes` (names, or decimal
+/// indices as Topology::find_node() takes them) use, where the model has formulas for one: a torus
+/// without a coordinates file (Torus3D(options, nodes): memory and time in the nodes' rings, not
+/// in the torus). Otherwise the whole topology, as make_topology(). Node and link ids are the
+/// part's own; names, coordinates, ports, capacities, routes and spec() are the topology's. Throws
+/// InputError as make_topology() does, and for a name that is not a node of the topology.
+[[nodiscard]] std::unique_ptr<Topology> make_topology_part(std::string_view spec,
+                                                           std::span<const std::string> nodes);
+
+/// The size of make_topology_part(spec, nodes), from formulas (estimate_topology_size() where
+/// the part is the whole topology). Throws InputError as make_topology_part() does.
+[[nodiscard]] TopologySize estimate_topology_part_size(std::string_view spec,
+                                                       std::span<const std::string> nodes);
 
 /// The summary() of the topology a spec describes, with the names of its first and last nodes
 /// (`first_node`, `last_node`). Answered from formulas where the model has them (a torus without

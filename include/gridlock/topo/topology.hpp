@@ -186,6 +186,11 @@ class Topology {
  protected:
   /// Derived constructors add routers, nodes and links, then call finish().
   Topology() = default;
+  /// Sizes the tables for `nodes` nodes, `routers` routers and `network_links` router-to-router
+  /// links before they are added (counts from the model's formulas), so that building does not
+  /// hold a vector and its doubled copy at once: the peak is the built size
+  /// (estimate_topology_size()).
+  void reserve(std::size_t nodes, std::size_t routers, std::size_t network_links);
   /// Adds a router and returns its id.
   RouterId add_router(std::string name, std::vector<int> coords);
   /// Adds a node attached to `router` and returns its id.
@@ -196,6 +201,9 @@ class Topology {
   /// Adds the terminal links (with `terminal_capacity_bytes_per_s`) and builds the name indexes.
   /// Throws InputError on duplicate node names.
   void finish(double terminal_capacity_bytes_per_s);
+  /// The node with decimal index `index` (find_node()): node `index` unless a model numbers its
+  /// nodes otherwise (a torus part: the index in the whole torus).
+  [[nodiscard]] virtual std::optional<NodeId> node_of_index(std::uint64_t index) const;
   /// Appends the network links from router `src` to a different router `dst`.
   virtual void append_router_route(RouterId src, RouterId dst, std::vector<LinkId>& out) const = 0;
   /// Appends the network links from node `src` to node `dst` on a different router (route_into());

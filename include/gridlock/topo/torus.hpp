@@ -29,7 +29,9 @@
 /// adaptive routing; the default capacities are model parameters (Gemini-like, Y half of X and Z),
 /// not measurements. At most kMaxTopologyNodes nodes (routers times nodes per router).
 #include <array>
+#include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "gridlock/topo/topology.hpp"
@@ -70,6 +72,22 @@ class Torus3D final : public Topology {
   /// Builds the torus. Throws InputError on bad dimensions or a bad coordinates file (file:line).
   explicit Torus3D(TorusOptions options);
 
+  /// Builds only the part of the torus that routes between `nodes` take (node names, or decimal
+  /// indices as find_node() takes them): those nodes, in index order, and the routers and links of
+  /// every ring through two of their coordinates (a minimal route, route choices included, runs
+  /// along such rings), with the whole torus's names, coordinates, ports, capacities and routes. A
+  /// decimal index is a node's index in the whole torus. Memory and time grow with those rings, not
+  /// with the torus: two nodes of torus:128x128x128 take a few hundred routers instead of 2 million.
+  /// spec() is the whole torus's, summary() counts the part, and router_at() throws
+  /// std::out_of_range for a router outside it. Throws InputError as the constructor does, for a
+  /// coordinates file (no formula places its nodes), and for a name that is no node of the torus.
+  Torus3D(TorusOptions options, std::span<const std::string> nodes);
+
+  /// The nodes, routers and network links of Torus3D(options, nodes), counted from formulas
+  /// without building it. Throws InputError as that constructor does.
+  [[nodiscard]] static std::array<std::uint64_t, 3> part_counts(const TorusOptions& options,
+                                                                std::span<const std::string> nodes);
+
   /// `torus`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "torus"; }
   /// Canonical spec: `torus:XxYxZ,npr=..,tie=..,numbering=..,cap=X:Y:Z,terminal=..[,coords=..]`.
@@ -79,7 +97,7 @@ class Torus3D final : public Topology {
 
   /// The options the torus was built with.
   [[nodiscard]] const TorusOptions& options() const noexcept { return options_; }
-  /// The router at (x,y,z); coordinates must be in range.
+  /// The router at (x,y,z); coordinates must be in range (and, in a part, on its rings).
   [[nodiscard]] RouterId router_at(int x, int y, int z) const;
   /// Coordinates of a router.
   [[nodiscard]] std::array<int, 3> coords_of(RouterId router) const;
@@ -99,6 +117,8 @@ class Torus3D final : public Topology {
   /// The dimension order and tie directions of `choice`.
   void append_router_route_choice(RouterId src, RouterId dst, std::uint64_t choice,
                                   std::vector<LinkId>& out) const override;
+  /// In a part, the node of that index in the whole torus.
+  [[nodiscard]] std::optional<NodeId> node_of_index(std::uint64_t index) const override;
 
  private:
   // The shorter way round in each dimension of `order`; a half-way tie by the tie-break rule, or
@@ -108,6 +128,10 @@ class Torus3D final : public Topology {
 
   TorusOptions options_;
   std::vector<LinkId> port_link_;  // router*6 + port (X+,X-,Y+,Y-,Z+,Z-) -> link or kNone
+  // A part: the whole torus's indices of its routers and nodes, sorted (position = id); empty for
+  // the whole torus.
+  std::vector<std::uint64_t> part_routers_;
+  std::vector<std::uint64_t> part_nodes_;
 };
 
 /// Name of a tie-break rule as used in spec strings (`dest-odd-plus`, ...).
