@@ -43,7 +43,8 @@ std::string format_estimate(std::uint64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   auto value = static_cast<double>(bytes);
   std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+  // From 999.5 on, three significant digits would print as 1e+03: the next unit reads better.
+  while (value >= 999.5 && unit + 1 < std::size(kUnits)) {
     value /= 1024.0;
     ++unit;
   }

@@ -55,6 +55,19 @@ TEST(Memory, BudgetRefusesWithTheEstimateAndTheOption) {
   EXPECT_THROW(huge.reserve(saturating_mul(UINT64_MAX, 2), "everything"), InputError);
 }
 
+// Between 1000 and 1023 of a unit, "{:.3g}" printed "1e+03 MiB".
+TEST(Memory, EstimatesNearAThousandOfAUnitReadPlainly) {
+  MemoryBudget budget(kMiB, "--max-memory");
+  try {
+    budget.reserve(1010 * kMiB, "the topology");
+    FAIL() << "no throw";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("e+"), std::string::npos) << what;
+    EXPECT_NE(what.find("0.986 GiB"), std::string::npos) << what;
+  }
+}
+
 TEST(InternalErrorType, ExitsSeventyAndAsksForAReport) {
   const InternalError error("packet model: credit count below zero at router 3");
   EXPECT_EQ(error.exit_code(), ExitCode::kInternal);
