@@ -98,6 +98,49 @@ TEST(PredictGpcnet, CongestorSchedulesHaveGpcnetsMessages) {
   }
 }
 
+// The RMA root's answers were operations of its own CPU, each paying o: the incast stopped at
+// message size / 2o (6.8 GB/s at 4 KiB), below the root's link, so no endpoint congestion formed
+// at one rank per node (Crystal at 696 nodes: latency impact 1.5 predicted, 6.85 measured). By
+// default they now run on the CPUs standing for the root's NIC (kRmaNicAgents), in parallel.
+TEST(PredictGpcnet, RmaAnswersRunOnTheRootsNicAgents) {
+  const GpcnetLayout layout = make_gpcnet_layout(40, 1, 3, 0.2);
+  ScheduleShape shape;
+  shape.canaries = false;
+  shape.congestor_iterations = {0, 0, 2, 2};
+  for (const bool nic : {true, false}) {
+    shape.rma_by_nic = nic;
+    const auto built = build_gpcnet_schedule(layout, shape);
+    // 8 RMA ranks per congestor: 7 origins answered by CPUs 1..7 (NIC) or all by CPU 0.
+    EXPECT_EQ(built.schedule.num_cpus(), nic ? 8U : 1U);
+  }
+  GpcnetOptions options;
+  // 40 nodes: 8 RMA-incast ranks, 7 origins, each bounded by its own round trip of 4o + 2L +
+  // the transfer (about 5.8 us: 7 x 4 KiB per 5.8 us = 4.7 GiB/s together) but for the root.
+  options.network_spec = "dragonfly:g=5,a=2,p=4,h=2";
+  options.seed = 3;
+  options.iterations = 2;
+  options.rings = 1;
+  options.params.overhead_send = sim::SimTime{1'000'000};  // 1 us: the CPU bound is 2 GB/s at 4 KiB
+  options.params.overhead_recv = sim::SimTime{1'000'000};
+  const auto incast_mib_s = [&](bool nic) {
+    options.rma_by_nic = nic;
+    const gpcnet::Report report = predict_gpcnet(options);
+    for (const auto& canary : report.phases.at(1).canaries) {
+      for (const auto& c : canary.congestors) {
+        if (c.type == gpcnet::CongestorType::kRmaIncast) {
+          return c.mib_per_s_total;
+        }
+      }
+    }
+    return 0.0;
+  };
+  const double cpu = incast_mib_s(false);
+  const double nic = incast_mib_s(true);
+  EXPECT_GT(cpu, 0);
+  EXPECT_LT(cpu, 4096.0 / 2e-6 / (1 << 20) * 1.01) << "one CPU answers at most one 4 KiB put per 2o";
+  EXPECT_GT(nic, 1.5 * cpu) << "the NIC's answers overlap";
+}
+
 TEST(PredictGpcnet, ImpactIsOneWhereNothingCongests) {
   // Links far faster than the NICs: canaries and congestors share no endpoint and no link is a
   // bottleneck, so the loaded canaries run as fast as the isolated ones.
