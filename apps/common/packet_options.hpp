@@ -26,12 +26,15 @@ inline constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;
 
 /// The packet model's options as text.
 struct PacketOptionsText {
-  std::string routing = "minimal";    ///< --routing.
-  std::string packet_size = "2KiB";   ///< --packet-size.
-  std::string buffer = "32KiB";       ///< --buffer.
-  std::uint32_t vcs = 3;              ///< --vcs.
-  std::string hop_latency = "100ns";  ///< --hop-latency.
-  bool congestion_control = false;    ///< --congestion-control.
+  std::string routing = "minimal";           ///< --routing.
+  std::string packet_size = "2KiB";          ///< --packet-size.
+  std::string buffer = "32KiB";              ///< --buffer.
+  std::uint32_t vcs = 3;                     ///< --vcs.
+  std::string hop_latency = "100ns";         ///< --hop-latency.
+  bool congestion_control = false;           ///< --congestion-control.
+  std::string terminal_latency = "0ns";      ///< --terminal-latency.
+  std::string global_extra_latency = "0ns";  ///< --global-extra-latency.
+  bool credit_delay = false;                 ///< --credit-delay.
 };
 
 /// Adds --routing, --packet-size, --buffer, --vcs (when `with_vcs`), --hop-latency and, when
@@ -53,6 +56,14 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
   if (with_vcs) {
     cmd.add_option("--vcs", t.vcs, "Packet model: virtual channels per link, 1 to 8")->capture_default_str();
   }
+  cmd.add_option("--terminal-latency", t.terminal_latency,
+                 "Packet model: latency of each injection and ejection link (docs/network-models.md)")
+      ->capture_default_str();
+  cmd.add_option("--global-extra-latency", t.global_extra_latency,
+                 "Packet model: latency a dragonfly global link adds to --hop-latency")
+      ->capture_default_str();
+  cmd.add_flag("--credit-delay", t.credit_delay,
+               "Packet model: credits travel back over the link, taking its latency");
 }
 
 /// A byte size option within [1, most]; InputError naming the option and the bound otherwise.
@@ -63,6 +74,16 @@ inline std::uint32_t bounded_bytes(const std::string& text, const char* option, 
   }
   // Fits: most is below 2^32.
   return static_cast<std::uint32_t>(value);
+}
+
+/// A latency option in ps, at most kMaxHopLatencyPs; InputError naming the option otherwise.
+inline std::uint64_t bounded_latency_ps(const std::string& text, const char* option) {
+  const std::uint64_t ps = parse_time_ps(text, option);
+  if (ps > kMaxHopLatencyPs) {
+    throw InputError(fmt::format(
+        "{} {}: at most 1 s per link (routers and cables take about 100ns; docs/limits.md)", option, text));
+  }
+  return ps;
 }
 
 /// The packet options of the text (the seed is the caller's); throws InputError naming the option.
@@ -76,6 +97,9 @@ inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
     throw InputError(fmt::format("--vcs {}: give 1 to 8 virtual channels", t.vcs));
   }
   p.vcs = t.vcs;
+  p.terminal_latency_ps = bounded_latency_ps(t.terminal_latency, "--terminal-latency");
+  p.global_extra_latency_ps = bounded_latency_ps(t.global_extra_latency, "--global-extra-latency");
+  p.credit_delay = t.credit_delay;
   return p;
 }
 

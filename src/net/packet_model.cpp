@@ -189,6 +189,7 @@ struct PacketModel::State {
   std::uint32_t src_base = 0;           // sending queue of rank r: queue src_base + r (link queues first)
   std::vector<double> capacity;         // bytes/ps per topology link
   std::vector<std::uint64_t> hop_ps;    // per topology link
+  std::uint64_t ring_ps = 0;            // the hop latency the ring holds (see hops_ring)
   std::vector<std::uint64_t> full_ser;  // ps for a full packet per topology link
   std::vector<std::uint8_t> ejection;   // per topology link: router to node
 
@@ -339,7 +340,9 @@ struct PacketModel::State {
   void add_return(std::uint32_t q, std::uint64_t tail) {
     std::uint32_t at = returns_first[q] + returns_count[q];
     at = at >= slots ? at - slots : at;
-    returns[static_cast<std::size_t>(q) * slots + at] = tail;
+    // With credit_delay the credit crosses the link back: one latency per link, so the ring
+    // stays in order.
+    returns[static_cast<std::size_t>(q) * slots + at] = options.credit_delay ? tail + hop_ps[q / vcs] : tail;
     ++returns_count[q];
     if (credit_wait[q] != 0 && credit_due[q] == 0) {
       credit_due[q] = 1;
@@ -603,8 +606,11 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
       packets[q_tail[d]].next = p;
     }
     q_tail[d] = p;
-    if (pk.head > now) {
+    if (pk.head > now && lat == ring_ps) {
       schedule_hop(pk.head, d);
+    } else if (pk.head > now) {
+      // A terminal or global link whose latency differs from the hops': the heap keeps the order.
+      schedule(pk.head, kHead, d);
     } else {
       // No latency (a terminal link): ask at once rather than through the heap, a third of the
       // events otherwise. The recursion follows the packet along its path, no deeper.
@@ -633,7 +639,10 @@ void PacketModel::State::received(std::uint32_t p, std::uint64_t tail) {
     return;
   }
   deliver(m.done_tail + latency_ps, m.token, m.dst);
-  const std::uint64_t hop_total = Network::hops(m.path) * network->params().hop_latency_ps;
+  std::uint64_t hop_total = 0;
+  for (const topo::LinkId l : m.path) {
+    hop_total += hop_ps[l];
+  }
   double slowest = static_cast<double>(gap_per_byte_ps);
   for (const topo::LinkId l : m.path) {
     slowest = std::max(slowest, 1.0 / capacity[l]);
@@ -719,9 +728,12 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.links = static_cast<topo::LinkId>(t.links().size());
   s.rx_base = s.links;
   s.src_base = s.links * s.vcs;
+  s.ring_ps = network_->params().hop_latency_ps;
   for (topo::LinkId l = 0; l < s.links; ++l) {
     s.capacity.push_back(network_->capacity_bytes_per_ps(l));
-    s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? network_->params().hop_latency_ps : 0);
+    const std::uint64_t hop =
+        network_->params().hop_latency_ps + (s.classes[l].global ? options_.global_extra_latency_ps : 0);
+    s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? hop : options_.terminal_latency_ps);
     s.full_ser.push_back(serialisation_ps(options_.packet_bytes, s.capacity.back()));
     s.ejection.push_back(t.links()[l].kind == topo::LinkKind::kEjection ? 1 : 0);
   }
@@ -784,12 +796,23 @@ void PacketModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& 
 std::uint64_t PacketModel::in_flight() const { return state_->active + state_->injections.size(); }
 
 std::string PacketModel::describe() const {
-  return fmt::format(
+  std::string text = fmt::format(
       "packet model on {} ({}): {} B packets, {} B buffers, {} virtual channels, {} routing, congestion "
       "control {}, seed {}",
       network_->topology().spec(), network_->placement().description, options_.packet_bytes,
       options_.buffer_bytes, options_.vcs, to_string(options_.routing),
       options_.congestion_control ? "on" : "off", options_.seed);
+  // The router options only when set, so that the description of a default model stays as it was.
+  if (options_.terminal_latency_ps != 0) {
+    text += fmt::format(", terminal latency {} ps", options_.terminal_latency_ps);
+  }
+  if (options_.global_extra_latency_ps != 0) {
+    text += fmt::format(", global links +{} ps", options_.global_extra_latency_ps);
+  }
+  if (options_.credit_delay) {
+    text += ", credits back over the link";
+  }
+  return text;
 }
 
 const NetStats& PacketModel::stats() const noexcept { return state_->stats; }

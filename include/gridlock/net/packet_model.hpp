@@ -62,6 +62,18 @@ struct PacketOptions {
   bool congestion_control = false;
   /// Seed of the Valiant and UGAL intermediate-group choice (printed with the results).
   std::uint64_t seed = 1;
+  /// Latency of each injection and ejection link (NIC to router, router to NIC), in ps: the
+  /// terminal cables and the pipelines of the first and last router, which the per-hop latency
+  /// leaves out. 0 (the default): none.
+  std::uint64_t terminal_latency_ps = 0;
+  /// Latency a dragonfly global link adds to the per-hop latency, in ps: its longer (optical)
+  /// cable, e.g. tens of metres between cabinets against a backplane inside a group. 0 (the
+  /// default): global and local hops take the same.
+  std::uint64_t global_extra_latency_ps = 0;
+  /// Credits travel back over the link: a slot a packet's tail left is usable upstream one link
+  /// latency later (credit-based flow control on a real link, and BookSim's credit channels);
+  /// with few buffer slots per round trip the link cannot stay busy. false (the default): at once.
+  bool credit_delay = false;
 };
 
 /// Time between two rate cuts of one sender, and per additive increase step (2 us).
