@@ -38,6 +38,13 @@ readonly CHANNEL_CYCLES=1
 # 100 global; its terminal channels keep 1.
 readonly DF_LOCAL_CYCLES=10
 readonly DF_GLOBAL_CYCLES=100
+# BookSim's router reallocates an output VC only after the previous packet's tail left: VC then
+# switch allocation, 2 cycles in which that VC carries nothing (measured: one 4-flit packet per 6
+# cycles on dragonflynew's single-VC global link, one 1-flit packet per 3 cycles).
+TURNAROUND="$(awk -v p="$CYCLE_PS" 'BEGIN { printf "%dps", 2 * p }')"
+readonly TURNAROUND
+# Seconds a BookSim run may spend draining its measured packets before it counts as saturated.
+readonly DRAIN_S=3
 
 usage() {
   sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//'
@@ -200,21 +207,41 @@ run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
     # accepted rate is the saturation throughput.
     echo "latency_thres = -1.0;"
     echo "warmup_periods = 3;"
-    echo "sample_period = 2000;"
-    echo "max_samples = 12;"
+    echo "sample_period = 1000;"
+    echo "max_samples = 10;"
     echo "seed = 1;"
   } >"$cfg"
+  # After its sample periods BookSim drains every measured packet, with no bound: behind a
+  # saturated network's source queues that takes far longer than the run. A drain still going
+  # after DRAIN_S seconds is stopped (this run's BookSim only, by its process id): the point is
+  # saturated, and the statistics of its last sample period (steady state) are the measurement.
+  "$booksim" "$cfg" >"$out" 2>&1 &
+  local pid=$! waited=0 stopped=0
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 0.2
+    if grep -q "Draining all recorded packets" "$out"; then
+      waited=$((waited + 1))
+      if [[ $waited -gt $((DRAIN_S * 5)) ]]; then
+        kill "$pid" 2>/dev/null || true
+        stopped=1
+        echo "compare_booksim.sh: drain stopped after ${DRAIN_S} s: saturated" >>"$out"
+        break
+      fi
+    fi
+  done
   # BookSim's exit status is not its success (2017's main returns 255 after a run that converged):
   # its output says whether the run ended with statistics.
-  "$booksim" "$cfg" >"$out" 2>&1 || true
-  grep -q -e "Overall Traffic Statistics" -e "Simulation unstable" "$out" || fail "BookSim failed on $cfg: see $out"
-  awk -v offered="$load" '
+  wait "$pid" 2>/dev/null || true
+  if [[ $stopped -eq 0 ]]; then
+    grep -q -e "Overall Traffic Statistics" -e "Simulation unstable" "$out" || fail "BookSim failed on $cfg: see $out"
+  fi
+  awk -v offered="$load" -v stopped="$stopped" '
     /^Packet latency average = / { lat = $5 }
     /^Accepted flit rate average ?= ?/ { s = $0; sub(/^[^=]*= */, "", s); split(s, f, " "); acc = f[1] }
     /Simulation unstable/ { unstable = 1 }
     END {
       if (acc == "") { exit 1 }
-      sat = (unstable || acc < 0.95 * offered) ? 1 : 0
+      sat = (unstable || stopped || acc < 0.95 * offered) ? 1 : 0
       printf "%.4f %.1f %d\n", acc, lat, sat
     }' "$out" || fail "no statistics in BookSim's output $out"
 }
@@ -226,7 +253,8 @@ run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HO
   local json="$dir/gridlock-$tag.json" out="$dir/gridlock-$tag.out"
   local args=(predict traffic --network "$net" --pattern "$pattern" --routing "$routing" --load "$loads"
     --packet-size "$((PACKET_FLITS * FLIT_BYTES))B" --buffer "$((buf * FLIT_BYTES))B" --vcs "$vcs"
-    --hop-latency "$hop" --terminal-latency "$terminal" --credit-delay --seed 1 --json "$json")
+    --hop-latency "$hop" --terminal-latency "$terminal" --credit-delay --vc-turnaround "$TURNAROUND"
+    --seed 1 --json "$json")
   if [[ "$global_extra" != "0ps" ]]; then
     args+=(--global-extra-latency "$global_extra")
   fi

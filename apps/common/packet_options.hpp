@@ -35,6 +35,7 @@ struct PacketOptionsText {
   std::string terminal_latency = "0ns";      ///< --terminal-latency.
   std::string global_extra_latency = "0ns";  ///< --global-extra-latency.
   bool credit_delay = false;                 ///< --credit-delay.
+  std::string vc_turnaround = "0ns";         ///< --vc-turnaround.
 };
 
 /// Adds --routing, --packet-size, --buffer, --vcs (when `with_vcs`), --hop-latency and, when
@@ -64,6 +65,9 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
       ->capture_default_str();
   cmd.add_flag("--credit-delay", t.credit_delay,
                "Packet model: credits travel back over the link, taking its latency");
+  cmd.add_option("--vc-turnaround", t.vc_turnaround,
+                 "Packet model: time a router's output channel rests after a packet's tail (allocation)")
+      ->capture_default_str();
 }
 
 /// A byte size option within [1, most]; InputError naming the option and the bound otherwise.
@@ -100,6 +104,7 @@ inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
   p.terminal_latency_ps = bounded_latency_ps(t.terminal_latency, "--terminal-latency");
   p.global_extra_latency_ps = bounded_latency_ps(t.global_extra_latency, "--global-extra-latency");
   p.credit_delay = t.credit_delay;
+  p.vc_turnaround_ps = bounded_latency_ps(t.vc_turnaround, "--vc-turnaround");
   return p;
 }
 

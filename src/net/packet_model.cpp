@@ -18,6 +18,7 @@ namespace gridlock::net {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // Inputs still waiting for an ejection link when a packet crosses it that count as endpoint
 // congestion (congestion control marks the packet): two, so that two senders taking turns at one
 // receiver are not throttled.
@@ -192,6 +193,7 @@ struct PacketModel::State {
   std::uint64_t ring_ps = 0;            // the hop latency the ring holds (see hops_ring)
   std::vector<std::uint64_t> full_ser;  // ps for a full packet per topology link
   std::vector<std::uint8_t> ejection;   // per topology link: router to node
+  std::vector<std::uint64_t> turn_ps;   // per topology link: its output channels' turnaround
 
   // Ports (topology links, then receiving NICs).
   std::vector<std::uint64_t> busy_until;
@@ -202,6 +204,7 @@ struct PacketModel::State {
   std::vector<std::uint32_t> q_head;  // packets (link queues) or messages (sender queues)
   std::vector<std::uint32_t> q_tail;
   std::vector<std::uint32_t> credits;  // link queues: free slots
+  std::vector<std::uint64_t> vc_free;  // link queues: when their channel may take a new packet
   // Credits on their way back, per link queue: the times the packets that left it free their
   // slots, in order (a FIFO's tails leave in order), at most `slots` of them, in a ring. They are
   // taken lazily when the buffer's credits are looked at; an event is due only when a packet
@@ -383,7 +386,10 @@ void PacketModel::State::start(const Injection& in) {
     std::uint64_t tail = latency_ps + carried * gap_per_byte_ps;
     if (!same_node) {
       network->path_into(in.src, in.dst, scratch);
-      tail += Network::hops(scratch) * network->params().hop_latency_ps;
+      // The path's link latencies, as a packet's: hops, global links' extra, terminal links.
+      for (const topo::LinkId l : scratch) {
+        tail += hop_ps[l];
+      }
     }
     deliver(in.time + tail, in.token, in.dst);
     return;
@@ -500,16 +506,22 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
   }
   // Oldest request first: `waiting` is in the order the inputs asked, and a served input that asks
   // again goes to its end, so every waiting input is served before any is served twice (round-
-  // robin over inputs and channels). One whose next buffer is full is skipped but keeps its place.
+  // robin over inputs and channels). One whose next buffer is full, or whose channel is still
+  // turning around (vc_turnaround_ps), is skipped but keeps its place.
   // (A round-robin pointer into this list, as before, pointed after a skip at the winner's place,
   // where the winner, asking again at once, stayed: a backlogged flow then kept the output for as
   // long as it had packets and starved the skipped one; issue 26.)
+  std::uint64_t turned = kNever;  // earliest end of a turnaround that held an input back
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const std::uint32_t q = waiting[i];
     std::uint32_t vc = 0;
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
       vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port]));
+    }
+    if (port < rx_base && vc_free[port * vcs + vc] > now) {
+      turned = std::min(turned, vc_free[port * vcs + vc]);
+      continue;
     }
     if (port < rx_base && refresh(port * vcs + vc) == 0) {
       wait_credit(port * vcs + vc);  // its kCredit event arbitrates again
@@ -522,6 +534,10 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
       schedule(busy_until[port], kPortFree, port);
     }
     return;
+  }
+  if (turned != kNever && wake_pending[port] == 0) {
+    wake_pending[port] = 1;
+    schedule(turned, kPortFree, port);
   }
 }
 
@@ -583,6 +599,11 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
   } else {
     const std::uint32_t d = port * vcs + vc;
     const std::uint64_t lat = hop_ps[port];
+    if (turn_ps[port] != 0) {
+      // Held until the tail has left, then the allocation (without the option, a channel takes
+      // the next packet once the link is free, as before).
+      vc_free[d] = tail + turn_ps[port];
+    }
     stats.link_bytes[port] += pk.bytes;
     // Endpoint congestion: the packet crosses an ejection link while other inputs of the router
     // wait for the same link (an incast's tree saturation: the backlog sits in the routers when
@@ -736,6 +757,7 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
     s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? hop : options_.terminal_latency_ps);
     s.full_ser.push_back(serialisation_ps(options_.packet_bytes, s.capacity.back()));
     s.ejection.push_back(t.links()[l].kind == topo::LinkKind::kEjection ? 1 : 0);
+    s.turn_ps.push_back(t.links()[l].kind == topo::LinkKind::kInjection ? 0 : options_.vc_turnaround_ps);
   }
   s.busy_until.assign(ports, 0);
   s.requesters.resize(ports);
@@ -743,6 +765,7 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.q_head.assign(queues, kNone);
   s.q_tail.assign(queues, kNone);
   s.credits.assign(static_cast<std::size_t>(s.src_base), s.slots);
+  s.vc_free.assign(static_cast<std::size_t>(s.src_base), 0);
   s.returns.assign(static_cast<std::size_t>(s.src_base) * s.slots, 0);
   s.returns_first.assign(s.src_base, 0);
   s.returns_count.assign(s.src_base, 0);
@@ -811,6 +834,9 @@ std::string PacketModel::describe() const {
   }
   if (options_.credit_delay) {
     text += ", credits back over the link";
+  }
+  if (options_.vc_turnaround_ps != 0) {
+    text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);
   }
   return text;
 }

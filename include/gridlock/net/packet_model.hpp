@@ -74,6 +74,11 @@ struct PacketOptions {
   /// latency later (credit-based flow control on a real link, and BookSim's credit channels);
   /// with few buffer slots per round trip the link cannot stay busy. false (the default): at once.
   bool credit_delay = false;
+  /// Time an output virtual channel of a router stays unusable after a packet's tail left on it,
+  /// in ps: the next packet's VC and switch allocation, which a router without speculation starts
+  /// only then (BookSim's iq router: vc_alloc_delay + sw_alloc_delay = 2 cycles). Other channels of
+  /// the link may send meanwhile. Injection links (NIC to router) take none. 0 (the default): none.
+  std::uint64_t vc_turnaround_ps = 0;
 };
 
 /// Time between two rate cuts of one sender, and per additive increase step (2 us).
