@@ -43,6 +43,8 @@ readonly DF_GLOBAL_CYCLES=100
 # cycles on dragonflynew's single-VC global link, one 1-flit packet per 3 cycles).
 TURNAROUND="$(awk -v p="$CYCLE_PS" 'BEGIN { printf "%dps", 2 * p }')"
 readonly TURNAROUND
+# dragonflynew's ugal routing function: adaptive_threshold = 30 (flits).
+readonly UGAL_THRESHOLD_FLITS=30
 # Seconds a BookSim run may spend draining its measured packets before it counts as saturated.
 readonly DRAIN_S=3
 
@@ -257,6 +259,10 @@ run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HO
     --seed 1 --json "$json")
   if [[ "$global_extra" != "0ps" ]]; then
     args+=(--global-extra-latency "$global_extra")
+  fi
+  if [[ "$routing" == "ugal" ]]; then
+    # dragonflynew's ugal: minimal while its queue <= 2 x the non-minimal one's + 30 flits.
+    args+=(--ugal-rule booksim --ugal-threshold "$((UGAL_THRESHOLD_FLITS * FLIT_BYTES))B")
   fi
   echo "$gridlock ${args[*]}" >"$out"
   "$gridlock" "${args[@]}" >>"$out" 2>&1 || fail "gridlock failed: see $out"

@@ -36,6 +36,8 @@ struct PacketOptionsText {
   std::string global_extra_latency = "0ns";  ///< --global-extra-latency.
   bool credit_delay = false;                 ///< --credit-delay.
   std::string vc_turnaround = "0ns";         ///< --vc-turnaround.
+  std::string ugal_rule = "hops";            ///< --ugal-rule.
+  std::string ugal_threshold = "0B";         ///< --ugal-threshold.
 };
 
 /// Adds --routing, --packet-size, --buffer, --vcs (when `with_vcs`), --hop-latency and, when
@@ -67,6 +69,11 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
                "Packet model: credits travel back over the link, taking its latency");
   cmd.add_option("--vc-turnaround", t.vc_turnaround,
                  "Packet model: time a router's output channel rests after a packet's tail (allocation)")
+      ->capture_default_str();
+  cmd.add_option("--ugal-rule", t.ugal_rule, "Packet model: UGAL's comparison, hops or booksim")
+      ->capture_default_str();
+  cmd.add_option("--ugal-threshold", t.ugal_threshold,
+                 "Packet model: --ugal-rule booksim's bias to the minimal path, in buffered bytes")
       ->capture_default_str();
 }
 
@@ -105,6 +112,25 @@ inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
   p.global_extra_latency_ps = bounded_latency_ps(t.global_extra_latency, "--global-extra-latency");
   p.credit_delay = t.credit_delay;
   p.vc_turnaround_ps = bounded_latency_ps(t.vc_turnaround, "--vc-turnaround");
+  if (t.ugal_rule == "booksim") {
+    p.ugal_rule = net::UgalRule::kBookSim;
+  } else if (t.ugal_rule != "hops") {
+    throw InputError(
+        fmt::format("--ugal-rule '{}': give hops (queue x hops, Valiant when cheaper) or booksim (BookSim2's "
+                    "dragonflynew "
+                    "rule)",
+                    t.ugal_rule));
+  }
+  const std::uint64_t threshold = parse_byte_size(t.ugal_threshold, "--ugal-threshold");
+  if (threshold > kMaxBufferBytes) {
+    throw InputError(fmt::format("--ugal-threshold {}: give at most {} (a buffer's most; docs/limits.md)",
+                                 t.ugal_threshold, format_bytes(kMaxBufferBytes)));
+  }
+  if (threshold != 0 && p.ugal_rule != net::UgalRule::kBookSim) {
+    throw InputError(fmt::format("--ugal-threshold {}: only --ugal-rule booksim takes a threshold; add it",
+                                 t.ugal_threshold));
+  }
+  p.ugal_threshold_bytes = threshold;
   return p;
 }
 

@@ -354,6 +354,15 @@ struct PacketModel::State {
   }
 
   // Buffer slots in use downstream of `link` plus the packets waiting for it: UGAL's queue length.
+  // Buffer slots in use (or whose credit is on its way back) downstream of `link`.
+  [[nodiscard]] std::uint64_t downstream_used(topo::LinkId link) {
+    std::uint64_t used = 0;
+    for (std::uint32_t v = 0; v < vcs; ++v) {
+      used += slots - refresh(link * vcs + v);
+    }
+    return used;
+  }
+
   [[nodiscard]] std::uint64_t occupancy(topo::LinkId link) {
     std::uint64_t used = requesters[link].size();
     for (std::uint32_t v = 0; v < vcs; ++v) {
@@ -446,6 +455,13 @@ bool PacketModel::State::take_valiant(Message& m) {
   // queue times its hops exceeds the Valiant path's; ties go minimal.
   if (m.alt.empty()) {
     return false;
+  }
+  if (options.ugal_rule == UgalRule::kBookSim) {
+    // dragonflynew's ugal: the used credits of each path's first output (buffers downstream and
+    // credits on their way back, not the packets waiting here), in bytes; ties go minimal.
+    const std::uint64_t min_used = downstream_used(m.path[1]) * options.packet_bytes;
+    const std::uint64_t val_used = downstream_used(m.alt[1]) * options.packet_bytes;
+    return min_used > 2 * val_used + options.ugal_threshold_bytes;
   }
   const std::uint64_t min_cost = occupancy(m.path[1]) * Network::hops(m.path);
   const std::uint64_t val_cost = occupancy(m.alt[1]) * Network::hops(m.alt);
@@ -837,6 +853,9 @@ std::string PacketModel::describe() const {
   }
   if (options_.vc_turnaround_ps != 0) {
     text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);
+  }
+  if (options_.ugal_rule == UgalRule::kBookSim) {
+    text += fmt::format(", BookSim's UGAL rule (threshold {} B)", options_.ugal_threshold_bytes);
   }
   return text;
 }

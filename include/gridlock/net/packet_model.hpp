@@ -36,6 +36,13 @@ enum class Routing : std::uint8_t {
   kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
 };
 
+/// How UGAL weighs the minimal path against the Valiant path at the packet's source router.
+enum class UgalRule : std::uint8_t {
+  kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper.
+  kBookSim,  ///< BookSim2's dragonflynew: minimal while its first link's downstream buffers hold
+             ///< at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted).
+};
+
 /// `minimal`, `valiant` or `ugal`.
 [[nodiscard]] const char* to_string(Routing routing) noexcept;
 /// Parses a --routing value; throws InputError naming `what` and the choices otherwise.
@@ -79,6 +86,10 @@ struct PacketOptions {
   /// only then (BookSim's iq router: vc_alloc_delay + sw_alloc_delay = 2 cycles). Other channels of
   /// the link may send meanwhile. Injection links (NIC to router) take none. 0 (the default): none.
   std::uint64_t vc_turnaround_ps = 0;
+  /// UGAL's comparison (routing ugal only); kHops (the default) as before.
+  UgalRule ugal_rule = UgalRule::kHops;
+  /// kBookSim's bias towards the minimal path, in bytes of buffer contents (BookSim: 30 flits).
+  std::uint64_t ugal_threshold_bytes = 0;
 };
 
 /// Time between two rate cuts of one sender, and per additive increase step (2 us).
