@@ -190,7 +190,8 @@ ps_of_cycles() { # ps_of_cycles CYCLES (may be fractional to 0.5)
   awk -v c="$1" -v p="$CYCLE_PS" 'BEGIN { printf "%dps", c * p + 0.5 }'
 }
 
-# One BookSim run: writes CFG and OUT; prints "accepted latency_cycles saturated(0/1)".
+# One BookSim run: writes CFG and OUT; sets B_ACC, B_LAT (cycles) and B_SAT (0/1). The runs are
+# called in the script's own shell (not in $(...)), so that fail() ends the script.
 run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
   local dir="$1" tag="$2" topo="$3" routing="$4" traffic="$5" vcs="$6" buf="$7" load="$8"
   local cfg="$dir/booksim-$tag.cfg" out="$dir/booksim-$tag.out"
@@ -237,7 +238,8 @@ run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
   if [[ $stopped -eq 0 ]]; then
     grep -q -e "Overall Traffic Statistics" -e "Simulation unstable" "$out" || fail "BookSim failed on $cfg: see $out"
   fi
-  awk -v offered="$load" -v stopped="$stopped" '
+  local result
+  result="$(awk -v offered="$load" -v stopped="$stopped" '
     /^Packet latency average = / { lat = $5 }
     /^Accepted flit rate average ?= ?/ { s = $0; sub(/^[^=]*= */, "", s); split(s, f, " "); acc = f[1] }
     /Simulation unstable/ { unstable = 1 }
@@ -245,10 +247,12 @@ run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
       if (acc == "") { exit 1 }
       sat = (unstable || stopped || acc < 0.95 * offered) ? 1 : 0
       printf "%.4f %.1f %d\n", acc, lat, sat
-    }' "$out" || fail "no statistics in BookSim's output $out"
+    }' "$out")" || fail "no statistics in BookSim's output $out"
+  read -r B_ACC B_LAT B_SAT <<<"$result"
 }
 
-# One gridlock run over LOADS: writes JSON and OUT; prints "offered accepted latency_cycles sat" per load.
+# One gridlock run over LOADS: writes JSON and OUT; sets G_POINTS, one "offered accepted
+# latency_cycles sat" per load.
 run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HOP TERMINAL GLOBAL_EXTRA
   local dir="$1" tag="$2" net="$3" routing="$4" pattern="$5" vcs="$6" buf="$7" loads="$8"
   local hop="$9" terminal="${10}" global_extra="${11}"
@@ -266,9 +270,11 @@ run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HO
   fi
   echo "$gridlock ${args[*]}" >"$out"
   "$gridlock" "${args[@]}" >>"$out" 2>&1 || fail "gridlock failed: see $out"
-  jq -r --argjson cyc "$CYCLE_PS" \
+  local points
+  points="$(jq -r --argjson cyc "$CYCLE_PS" \
     '.points[] | "\(.offered) \(.accepted) \(.latency_avg_ns * 1000 / $cyc) \(if .saturated then 1 else 0 end)"' \
-    "$json" || fail "cannot read $json"
+    "$json")" || fail "cannot read $json"
+  mapfile -t G_POINTS <<<"$points"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.3f", a / b }'; }
@@ -316,14 +322,16 @@ for c in "${selected[@]}"; do
   echo "== $name: BookSim $topo, $b_routing, traffic $b_traffic, $vcs VCs x $buf flits | gridlock $network, $g_routing, $g_pattern, --hop-latency $hop --terminal-latency $terminal${global_extra_cycles:+ --global-extra-latency $global_extra}"
   echo "| offered | booksim accepted | gridlock accepted | booksim lat avg | gridlock lat avg | ratio |"
   echo "| --- | --- | --- | --- | --- | --- |"
-  mapfile -t g_points < <(run_gridlock "$dir" "curve" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$loads" \
-    "$hop" "$terminal" "$global_extra")
+  run_gridlock "$dir" "curve" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$loads" \
+    "$hop" "$terminal" "$global_extra"
+  g_points=("${G_POINTS[@]}")
   b_sat=""
   g_sat=""
   IFS=',' read -r -a load_list <<<"$loads"
   for i in "${!load_list[@]}"; do
     load="${load_list[$i]}"
-    read -r b_acc b_lat b_s < <(run_booksim "$dir" "$load" "$topo" "$b_routing" "$b_traffic" "$vcs" "$buf" "$load")
+    run_booksim "$dir" "$load" "$topo" "$b_routing" "$b_traffic" "$vcs" "$buf" "$load"
+    b_acc="$B_ACC" b_lat="$B_LAT" b_s="$B_SAT"
     read -r _ g_acc g_lat g_s <<<"${g_points[$i]}"
     g_lat="$(awk -v x="$g_lat" 'BEGIN { printf "%.1f", x }')"
     g_acc="$(awk -v x="$g_acc" 'BEGIN { printf "%.4f", x }')"
@@ -335,9 +343,10 @@ for c in "${selected[@]}"; do
   sat_verdict="$(verdict "$sat_ratio" 0.10)"
   echo "saturation (accepted at offered ${load_list[-1]}): booksim $b_sat, gridlock $g_sat, ratio $sat_ratio (target within 10%: $sat_verdict)"
   half="$(awk -v s="$b_sat" 'BEGIN { printf "%.3f", s / 2 }')"
-  read -r hb_acc hb_lat hb_s < <(run_booksim "$dir" "half-$half" "$topo" "$b_routing" "$b_traffic" "$vcs" "$buf" "$half")
-  read -r _ hg_acc hg_lat hg_s < <(run_gridlock "$dir" "half" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$half" \
-    "$hop" "$terminal" "$global_extra")
+  run_booksim "$dir" "half-$half" "$topo" "$b_routing" "$b_traffic" "$vcs" "$buf" "$half"
+  hb_acc="$B_ACC" hb_lat="$B_LAT" hb_s="$B_SAT"
+  run_gridlock "$dir" "half" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$half" "$hop" "$terminal" "$global_extra"
+  read -r _ hg_acc hg_lat hg_s <<<"${G_POINTS[0]}"
   hg_lat="$(awk -v x="$hg_lat" 'BEGIN { printf "%.1f", x }')"
   lat_ratio="$(ratio "$hg_lat" "$hb_lat")"
   lat_verdict="$(verdict "$lat_ratio" 0.15)"

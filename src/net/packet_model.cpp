@@ -117,6 +117,19 @@ void validate(const PacketOptions& options, const Network& network) {
         "packet model: {} routing needs a dragonfly, but the network is {}: give --routing minimal",
         to_string(options.routing), network.topology().spec()));
   }
+  if (options.global_extra_latency_ps != 0 && !dragonfly) {
+    throw InputError(
+        fmt::format("packet model: a global link latency (--global-extra-latency) needs a dragonfly, but the "
+                    "network is {}: "
+                    "drop it or use --hop-latency",
+                    network.topology().spec()));
+  }
+  if (options.ugal_rule != UgalRule::kHops && options.routing != Routing::kUgal) {
+    throw InputError(
+        fmt::format("packet model: --ugal-rule booksim applies to ugal routing, not {}: give "
+                    "--routing ugal or drop it",
+                    to_string(options.routing)));
+  }
   const std::uint32_t needed = required_vcs(options.routing, network);
   if (options.vcs < needed) {
     const char* why =

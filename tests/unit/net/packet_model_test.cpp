@@ -301,6 +301,29 @@ TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   EXPECT_LT(last[2] * 2, last[0]) << "ugal";
 }
 
+TEST(PacketModel, BookSimUgalRuleStaysMinimalUpToItsThreshold) {
+  // The adversarial pattern above with BookSim's UGAL rule: with a threshold above any buffer's
+  // contents every packet goes minimally (the minimal run's times exactly); with none it turns to
+  // Valiant paths once the minimal one's buffers fill, and beats minimal routing.
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8 + i, 262'145});
+  }
+  PacketModel minimal(network, PacketOptions{});
+  const auto base = deliveries(minimal, m, bare(), 72);
+  PacketOptions o;
+  o.routing = Routing::kUgal;
+  o.ugal_rule = UgalRule::kBookSim;
+  o.ugal_threshold_bytes = std::uint64_t{1} << 40U;
+  PacketModel biased(network, o);
+  EXPECT_EQ(deliveries(biased, m, bare(), 72), base);
+  o.ugal_threshold_bytes = 0;
+  PacketModel adaptive(network, o);
+  const auto spread = deliveries(adaptive, m, bare(), 72);
+  EXPECT_LT(*std::max_element(spread.begin(), spread.end()) * 2, *std::max_element(base.begin(), base.end()));
+}
+
 TEST(PacketModel, RandomTrafficIsDeliveredOnceAndNeverBeforeItsIdleTime) {
   // Random messages (0 B to 40 kB, random senders, receivers and times) on each topology kind
   // with random packet and buffer sizes, one rank per node and then two: every message is delivered exactly
