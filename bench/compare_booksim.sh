@@ -68,10 +68,10 @@ readonly CASES=(
   "df2-min-worst|topology=dragonflynew;k=2;n=1|dragonfly:g=9,a=4,p=2,h=2|min:minimal|bad_dragon:worst-case|2|256|0.05,0.1,0.15,0.2,0.3,0.5,1.0|0.05,0.1,0.3,1.0|y"
   "df2-ugal-uniform|topology=dragonflynew;k=2;n=1|dragonfly:g=9,a=4,p=2,h=2|ugal:ugal|uniform:uniform|3|256|0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0|0.1,0.4,0.7,1.0|y"
   "df2-ugal-worst|topology=dragonflynew;k=2;n=1|dragonfly:g=9,a=4,p=2,h=2|ugal:ugal|bad_dragon:worst-case|3|256|0.1,0.2,0.3,0.4,0.5,0.6,0.8,1.0|0.1,0.3,0.5,1.0|y"
-  "df4-min-uniform|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|min:minimal|uniform:uniform|2|256|0.1,0.3,0.5,0.7,0.9,1.0||n"
-  "df4-min-worst|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|min:minimal|bad_dragon:worst-case|2|256|0.02,0.05,0.1,1.0||n"
-  "df4-ugal-uniform|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|ugal:ugal|uniform:uniform|3|256|0.1,0.3,0.5,0.7,0.9,1.0||n"
-  "df4-ugal-worst|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|ugal:ugal|bad_dragon:worst-case|3|256|0.1,0.2,0.3,0.4,0.6,1.0||n"
+  "df4-min-uniform|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|min:minimal|uniform:uniform|2|256|0.3,0.7,1.0||n"
+  "df4-min-worst|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|min:minimal|bad_dragon:worst-case|2|256|0.02,1.0||n"
+  "df4-ugal-uniform|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|ugal:ugal|uniform:uniform|3|256|0.3,0.7,1.0||n"
+  "df4-ugal-worst|topology=dragonflynew;k=4;n=1|dragonfly:g=33,a=8,p=4,h=4|ugal:ugal|bad_dragon:worst-case|3|256|0.1,0.3,1.0||n"
   "torus-uniform|topology=torus;k=4;n=3|torus:4x4x4,npr=1|dim_order:minimal|uniform:uniform|2|8|0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0|0.1,0.4,0.7,1.0|y"
   "torus-tornado|topology=torus;k=4;n=3|torus:4x4x4,npr=1|dim_order:minimal|tornado:worst-case|2|8|0.1,0.2,0.3,0.4,0.5,0.6,0.8,1.0|0.1,0.3,0.5,1.0|y"
   "fattree-uniform|topology=fattree;k=4;n=2|fattree:4x4|nca:minimal|uniform:uniform|1|8|0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0|0.1,0.4,0.7,1.0|y"
@@ -251,15 +251,15 @@ run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
   read -r B_ACC B_LAT B_SAT <<<"$result"
 }
 
-# One gridlock run over LOADS: writes JSON and OUT; sets G_POINTS, one "offered accepted
+# One gridlock run over LOADS (CREDIT: the channel's latency, which credits take back): writes JSON and OUT; sets G_POINTS, one "offered accepted
 # latency_cycles sat" per load.
-run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HOP TERMINAL GLOBAL_EXTRA
+run_gridlock() { # run_gridlock DIR TAG NETWORK ROUTING PATTERN VCS BUF LOADS HOP TERMINAL GLOBAL_EXTRA CREDIT
   local dir="$1" tag="$2" net="$3" routing="$4" pattern="$5" vcs="$6" buf="$7" loads="$8"
-  local hop="$9" terminal="${10}" global_extra="${11}"
+  local hop="$9" terminal="${10}" global_extra="${11}" credit="${12}"
   local json="$dir/gridlock-$tag.json" out="$dir/gridlock-$tag.out"
   local args=(predict traffic --network "$net" --pattern "$pattern" --routing "$routing" --load "$loads"
     --packet-size "$((PACKET_FLITS * FLIT_BYTES))B" --buffer "$((buf * FLIT_BYTES))B" --vcs "$vcs"
-    --hop-latency "$hop" --terminal-latency "$terminal" --credit-delay --vc-turnaround "$TURNAROUND"
+    --hop-latency "$hop" --terminal-latency "$terminal" --credit-latency "$credit" --vc-turnaround "$TURNAROUND"
     --seed 1 --json "$json")
   if [[ "$global_extra" != "0ps" ]]; then
     args+=(--global-extra-latency "$global_extra")
@@ -301,11 +301,13 @@ for c in "${selected[@]}"; do
   dir="$results/$name"
   mkdir -p "$dir"
   hop_cycles=$((ROUTER_CYCLES + CHANNEL_CYCLES))
+  credit_cycles=$CHANNEL_CYCLES
   global_extra_cycles=0
   network="$net"
   case "$net" in
     dragonfly:*)
       hop_cycles=$((ROUTER_CYCLES + DF_LOCAL_CYCLES))
+      credit_cycles=$DF_LOCAL_CYCLES
       global_extra_cycles=$((DF_GLOBAL_CYCLES - DF_LOCAL_CYCLES))
       network="$net,local=10GB/s,global=10GB/s,terminal=10GB/s"
       ;;
@@ -317,13 +319,14 @@ for c in "${selected[@]}"; do
   hop="$(ps_of_cycles "$hop_cycles")"
   terminal="$(ps_of_cycles "$terminal_cycles")"
   global_extra="$(ps_of_cycles "$global_extra_cycles")"
+  credit="$(ps_of_cycles "$credit_cycles")"
 
   echo
-  echo "== $name: BookSim $topo, $b_routing, traffic $b_traffic, $vcs VCs x $buf flits | gridlock $network, $g_routing, $g_pattern, --hop-latency $hop --terminal-latency $terminal${global_extra_cycles:+ --global-extra-latency $global_extra}"
+  echo "== $name: BookSim $topo, $b_routing, traffic $b_traffic, $vcs VCs x $buf flits | gridlock $network, $g_routing, $g_pattern, --hop-latency $hop --terminal-latency $terminal --credit-latency $credit --vc-turnaround $TURNAROUND$([[ $global_extra_cycles -eq 0 ]] || echo " --global-extra-latency $global_extra")$([[ "$g_routing" != ugal ]] || echo " --ugal-rule booksim")"
   echo "| offered | booksim accepted | gridlock accepted | booksim lat avg | gridlock lat avg | ratio |"
   echo "| --- | --- | --- | --- | --- | --- |"
   run_gridlock "$dir" "curve" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$loads" \
-    "$hop" "$terminal" "$global_extra"
+    "$hop" "$terminal" "$global_extra" "$credit"
   g_points=("${G_POINTS[@]}")
   b_sat=""
   g_sat=""
@@ -345,7 +348,7 @@ for c in "${selected[@]}"; do
   half="$(awk -v s="$b_sat" 'BEGIN { printf "%.3f", s / 2 }')"
   run_booksim "$dir" "half-$half" "$topo" "$b_routing" "$b_traffic" "$vcs" "$buf" "$half"
   hb_acc="$B_ACC" hb_lat="$B_LAT" hb_s="$B_SAT"
-  run_gridlock "$dir" "half" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$half" "$hop" "$terminal" "$global_extra"
+  run_gridlock "$dir" "half" "$network" "$g_routing" "$g_pattern" "$vcs" "$buf" "$half" "$hop" "$terminal" "$global_extra" "$credit"
   read -r _ hg_acc hg_lat hg_s <<<"${G_POINTS[0]}"
   hg_lat="$(awk -v x="$hg_lat" 'BEGIN { printf "%.1f", x }')"
   lat_ratio="$(ratio "$hg_lat" "$hb_lat")"

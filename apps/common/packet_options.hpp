@@ -34,7 +34,7 @@ struct PacketOptionsText {
   bool congestion_control = false;           ///< --congestion-control.
   std::string terminal_latency = "0ns";      ///< --terminal-latency.
   std::string global_extra_latency = "0ns";  ///< --global-extra-latency.
-  bool credit_delay = false;                 ///< --credit-delay.
+  std::string credit_latency = "0ns";        ///< --credit-latency.
   std::string vc_turnaround = "0ns";         ///< --vc-turnaround.
   std::string ugal_rule = "hops";            ///< --ugal-rule.
   std::string ugal_threshold = "0B";         ///< --ugal-threshold.
@@ -65,8 +65,9 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
   cmd.add_option("--global-extra-latency", t.global_extra_latency,
                  "Packet model: latency a dragonfly global link adds to --hop-latency")
       ->capture_default_str();
-  cmd.add_flag("--credit-delay", t.credit_delay,
-               "Packet model: credits travel back over the link, taking its latency");
+  cmd.add_option("--credit-latency", t.credit_latency,
+                 "Packet model: latency of a credit's way back over a link (flow control)")
+      ->capture_default_str();
   cmd.add_option("--vc-turnaround", t.vc_turnaround,
                  "Packet model: time a router's output channel rests after a packet's tail (allocation)")
       ->capture_default_str();
@@ -110,7 +111,7 @@ inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
   p.vcs = t.vcs;
   p.terminal_latency_ps = bounded_latency_ps(t.terminal_latency, "--terminal-latency");
   p.global_extra_latency_ps = bounded_latency_ps(t.global_extra_latency, "--global-extra-latency");
-  p.credit_delay = t.credit_delay;
+  p.credit_latency_ps = bounded_latency_ps(t.credit_latency, "--credit-latency");
   p.vc_turnaround_ps = bounded_latency_ps(t.vc_turnaround, "--vc-turnaround");
   if (t.ugal_rule == "booksim") {
     p.ugal_rule = net::UgalRule::kBookSim;

@@ -198,15 +198,16 @@ struct PacketModel::State {
   detail::VcRule rule = detail::VcRule::kSingle;
   std::vector<detail::LinkClass> classes;
   const topo::Dragonfly* dragonfly = nullptr;
-  topo::LinkId links = 0;               // topology links: ports 0 .. links-1
-  std::uint32_t rx_base = 0;            // receiving NIC of rank r: port rx_base + r
-  std::uint32_t src_base = 0;           // sending queue of rank r: queue src_base + r (link queues first)
-  std::vector<double> capacity;         // bytes/ps per topology link
-  std::vector<std::uint64_t> hop_ps;    // per topology link
-  std::uint64_t ring_ps = 0;            // the hop latency the ring holds (see hops_ring)
-  std::vector<std::uint64_t> full_ser;  // ps for a full packet per topology link
-  std::vector<std::uint8_t> ejection;   // per topology link: router to node
-  std::vector<std::uint64_t> turn_ps;   // per topology link: its output channels' turnaround
+  topo::LinkId links = 0;                // topology links: ports 0 .. links-1
+  std::uint32_t rx_base = 0;             // receiving NIC of rank r: port rx_base + r
+  std::uint32_t src_base = 0;            // sending queue of rank r: queue src_base + r (link queues first)
+  std::vector<double> capacity;          // bytes/ps per topology link
+  std::vector<std::uint64_t> hop_ps;     // per topology link
+  std::uint64_t ring_ps = 0;             // the hop latency the ring holds (see hops_ring)
+  std::vector<std::uint64_t> full_ser;   // ps for a full packet per topology link
+  std::vector<std::uint8_t> ejection;    // per topology link: router to node
+  std::vector<std::uint64_t> turn_ps;    // per topology link: its output channels' turnaround
+  std::vector<std::uint64_t> credit_ps;  // per topology link: a credit's way back
 
   // Ports (topology links, then receiving NICs).
   std::vector<std::uint64_t> busy_until;
@@ -356,9 +357,8 @@ struct PacketModel::State {
   void add_return(std::uint32_t q, std::uint64_t tail) {
     std::uint32_t at = returns_first[q] + returns_count[q];
     at = at >= slots ? at - slots : at;
-    // With credit_delay the credit crosses the link back: one latency per link, so the ring
-    // stays in order.
-    returns[static_cast<std::size_t>(q) * slots + at] = options.credit_delay ? tail + hop_ps[q / vcs] : tail;
+    // The credit crosses the link back: one latency per link, so the ring stays in order.
+    returns[static_cast<std::size_t>(q) * slots + at] = tail + credit_ps[q / vcs];
     ++returns_count[q];
     if (credit_wait[q] != 0 && credit_due[q] == 0) {
       credit_due[q] = 1;
@@ -786,6 +786,10 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
     s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? hop : options_.terminal_latency_ps);
     s.full_ser.push_back(serialisation_ps(options_.packet_bytes, s.capacity.back()));
     s.ejection.push_back(t.links()[l].kind == topo::LinkKind::kEjection ? 1 : 0);
+    s.credit_ps.push_back(options_.credit_latency_ps == 0
+                              ? 0
+                              : options_.credit_latency_ps +
+                                    (s.classes[l].global ? options_.global_extra_latency_ps : 0));
     s.turn_ps.push_back(t.links()[l].kind == topo::LinkKind::kInjection ? 0 : options_.vc_turnaround_ps);
   }
   s.busy_until.assign(ports, 0);
@@ -861,8 +865,8 @@ std::string PacketModel::describe() const {
   if (options_.global_extra_latency_ps != 0) {
     text += fmt::format(", global links +{} ps", options_.global_extra_latency_ps);
   }
-  if (options_.credit_delay) {
-    text += ", credits back over the link";
+  if (options_.credit_latency_ps != 0) {
+    text += fmt::format(", credit latency {} ps", options_.credit_latency_ps);
   }
   if (options_.vc_turnaround_ps != 0) {
     text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);

@@ -77,10 +77,12 @@ struct PacketOptions {
   /// cable, e.g. tens of metres between cabinets against a backplane inside a group. 0 (the
   /// default): global and local hops take the same.
   std::uint64_t global_extra_latency_ps = 0;
-  /// Credits travel back over the link: a slot a packet's tail left is usable upstream one link
-  /// latency later (credit-based flow control on a real link, and BookSim's credit channels);
-  /// with few buffer slots per round trip the link cannot stay busy. false (the default): at once.
-  bool credit_delay = false;
+  /// Latency of a credit's way back over a link, in ps: a slot a packet's tail left is usable
+  /// upstream that much later (credit-based flow control on a real link; BookSim's credit
+  /// channels, which take the data channel's latency but not the router's pipeline); dragonfly
+  /// global links add global_extra_latency_ps, their cable. With few buffer slots per round trip
+  /// a link cannot stay busy. 0 (the default): at once.
+  std::uint64_t credit_latency_ps = 0;
   /// Time an output virtual channel of a router stays unusable after a packet's tail left on it,
   /// in ps: the next packet's VC and switch allocation, which a router without speculation starts
   /// only then (BookSim's iq router: vc_alloc_delay + sw_alloc_delay = 2 cycles). Other channels of

@@ -95,11 +95,12 @@ TEST(PacketModel, GlobalExtraLatencyAddsItOncePerGlobalLink) {
   EXPECT_EQ(with[1], without[1]) << "inside group 0";
 }
 
-TEST(PacketModel, CreditDelayTakesTheLinkLatencyPerFreedSlot) {
-  // One 2 KiB packet of buffer behind a 10 GB/s link of 1 us: without the delay a packet leaves
-  // every 204.8 ns + 1 us (the slot frees when its predecessor's tail has crossed and left it); with
-  // it the credit crosses the link back, 1 us more per packet. A buffer of 32 packets covers the
-  // round trip (204.8 ns + 2 us is 11 packets): the delay then changes nothing.
+TEST(PacketModel, CreditLatencyTakesItPerFreedSlot) {
+  // One 2 KiB packet of buffer behind a 10 GB/s link of 1 us: without credit latency a packet
+  // leaves every 204.8 ns + 1 us (the slot frees when its predecessor's tail has crossed and left
+  // it); with a credit latency of 1 us the credit crosses the link back, 1 us more per packet. A
+  // buffer of 32 packets covers the round trip (204.8 ns + 2 us is 11 packets): the credit
+  // latency then changes nothing.
   NetworkParams np;
   np.hop_latency_ps = 1'000'000;
   constexpr std::uint64_t kPackets = 20;
@@ -108,7 +109,7 @@ TEST(PacketModel, CreditDelayTakesTheLinkLatencyPerFreedSlot) {
     for (const bool delay : {false, true}) {
       PacketOptions o;
       o.buffer_bytes = slots * static_cast<std::uint32_t>(kPacket);
-      o.credit_delay = delay;
+      o.credit_latency_ps = delay ? np.hop_latency_ps : 0;
       PacketModel model(line_network({10 * kGBps}, 1, np), o);
       last[delay ? 1 : 0] = deliveries(model, {{0, 0, 1, kPackets * kPacket + 1}}, bare(), 2)[0];
     }
