@@ -45,7 +45,9 @@ TURNAROUND="$(awk -v p="$CYCLE_PS" 'BEGIN { printf "%dps", 2 * p }')"
 readonly TURNAROUND
 # dragonflynew's ugal routing function: adaptive_threshold = 30 (flits).
 readonly UGAL_THRESHOLD_FLITS=30
-# Seconds a BookSim run may spend draining its measured packets before it counts as saturated.
+# Seconds a BookSim run may spend draining its measured packets before it counts as saturated:
+# 3, and 1 more per 30 nodes (BookSim takes about 1 s per 1,000 cycles on 1,056 nodes, where a
+# stable point's drain of a few thousand cycles would otherwise count as saturated).
 readonly DRAIN_S=3
 
 usage() {
@@ -224,10 +226,10 @@ run_booksim() { # run_booksim DIR TAG TOPOLINES ROUTING TRAFFIC VCS BUF LOAD
     sleep 0.2
     if grep -q "Draining all recorded packets" "$out"; then
       waited=$((waited + 1))
-      if [[ $waited -gt $((DRAIN_S * 5)) ]]; then
+      if [[ $waited -gt $((DRAIN_LIMIT_S * 5)) ]]; then
         kill "$pid" 2>/dev/null || true
         stopped=1
-        echo "compare_booksim.sh: drain stopped after ${DRAIN_S} s: saturated" >>"$out"
+        echo "compare_booksim.sh: drain stopped after ${DRAIN_LIMIT_S} s: saturated" >>"$out"
         break
       fi
     fi
@@ -300,6 +302,8 @@ for c in "${selected[@]}"; do
   fi
   dir="$results/$name"
   mkdir -p "$dir"
+  nodes="$("$gridlock" topo info "$net" | awk '/^nodes:/ { print $2 }')" || fail "gridlock topo info $net failed"
+  DRAIN_LIMIT_S=$((DRAIN_S + nodes / 30))
   hop_cycles=$((ROUTER_CYCLES + CHANNEL_CYCLES))
   credit_cycles=$CHANNEL_CYCLES
   global_extra_cycles=0
