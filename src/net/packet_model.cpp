@@ -18,6 +18,7 @@ namespace gridlock::net {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // Inputs still waiting for an ejection link when a packet crosses it that count as endpoint
 // congestion (congestion control marks the packet): two, so that two senders taking turns at one
 // receiver are not throttled.
@@ -116,6 +117,19 @@ void validate(const PacketOptions& options, const Network& network) {
         "packet model: {} routing needs a dragonfly, but the network is {}: give --routing minimal",
         to_string(options.routing), network.topology().spec()));
   }
+  if (options.global_extra_latency_ps != 0 && !dragonfly) {
+    throw InputError(
+        fmt::format("packet model: a global link latency (--global-extra-latency) needs a dragonfly, but the "
+                    "network is {}: "
+                    "drop it or use --hop-latency",
+                    network.topology().spec()));
+  }
+  if (options.ugal_rule != UgalRule::kHops && options.routing != Routing::kUgal) {
+    throw InputError(
+        fmt::format("packet model: --ugal-rule booksim applies to ugal routing, not {}: give "
+                    "--routing ugal or drop it",
+                    to_string(options.routing)));
+  }
   const std::uint32_t needed = required_vcs(options.routing, network);
   if (options.vcs < needed) {
     const char* why =
@@ -184,13 +198,16 @@ struct PacketModel::State {
   detail::VcRule rule = detail::VcRule::kSingle;
   std::vector<detail::LinkClass> classes;
   const topo::Dragonfly* dragonfly = nullptr;
-  topo::LinkId links = 0;               // topology links: ports 0 .. links-1
-  std::uint32_t rx_base = 0;            // receiving NIC of rank r: port rx_base + r
-  std::uint32_t src_base = 0;           // sending queue of rank r: queue src_base + r (link queues first)
-  std::vector<double> capacity;         // bytes/ps per topology link
-  std::vector<std::uint64_t> hop_ps;    // per topology link
-  std::vector<std::uint64_t> full_ser;  // ps for a full packet per topology link
-  std::vector<std::uint8_t> ejection;   // per topology link: router to node
+  topo::LinkId links = 0;                // topology links: ports 0 .. links-1
+  std::uint32_t rx_base = 0;             // receiving NIC of rank r: port rx_base + r
+  std::uint32_t src_base = 0;            // sending queue of rank r: queue src_base + r (link queues first)
+  std::vector<double> capacity;          // bytes/ps per topology link
+  std::vector<std::uint64_t> hop_ps;     // per topology link
+  std::uint64_t ring_ps = 0;             // the hop latency the ring holds (see hops_ring)
+  std::vector<std::uint64_t> full_ser;   // ps for a full packet per topology link
+  std::vector<std::uint8_t> ejection;    // per topology link: router to node
+  std::vector<std::uint64_t> turn_ps;    // per topology link: its output channels' turnaround
+  std::vector<std::uint64_t> credit_ps;  // per topology link: a credit's way back
 
   // Ports (topology links, then receiving NICs).
   std::vector<std::uint64_t> busy_until;
@@ -201,6 +218,7 @@ struct PacketModel::State {
   std::vector<std::uint32_t> q_head;  // packets (link queues) or messages (sender queues)
   std::vector<std::uint32_t> q_tail;
   std::vector<std::uint32_t> credits;  // link queues: free slots
+  std::vector<std::uint64_t> vc_free;  // link queues: when their channel may take a new packet
   // Credits on their way back, per link queue: the times the packets that left it free their
   // slots, in order (a FIFO's tails leave in order), at most `slots` of them, in a ring. They are
   // taken lazily when the buffer's credits are looked at; an event is due only when a packet
@@ -339,7 +357,8 @@ struct PacketModel::State {
   void add_return(std::uint32_t q, std::uint64_t tail) {
     std::uint32_t at = returns_first[q] + returns_count[q];
     at = at >= slots ? at - slots : at;
-    returns[static_cast<std::size_t>(q) * slots + at] = tail;
+    // The credit crosses the link back: one latency per link, so the ring stays in order.
+    returns[static_cast<std::size_t>(q) * slots + at] = tail + credit_ps[q / vcs];
     ++returns_count[q];
     if (credit_wait[q] != 0 && credit_due[q] == 0) {
       credit_due[q] = 1;
@@ -348,6 +367,15 @@ struct PacketModel::State {
   }
 
   // Buffer slots in use downstream of `link` plus the packets waiting for it: UGAL's queue length.
+  // Buffer slots in use (or whose credit is on its way back) downstream of `link`.
+  [[nodiscard]] std::uint64_t downstream_used(topo::LinkId link) {
+    std::uint64_t used = 0;
+    for (std::uint32_t v = 0; v < vcs; ++v) {
+      used += slots - refresh(link * vcs + v);
+    }
+    return used;
+  }
+
   [[nodiscard]] std::uint64_t occupancy(topo::LinkId link) {
     std::uint64_t used = requesters[link].size();
     for (std::uint32_t v = 0; v < vcs; ++v) {
@@ -380,7 +408,10 @@ void PacketModel::State::start(const Injection& in) {
     std::uint64_t tail = latency_ps + carried * gap_per_byte_ps;
     if (!same_node) {
       network->path_into(in.src, in.dst, scratch);
-      tail += Network::hops(scratch) * network->params().hop_latency_ps;
+      // The path's link latencies, as a packet's: hops, global links' extra, terminal links.
+      for (const topo::LinkId l : scratch) {
+        tail += hop_ps[l];
+      }
     }
     deliver(in.time + tail, in.token, in.dst);
     return;
@@ -437,6 +468,13 @@ bool PacketModel::State::take_valiant(Message& m) {
   // queue times its hops exceeds the Valiant path's; ties go minimal.
   if (m.alt.empty()) {
     return false;
+  }
+  if (options.ugal_rule == UgalRule::kBookSim) {
+    // dragonflynew's ugal: the used credits of each path's first output (buffers downstream and
+    // credits on their way back, not the packets waiting here), in bytes; ties go minimal.
+    const std::uint64_t min_used = downstream_used(m.path[1]) * options.packet_bytes;
+    const std::uint64_t val_used = downstream_used(m.alt[1]) * options.packet_bytes;
+    return min_used > 2 * val_used + options.ugal_threshold_bytes;
   }
   const std::uint64_t min_cost = occupancy(m.path[1]) * Network::hops(m.path);
   const std::uint64_t val_cost = occupancy(m.alt[1]) * Network::hops(m.alt);
@@ -497,16 +535,22 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
   }
   // Oldest request first: `waiting` is in the order the inputs asked, and a served input that asks
   // again goes to its end, so every waiting input is served before any is served twice (round-
-  // robin over inputs and channels). One whose next buffer is full is skipped but keeps its place.
+  // robin over inputs and channels). One whose next buffer is full, or whose channel is still
+  // turning around (vc_turnaround_ps), is skipped but keeps its place.
   // (A round-robin pointer into this list, as before, pointed after a skip at the winner's place,
   // where the winner, asking again at once, stayed: a backlogged flow then kept the output for as
   // long as it had packets and starved the skipped one; issue 26.)
+  std::uint64_t turned = kNever;  // earliest end of a turnaround that held an input back
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const std::uint32_t q = waiting[i];
     std::uint32_t vc = 0;
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
       vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port]));
+    }
+    if (port < rx_base && vc_free[port * vcs + vc] > now) {
+      turned = std::min(turned, vc_free[port * vcs + vc]);
+      continue;
     }
     if (port < rx_base && refresh(port * vcs + vc) == 0) {
       wait_credit(port * vcs + vc);  // its kCredit event arbitrates again
@@ -519,6 +563,10 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
       schedule(busy_until[port], kPortFree, port);
     }
     return;
+  }
+  if (turned != kNever && wake_pending[port] == 0) {
+    wake_pending[port] = 1;
+    schedule(turned, kPortFree, port);
   }
 }
 
@@ -580,6 +628,11 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
   } else {
     const std::uint32_t d = port * vcs + vc;
     const std::uint64_t lat = hop_ps[port];
+    if (turn_ps[port] != 0) {
+      // Held until the tail has left, then the allocation (without the option, a channel takes
+      // the next packet once the link is free, as before).
+      vc_free[d] = tail + turn_ps[port];
+    }
     stats.link_bytes[port] += pk.bytes;
     // Endpoint congestion: the packet crosses an ejection link while other inputs of the router
     // wait for the same link (an incast's tree saturation: the backlog sits in the routers when
@@ -603,8 +656,11 @@ void PacketModel::State::forward(std::uint32_t q, std::uint32_t port, std::uint3
       packets[q_tail[d]].next = p;
     }
     q_tail[d] = p;
-    if (pk.head > now) {
+    if (pk.head > now && lat == ring_ps) {
       schedule_hop(pk.head, d);
+    } else if (pk.head > now) {
+      // A terminal or global link whose latency differs from the hops': the heap keeps the order.
+      schedule(pk.head, kHead, d);
     } else {
       // No latency (a terminal link): ask at once rather than through the heap, a third of the
       // events otherwise. The recursion follows the packet along its path, no deeper.
@@ -633,7 +689,10 @@ void PacketModel::State::received(std::uint32_t p, std::uint64_t tail) {
     return;
   }
   deliver(m.done_tail + latency_ps, m.token, m.dst);
-  const std::uint64_t hop_total = Network::hops(m.path) * network->params().hop_latency_ps;
+  std::uint64_t hop_total = 0;
+  for (const topo::LinkId l : m.path) {
+    hop_total += hop_ps[l];
+  }
   double slowest = static_cast<double>(gap_per_byte_ps);
   for (const topo::LinkId l : m.path) {
     slowest = std::max(slowest, 1.0 / capacity[l]);
@@ -719,11 +778,19 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.links = static_cast<topo::LinkId>(t.links().size());
   s.rx_base = s.links;
   s.src_base = s.links * s.vcs;
+  s.ring_ps = network_->params().hop_latency_ps;
   for (topo::LinkId l = 0; l < s.links; ++l) {
     s.capacity.push_back(network_->capacity_bytes_per_ps(l));
-    s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? network_->params().hop_latency_ps : 0);
+    const std::uint64_t hop =
+        network_->params().hop_latency_ps + (s.classes[l].global ? options_.global_extra_latency_ps : 0);
+    s.hop_ps.push_back(t.links()[l].kind == topo::LinkKind::kNetwork ? hop : options_.terminal_latency_ps);
     s.full_ser.push_back(serialisation_ps(options_.packet_bytes, s.capacity.back()));
     s.ejection.push_back(t.links()[l].kind == topo::LinkKind::kEjection ? 1 : 0);
+    s.credit_ps.push_back(options_.credit_latency_ps == 0
+                              ? 0
+                              : options_.credit_latency_ps +
+                                    (s.classes[l].global ? options_.global_extra_latency_ps : 0));
+    s.turn_ps.push_back(t.links()[l].kind == topo::LinkKind::kInjection ? 0 : options_.vc_turnaround_ps);
   }
   s.busy_until.assign(ports, 0);
   s.requesters.resize(ports);
@@ -731,6 +798,7 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.q_head.assign(queues, kNone);
   s.q_tail.assign(queues, kNone);
   s.credits.assign(static_cast<std::size_t>(s.src_base), s.slots);
+  s.vc_free.assign(static_cast<std::size_t>(s.src_base), 0);
   s.returns.assign(static_cast<std::size_t>(s.src_base) * s.slots, 0);
   s.returns_first.assign(s.src_base, 0);
   s.returns_count.assign(s.src_base, 0);
@@ -784,12 +852,29 @@ void PacketModel::advance(std::uint64_t time_ps, std::vector<sim::NetDelivery>& 
 std::uint64_t PacketModel::in_flight() const { return state_->active + state_->injections.size(); }
 
 std::string PacketModel::describe() const {
-  return fmt::format(
+  std::string text = fmt::format(
       "packet model on {} ({}): {} B packets, {} B buffers, {} virtual channels, {} routing, congestion "
       "control {}, seed {}",
       network_->topology().spec(), network_->placement().description, options_.packet_bytes,
       options_.buffer_bytes, options_.vcs, to_string(options_.routing),
       options_.congestion_control ? "on" : "off", options_.seed);
+  // The router options only when set, so that the description of a default model stays as it was.
+  if (options_.terminal_latency_ps != 0) {
+    text += fmt::format(", terminal latency {} ps", options_.terminal_latency_ps);
+  }
+  if (options_.global_extra_latency_ps != 0) {
+    text += fmt::format(", global links +{} ps", options_.global_extra_latency_ps);
+  }
+  if (options_.credit_latency_ps != 0) {
+    text += fmt::format(", credit latency {} ps", options_.credit_latency_ps);
+  }
+  if (options_.vc_turnaround_ps != 0) {
+    text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);
+  }
+  if (options_.ugal_rule == UgalRule::kBookSim) {
+    text += fmt::format(", BookSim's UGAL rule (threshold {} B)", options_.ugal_threshold_bytes);
+  }
+  return text;
 }
 
 const NetStats& PacketModel::stats() const noexcept { return state_->stats; }

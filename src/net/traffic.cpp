@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detail/packet_links.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/histogram.hpp"
 #include "gridlock/core/memory.hpp"
@@ -734,6 +735,7 @@ TrafficReport run_traffic(const TrafficOptions& options) {
   TrafficReport report;
   {
     Rng rng(derive_seed(options.seed, kStreamZeroLoad));
+    const std::vector<detail::LinkClass> classes = detail::link_classes(*setup.network);
     std::vector<topo::LinkId> path;
     double sum_ps = 0;
     double sum_hops = 0;
@@ -745,12 +747,17 @@ TrafficReport run_traffic(const TrafficOptions& options) {
       }
       setup.network->path_into(src, dest.destination(src, rng), path);
       double slowest = 0;
+      double globals = 0;
       for (const topo::LinkId l : path) {
         slowest = std::max(slowest, 1.0 / setup.network->capacity_bytes_per_ps(l));
+        globals += classes[l].global ? 1 : 0;
       }
       const auto hops = static_cast<double>(Network::hops(path));
       sum_hops += hops;
-      sum_ps += slowest * options.packet.packet_bytes + hops * static_cast<double>(options.hop_latency_ps);
+      // The packet model's link latencies: hops, the global links' extra, the two terminal links.
+      sum_ps += slowest * options.packet.packet_bytes + hops * static_cast<double>(options.hop_latency_ps) +
+                globals * static_cast<double>(options.packet.global_extra_latency_ps) +
+                2.0 * static_cast<double>(options.packet.terminal_latency_ps);
       ++samples;
     }
     setup.zero_load_ps = sum_ps / samples;

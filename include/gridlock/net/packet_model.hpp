@@ -36,6 +36,13 @@ enum class Routing : std::uint8_t {
   kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
 };
 
+/// How UGAL weighs the minimal path against the Valiant path at the packet's source router.
+enum class UgalRule : std::uint8_t {
+  kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper.
+  kBookSim,  ///< BookSim2's dragonflynew: minimal while its first link's downstream buffers hold
+             ///< at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted).
+};
+
 /// `minimal`, `valiant` or `ugal`.
 [[nodiscard]] const char* to_string(Routing routing) noexcept;
 /// Parses a --routing value; throws InputError naming `what` and the choices otherwise.
@@ -62,6 +69,29 @@ struct PacketOptions {
   bool congestion_control = false;
   /// Seed of the Valiant and UGAL intermediate-group choice (printed with the results).
   std::uint64_t seed = 1;
+  /// Latency of each injection and ejection link (NIC to router, router to NIC), in ps: the
+  /// terminal cables and the pipelines of the first and last router, which the per-hop latency
+  /// leaves out. 0 (the default): none.
+  std::uint64_t terminal_latency_ps = 0;
+  /// Latency a dragonfly global link adds to the per-hop latency, in ps: its longer (optical)
+  /// cable, e.g. tens of metres between cabinets against a backplane inside a group. 0 (the
+  /// default): global and local hops take the same.
+  std::uint64_t global_extra_latency_ps = 0;
+  /// Latency of a credit's way back over a link, in ps: a slot a packet's tail left is usable
+  /// upstream that much later (credit-based flow control on a real link; BookSim's credit
+  /// channels, which take the data channel's latency but not the router's pipeline); dragonfly
+  /// global links add global_extra_latency_ps, their cable. With few buffer slots per round trip
+  /// a link cannot stay busy. 0 (the default): at once.
+  std::uint64_t credit_latency_ps = 0;
+  /// Time an output virtual channel of a router stays unusable after a packet's tail left on it,
+  /// in ps: the next packet's VC and switch allocation, which a router without speculation starts
+  /// only then (BookSim's iq router: vc_alloc_delay + sw_alloc_delay = 2 cycles). Other channels of
+  /// the link may send meanwhile. Injection links (NIC to router) take none. 0 (the default): none.
+  std::uint64_t vc_turnaround_ps = 0;
+  /// UGAL's comparison (routing ugal only); kHops (the default) as before.
+  UgalRule ugal_rule = UgalRule::kHops;
+  /// kBookSim's bias towards the minimal path, in bytes of buffer contents (BookSim: 30 flits).
+  std::uint64_t ugal_threshold_bytes = 0;
 };
 
 /// Time between two rate cuts of one sender, and per additive increase step (2 us).

@@ -58,6 +58,84 @@ TEST(PacketModel, IdlePathGivesTheLogGOPSTimeExactly) {
   }
 }
 
+TEST(PacketModel, TerminalLatencyAddsItOnTheInjectionAndTheEjectionLink) {
+  // BookSim's first router and terminal channels (docs/predict.md, "Side by side with BookSim2"):
+  // an idle path takes 2 x the terminal latency more, whatever the message's size and hops.
+  sim::LogGOPSParams p;
+  NetworkParams np;
+  np.hop_latency_ps = 100'000;
+  PacketOptions o;
+  o.terminal_latency_ps = 7'000;
+  for (const std::uint64_t s : std::vector<std::uint64_t>{2, 2 * kPacket + 1, 100'000}) {
+    PacketModel model(line_network({10 * kGBps, 10 * kGBps}, 1, np), o);
+    const auto at = deliveries(model, {{1000, 0, 2, s}, {5000, 2, 1, 1}, {9000, 1, 1, 500}}, p, 3);
+    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * np.hop_latency_ps + 2 * 7'000)
+        << s << " bytes";
+    // Latency only (no packet) takes the path's latencies too; a node's NIC to itself none.
+    EXPECT_EQ(at[1], 5000 + p.latency.ps + np.hop_latency_ps + 2 * 7'000);
+    EXPECT_EQ(at[2], 9000 + 499 * p.gap_per_byte.ps + p.latency.ps);
+  }
+}
+
+TEST(PacketModel, GlobalExtraLatencyAddsItOncePerGlobalLink) {
+  // dragonflynew's 100-cycle global channels against 10-cycle local ones: a minimal path between
+  // two groups crosses one global link, a path inside a group none.
+  const std::shared_ptr<const topo::Topology> topology = topo::make_topology("dragonfly:g=9,a=4,p=2,h=2");
+  NetworkParams np;
+  np.hop_latency_ps = 100'000;
+  const auto network = std::make_shared<Network>(topology, identity_placement(*topology, 72), np);
+  const std::vector<Message> m = {{0, 0, 20, 5000}, {0, 1, 4, 5000}};
+  PacketModel plain(network, PacketOptions{});
+  PacketOptions o;
+  o.global_extra_latency_ps = 900'000;
+  PacketModel longer(network, o);
+  const auto without = deliveries(plain, m, bare(), 72);
+  const auto with = deliveries(longer, m, bare(), 72);
+  EXPECT_EQ(with[0] - without[0], 900'000U) << "group 0 to group 2";
+  EXPECT_EQ(with[1], without[1]) << "inside group 0";
+}
+
+TEST(PacketModel, CreditLatencyTakesItPerFreedSlot) {
+  // One 2 KiB packet of buffer behind a 10 GB/s link of 1 us: without credit latency a packet
+  // leaves every 204.8 ns + 1 us (the slot frees when its predecessor's tail has crossed and left
+  // it); with a credit latency of 1 us the credit crosses the link back, 1 us more per packet. A
+  // buffer of 32 packets covers the round trip (204.8 ns + 2 us is 11 packets): the credit
+  // latency then changes nothing.
+  NetworkParams np;
+  np.hop_latency_ps = 1'000'000;
+  constexpr std::uint64_t kPackets = 20;
+  for (const std::uint32_t slots : {1U, 32U}) {
+    std::uint64_t last[2] = {0, 0};
+    for (const bool delay : {false, true}) {
+      PacketOptions o;
+      o.buffer_bytes = slots * static_cast<std::uint32_t>(kPacket);
+      o.credit_latency_ps = delay ? np.hop_latency_ps : 0;
+      PacketModel model(line_network({10 * kGBps}, 1, np), o);
+      last[delay ? 1 : 0] = deliveries(model, {{0, 0, 1, kPackets * kPacket + 1}}, bare(), 2)[0];
+    }
+    EXPECT_EQ(last[1] - last[0], slots == 1 ? (kPackets - 1) * np.hop_latency_ps : 0U) << slots << " slots";
+  }
+}
+
+TEST(PacketModel, VcTurnaroundSpacesThePacketsOfOneChannel) {
+  // BookSim's output VC reallocation (VC then switch allocation after the tail): a stream of 2 KiB
+  // packets on one channel of a 10 GB/s link gets one packet per 204.8 ns + D; a lone packet is
+  // not delayed.
+  constexpr std::uint64_t kTurn = 50'000;
+  constexpr std::uint64_t kPackets = 20;
+  std::uint64_t stream[2] = {0, 0};
+  std::uint64_t lone[2] = {0, 0};
+  for (const bool turn : {false, true}) {
+    PacketOptions o;
+    o.vc_turnaround_ps = turn ? kTurn : 0;
+    PacketModel model(line_network({10 * kGBps, 10 * kGBps}, 1), o);
+    stream[turn ? 1 : 0] = deliveries(model, {{0, 0, 2, kPackets * kPacket + 1}}, bare(), 3)[0];
+    lone[turn ? 1 : 0] = deliveries(model, {{0, 0, 2, kPacket + 1}}, bare(), 3)[0];
+  }
+  EXPECT_EQ(stream[1] - stream[0], (kPackets - 1) * kTurn);
+  EXPECT_EQ(lone[1], lone[0]);
+}
+
 TEST(PacketModel, StreamGetsTheNicRateOrTheBottleneckLink) {
   // Ten 100 kB messages from one NIC back to back: the last arrives (10 * (s-1))G + L after the
   // first left, the NIC's rate.
@@ -222,6 +300,29 @@ TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   EXPECT_GE(last[0], static_cast<std::uint64_t>(8 * 262'144 / 4.7e-3));
   EXPECT_LT(last[1] * 2, last[0]) << "valiant";
   EXPECT_LT(last[2] * 2, last[0]) << "ugal";
+}
+
+TEST(PacketModel, BookSimUgalRuleStaysMinimalUpToItsThreshold) {
+  // The adversarial pattern above with BookSim's UGAL rule: with a threshold above any buffer's
+  // contents every packet goes minimally (the minimal run's times exactly); with none it turns to
+  // Valiant paths once the minimal one's buffers fill, and beats minimal routing.
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  std::vector<Message> m;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    m.push_back({0, i, 8 + i, 262'145});
+  }
+  PacketModel minimal(network, PacketOptions{});
+  const auto base = deliveries(minimal, m, bare(), 72);
+  PacketOptions o;
+  o.routing = Routing::kUgal;
+  o.ugal_rule = UgalRule::kBookSim;
+  o.ugal_threshold_bytes = std::uint64_t{1} << 40U;
+  PacketModel biased(network, o);
+  EXPECT_EQ(deliveries(biased, m, bare(), 72), base);
+  o.ugal_threshold_bytes = 0;
+  PacketModel adaptive(network, o);
+  const auto spread = deliveries(adaptive, m, bare(), 72);
+  EXPECT_LT(*std::max_element(spread.begin(), spread.end()) * 2, *std::max_element(base.begin(), base.end()));
 }
 
 TEST(PacketModel, RandomTrafficIsDeliveredOnceAndNeverBeforeItsIdleTime) {
