@@ -231,23 +231,7 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
     }
   }
   // Links: + and - in each dimension of size >= 2.
-  port_link_.assign(routers().size() * 6, kNone);
-  for (RouterId r = 0; r < routers().size(); ++r) {
-    const auto c = coords_of(r);
-    for (int d = 0; d < 3; ++d) {
-      if (dims[d] < 2) {
-        continue;
-      }
-      for (int sign = 0; sign < 2; ++sign) {
-        auto n = c;
-        n[d] = sign == 0 ? (c[d] + 1) % dims[d] : (c[d] - 1 + dims[d]) % dims[d];
-        const std::string out = fmt::format("{}{}", kDimName[d], sign == 0 ? '+' : '-');
-        const std::string in = fmt::format("{}{}", kDimName[d], sign == 0 ? '-' : '+');
-        port_link_[r * 6 + d * 2 + sign] =
-            add_link(r, router_at(n[0], n[1], n[2]), out, in, options_.capacity_bytes_per_s[d]);
-      }
-    }
-  }
+  add_dimension_links(dims, [](const std::array<int, 3>&, int) { return true; });
   if (!options_.coords_file.empty()) {
     std::istringstream in(read_input_file(options_.coords_file, "torus coordinates file",
                                           "check the path (format: one 'name x y z' line per node)"));
@@ -329,23 +313,7 @@ Torus3D::Torus3D(TorusOptions options, std::span<const std::string> nodes) : opt
     add_router(fmt::format("({},{},{})", c[0], c[1], c[2]), {c[0], c[1], c[2]});
   }
   // As the whole torus's constructor, for the links along the part's rings.
-  port_link_.assign(routers().size() * 6, kNone);
-  for (RouterId r = 0; r < routers().size(); ++r) {
-    const auto c = coords_of(r);
-    for (int d = 0; d < 3; ++d) {
-      if (dims[d] < 2 || !on_part_ring(plan, c, d)) {
-        continue;
-      }
-      for (int sign = 0; sign < 2; ++sign) {
-        auto n = c;
-        n[d] = sign == 0 ? (c[d] + 1) % dims[d] : (c[d] - 1 + dims[d]) % dims[d];
-        const std::string out = fmt::format("{}{}", kDimName[d], sign == 0 ? '+' : '-');
-        const std::string in = fmt::format("{}{}", kDimName[d], sign == 0 ? '-' : '+');
-        port_link_[r * 6 + d * 2 + sign] =
-            add_link(r, router_at(n[0], n[1], n[2]), out, in, options_.capacity_bytes_per_s[d]);
-      }
-    }
-  }
+  add_dimension_links(dims, [&plan](const std::array<int, 3>& c, int d) { return on_part_ring(plan, c, d); });
   for (const std::uint64_t index : part_nodes_) {
     const auto c = whole_coords(dims, router_of_node(options_, index));
     add_node(node_name(index), router_at(c[0], c[1], c[2]));
@@ -368,6 +336,27 @@ std::optional<NodeId> Torus3D::node_of_index(std::uint64_t index) const {
     return std::nullopt;
   }
   return static_cast<NodeId>(it - part_nodes_.begin());
+}
+
+void Torus3D::add_dimension_links(const std::array<int, 3>& dims,
+                                  const std::function<bool(const std::array<int, 3>&, int)>& keep) {
+  port_link_.assign(routers().size() * 6, kNone);
+  for (RouterId r = 0; r < routers().size(); ++r) {
+    const auto c = coords_of(r);
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d] < 2 || !keep(c, d)) {
+        continue;
+      }
+      for (int sign = 0; sign < 2; ++sign) {
+        auto n = c;
+        n[d] = sign == 0 ? (c[d] + 1) % dims[d] : (c[d] - 1 + dims[d]) % dims[d];
+        const std::string out = fmt::format("{}{}", kDimName[d], sign == 0 ? '+' : '-');
+        const std::string in = fmt::format("{}{}", kDimName[d], sign == 0 ? '-' : '+');
+        port_link_[r * 6 + d * 2 + sign] =
+            add_link(r, router_at(n[0], n[1], n[2]), out, in, options_.capacity_bytes_per_s[d]);
+      }
+    }
+  }
 }
 
 RouterId Torus3D::router_at(int x, int y, int z) const {

@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -125,6 +126,10 @@ class Torus3D final : public Topology {
   // by bit d of `*tie_bits` when given.
   void append_dimension_route(RouterId src, RouterId dst, const std::array<int, 3>& order,
                               const std::uint64_t* tie_bits, std::vector<LinkId>& out) const;
+  // The + and - links of every router in each dimension of size >= 2 for which
+  // `keep(coordinates, dimension)` holds (the whole torus: all; a part: its rings).
+  void add_dimension_links(const std::array<int, 3>& dims,
+                           const std::function<bool(const std::array<int, 3>&, int)>& keep);
 
   TorusOptions options_;
   std::vector<LinkId> port_link_;  // router*6 + port (X+,X-,Y+,Y-,Z+,Z-) -> link or kNone
