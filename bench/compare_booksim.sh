@@ -8,7 +8,7 @@
 # Usage: bench/compare_booksim.sh BOOKSIM [--quick] [--cases LIST] [--gridlock PATH] [--results DIR]
 #   BOOKSIM    the user's BookSim2 executable, or a BookSim2 tree in which it was built (src/booksim).
 #              None of BookSim's code is part of gridlock: build it as its own README says.
-#   --quick    fewer loads and the k=2 dragonfly only (a few minutes); default: every case (< 30 min)
+#   --quick    fewer loads and the k=2 dragonfly only (a few minutes); default: every case (about 35 min on 2 cores)
 #   --cases    comma-separated case names (--list prints them)
 #   --gridlock the gridlock binary (default: build/ci/apps/gridlock/gridlock, else gridlock on PATH)
 #   --results  where every run's configuration and raw output go (default: a new temporary folder)

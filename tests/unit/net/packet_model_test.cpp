@@ -69,10 +69,11 @@ TEST(PacketModel, TerminalLatencyAddsItOnTheInjectionAndTheEjectionLink) {
   for (const std::uint64_t s : std::vector<std::uint64_t>{2, 2 * kPacket + 1, 100'000}) {
     PacketModel model(line_network({10 * kGBps, 10 * kGBps}, 1, np), o);
     const auto at = deliveries(model, {{1000, 0, 2, s}, {5000, 2, 1, 1}, {9000, 1, 1, 500}}, p, 3);
-    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * np.hop_latency_ps + 2 * 7'000)
+    EXPECT_EQ(at[0], 1000 + (s - 1) * p.gap_per_byte.ps + p.latency.ps + 2 * np.hop_latency_ps +
+                         2 * std::uint64_t{7'000})
         << s << " bytes";
     // Latency only (no packet) takes the path's latencies too; a node's NIC to itself none.
-    EXPECT_EQ(at[1], 5000 + p.latency.ps + np.hop_latency_ps + 2 * 7'000);
+    EXPECT_EQ(at[1], 5000 + p.latency.ps + np.hop_latency_ps + 2 * std::uint64_t{7'000});
     EXPECT_EQ(at[2], 9000 + 499 * p.gap_per_byte.ps + p.latency.ps);
   }
 }
