@@ -18,11 +18,8 @@ namespace gridlock::cli {
 
 /// Largest --packet-size (bytes): a jumbo frame is 9 KiB, InfiniBand's MTU 4 KiB.
 inline constexpr std::uint64_t kMaxPacketBytes = std::uint64_t{1024} * 1024;
-/// Largest --buffer per input port and channel (bytes): a router's whole buffer memory is a few MiB.
-inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{256} * 1024 * 1024;
-/// Largest --hop-latency (ps): 1 s, far beyond any router (about 100 ns); keeps hops x latency
-/// inside 64-bit picoseconds.
-inline constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;
+using net::kMaxBufferBytes;
+using net::kMaxHopLatencyPs;
 
 /// The packet model's options as text.
 struct PacketOptionsText {

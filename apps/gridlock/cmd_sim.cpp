@@ -152,8 +152,7 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
       from_preset("--hop-latency") ? a.preset->hop_latency_ps : parse_time_ps(a.hop_latency, "--hop-latency");
   // A bound far above any router (100 ns) keeps hops x latency and the times after it inside the
   // engine's 64-bit picoseconds: the flow model adds them without an overflow check.
-  constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;  // 1 s
-  if (run.params.hop_latency_ps > kMaxHopLatencyPs) {
+  if (run.params.hop_latency_ps > net::kMaxHopLatencyPs) {
     throw InputError(
         fmt::format("--hop-latency {}: at most 1 s per hop (routers take about 100ns)", a.hop_latency));
   }

@@ -207,7 +207,7 @@ SystemPreset parse_system(std::string_view text, std::string_view where) {
       static_cast<std::uint32_t>(r.count(doc["ports_per_node"], "ports_per_node", 1, kMaxSystemPortsPerNode));
   const std::string hop = r.text(doc["hop_latency"], "hop_latency");
   preset.hop_latency_ps = r.checked("hop_latency", [&] { return parse_time_ps(hop, "hop latency"); });
-  if (preset.hop_latency_ps > kMaxSystemHopLatencyPs) {
+  if (preset.hop_latency_ps > kMaxHopLatencyPs) {
     r.fail("hop_latency.value", fmt::format("{}: at most 1 s per hop (routers take about 100ns)", hop));
   }
   const std::string packet = r.text(doc["packet_size"], "packet_size");
@@ -218,8 +218,8 @@ SystemPreset parse_system(std::string_view text, std::string_view where) {
   }
   const std::string buffer = r.text(doc["buffer"], "buffer");
   const std::uint64_t buffer_bytes = r.checked("buffer", [&] { return parse_byte_size(buffer, "buffer"); });
-  if (buffer_bytes == 0 || buffer_bytes > kMaxSystemBufferBytes) {
-    r.fail("buffer.value", fmt::format("{}: give 1 B to {}", buffer, format_bytes(kMaxSystemBufferBytes)));
+  if (buffer_bytes == 0 || buffer_bytes > kMaxBufferBytes) {
+    r.fail("buffer.value", fmt::format("{}: give 1 B to {}", buffer, format_bytes(kMaxBufferBytes)));
   }
   // Both fit: the bounds are below 2^32.
   preset.packet.packet_bytes = static_cast<std::uint32_t>(packet_bytes);

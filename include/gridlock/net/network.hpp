@@ -19,6 +19,10 @@
 
 namespace gridlock::net {
 
+/// Largest per-hop latency (ps; `--hop-latency`, a preset's `hop_latency`): 1 s, far beyond any
+/// router (about 100 ns); keeps hops x latency inside 64-bit picoseconds.
+inline constexpr std::uint64_t kMaxHopLatencyPs = 1'000'000'000'000;
+
 /// Where each rank runs: rank r on node `node_of_rank[r]` of the topology.
 struct Placement {
   std::vector<topo::NodeId> node_of_rank;  ///< Node of each rank.

@@ -108,6 +108,9 @@ inline constexpr std::uint32_t kMaxPacketBytes = 1024 * 1024;
 /// Most packets one buffer holds (--buffer / --packet-size): each slot costs 8 bytes per virtual
 /// channel of every link, so a 1-byte packet in a 4 GiB buffer would cost gigabytes per link.
 inline constexpr std::uint32_t kMaxBufferPackets = 65536;
+/// Largest buffer per input port and virtual channel (bytes; `--buffer`, a preset's `buffer`): a
+/// router's whole buffer memory is a few MiB.
+inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{256} * 1024 * 1024;
 
 /// Throws InputError for packet sizes the packet model refuses whatever the network: a packet size
 /// of 0 or above kMaxPacketBytes, a buffer smaller than a packet or of more than kMaxBufferPackets

@@ -21,10 +21,6 @@ namespace gridlock::net {
 
 /// Largest system file read (bytes): a preset is a few KiB.
 inline constexpr std::uintmax_t kMaxSystemFileBytes = std::uintmax_t{1024} * 1024;
-/// Largest buffer per input port and virtual channel of a preset (bytes): as `--buffer`'s bound.
-inline constexpr std::uint64_t kMaxSystemBufferBytes = std::uint64_t{256} * 1024 * 1024;
-/// Largest per-hop latency of a preset (ps): 1 s, as `--hop-latency`'s bound.
-inline constexpr std::uint64_t kMaxSystemHopLatencyPs = 1'000'000'000'000;
 /// Most network ports per node a preset may record.
 inline constexpr std::uint32_t kMaxSystemPortsPerNode = 64;
 
