@@ -888,7 +888,7 @@ SimResult Engine<Queue>::run() {
     }
     // Every rank's first query is at t >= 0, pattern time >= its phase: one cursor each from
     // there, found together (a binary search per rank over a long trace misses the cache at
-    // nearly every step; docs/performance.md, "Noise").
+    // nearly every step; docs/performance.md, "Simulator under noise").
     const std::vector<std::uint64_t>& phases = noise_->offset_ps;
     const std::vector<noise::DetourPattern::Cursor> cursors = noise_->pattern->cursors_at(phases);
     noise_state_.resize(ranks_);
@@ -1036,7 +1036,7 @@ SimResult Engine<Queue>::run() {
 }
 
 // Below this many ranks the hosts' state fits in the caches, so visiting them at random costs
-// little and the windows' bookkeeping can cost more (docs/performance.md, "Noise").
+// little and the windows' bookkeeping can cost more (docs/performance.md, "Simulator under noise").
 constexpr std::uint32_t kWindowedMinRanks = 2048;
 
 // Windowed processing (detail/window_queue.hpp) applies when every event that one host causes on
