@@ -6,13 +6,13 @@
 # It must end quietly as a closed pipe ends a process (SIGPIPE: 141), its files complete.
 # Usage: closed_stdout.sh GRIDLOCK DATA_DIR WORK_DIR
 set -uo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 data="$(realpath "$2")"
 work="$(realpath -m "$3")"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
-fail() { echo "FAIL: $*" >&2; exit 1; }
 # stdbuf preloads a library; ASan wants to be first unless told otherwise.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 

@@ -4,11 +4,11 @@
 # an error, and the completion completes commands, options and file names.
 #   docs_cli.sh GRIDLOCK GRIDLOCK_BENCH
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 gridlock=$1
 bench=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "docs_cli: FAILED: $*" >&2; exit 1; }
 
 "$gridlock" --generate-docs "$work" 2>/dev/null || fail "gridlock --generate-docs"
 "$bench" --generate-docs "$work" 2>/dev/null || fail "gridlock-bench --generate-docs (no MPI)"

@@ -5,13 +5,13 @@
 # without a readable input leaves an existing page as it was.
 # Usage: files_cli.sh GRIDLOCK DATA_DIR WORK_DIR
 set -uo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 trace="$(realpath "$2")/files/trace"
 work="$(realpath -m "$3")"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # refused REGEX -- COMMAND...: exit code 2, the message on stderr, the archive copy t unchanged.
 refused() {

@@ -2,6 +2,7 @@
 # CLI checks of `gridlock history` (the run history in SQLite; docs/model.md, "History").
 # Usage: history_cli.sh GRIDLOCK WORKDIR CASE
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 case_name="$3"
 work="$(realpath -m "$2")/$case_name"
@@ -9,17 +10,7 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 unset GRIDLOCK_HISTORY_DB
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# expect <exit code> <extended regex> -- command...: runs it (output in $work/out), checks both.
-expect() {
-  local want_rc="$1" regex="$2" rc=0
-  shift 3
-  "$@" >"$work/out" 2>&1 || rc=$?
-  cat "$work/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$work/out" || fail "output does not match /$regex/: $*"
-}
 
 # sweep FILE SEED ALLREDUCE_MEDIAN_US: a small sweep result (docs/formats/sweep-json.md).
 sweep() {

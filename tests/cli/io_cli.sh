@@ -5,6 +5,7 @@
 # --version; topo info of a huge torus from formulas.
 # Usage: io_cli.sh GRIDLOCK WORKDIR [BENCH COMMAND...]   (BENCH: e.g. mpiexec -n 1 gridlock-bench)
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 work="$(realpath -m "$2")"
 shift 2
@@ -12,16 +13,7 @@ BENCH=("$@")
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# expect <exit code> <extended regex> -- command...: runs it with a time limit, checks both.
-expect() {
-  local want_rc="$1" regex="$2" rc=0
-  shift 3
-  timeout 20 "$@" >"$work/out" 2>&1 || rc=$?
-  [ "$rc" -eq "$want_rc" ] || { cat "$work/out"; fail "exit code $rc, wanted $want_rc: $*"; }
-  grep -Eq -- "$regex" "$work/out" || { cat "$work/out"; fail "output does not match /$regex/: $*"; }
-}
 SAME="is the input file"
 
 "$G" schedgen --program barrier --ranks 4 -o S.goal >/dev/null

@@ -2,33 +2,20 @@
 # CLI checks of `gridlock map` (task mapping with Scotch; docs/formats/rankfile.md and friends).
 # Usage: map_cli.sh GRIDLOCK WORKDIR CASE   (needs jq)
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 case_name="$3"
 work="$(realpath -m "$2")/$case_name"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
+require jq jq
 
 # The paper's allocation: 16 nodes of torus:2x2x8, 4 cores each, 64 tasks of a 4x4x4 stencil.
 SPEC=torus:2x2x8
 NODES=nid00017,nid00018,nid00019,nid00024,nid00032,nid00033,nid00034,nid00035,nid00039,nid00041,nid00043,nid00044,nid00045,nid00049,nid00050,nid00051
 PAPER=("$SPEC" --nodes "$NODES" --cores-per-node 4 --tasks 'stencil3d:4x4x4')
 
-# expect <exit code|nonzero> <extended regex> -- command...: runs it (output in $work/out), checks both.
-expect() {
-  local want_rc="$1" regex="$2" rc=0
-  shift 3
-  "$@" >"$work/out" 2>&1 || rc=$?
-  cat "$work/out"
-  if [ "$want_rc" = nonzero ]; then
-    [ "$rc" -ne 0 ] || fail "exit code 0, wanted non-zero: $*"
-  else
-    [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  fi
-  grep -Eq -- "$regex" "$work/out" || fail "output does not match /$regex/: $*"
-}
 # No mapping work was done: no "placing N tasks" progress line and no cost table.
 expect_no_mapping() {
   if grep -Eq "placing [0-9]+ tasks|^\| identity" "$work/out"; then

@@ -3,6 +3,7 @@
 # (pingpong with a protocol switch at 8 KiB; allreduce from the paper's form; allgather 4x slow at p=8).
 # Usage: model_cli.sh GRIDLOCK WORKDIR CASE   (needs jq)
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 case_name="$3"
 DATA="$(cd "$(dirname "$0")" && pwd)/data/model_sweep.json"
@@ -10,18 +11,8 @@ work="$(realpath -m "$2")/$case_name"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
+require jq jq
 
-# expect <exit code> <extended regex> -- command...: runs it (output in $work/out), checks both.
-expect() {
-  local want_rc="$1" regex="$2" rc=0
-  shift 3
-  "$@" >"$work/out" 2>&1 || rc=$?
-  cat "$work/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$work/out" || fail "output does not match /$regex/: $*"
-}
 
 case "$case_name" in
   fit)

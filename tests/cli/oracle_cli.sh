@@ -2,13 +2,13 @@
 # End-to-end: `gridlock oracle serve` on an ephemeral loopback port, queried by `gridlock oracle query`.
 # Usage: oracle_cli.sh GRIDLOCK WORKDIR CASE
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 gridlock="$1"
 work="$2"
 case_name="$3"
 mkdir -p "$work"
 port_file="$work/oracle-$case_name.port"
 rm -f "$port_file"
-fail() { echo "FAIL: $*"; exit 1; }
 
 spec=torus:2x2x8
 [ "$case_name" = fattree ] && spec=fattree:16x8,taper=2

@@ -4,13 +4,13 @@
 # answer. The client must fail by itself, within a few seconds, naming the server and its bound.
 # Usage: oracle_client_cli.sh GRIDLOCK WORKDIR CASE   (needs python3; exit 77 = skipped without it)
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 gridlock="$(realpath "$1")"
 case_name="$3"
 work="$(realpath -m "$2")/$case_name"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 
 # The server: python3 -c SCRIPT MODE; writes its port to server.port once listening.
@@ -53,8 +53,8 @@ done
 [ -s server.port ] || { cat server.log; fail "the test server did not start"; }
 url="http://127.0.0.1:$(cat server.port)"
 
-# expect CODE REGEX MAX_SECONDS -- COMMAND...: exit code, stderr and elapsed time.
-expect() {
+# expect_within CODE REGEX MAX_SECONDS -- COMMAND...: exit code, stderr and elapsed time.
+expect_within() {
   local code="$1" regex="$2" max="$3"
   shift 4
   local start=$SECONDS got=0
@@ -67,15 +67,15 @@ expect() {
 
 case "$case_name" in
   dribble)
-    expect 3 "no whole answer from the oracle at $url to GET /v1/health within the timeout of 1 s" 8 -- \
+    expect_within 3 "no whole answer from the oracle at $url to GET /v1/health within the timeout of 1 s" 8 -- \
       "$gridlock" oracle query --server "$url" --timeout 1s health
     ;;
   endless)
-    expect 3 "the answer of the oracle at $url to GET /v1/health is larger than 1 MiB \(the client's limit; raise it with --max-response\)" 10 -- \
+    expect_within 3 "the answer of the oracle at $url to GET /v1/health is larger than 1 MiB \(the client's limit; raise it with --max-response\)" 10 -- \
       "$gridlock" oracle query --server "$url" --timeout 30s --max-response 1MiB health
     ;;
   map_dribble)
-    expect 3 "no whole answer from the oracle at $url to GET /v1/topology within the timeout of 1 s" 8 -- \
+    expect_within 3 "no whole answer from the oracle at $url to GET /v1/topology within the timeout of 1 s" 8 -- \
       "$gridlock" map torus:2x2x8 --nodes nid00000,nid00001 --cores-per-node 1 --tasks stencil2d:2x1 --metric bw \
       --source "oracle:$url" --timeout 1s -q
     ;;

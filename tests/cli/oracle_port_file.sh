@@ -4,12 +4,12 @@
 # the server starts, and the input is left intact. It was written over the input.
 # Usage: oracle_port_file.sh GRIDLOCK WORKDIR
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 gridlock="$1"
 work="$2"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 
 printf '%s\n' "nid00012 nid00038 1GB/s" >matrix.txt
 printf '%s\n' "#Time,Time_usec,ProducerName,component_id,job_id,Z+_SAMPLE_GEMINI_LINK_USED_BW (% x1e6)" \

@@ -4,6 +4,7 @@
 # Usage: predict_mapping_cli.sh GRIDLOCK WORKDIR CASE GOLDEN_DIR   (needs jq)
 # GRIDLOCK_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 case_name="$3"
 golden_dir="$(realpath "$4")"
@@ -11,18 +12,8 @@ work="$(realpath -m "$2")/$case_name"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
+require jq jq
 
-# expect <exit code> <extended regex> -- command...: runs it (output in $work/out), checks both.
-expect() {
-  local want_rc="$1" regex="$2" rc=0
-  shift 3
-  "$@" >"$work/out" 2>&1 || rc=$?
-  cat "$work/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$work/out" || fail "output does not match /$regex/: $*"
-}
 
 # The paper's setup (the defaults) with 2 iterations and three mappings: about a second.
 TINY=(predict mapping --iterations 2 --methods geometric,scotch:hops,scotch:stalls --seed 1 -q)

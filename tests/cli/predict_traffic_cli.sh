@@ -4,6 +4,7 @@
 # Usage: predict_traffic_cli.sh GRIDLOCK WORKDIR CASE DATA_DIR   (needs jq)
 # Cases: run (table, JSON, report). Its bad inputs are cases of cli.bad_input (tests/cli/bad_input/traffic.cases).
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
 case_name="$3"
 data="$(realpath "$4")"
@@ -11,8 +12,7 @@ work="$(realpath -m "$2")/$case_name"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
+require jq jq
 
 # The theory's dragonfly (docs/predict.md): one global link between every pair of groups.
 DF='dragonfly:g=5,a=2,p=2,h=2,local=10GB/s,global=10GB/s,terminal=10GB/s'

@@ -8,6 +8,7 @@
 # in src or href.
 # Usage: report_browser.sh GRIDLOCK INPUTS_DIR WORK_DIR       Exit 77 (skip) without chromium.
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$1"
 in="$2"
 work="$3"
@@ -18,7 +19,6 @@ if [ -z "$chrome" ]; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$G" report -q "$in/bench_load.json" --csv-dir "$in/histograms" -o "$work/load.html"
 "$G" report -q "$in/bench_noise.json" "$in/noise_measure.json" "$in/noise.trace" -o "$work/noise.html"

@@ -4,13 +4,13 @@
 # and of two kinds, output == input refused, a missing Chart.js, and the page's size.
 # Usage: report_cli.sh GRIDLOCK INPUTS_DIR WORK_DIR
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$1"
 in="$2"
 work="$3"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$G" report "$in"/*.json "$in/noise.trace" "$in/trend.csv" -o all.html >out.txt || fail "report of every input failed"
 # One section per input: every JSON result plus the noise trace and the trend CSV.

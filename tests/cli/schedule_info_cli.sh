@@ -2,22 +2,14 @@
 # CLI checks of `gridlock schedule info` (docs/formats/goal.md, docs/formats/schedule-info-json.md).
 # Usage: schedule_info_cli.sh <gridlock executable> <case>   (needs jq)
 set -u
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$1"
 CASE="$2"
 TMP="$(mktemp -d)"
+work="$TMP" # expect (lib.sh) leaves its output in $TMP/out
 trap 'rm -rf "$TMP"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is required (apt-get install jq)"
-# expect <exit code> <extended regex> -- command...: runs it, checks the code and the output.
-expect() {
-  want_rc="$1"; regex="$2"; shift 3
-  "$@" >"$TMP/out" 2>&1
-  rc=$?
-  cat "$TMP/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$TMP/out" || fail "output does not match /$regex/: $*"
-}
+require jq jq
 
 # Ring allreduce on 6 ranks: every rank sends 2(P-1) = 10 messages of 1 KiB / 6 to its successor.
 RING="allreduce(algo=ring, size=1KiB)"

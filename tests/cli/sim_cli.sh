@@ -2,22 +2,14 @@
 # CLI checks of `gridlock sim`, `gridlock schedgen` and `gridlock schedule convert`.
 # Usage: sim_cli.sh <gridlock executable> <source dir> <case>
 set -u
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$1"
 SRC="$2"
 CASE="$3"
 TMP="$(mktemp -d)"
+work="$TMP" # expect (lib.sh) leaves its output in $TMP/out
 trap 'rm -rf "$TMP"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# expect <exit code> <extended regex> -- command...: runs it, checks the code and the output.
-expect() {
-  want_rc="$1"; regex="$2"; shift 3
-  "$@" >"$TMP/out" 2>&1
-  rc=$?
-  cat "$TMP/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$TMP/out" || fail "output does not match /$regex/: $*"
-}
 
 case "$CASE" in
   pingpong)

@@ -3,22 +3,14 @@
 # "Using the models"): the network report in text and JSON, and the errors before a run.
 # Usage: sim_network_cli.sh <gridlock executable> <case>
 set -u
+. "$(dirname "$(realpath "$0")")/lib.sh"
 G="$1"
 CASE="$2"
 TMP="$(mktemp -d)"
+work="$TMP" # expect (lib.sh) leaves its output in $TMP/out
 trap 'rm -rf "$TMP"' EXIT
 DF="dragonfly:g=9,a=4,p=2,h=2"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# expect <exit code> <extended regex> -- command...: runs it, checks the code and the output.
-expect() {
-  want_rc="$1"; regex="$2"; shift 3
-  "$@" >"$TMP/out" 2>&1
-  rc=$?
-  cat "$TMP/out"
-  [ "$rc" -eq "$want_rc" ] || fail "exit code $rc, wanted $want_rc: $*"
-  grep -Eq -- "$regex" "$TMP/out" || fail "output does not match /$regex/: $*"
-}
 # The max finish time in ps of the last run's output.
 makespan() { sed -n 's/^max finish: .* (\([0-9]*\) ps) at rank .*/\1/p' "$TMP/out"; }
 

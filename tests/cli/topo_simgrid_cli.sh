@@ -5,12 +5,12 @@
 #   paper     the paper's route nid00012 -> nid00038 on torus:2x2x8, and a same-router route
 #   committed platforms/gemini-2x2x8.xml is what the generator writes today (context comment aside)
 set -euo pipefail
+. "$(dirname "$(realpath "$0")")/lib.sh"
 gridlock="$1"
 src="$2"
 work="$3"
 case_name="$4"
 mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 
 case "$case_name" in
   small)
