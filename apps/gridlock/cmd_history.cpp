@@ -150,7 +150,7 @@ void run_trend(const HistoryArgs& a) {
   }
   // The CSV first: a closed standard output (`| head`) must not lose it.
   if (!a.csv.empty()) {
-    Json context = base_context("gridlock history trend", "gridlock.history.trend", 1);
+    Json context = base_context("gridlock history trend", schemas::kHistoryTrend);
     context["db"] = std::filesystem::absolute(a.db).lexically_normal().string();
     context["metric"] = metric;
     context["better"] = model::direction_name(history.direction(metric));

@@ -200,7 +200,7 @@ void run_map(const MapArgs& a) {
     write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(result.placement, alloc));
   }
   if (!a.json.empty()) {
-    Json context = base_context("gridlock map", "gridlock.map", 1);
+    Json context = base_context("gridlock map", schemas::kMap);
     context["seed"] = a.seed;
     context["parameters"] = {{"topology", topology->spec()},
                              {"nodes", alloc.names},

@@ -141,7 +141,7 @@ void run_fit(const FitArgs& a) {
   const model::FitResult fit = model::fit_sweep(sweep);
   // The fit file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
-    Json context = base_context("gridlock model fit", model::kFitSchema, model::kFitSchemaVersion);
+    Json context = base_context("gridlock model fit", schemas::kModelFit);
     context["sweep_context"] = sweep.context;
     context["parameters"] = Json{{"weighting", "relative (1/T^2)"},
                                  {"robust", "huber k=1.345"},
@@ -199,7 +199,7 @@ void run_check(const CheckArgs& a) {
   const model::CheckReport report = model::check_guidelines(sweep, o);
   // The result file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
-    Json context = base_context("gridlock model check", "gridlock.model.check", 1);
+    Json context = base_context("gridlock model check", schemas::kModelCheck);
     context["sweep_context"] = sweep.context;
     context["seed"] = a.seed;
     write_json_file(a.json, context, model::check_to_json(report, o));

@@ -74,7 +74,7 @@ void run_measure(const MeasureArgs& a) {
   noise::Measurement m = noise::measure(o);
   const noise::NoiseSummary s = noise::summarize(m, cutoff_ns);
 
-  Json context = base_context("gridlock noise measure", "gridlock.noise.measure", 1);
+  Json context = base_context("gridlock noise measure", schemas::kNoiseMeasure);
   context["timer"] = m.timer.name();
   context["timer_ticks_per_ns"] = m.timer.ticks_per_ns;
   context["cpu"] = m.cpu;
@@ -131,7 +131,7 @@ void run_convert(const ConvertArgs& a) {
   check_writable(a.output);
   noise::NoiseTrace trace = noise::read_trace(a.input, from);
   if (to == noise::TraceFormat::kGridlock && trace.context.empty()) {
-    trace.context = base_context("gridlock noise convert", "gridlock.noise.trace", 1);
+    trace.context = base_context("gridlock noise convert", schemas::kNoiseTrace);
     trace.context["converted_from"] = a.input;
   }
   // Netgauge and LogGOPSim files store neither the measured span nor the context: their trace

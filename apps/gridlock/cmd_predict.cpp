@@ -260,7 +260,7 @@ void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
 void run_predict_systems(const std::string& json) {
   const auto systems = net::list_systems();
   if (!json.empty()) {
-    Json context = base_context("gridlock predict systems", "gridlock.systems", 1);
+    Json context = base_context("gridlock predict systems", schemas::kSystems);
     Json dirs = Json::array();
     for (const auto& dir : net::system_dirs()) {
       dirs.push_back(dir.string());

@@ -158,7 +158,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   });
   noise::Measurement& m = *measured;
 
-  Json context = base_context("gridlock-bench noise", "gridlock.bench.noise", 1);
+  Json context = base_context("gridlock-bench noise", schemas::kBenchNoise);
   context["mpi_library"] = detail::mpi_library_version();
   context["ranks"] = layout.world_size();
   context["nodes"] = layout.nodes();

@@ -329,7 +329,7 @@ CanaryResult run_test(const RunState& s, const CanarySpec& spec, CanaryKernel* c
 }
 
 Json make_context(const RunState& s) {
-  Json context = base_context("gridlock-bench", "gridlock.bench", 1);
+  Json context = base_context("gridlock-bench", schemas::kBench);
   context["mode"] = s.options.mode == Mode::kLoad ? "load" : "network";
   context["mpi_library"] = detail::mpi_library_version();
   int major = 0;

@@ -746,7 +746,7 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
   report.stats.push_back(stat_of("allreduce", "Dot allreduce", series(2)));
   report.stats.push_back(stat_of("iteration", "Iteration", series(3)));
 
-  Json context = base_context("gridlock-bench spmv", "gridlock.bench.spmv", 1);
+  Json context = base_context("gridlock-bench spmv", schemas::kBenchSpmv);
   context["mpi_library"] = detail::mpi_library_version();
   context["ranks"] = app_size;
   context["world_ranks"] = size;

@@ -447,7 +447,7 @@ Json parameters_json(const SweepOptions& o) {
 }
 
 Json sweep_context(const SweepOptions& options, int size, std::uint64_t nodes) {
-  Json context = base_context("gridlock-bench sweep", "gridlock.sweep", kSweepSchemaVersion);
+  Json context = base_context("gridlock-bench sweep", schemas::kSweep);
   context["mpi_library"] = detail::mpi_library_version();
   int version = 0;
   int subversion = 0;

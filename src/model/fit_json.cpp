@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/schema.hpp"
 #include "gridlock/core/units.hpp"
 
 namespace gridlock::model {
@@ -226,13 +227,13 @@ Json fit_to_json(const FitResult& fit) {
 FitResult fit_from_json(const Json& doc, std::string_view name) {
   const Reader rd(name);
   const Json& ctx = rd.at(doc, "context", "top level");
-  if (ctx.value("schema", "") != kFitSchema) {
-    rd.fail("context",
-            fmt::format("schema is not '{}': give a file written by gridlock model fit --json", kFitSchema));
+  if (ctx.value("schema", "") != schemas::kModelFit.name) {
+    rd.fail("context", fmt::format("schema is not '{}': give a file written by gridlock model fit --json",
+                                   schemas::kModelFit.name));
   }
-  if (!ctx.contains("schema_version") || ctx["schema_version"] != kFitSchemaVersion) {
-    rd.fail("context",
-            fmt::format("schema version is not {} (the one this gridlock reads)", kFitSchemaVersion));
+  if (!ctx.contains("schema_version") || ctx["schema_version"] != schemas::kModelFit.version) {
+    rd.fail("context", fmt::format("schema version is not {} (the one this gridlock reads)",
+                                   schemas::kModelFit.version));
   }
   FitResult fit;
   for (const Json& in : rd.array(doc, "inputs", "top level")) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/schema.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/model/history.hpp"
 
@@ -343,20 +344,20 @@ void map_metrics(const json& doc, MetricSet& out) {
 std::vector<Metric> extract(const json& doc, const json& context, std::string_view schema,
                             std::string_view source, std::vector<std::string>* notes) {
   MetricSet out(source);
-  if (schema == "gridlock.sweep") {
+  if (schema == schemas::kSweep.name) {
     sweep_metrics(doc, context, source, out, notes);
-  } else if (schema == "gridlock.bench") {
+  } else if (schema == schemas::kBench.name) {
     bench_metrics(doc, context, source, out);
-  } else if (schema == "gridlock.sim.replicas") {
+  } else if (schema == schemas::kSimReplicas.name) {
     replicas_metrics(doc, "sim.replicas", out);
-  } else if (schema == "gridlock.map") {
+  } else if (schema == schemas::kMap.name) {
     map_metrics(doc, out);
-  } else if (schema == "gridlock.sim.result") {
+  } else if (schema == schemas::kSimResult.name) {
     // `gridlock sim --json` keeps its numbers in a "result" object.
     const auto result = doc.find("result");
     flatten(result != doc.end() && result->is_object() ? *result : doc, "sim.result", 1, out);
-  } else if (schema == "gridlock.noise.measure" || schema == "gridlock.bench.noise" ||
-             schema == "gridlock.bench.spmv") {
+  } else if (schema == schemas::kNoiseMeasure.name || schema == schemas::kBenchNoise.name ||
+             schema == schemas::kBenchSpmv.name) {
     flatten(doc, std::string(schema.substr(std::string_view("gridlock.").size())), 1, out);
   } else if (notes != nullptr) {
     notes->push_back(fmt::format("unknown schema '{}': stored without metrics", schema));

@@ -11,6 +11,7 @@
 
 #include "detail/stats.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/schema.hpp"
 #include "gridlock/core/units.hpp"
 
 namespace gridlock::model {
@@ -100,7 +101,7 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
     throw InputError(fmt::format("{}: no context block: not a gridlock sweep result; {}", name, kFix));
   }
   const Json& context = doc["context"];
-  if (context.value("schema", "") != "gridlock.sweep") {
+  if (context.value("schema", "") != schemas::kSweep.name) {
     throw InputError(
         fmt::format("{}: schema is '{}', not 'gridlock.sweep': give the --json output of "
                     "gridlock-bench sweep",

@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kSchema = "gridlock.system";
-constexpr int kVersion = 1;
+constexpr std::string_view kSchema = schemas::kSystem.name;
+constexpr int kVersion = schemas::kSystem.version;
 constexpr std::string_view kFormatDoc = "docs/formats/system-json.md";
 
 // The fields of `loggops`, each {"value": TIME, "source": "..."}.

@@ -7,6 +7,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/schema.hpp"
 #include "gridlock/noise/trace.hpp"
 #include "gridlock/report/report.hpp"
 #include "gridlock/report/sections_json.hpp"
@@ -28,8 +29,8 @@ LoadedInput load_noise_trace(const std::string& source, const std::string& text)
     }
     // The trace's context names the measurement's schema; the section is about the trace.
     context["measurement_schema"] = context.value("schema", "");
-    context["schema"] = "gridlock.noise.trace";
-    context["schema_version"] = 1;
+    context["schema"] = schemas::kNoiseTrace.name;
+    context["schema_version"] = schemas::kNoiseTrace.version;
     Json detours = Json::array();
     for (const noise::Detour& d : trace.detours) {
       detours.push_back(Json::array({d.start_ns, d.length_ns}));
@@ -143,27 +144,6 @@ LoadedInput load_csv(const std::string& source, const std::string& text) {
 
 }  // namespace
 
-int known_schema_version(const std::string& schema) {
-  static const std::map<std::string, int, std::less<>> kVersions = {{"gridlock.bench", 1},
-                                                                    {"gridlock.bench.noise", 1},
-                                                                    {"gridlock.noise.measure", 1},
-                                                                    {"gridlock.noise.trace", 1},
-                                                                    {"gridlock.sim.result", 1},
-                                                                    {"gridlock.sim.replicas", 3},
-                                                                    {"gridlock.map", 1},
-                                                                    {"gridlock.model.fit", 1},
-                                                                    {"gridlock.model.check", 1},
-                                                                    {"gridlock.history.trend", 1},
-                                                                    {"gridlock.sweep", 2},
-                                                                    {"gridlock.bench.spmv", 1},
-                                                                    {"gridlock.schedule-info", 1},
-                                                                    {"gridlock.report.compare", 1},
-                                                                    {"gridlock.predict_mapping", 1},
-                                                                    {"gridlock.predict_traffic", 1}};
-  const auto it = kVersions.find(schema);
-  return it == kVersions.end() ? 0 : it->second;
-}
-
 LoadedInput parse_input(const std::string& source, const std::string& text) {
   LoadedInput in{source, std::nullopt, ""};
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -202,7 +182,7 @@ LoadedInput parse_input(const std::string& source, const std::string& text) {
     return in;
   }
   const std::string schema = (*context)["schema"].get<std::string>();
-  const int known = known_schema_version(schema);
+  const int known = gridlock::known_schema_version(schema);
   const auto version_it = context->find("schema_version");
   const int version =
       version_it != context->end() && version_it->is_number_integer() ? version_it->get<int>() : 0;

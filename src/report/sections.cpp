@@ -7,6 +7,7 @@
 
 #include "detail/build.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/schema.hpp"
 
 namespace gridlock::report {
 
@@ -16,7 +17,7 @@ using detail::text;
 std::string result_kind(const Json& document) {
   const Json& context = field(document, "context");
   std::string schema = text(context, "schema", "unknown");
-  if (schema == "gridlock.bench") {
+  if (schema == schemas::kBench.name) {
     return fmt::format("{}/{}", schema, text(context, "mode", "load"));
   }
   return schema;
@@ -30,35 +31,35 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
   // A CSV output (load_input() turns it into columns and rows) is charted as the trend it is, or
   // shown as a histogram or a table.
   const bool csv = document.contains("columns") && document.contains("rows") && !document.contains("scales");
-  if (csv && schema != "gridlock.history.trend") {
+  if (csv && schema != schemas::kHistoryTrend.name) {
     s = detail::csv_section(document);
-  } else if (schema == "gridlock.bench") {
+  } else if (schema == schemas::kBench.name) {
     s = detail::bench_section(document, options);
-  } else if (schema == "gridlock.bench.noise") {
+  } else if (schema == schemas::kBenchNoise.name) {
     s = detail::bench_noise_section(document);
-  } else if (schema == "gridlock.noise.measure") {
+  } else if (schema == schemas::kNoiseMeasure.name) {
     s = detail::noise_measure_section(document);
-  } else if (schema == "gridlock.noise.trace") {
+  } else if (schema == schemas::kNoiseTrace.name) {
     s = detail::noise_trace_section(document);
-  } else if (schema == "gridlock.sim.replicas") {
+  } else if (schema == schemas::kSimReplicas.name) {
     s = detail::sim_replicas_section(document);
-  } else if (schema == "gridlock.sim.result") {
+  } else if (schema == schemas::kSimResult.name) {
     s = detail::sim_result_section(document);
-  } else if (schema == "gridlock.map") {
+  } else if (schema == schemas::kMap.name) {
     s = detail::map_section(document);
-  } else if (schema == "gridlock.predict_mapping") {
+  } else if (schema == schemas::kPredictMapping.name) {
     s = detail::predict_mapping_section(document);
-  } else if (schema == "gridlock.predict_traffic") {
+  } else if (schema == schemas::kPredictTraffic.name) {
     s = detail::predict_traffic_section(document);
-  } else if (schema == "gridlock.model.fit") {
+  } else if (schema == schemas::kModelFit.name) {
     s = detail::model_fit_section(document);
-  } else if (schema == "gridlock.model.check") {
+  } else if (schema == schemas::kModelCheck.name) {
     s = detail::model_check_section(document);
-  } else if (schema == "gridlock.bench.spmv") {
+  } else if (schema == schemas::kBenchSpmv.name) {
     s = detail::spmv_section(document);
-  } else if (schema == "gridlock.sweep") {
+  } else if (schema == schemas::kSweep.name) {
     s = detail::sweep_section(document);
-  } else if (schema == "gridlock.history.trend") {
+  } else if (schema == schemas::kHistoryTrend.name) {
     s = detail::history_trend_section(document);
   } else {
     s = detail::generic_section(

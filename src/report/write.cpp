@@ -97,7 +97,7 @@ ReportOutcome write_report(const ReportOptions& options) {
       outcome.failures.push_back(sections.back().notes.front());
     }
   }
-  Json context = base_context("gridlock report", "gridlock.report", 1);
+  Json context = base_context("gridlock report", schemas::kReport);
   Json inputs = Json::array();
   for (const std::filesystem::path& p : options.inputs) {
     inputs.push_back(p.string());

@@ -78,7 +78,7 @@ Json study_json(const ReplicaStudyResult& result) {
 
 Json study_context(const std::string& tool, const ReplicaStudySpec& spec,
                    const noise::DetourPattern& pattern) {
-  Json context = base_context(tool, "gridlock.sim.replicas", 3);
+  Json context = base_context(tool, schemas::kSimReplicas);
   context["schedule"] = spec.program.empty() ? Json(spec.schedule_path) : Json(nullptr);
   context["program"] = spec.program.empty() ? Json(nullptr) : Json(spec.program);
   context["seed"] = spec.seed;

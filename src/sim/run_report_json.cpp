@@ -10,7 +10,7 @@
 namespace gridlock::sim {
 
 Json run_context(const RunInfo& info) {
-  Json context = base_context(info.tool, "gridlock.sim.result", 1);
+  Json context = base_context(info.tool, schemas::kSimResult);
   context["schedule"] = info.program.empty() ? Json(info.schedule_path) : Json(nullptr);
   context["program"] = info.program.empty() ? Json(nullptr) : Json(info.program);
   context["seed"] = info.seed;

@@ -19,7 +19,7 @@ Json rank_or_any(std::uint32_t value, std::uint32_t any) {
 }  // namespace
 
 Json schedule_info_context(const std::string& tool, const std::string& file, const ScheduleInfo& info) {
-  Json context = base_context(tool, "gridlock.schedule-info", 1);
+  Json context = base_context(tool, schemas::kScheduleInfo);
   context["file"] = file;
   context["source_kind"] = info.source_kind;
   context["ranks"] = info.ranks;

@@ -43,8 +43,7 @@ void fuzz_sweep(std::string_view text) {
   model::Sweep sweep = model::parse_sweep(text, "fuzz");
   const model::FitResult fit = model::fit_sweep(sweep);
   // The body as `gridlock model fit --json` writes it, behind the context block the CLI adds.
-  gridlock::Json doc =
-      gridlock::base_context("gridlock model fit", model::kFitSchema, model::kFitSchemaVersion);
+  gridlock::Json doc = gridlock::base_context("gridlock model fit", gridlock::schemas::kModelFit);
   doc = gridlock::Json{{"context", doc}};
   doc.update(model::fit_to_json(fit));
   model::FitResult again;

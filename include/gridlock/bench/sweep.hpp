@@ -201,9 +201,6 @@ struct SweepReport {
   std::uint64_t failed = 0;          ///< Failed records, on every rank (sets the exit code).
 };
 
-/// Version of the `gridlock.sweep` schema this gridlock writes (2: record status and error, file
-/// status and reason; docs/formats/sweep-json.md).
-inline constexpr int kSweepSchemaVersion = 2;
 
 /// Exit code of a sweep that finished and wrote everything but with failed measurements.
 inline constexpr int kSweepFailedExitCode = to_int(ExitCode::kMeasurementsFailed);

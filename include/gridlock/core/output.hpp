@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gridlock/core/schema.hpp"
+
 namespace gridlock {
 
 /// JSON value type used for every gridlock output: keeps keys in insertion order.
@@ -20,6 +22,11 @@ using Json = nlohmann::ordered_json;
 /// schema name and version, date (UTC, ISO 8601) and host name. Callers append ranks, MPI
 /// library, seed and parameters.
 [[nodiscard]] Json base_context(std::string_view tool, std::string_view schema, int schema_version);
+
+/// base_context() for one of the registered formats (core/schema.hpp).
+[[nodiscard]] inline Json base_context(std::string_view tool, const Schema& schema) {
+  return base_context(tool, schema.name, schema.version);
+}
 
 /// Current UTC time as ISO 8601 (`2026-11-21T13:53:00Z`).
 [[nodiscard]] std::string utc_timestamp();

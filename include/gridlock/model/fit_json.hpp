@@ -13,10 +13,6 @@
 
 namespace gridlock::model {
 
-/// Schema name of fit files.
-inline constexpr std::string_view kFitSchema = "gridlock.model.fit";
-/// Schema version of fit files.
-inline constexpr int kFitSchemaVersion = 1;
 
 /// The body of a fit file (everything after the context block).
 [[nodiscard]] Json fit_to_json(const FitResult& fit);

@@ -19,10 +19,6 @@ namespace gridlock::report {
 /// JSON type of the report's documents and chart data (keys keep their insertion order).
 using Json = nlohmann::ordered_json;
 
-/// The newest schema version of each result kind this report understands; a newer version is
-/// reported as an error (its fields may have changed meaning), an older one is read as is.
-[[nodiscard]] int known_schema_version(const std::string& schema);
-
 /// A result file read for the report: the parsed document, or why it could not be used.
 struct LoadedInput {
   /// The path as given on the command line (shown in the page and in messages).
