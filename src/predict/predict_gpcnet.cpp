@@ -1,4 +1,4 @@
-#include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +22,19 @@
 
 #include "detail/loggops_json.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::check_packet_sizes;
+using net::estimate_model_bytes;
+using net::explicit_placement;
+using net::make_model;
+using net::Model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+using net::Placement;
+
 namespace {
 
 using gpcnet::CongestorType;
@@ -369,18 +381,6 @@ void reserve_run(const GpcnetOptions& options, const GpcnetLayout& layout, const
 std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
 
 }  // namespace
-
-sim::LogGOPSParams default_predict_params() noexcept {
-  sim::LogGOPSParams p;
-  p.latency = sim::SimTime{500'000};
-  p.overhead_send = sim::SimTime{300'000};
-  p.overhead_recv = sim::SimTime{300'000};
-  p.gap = sim::SimTime{50'000};
-  p.gap_per_byte = sim::SimTime{100};
-  p.overhead_per_byte = sim::SimTime{0};
-  p.eager_threshold_bytes = 8192;
-  return p;
-}
 
 CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   CanaryLoop loop;
@@ -823,4 +823,4 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   return report;
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

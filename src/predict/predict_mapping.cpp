@@ -1,4 +1,4 @@
-#include "gridlock/net/predict_mapping.hpp"
+#include "gridlock/predict/predict_mapping.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -15,13 +15,23 @@
 #include "gridlock/core/memory.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
-#include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 #include "gridlock/topo/spec.hpp"
 
 #include "detail/loggops_json.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::default_predict_params;
+using net::estimate_model_bytes;
+using net::explicit_placement;
+using net::make_model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+
 namespace {
 
 // One placement's simulated times, alone and beside the congestors.
@@ -622,4 +632,4 @@ Json mapping_report_body(const MappingReport& report) {
               {"notes", report.notes}};
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict
