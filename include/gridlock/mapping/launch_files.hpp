@@ -37,8 +37,8 @@ namespace gridlock::mapping {
                                               std::string_view where = "MPICH_RANK_ORDER");
 
 /// The node of each of `ranks` ranks a rankfile (`rank R=HOST slot=S` lines, read_rankfile) places on
-/// `topology`'s nodes (`gridlock sim --placement rankfile:FILE`): HOST is one of its node names (or a
-/// node index), every rank 0..ranks-1 appears exactly once. Throws InputError with `where`:line for
+/// `topology`'s nodes (`gridlock sim --placement rankfile:FILE`): HOST is one of its node names, every
+/// rank 0..ranks-1 appears exactly once. Throws InputError with `where`:line for
 /// unknown hosts, malformed lines and repeated ranks, and when the file leaves ranks out or places
 /// more ranks than `ranks`.
 [[nodiscard]] std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology,
