@@ -1,6 +1,6 @@
 // `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network
-// (gridlock::net::predict_gpcnet), and `gridlock predict mapping`: what a task mapping recovers
-// under congestion (gridlock::net::predict_mapping); docs/predict.md. Parses, calls the library,
+// (gridlock::predict::predict_gpcnet), and `gridlock predict mapping`: what a task mapping recovers
+// under congestion (gridlock::predict::predict_mapping); docs/predict.md. Parses, calls the library,
 // prints the tables.
 #include <algorithm>
 #include <cstdint>
@@ -21,10 +21,10 @@
 #include "gridlock/gpcnet/results.hpp"
 #include "gridlock/gpcnet/results_json.hpp"
 #include "gridlock/mapping/allocation.hpp"
-#include "gridlock/net/predict_gpcnet.hpp"
-#include "gridlock/net/predict_mapping.hpp"
 #include "gridlock/net/system.hpp"
 #include "gridlock/net/system_json.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
+#include "gridlock/predict/predict_mapping.hpp"
 #include "gridlock/sim/loggops_options.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "memory_option.hpp"
@@ -60,7 +60,7 @@ void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
         "predict gpcnet: give --network SPEC (e.g. dragonfly:g=9,a=4,p=2,h=2) or --system NAME (gridlock "
         "predict systems lists them)");
   }
-  net::GpcnetOptions options;
+  predict::GpcnetOptions options;
   options.max_memory_bytes = max_memory_from(a.max_memory);
   options.network_spec = preset ? preset->network_spec : a.network;
   options.model = net::parse_model_kind(a.net_model);
@@ -93,7 +93,7 @@ void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
-  gpcnet::Report report = net::predict_gpcnet(options);
+  gpcnet::Report report = predict::predict_gpcnet(options);
   if (preset) {
     report.context["system"] = net::system_json(*preset);
   }
@@ -181,7 +181,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   const std::optional<net::SystemPreset> preset = system_from(a.system);
-  net::MappingPredictOptions options;
+  predict::MappingPredictOptions options;
   options.max_memory_bytes = max_memory_from(a.max_memory);
   if (a.seeds > 0 && a.seed > UINT64_MAX - (a.seeds - 1)) {
     throw InputError(
@@ -229,13 +229,13 @@ void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   if (!a.quiet) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict: {}\n", line); };
   }
-  net::MappingReport report = net::predict_mapping(options);
+  predict::MappingReport report = predict::predict_mapping(options);
   if (preset) {
     report.context["system"] = net::system_json(*preset);
   }
   // The result file first: a closed standard output (`| head`) must not lose it.
   if (!a.json.empty()) {
-    write_json_file(a.json, report.context, net::mapping_report_body(report));
+    write_json_file(a.json, report.context, predict::mapping_report_body(report));
   }
   fmt::print("gridlock predict mapping: {} model on {}, {} nodes x {} cores, tasks {}, {} iterations, {}\n",
              a.net_model, report.context.value("network", a.network), options.nodes.size(), a.cores_per_node,
@@ -247,7 +247,7 @@ void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   }
   fmt::print("competing traffic: {}; link metrics for the weights from {}\n\n", report.congestor_summary,
              report.context.value("source", a.source));
-  fmt::print("{}", net::mapping_table(report));
+  fmt::print("{}", predict::mapping_table(report));
   for (const auto& note : report.notes) {
     fmt::print("note: {}\n", note);
   }

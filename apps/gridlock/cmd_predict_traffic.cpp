@@ -1,5 +1,5 @@
 // `gridlock predict traffic`: open-loop synthetic traffic on a network model, latency against
-// offered load (gridlock::net::run_traffic; docs/predict.md, "Synthetic traffic"). Parses, checks
+// offered load (gridlock::predict::run_traffic; docs/predict.md, "Synthetic traffic"). Parses, checks
 // the bounds and the memory estimate, calls the library, prints the table.
 #include <cstdint>
 #include <cstdio>
@@ -15,8 +15,8 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/net/system_json.hpp"
-#include "gridlock/net/traffic.hpp"
-#include "gridlock/net/traffic_json.hpp"
+#include "gridlock/predict/traffic.hpp"
+#include "gridlock/predict/traffic_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "output_guard.hpp"
 #include "packet_options.hpp"
@@ -50,11 +50,11 @@ void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
     throw InputError(
         "predict traffic: give --network SPEC or --system NAME (gridlock predict systems lists them)");
   }
-  net::TrafficOptions options;
+  predict::TrafficOptions options;
   options.network_spec = preset ? preset->network_spec : a.network;
   options.model = net::parse_model_kind(a.net_model);
-  options.pattern = net::parse_pattern(a.pattern);
-  options.loads = net::parse_loads(a.load);
+  options.pattern = predict::parse_pattern(a.pattern);
+  options.loads = predict::parse_loads(a.load);
   options.packet = packet_options_with(cmd, a.packet, preset);
   options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
   options.seed = a.seed;
@@ -72,14 +72,15 @@ void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
     // estimate refuses before anything large is allocated.
     const auto topology = topo::make_topology(options.network_spec);
     MemoryBudget budget(a.max_memory.empty() ? default_max_memory_bytes() : parse_max_memory(a.max_memory));
-    budget.reserve(net::traffic_memory_estimate(options, topology->nodes().size(), topology->links().size()),
-                   fmt::format("synthetic traffic on {} nodes", topology->nodes().size()),
-                   "a smaller network or --buffer");
+    budget.reserve(
+        predict::traffic_memory_estimate(options, topology->nodes().size(), topology->links().size()),
+        fmt::format("synthetic traffic on {} nodes", topology->nodes().size()),
+        "a smaller network or --buffer");
   }
   if (a.progress) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict traffic: {}\n", line); };
   }
-  const net::TrafficReport report = net::run_traffic(options);
+  const predict::TrafficReport report = predict::run_traffic(options);
   if (!a.quiet) {
     fmt::print("gridlock predict traffic: {}, {} model, pattern {}, seed {}\n", report.network, a.net_model,
                report.pattern, a.seed);
@@ -91,13 +92,13 @@ void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
                report.senders, report.nodes, format_rate(report.injection_bytes_per_s),
                format_time_ps(report.packet_time_ps));
   }
-  fmt::print("{}", net::traffic_table(report));
+  fmt::print("{}", predict::traffic_table(report));
   if (!a.json.empty()) {
-    Json context = net::traffic_context(report, options);
+    Json context = predict::traffic_context(report, options);
     if (preset) {
       context["system"] = net::system_json(*preset);
     }
-    write_json_file(a.json, context, net::traffic_body(report));
+    write_json_file(a.json, context, predict::traffic_body(report));
   }
 }
 

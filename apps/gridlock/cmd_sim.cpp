@@ -53,6 +53,7 @@
 #include "memory_option.hpp"
 #include "noise_options.hpp"
 #include "output_guard.hpp"
+#include "placement_options.hpp"
 #include "sim_options.hpp"
 #include "system_options.hpp"
 
@@ -198,8 +199,8 @@ void place_network_run(NetworkRun& run, std::uint32_t ranks, MemoryBudget& budge
       net::estimate_model_bytes(run.kind, run.topology->links().size(), ranks, run.packet),
       fmt::format("the {} model on {} for {} ranks", net::to_string(run.kind), run.topology->spec(), ranks),
       "give a smaller --network (or, for the packet model, a smaller --buffer)");
-  net::Placement placement = net::make_placement(*run.topology, ranks, run.placement.spec,
-                                                 run.placement.ranks_per_node, run.placement.seed);
+  net::Placement placement = make_placement(*run.topology, ranks, run.placement.spec,
+                                            run.placement.ranks_per_node, run.placement.seed);
   run.network = std::make_shared<const net::Network>(run.topology, std::move(placement), run.params);
   run.model = net::make_model(run.kind, run.network, run.packet);
 }

@@ -2,6 +2,7 @@
 // and gridlock-bench can apply a rankfile in the application).
 #include "gridlock/mapping/launch_files.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <unordered_map>
@@ -220,6 +221,48 @@ Placement read_mpich_rank_order(std::string_view text, const Allocation& allocat
     }
   });
   return finish(core_of_rank, where, allocation);
+}
+
+std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology, std::uint32_t ranks,
+                                              std::string_view text, std::string_view where) {
+  const std::vector<topo::Node>& nodes = topology.nodes();
+  if (nodes.empty() || nodes.size() > kMaxAllocationNodes) {
+    throw InputError(fmt::format("{}: {} has {} nodes; a rankfile placement takes networks of 1 to {}", where,
+                                 topology.spec(), nodes.size(), kMaxAllocationNodes));
+  }
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const topo::Node& node : nodes) {
+    names.push_back(node.name);
+  }
+  // Enough slots per node for any rank count the file could place there, within the
+  // allocation's limits (at most kMaxCoresPerNode per node, 2^31 cores in all).
+  const std::uint64_t core_limit = (std::uint64_t{1} << 31U) / std::max<std::size_t>(1, nodes.size());
+  const auto cores_per_node = static_cast<std::uint32_t>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>({std::max<std::uint32_t>(ranks, 1), kMaxCoresPerNode, core_limit})));
+  const Allocation allocation = make_allocation(topology, names, cores_per_node);
+  Placement cores;
+  try {
+    cores = read_rankfile(text, allocation, where);
+  } catch (const InputError& e) {
+    // The allocation is the whole network here: say what its nodes are called.
+    // Messages of the placement checks do not name the file.
+    const std::string_view what = e.what();
+    throw InputError(fmt::format("{}{} (the nodes of {} are {} .. {})",
+                                 what.starts_with(where) ? "" : fmt::format("{}: ", where), what,
+                                 topology.spec(), nodes.front().name, nodes.back().name));
+  }
+  if (cores.size() != ranks) {
+    throw InputError(fmt::format(
+        "{} places {} ranks (0..{}), the schedule has {}: give a rankfile with one line per rank 0..{}",
+        where, cores.size(), cores.empty() ? 0 : cores.size() - 1, ranks, ranks == 0 ? 0 : ranks - 1));
+  }
+  std::vector<topo::NodeId> node_of_rank;
+  node_of_rank.reserve(cores.size());
+  for (const std::uint32_t core : cores) {
+    node_of_rank.push_back(allocation.nodes.at(core / allocation.cores_per_node));
+  }
+  return node_of_rank;
 }
 
 }  // namespace gridlock::mapping

@@ -12,7 +12,6 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
-#include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/sim/loggops_options.hpp"
 #include "gridlock/topo/spec.hpp"
 
@@ -157,6 +156,18 @@ std::string preset_list(const std::vector<fs::path>& dirs) {
 }
 
 }  // namespace
+
+sim::LogGOPSParams default_predict_params() noexcept {
+  sim::LogGOPSParams p;
+  p.latency = sim::SimTime{500'000};
+  p.overhead_send = sim::SimTime{300'000};
+  p.overhead_recv = sim::SimTime{300'000};
+  p.gap = sim::SimTime{50'000};
+  p.gap_per_byte = sim::SimTime{100};
+  p.overhead_per_byte = sim::SimTime{0};
+  p.eager_threshold_bytes = 8192;
+  return p;
+}
 
 SystemPreset parse_system(std::string_view text, std::string_view where) {
   SystemPreset preset;

@@ -6,8 +6,10 @@
 ///   host of rank R;
 /// - MPICH / Cray `MPICH_RANK_ORDER` (`MPICH_RANK_REORDER_METHOD=3`): the ranks in the order of the
 ///   cores they fill, node by node and slot by slot.
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/mapping/mapping.hpp"
@@ -33,5 +35,14 @@ namespace gridlock::mapping {
 /// Reads an MPICH_RANK_ORDER file back (comma-separated ranks and `A-B` ranges, `#` comments).
 [[nodiscard]] Placement read_mpich_rank_order(std::string_view text, const Allocation& allocation,
                                               std::string_view where = "MPICH_RANK_ORDER");
+
+/// The node of each of `ranks` ranks a rankfile (`rank R=HOST slot=S` lines, read_rankfile) places on
+/// `topology`'s nodes (`gridlock sim --placement rankfile:FILE`): HOST is one of its node names, every
+/// rank 0..ranks-1 appears exactly once. Throws InputError with `where`:line for
+/// unknown hosts, malformed lines and repeated ranks, and when the file leaves ranks out or places
+/// more ranks than `ranks`.
+[[nodiscard]] std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology,
+                                                            std::uint32_t ranks, std::string_view text,
+                                                            std::string_view where = "rankfile");
 
 }  // namespace gridlock::mapping

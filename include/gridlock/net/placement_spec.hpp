@@ -2,13 +2,12 @@
 /// @file
 /// The `--placement` choices of `gridlock sim --network` (docs/network-models.md, "Using the
 /// models"): `identity`, `random` or `rankfile:FILE` (an Open MPI rankfile, docs/formats/rankfile.md,
-/// against the topology's nodes), turned into a net::Placement.
+/// against the topology's nodes). Parsing only: identity_placement() and random_placement() place
+/// the ranks; a rankfile is read outside net (mapping::read_rankfile_nodes(), then
+/// explicit_placement()), so that the models do not depend on gridlock::mapping.
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include "gridlock/net/network.hpp"
-#include "gridlock/topo/topology.hpp"
 
 namespace gridlock::net {
 
@@ -16,7 +15,7 @@ namespace gridlock::net {
 enum class PlacementKind : std::uint8_t {
   kIdentity,  ///< identity_placement()
   kRandom,    ///< random_placement() with the run's seed
-  kRankfile,  ///< rankfile_placement() of a file
+  kRankfile,  ///< explicit_placement() of a rankfile's nodes (mapping::read_rankfile_nodes())
 };
 
 /// A parsed `--placement` value.
@@ -28,20 +27,5 @@ struct PlacementSpec {
 /// Parses `identity`, `random` or `rankfile:FILE`; throws InputError naming `what` and the choices.
 [[nodiscard]] PlacementSpec parse_placement_spec(std::string_view text,
                                                  std::string_view what = "--placement");
-
-/// The placement of `ranks` ranks a rankfile (`rank R=HOST slot=S` lines; mapping::read_rankfile)
-/// gives on `topology`: HOST is one of its node names (or a node index), every rank 0..ranks-1
-/// appears exactly once. Throws InputError with `where`:line for unknown hosts, malformed lines
-/// and repeated ranks, and when the file leaves ranks out or places more ranks than `ranks`.
-[[nodiscard]] Placement rankfile_placement(const topo::Topology& topology, std::uint32_t ranks,
-                                           std::string_view text, std::string_view where = "rankfile");
-
-/// The placement `spec` describes for `ranks` ranks: identity and random put `ranks_per_node`
-/// ranks on each node (random shuffles the nodes with `seed`); a rankfile is read from its file
-/// (IoError when it cannot be read) and refuses a `ranks_per_node` other than 1, since the file
-/// says where every rank goes. Throws InputError as the placements do.
-[[nodiscard]] Placement make_placement(const topo::Topology& topology, std::uint32_t ranks,
-                                       const PlacementSpec& spec, std::uint32_t ranks_per_node,
-                                       std::uint64_t seed);
 
 }  // namespace gridlock::net

@@ -24,6 +24,11 @@ inline constexpr std::uintmax_t kMaxSystemFileBytes = std::uintmax_t{1024} * 102
 /// Most network ports per node a preset may record.
 inline constexpr std::uint32_t kMaxSystemPortsPerNode = 64;
 
+/// The LogGOPS parameters of a prediction unless given, and those a system file's `loggops` starts
+/// from: an Aries-class NIC and MPI (L 0.5 us, o 0.3 us, g 0.05 us, G 0.1 ns/B = 10 GB/s, O 0,
+/// S 8 KiB), documented in docs/predict.md.
+[[nodiscard]] sim::LogGOPSParams default_predict_params() noexcept;
+
 /// A machine: its network, its nodes and its hosts, every value with its source.
 struct SystemPreset {
   std::string name;          ///< Bare name (`crystal`), [a-z0-9_-]+.

@@ -1,5 +1,5 @@
 // The network report (utilisation, top links, histogram, slowdown) on hand-made NetStats, its JSON,
-// and the --placement choices (identity, random, rankfile) on a small torus.
+// and the parsing of the --placement choices (identity, random, rankfile).
 #include "gridlock/net/report.hpp"
 
 #include <cstdio>
@@ -174,51 +174,6 @@ TEST(PlacementSpec, Parses) {
   for (const char* bad : {"", "rankfile:", "rankfile", "Identity", "hops"}) {
     EXPECT_THROW((void)parse_placement_spec(bad), InputError) << bad;
   }
-}
-
-TEST(PlacementSpec, IdentityAndRandom) {
-  const auto topology = topo::make_topology("torus:4x2x1,npr=1");
-  const Placement identity = make_placement(*topology, 6, PlacementSpec{}, 2, 1);
-  EXPECT_EQ(identity.node_of_rank, (std::vector<topo::NodeId>{0, 0, 1, 1, 2, 2}));
-  const PlacementSpec random{PlacementKind::kRandom, {}};
-  const Placement a = make_placement(*topology, 8, random, 1, 42);
-  const Placement b = make_placement(*topology, 8, random, 1, 42);
-  EXPECT_EQ(a.node_of_rank, b.node_of_rank);  // the seed decides
-  std::vector<topo::NodeId> sorted = a.node_of_rank;
-  std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(sorted, (std::vector<topo::NodeId>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_THROW((void)make_placement(*topology, 9, random, 1, 42), InputError);  // 9 ranks, 8 nodes
-}
-
-TEST(PlacementSpec, Rankfile) {
-  const auto topology = topo::make_topology("torus:4x1x1");
-  const std::string n0 = topology->nodes()[0].name;
-  const std::string n3 = topology->nodes()[3].name;
-  const Placement p = rankfile_placement(
-      *topology, 3, "rank 0=" + n3 + " slot=0\nrank 1=" + n0 + " slot=0\nrank 2=" + n3 + " slot=1\n", "rf");
-  EXPECT_EQ(p.node_of_rank, (std::vector<topo::NodeId>{3, 0, 3}));
-  EXPECT_EQ(p.description, "rankfile rf");
-
-  const auto message_of = [&](const std::string& text, std::uint32_t ranks) {
-    try {
-      (void)rankfile_placement(*topology, ranks, text, "rf");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(
-      message_of("rank 0=nosuchhost slot=0\n", 1).find("rf:1: host 'nosuchhost' is not in the allocation"),
-      std::string::npos);
-  // Ranks left out at the end, or in the middle, and more ranks than the schedule has.
-  EXPECT_NE(message_of("rank 0=" + n0 + " slot=0\n", 2).find("places 1 ranks (0..0), the schedule has 2"),
-            std::string::npos);
-  EXPECT_NE(message_of("rank 0=" + n0 + " slot=0\nrank 2=" + n0 + " slot=1\n", 3).find("rank 1 is missing"),
-            std::string::npos);
-  EXPECT_NE(message_of("rank 0=" + n0 + " slot=0\nrank 1=" + n3 + " slot=0\n", 1).find("the schedule has 1"),
-            std::string::npos);
-  // A rankfile says where each rank goes: --ranks-per-node is refused beside it.
-  EXPECT_THROW((void)make_placement(*topology, 1, parse_placement_spec("rankfile:x"), 2, 1), InputError);
 }
 
 }  // namespace

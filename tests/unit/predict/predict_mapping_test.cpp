@@ -1,7 +1,7 @@
 // gridlock predict mapping: the recovered-% formula, the application and congestor schedule
 // (the halo3d generator's messages, congestor ranks on the pairs' nodes), the start delay, the
 // congestors outlasting the application, and bad input refused before any simulation.
-#include "gridlock/net/predict_mapping.hpp"
+#include "gridlock/predict/predict_mapping.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +16,20 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/net/factory.hpp"
-#include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/topo/spec.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::default_predict_params;
+using net::identity_placement;
+using net::make_model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+
 namespace {
 
 // Sends of every rank as (peer, bytes) multisets, over the whole schedule.
@@ -221,4 +230,4 @@ TEST(PredictMapping, BadInputIsRefusedBeforeTheRun) {
 }
 
 }  // namespace
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -1,6 +1,6 @@
 // gridlock predict gpcnet: the GPCNeT role split on a network, the canary and congestor schedule
 // shapes (messages per kernel), and a Congestion Impact of 1 where nothing can congest.
-#include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,12 @@
 
 #include "gridlock/core/error.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::ModelKind;
+using net::parse_model_kind;
+using net::Routing;
+
 namespace {
 
 TEST(PredictGpcnet, LayoutSplitsNodesAsGpcnet) {
@@ -261,4 +266,4 @@ TEST(PredictGpcnet, BadModelInputIsRefused) {
 }
 
 }  // namespace
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

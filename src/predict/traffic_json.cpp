@@ -1,6 +1,8 @@
-#include "gridlock/net/traffic_json.hpp"
+#include "gridlock/predict/traffic_json.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::ModelKind;
 
 Json traffic_context(const TrafficReport& report, const TrafficOptions& options) {
   Json context = base_context("gridlock predict traffic", "gridlock.predict_traffic", 1);
@@ -66,4 +68,4 @@ Json traffic_body(const TrafficReport& report) {
   return body;
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -27,7 +27,7 @@
 #include "gridlock/net/packet_model.hpp"
 #include "gridlock/topo/topology.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
 
 /// The traffic patterns (see parse_pattern()).
 enum class PatternKind : std::uint8_t {
@@ -100,12 +100,12 @@ class Destinations {
 
 /// What `gridlock predict traffic` is asked for.
 struct TrafficOptions {
-  std::string network_spec;                  ///< Topology spec.
-  ModelKind model = ModelKind::kPacket;      ///< Network model.
-  TrafficPattern pattern;                    ///< Traffic pattern.
+  std::string network_spec;                        ///< Topology spec.
+  net::ModelKind model = net::ModelKind::kPacket;  ///< Network model.
+  TrafficPattern pattern;                          ///< Traffic pattern.
   std::vector<double> loads{0.5};            ///< Offered loads, fractions of injection bandwidth (0, 1].
   std::uint64_t hop_latency_ps = 100'000;    ///< Router-to-router hop latency.
-  PacketOptions packet;                      ///< Packet size (also the flow model's), buffers, VCs, routing.
+  net::PacketOptions packet;                 ///< Packet size (also the flow model's), buffers, VCs, routing.
   std::uint64_t seed = 1;                    ///< Generation, pattern and routing seed.
   std::uint32_t warmup_packet_times = 1000;  ///< Warm-up before the measurement.
   std::uint32_t batch_packet_times = 250;    ///< Length of one measurement batch.
@@ -184,4 +184,4 @@ struct TrafficReport {
 /// InputError for an unknown network, a pattern that does not fit it, or refused packet options.
 [[nodiscard]] TrafficReport run_traffic(const TrafficOptions& options);
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -6,7 +6,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/sim/engine.hpp"
 
-namespace gridlock::net::detail {
+namespace gridlock::predict::detail {
 
 // Sets the host parameters and the per-hop latency in `params`, in integer picoseconds.
 inline void put_loggops_params(Json& params, const sim::LogGOPSParams& loggops,
@@ -21,4 +21,4 @@ inline void put_loggops_params(Json& params, const sim::LogGOPSParams& loggops,
   params["hop_latency_ps"] = hop_latency_ps;
 }
 
-}  // namespace gridlock::net::detail
+}  // namespace gridlock::predict::detail

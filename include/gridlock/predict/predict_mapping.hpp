@@ -20,7 +20,7 @@
 #include "gridlock/sim/schedule.hpp"
 #include "gridlock/topo/topology.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
 
 /// The paper's 16 application nodes on its 2x2x8 Gemini torus (Fig. 3).
 [[nodiscard]] std::vector<std::string> paper_mapping_nodes();
@@ -61,9 +61,9 @@ struct MappingPredictOptions {
   /// Link metrics for the machine weights (mapping::fetch_node_metrics; `sim:paper`: the
   /// oracle's simulated load of the same competing traffic at line rate).
   std::string source = "sim:paper";
-  ModelKind model = ModelKind::kFlow;  ///< Network model.
-  PacketOptions packet;                ///< Packet model parameters (seeded with `seed`).
-  std::uint64_t seed = 1;              ///< Random baseline, Scotch and the packet model.
+  net::ModelKind model = net::ModelKind::kFlow;  ///< Network model.
+  net::PacketOptions packet;                     ///< Packet model parameters (seeded with `seed`).
+  std::uint64_t seed = 1;                        ///< Random baseline, Scotch and the packet model.
   /// Scotch and random placements with seeds seed .. seed + seeds - 1; a row's figures are means
   /// over them (placements that repeat, such as the deterministic baselines, are simulated once).
   std::uint32_t seeds = 1;
@@ -148,4 +148,4 @@ struct MappingSchedule {
 /// The report's JSON body (docs/formats/predict-mapping-json.md); the context is report.context.
 [[nodiscard]] Json mapping_report_body(const MappingReport& report);
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -3,9 +3,9 @@
 /// The JSON of `gridlock predict traffic` (docs/formats/predict-traffic-json.md): schema
 /// `gridlock.predict_traffic` version 1, a context block and a body with the latency-load points.
 #include "gridlock/core/output.hpp"
-#include "gridlock/net/traffic.hpp"
+#include "gridlock/predict/traffic.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
 
 /// The context block: base_context() plus the network, model, pattern, options and seed.
 [[nodiscard]] Json traffic_context(const TrafficReport& report, const TrafficOptions& options);
@@ -13,4 +13,4 @@ namespace gridlock::net {
 /// The body: `injection`, `zero_load`, `points` and `saturation`.
 [[nodiscard]] Json traffic_body(const TrafficReport& report);
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -1,11 +1,13 @@
-#include "gridlock/net/predict_gpcnet.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,7 +24,19 @@
 
 #include "detail/loggops_json.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::check_packet_sizes;
+using net::estimate_model_bytes;
+using net::explicit_placement;
+using net::make_model;
+using net::Model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+using net::Placement;
+
 namespace {
 
 using gpcnet::CongestorType;
@@ -370,18 +384,6 @@ std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static
 
 }  // namespace
 
-sim::LogGOPSParams default_predict_params() noexcept {
-  sim::LogGOPSParams p;
-  p.latency = sim::SimTime{500'000};
-  p.overhead_send = sim::SimTime{300'000};
-  p.overhead_recv = sim::SimTime{300'000};
-  p.gap = sim::SimTime{50'000};
-  p.gap_per_byte = sim::SimTime{100};
-  p.overhead_per_byte = sim::SimTime{0};
-  p.eager_threshold_bytes = 8192;
-  return p;
-}
-
 CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   CanaryLoop loop;
   switch (kind) {
@@ -544,60 +546,88 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
   return out;
 }
 
-gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const ModelKind kind = options.model;
-  check_gpcnet_options(options);
-  {
-    // Size the prediction from the spec's formulas before the topology is built
-    // (torus:1000x1000x1000 is a few bytes of option and gigabytes of graph).
-    const topo::TopologySummary summary = topo::topology_info(options.network_spec);
-    const std::uint64_t job_nodes = options.nodes.empty() ? summary.nodes : options.nodes.size();
-    if (job_nodes > sim::kMaxRanks / options.ranks_per_node) {
-      throw InputError(
-          fmt::format("--network {}: {} nodes x {} ranks per node exceed the simulator's {} ranks",
-                      options.network_spec, job_nodes, options.ranks_per_node, sim::kMaxRanks));
-    }
-    // The layout and the placement: about 64 B per rank.
-    constexpr std::uint64_t kLayoutBytesPerRank = 64;
-    const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
-    MemoryBudget budget(options.max_memory_bytes == 0 ? default_max_memory_bytes()
-                                                      : options.max_memory_bytes);
-    // Packet sizes first: a buffer of a billion packets is a wrong option, not a memory question.
-    if (kind == ModelKind::kPacket) {
-      check_packet_sizes(options.packet);
-    }
-    budget.reserve(
-        topo::estimate_topology_size(options.network_spec).bytes,
-        fmt::format("the network {} ({} nodes, {} links)", options.network_spec, summary.nodes, links),
-        "give a smaller --network");
-    budget.reserve(
-        saturating_add(saturating_mul(saturating_mul(job_nodes, options.ranks_per_node), kLayoutBytesPerRank),
-                       estimate_model_bytes(kind, links, job_nodes * options.ranks_per_node, options.packet)),
-        fmt::format("{} ranks and the {} model's state", job_nodes * options.ranks_per_node, to_string(kind)),
-        "give fewer --ranks-per-node or a smaller --network");
+namespace {
+
+// The steps of predict_gpcnet(): size the prediction, build the network, calibrate the
+// congestors, run each canary isolated and loaded, write the context.
+
+// Calls the options' progress callback, if any, with one line.
+void say(const GpcnetOptions& options, const std::string& line) {
+  if (options.progress) {
+    options.progress(line);
   }
-  std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
-  // The job's nodes: job node i is topology node job[i].
+}
+
+// Refuses a prediction the memory budget cannot hold, sized from the spec's formulas before the
+// topology is built (torus:1000x1000x1000 is a few bytes of option and gigabytes of graph).
+void reserve_prediction(const GpcnetOptions& options) {
+  const ModelKind kind = options.model;
+  const topo::TopologySummary summary = topo::topology_info(options.network_spec);
+  const std::uint64_t job_nodes = options.nodes.empty() ? summary.nodes : options.nodes.size();
+  if (job_nodes > sim::kMaxRanks / options.ranks_per_node) {
+    throw InputError(fmt::format("--network {}: {} nodes x {} ranks per node exceed the simulator's {} ranks",
+                                 options.network_spec, job_nodes, options.ranks_per_node, sim::kMaxRanks));
+  }
+  // The layout and the placement: about 64 B per rank.
+  constexpr std::uint64_t kLayoutBytesPerRank = 64;
+  const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
+  MemoryBudget budget(options.max_memory_bytes == 0 ? default_max_memory_bytes() : options.max_memory_bytes);
+  // Packet sizes first: a buffer of a billion packets is a wrong option, not a memory question.
+  if (kind == ModelKind::kPacket) {
+    check_packet_sizes(options.packet);
+  }
+  budget.reserve(
+      topo::estimate_topology_size(options.network_spec).bytes,
+      fmt::format("the network {} ({} nodes, {} links)", options.network_spec, summary.nodes, links),
+      "give a smaller --network");
+  budget.reserve(
+      saturating_add(saturating_mul(saturating_mul(job_nodes, options.ranks_per_node), kLayoutBytesPerRank),
+                     estimate_model_bytes(kind, links, job_nodes * options.ranks_per_node, options.packet)),
+      fmt::format("{} ranks and the {} model's state", job_nodes * options.ranks_per_node, to_string(kind)),
+      "give fewer --ranks-per-node or a smaller --network");
+}
+
+// The job's nodes: job node i is topology node job[i] (every node of the topology unless the
+// options name some; those must be distinct nodes of it).
+std::vector<topo::NodeId> job_nodes(const GpcnetOptions& options, const topo::Topology& topology) {
   std::vector<topo::NodeId> job = options.nodes;
   if (job.empty()) {
-    job.resize(topology->nodes().size());
+    job.resize(topology.nodes().size());
     for (std::size_t i = 0; i < job.size(); ++i) {
       job[i] = static_cast<topo::NodeId>(i);
     }
-  } else {
-    std::vector<bool> seen(topology->nodes().size(), false);
-    for (const auto node : job) {
-      if (node >= seen.size() || seen[node]) {
-        throw InputError(fmt::format("the job's nodes: node {} is {} of {}: give distinct nodes 0 to {}",
-                                     node, node >= seen.size() ? "not a node" : "given twice",
-                                     topology->spec(), seen.size() - 1));
-      }
-      seen[node] = true;
-    }
+    return job;
   }
+  std::vector<bool> seen(topology.nodes().size(), false);
+  for (const auto node : job) {
+    if (node >= seen.size() || seen[node]) {
+      throw InputError(fmt::format("the job's nodes: node {} is {} of {}: give distinct nodes 0 to {}", node,
+                                   node >= seen.size() ? "not a node" : "given twice", topology.spec(),
+                                   seen.size() - 1));
+    }
+    seen[node] = true;
+  }
+  return job;
+}
+
+// What every run of a prediction shares: the topology, the job's nodes, the roles and the
+// network their ranks are placed on.
+struct GpcnetSetup {
+  std::shared_ptr<const topo::Topology> topology;
+  std::vector<topo::NodeId> job;  // job node i is topology node job[i]
+  GpcnetLayout layout;
+  std::shared_ptr<const Network> network;
+  std::uint64_t model_bytes = 0;  // the model's state, reserved for each run
+  std::uint64_t ring_seed = 0;    // base seed of the random rings
+};
+
+// Builds the topology, the layout and the network; bad packet options are refused here, before
+// any run.
+GpcnetSetup build_setup(const GpcnetOptions& options) {
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
+  std::vector<topo::NodeId> job = job_nodes(options, *topology);
   const auto nodes = static_cast<std::uint32_t>(job.size());
-  const GpcnetLayout layout =
+  GpcnetLayout layout =
       make_gpcnet_layout(nodes, options.ranks_per_node, options.seed, options.canary_fraction);
   std::vector<topo::NodeId> node_of_rank(layout.ranks());
   for (std::uint32_t r = 0; r < layout.ranks(); ++r) {
@@ -607,186 +637,212 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
       *topology, layout.ranks(), std::move(node_of_rank),
       fmt::format("{} of {} nodes ({}), {} rank{} per node", nodes, topology->nodes().size(),
                   options.allocation, options.ranks_per_node, options.ranks_per_node == 1 ? "" : "s"));
-  const auto network =
+  auto network =
       std::make_shared<const Network>(topology, std::move(placement), NetworkParams{options.hop_latency_ps});
-  if (kind == ModelKind::kPacket) {
+  if (options.model == ModelKind::kPacket) {
     // Bad packet options (too few virtual channels, Valiant off a dragonfly) before any work.
     validate(options.packet, *network);
   }
   const std::uint64_t model_bytes =
-      estimate_model_bytes(kind, topology->links().size(), layout.ranks(), options.packet);
-  const std::uint64_t ring_seed = derive_seed(options.seed, gpcnet::kRingStream);
-  auto say = [&](const std::string& line) {
-    if (options.progress) {
-      options.progress(line);
-    }
-  };
+      estimate_model_bytes(options.model, topology->links().size(), layout.ranks(), options.packet);
+  return GpcnetSetup{std::move(topology), std::move(job), std::move(layout),
+                     std::move(network),  model_bytes,    derive_seed(options.seed, gpcnet::kRingStream)};
+}
 
-  gpcnet::Report report;
-  report.mode = gpcnet::Mode::kLoad;
-  report.average = gpcnet::Average::kBlocks;
+// The report's roles (node names per group) and the canaries' first random ring.
+void put_roles(gpcnet::Report& report, const GpcnetSetup& setup) {
+  const GpcnetLayout& layout = setup.layout;
+  const std::vector<topo::Node>& names = setup.topology->nodes();
   for (int g = 0; g < layout.roles.group_count(); ++g) {
-    std::vector<std::string> names;
+    std::vector<std::string> group;
     for (const auto node : layout.roles.nodes_of(g)) {
-      names.push_back(topology->nodes()[job[node]].name);
+      group.push_back(names[setup.job[node]].name);
     }
-    report.roles.emplace_back(layout.roles.group_name(g), std::move(names));
+    report.roles.emplace_back(layout.roles.group_name(g), std::move(group));
   }
-  {
-    const auto& canary_nodes = layout.roles.nodes_of(0);
-    const auto ring = random_ring_order(canary_nodes.size(), ring_seed, 0);
-    for (std::uint64_t i = 0; i < canary_nodes.size(); ++i) {
-      report.canary_ring0.push_back(topology->nodes()[job[canary_nodes[ring.at(i)]]].name);
-    }
+  const auto& canary_nodes = layout.roles.nodes_of(0);
+  const auto ring = random_ring_order(canary_nodes.size(), setup.ring_seed, 0);
+  for (std::uint64_t i = 0; i < canary_nodes.size(); ++i) {
+    report.canary_ring0.push_back(names[setup.job[canary_nodes[ring.at(i)]]].name);
   }
+}
 
-  // Calibration: the congestors alone for a few iterations give each one's iteration time, from
-  // which the loaded runs size them (GOAL has no "until the canaries finish").
+// Per congestor type (gpcnet_congestors() order), the iteration time of its fastest rank in `run`
+// of `iterations[t]` iterations: the fastest rank of a type ends first, so its pace sizes the
+// next run. At least 1 ps.
+std::vector<double> congestor_paces(const GpcnetLayout& layout, const RunResult& run,
+                                    const std::vector<std::uint64_t>& iterations) {
+  std::vector<double> pace(iterations.size(), 0);
+  for (std::size_t t = 0; t < iterations.size(); ++t) {
+    std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
+    for (const auto& slice : layout.slices[t + 1]) {
+      for (const auto r : slice) {
+        end = std::min(end, run.finish[r].ps);
+      }
+    }
+    pace[t] = std::max(1.0, static_cast<double>(end) / static_cast<double>(iterations[t]));
+  }
+  return pace;
+}
+
+// The calibration: the congestors alone for a few iterations.
+struct Calibration {
+  std::vector<double> iteration_ps;  // per congestor type, its fastest rank's iteration time
+  std::uint64_t warmup_ps = 0;       // the congestors' warm-up before the canaries start
+};
+
+// Runs the congestors alone for kCalibrationIterations: each one's iteration time sizes the
+// loaded runs (GOAL has no "until the canaries finish"), the slowest one's sets the warm-up.
+Calibration calibrate(const GpcnetOptions& options, const GpcnetSetup& setup) {
   const auto types = gpcnet_congestors();
-  std::vector<double> iteration_ps(types.size(), 0);
+  ScheduleShape shape;
+  shape.rma_by_nic = options.rma_by_nic;
+  shape.canaries = false;
+  shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
+  reserve_run(options, setup.layout, shape, setup.model_bytes, "calibration");
+  const auto built = build_gpcnet_schedule(setup.layout, shape);
+  const RunResult run = run_schedule(built, setup.network, options);
+  Calibration out;
+  out.iteration_ps = congestor_paces(setup.layout, run, shape.congestor_iterations);
   double slowest_iteration = 1;
-  {
-    ScheduleShape shape;
-    shape.rma_by_nic = options.rma_by_nic;
-    shape.canaries = false;
-    shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
-    reserve_run(options, layout, shape, model_bytes, "calibration");
-    const auto built = build_gpcnet_schedule(layout, shape);
-    const RunResult run = run_schedule(built, network, options);
-    for (std::size_t t = 0; t < types.size(); ++t) {
-      // The fastest rank of a type ends first, so its pace sizes the loaded runs; the slowest
-      // one's sets the warm-up.
-      std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
-      std::uint64_t last = 0;
-      for (const auto& slice : layout.slices[t + 1]) {
-        for (const auto r : slice) {
-          first = std::min(first, run.finish[r].ps);
-          last = std::max(last, run.finish[r].ps);
-        }
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    std::uint64_t last = 0;
+    for (const auto& slice : setup.layout.slices[t + 1]) {
+      for (const auto r : slice) {
+        last = std::max(last, run.finish[r].ps);
       }
-      iteration_ps[t] = std::max(1.0, static_cast<double>(first) / kCalibrationIterations);
-      slowest_iteration = std::max(slowest_iteration, static_cast<double>(last) / kCalibrationIterations);
     }
-    say(fmt::format("calibration: congestor iteration a2a {}, p2p-incast {}, rma-incast {}, rma-bcast {}",
-                    time_text(static_cast<std::uint64_t>(iteration_ps[0])),
-                    time_text(static_cast<std::uint64_t>(iteration_ps[1])),
-                    time_text(static_cast<std::uint64_t>(iteration_ps[2])),
-                    time_text(static_cast<std::uint64_t>(iteration_ps[3]))));
+    slowest_iteration = std::max(slowest_iteration, static_cast<double>(last) / kCalibrationIterations);
   }
-  const auto warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
+  say(options,
+      fmt::format("calibration: congestor iteration a2a {}, p2p-incast {}, rma-incast {}, rma-bcast {}",
+                  time_text(static_cast<std::uint64_t>(out.iteration_ps[0])),
+                  time_text(static_cast<std::uint64_t>(out.iteration_ps[1])),
+                  time_text(static_cast<std::uint64_t>(out.iteration_ps[2])),
+                  time_text(static_cast<std::uint64_t>(out.iteration_ps[3]))));
+  out.warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
+  return out;
+}
 
-  gpcnet::PhaseResult isolated{"isolated", {}, {}};
-  gpcnet::PhaseResult loaded{"loaded", types, {}};
-  Json sizing = Json::array();
-  std::uint64_t total_messages = 0;
-  for (const CanaryKind canary : kCanaryKinds) {
-    ScheduleShape shape;
-    shape.rma_by_nic = options.rma_by_nic;
-    shape.kind = canary;
-    shape.loop = canary_loop(options, canary);
-    shape.ring_seed = ring_seed;
-    reserve_run(options, layout, shape, model_bytes, fmt::format("{} isolated", canary_info(canary).key));
-    const auto iso_built = build_gpcnet_schedule(layout, shape);
-    const RunResult iso = run_schedule(iso_built, network, options);
-    total_messages += iso.messages;
-    isolated.canaries.push_back(collect(canary, shape.loop, iso));
-    say(fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", canary_info(canary).key,
-                    time_text(iso.canary_end_ps), iso.messages, iso.wall_s));
-
-    // Loaded: the canaries start after the congestors' warm-up; every congestor must still run
-    // when the last canary iteration ends, else the run is repeated with longer congestors.
-    // Per congestor, its iteration time under load (the calibrated one until a loaded run says
-    // more), and the time the congestors must cover.
-    std::vector<double> loaded_iteration_ps = iteration_ps;
-    double target_ps =
-        static_cast<double>(warmup_ps) + kFirstLoadedFactor * static_cast<double>(iso.canary_end_ps);
-    shape.canary_delay = sim::SimTime{warmup_ps};
-    for (int attempt = 1;; ++attempt) {
-      shape.congestor_iterations.clear();
-      for (std::size_t t = 0; t < types.size(); ++t) {
-        // Clamped before the conversion (a double past 2^64 does not convert): the memory budget
-        // refuses such a run next.
-        const double wanted = std::ceil(target_ps / loaded_iteration_ps[t]) + 1;
-        shape.congestor_iterations.push_back(wanted >= 0x1p63 ? std::uint64_t{1} << 63
-                                                              : static_cast<std::uint64_t>(wanted));
+// A loaded run's canary result with the congestors' iterations, bytes and rates.
+gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape, const RunResult& run,
+                                   const GpcnetLayout& layout) {
+  const auto types = gpcnet_congestors();
+  gpcnet::CanaryResult result = collect(canary, shape.loop, run);
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    gpcnet::CongestorResult cr;
+    cr.type = types[t];
+    double rate_sum = 0;
+    for (const auto& slice : layout.slices[t + 1]) {
+      const auto n = static_cast<std::uint32_t>(slice.size());
+      for (std::uint32_t pos = 0; pos < n; ++pos) {
+        const std::uint64_t bytes =
+            saturating_mul(congestor_bytes_per_iteration(types[t], pos, n), shape.congestor_iterations[t]);
+        cr.ranks += 1;
+        cr.iterations = saturating_add(cr.iterations, shape.congestor_iterations[t]);
+        cr.bytes = saturating_add(cr.bytes, bytes);
+        const double seconds = static_cast<double>(run.finish[slice[pos]].ps) * 1e-12;
+        rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
       }
-      reserve_run(options, layout, shape, model_bytes, fmt::format("{} loaded", canary_info(canary).key));
-      const auto built = build_gpcnet_schedule(layout, shape);
-      const RunResult run = run_schedule(built, network, options);
-      total_messages += run.messages;
-      std::uint64_t congestors_end = std::numeric_limits<std::uint64_t>::max();
-      for (const auto r : built.congestor_ranks) {
-        congestors_end = std::min(congestors_end, run.finish[r].ps);
-      }
-      const bool covered = congestors_end >= run.canary_end_ps;
-      say(
-          fmt::format("{} loaded (attempt {}): canaries end at {}, first congestor ends at {}, {} messages, "
-                      "{:.1f} s",
-                      canary_info(canary).key, attempt, time_text(run.canary_end_ps),
-                      time_text(congestors_end), run.messages, run.wall_s));
-      if (covered || attempt == kMaxLoadedAttempts) {
-        gpcnet::CanaryResult result = collect(canary, shape.loop, run);
-        for (std::size_t t = 0; t < types.size(); ++t) {
-          gpcnet::CongestorResult cr;
-          cr.type = types[t];
-          double rate_sum = 0;
-          for (const auto& slice : layout.slices[t + 1]) {
-            const auto n = static_cast<std::uint32_t>(slice.size());
-            for (std::uint32_t pos = 0; pos < n; ++pos) {
-              const std::uint64_t bytes = saturating_mul(congestor_bytes_per_iteration(types[t], pos, n),
-                                                         shape.congestor_iterations[t]);
-              cr.ranks += 1;
-              cr.iterations = saturating_add(cr.iterations, shape.congestor_iterations[t]);
-              cr.bytes = saturating_add(cr.bytes, bytes);
-              const double seconds = static_cast<double>(run.finish[slice[pos]].ps) * 1e-12;
-              rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
-            }
-          }
-          cr.mib_per_s_total = rate_sum;
-          cr.mib_per_s_per_rank = cr.ranks == 0 ? 0 : rate_sum / static_cast<double>(cr.ranks);
-          result.congestors.push_back(cr);
-        }
-        loaded.canaries.push_back(std::move(result));
-        Json s;
-        s["canary"] = canary_info(canary).key;
-        s["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
-        s["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
-        s["congestors_first_end_us"] = static_cast<double>(congestors_end) / 1e6;
-        s["congestor_iterations"] = shape.congestor_iterations;
-        s["attempts"] = attempt;
-        s["covered"] = covered;
-        sizing.push_back(s);
-        if (!covered) {
-          report.notes.push_back(fmt::format(
-              "{}: a congestor ended at {} before the canaries ({}) after {} attempts; the last canary "
-              "iterations ran on a partly quiet network",
-              canary_info(canary).title, time_text(congestors_end), time_text(run.canary_end_ps), attempt));
-        }
-        break;
-      }
-      // Too short: the calibration (congestors alone, all starting at once) misjudged their pace
-      // beside the canaries. Take each one's iteration time from this run and cover the
-      // canaries' loaded time with a margin.
-      for (std::size_t t = 0; t < types.size(); ++t) {
-        std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
-        for (const auto& slice : layout.slices[t + 1]) {
-          for (const auto r : slice) {
-            end = std::min(end, run.finish[r].ps);
-          }
-        }
-        // The fastest rank of the type ends first: its rate sizes the next run.
-        loaded_iteration_ps[t] =
-            std::max(1.0, static_cast<double>(end) / static_cast<double>(shape.congestor_iterations[t]));
-      }
-      target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
     }
+    cr.mib_per_s_total = rate_sum;
+    cr.mib_per_s_per_rank = cr.ranks == 0 ? 0 : rate_sum / static_cast<double>(cr.ranks);
+    result.congestors.push_back(cr);
   }
-  report.phases = {std::move(isolated), std::move(loaded)};
+  return result;
+}
 
+// One canary's isolated and loaded phases.
+struct CanaryRuns {
+  gpcnet::CanaryResult isolated;
+  gpcnet::CanaryResult loaded;
+  Json sizing;                 // the canary's row of the context's congestor_sizing
+  std::uint64_t messages = 0;  // messages simulated, every attempt counted
+};
+
+// Runs `canary` alone, then beside the congestors: the canaries start after the congestors'
+// warm-up, and every congestor must still run when the last canary iteration ends, else the
+// loaded run is repeated with longer congestors (at most kMaxLoadedAttempts runs). A loaded
+// phase the congestors never covered adds a note to `notes`.
+CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, const Calibration& calibration,
+                      CanaryKind canary, std::vector<std::string>& notes) {
+  const std::string key = canary_info(canary).key;
+  CanaryRuns out;
+  ScheduleShape shape;
+  shape.rma_by_nic = options.rma_by_nic;
+  shape.kind = canary;
+  shape.loop = canary_loop(options, canary);
+  shape.ring_seed = setup.ring_seed;
+  reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} isolated", key));
+  const RunResult iso = run_schedule(build_gpcnet_schedule(setup.layout, shape), setup.network, options);
+  out.messages += iso.messages;
+  out.isolated = collect(canary, shape.loop, iso);
+  say(options, fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", key,
+                           time_text(iso.canary_end_ps), iso.messages, iso.wall_s));
+
+  // Per congestor, its iteration time under load (the calibrated one until a loaded run says
+  // more), and the time the congestors must cover.
+  std::vector<double> loaded_iteration_ps = calibration.iteration_ps;
+  double target_ps = static_cast<double>(calibration.warmup_ps) +
+                     kFirstLoadedFactor * static_cast<double>(iso.canary_end_ps);
+  shape.canary_delay = sim::SimTime{calibration.warmup_ps};
+  for (int attempt = 1;; ++attempt) {
+    shape.congestor_iterations.clear();
+    for (const double pace : loaded_iteration_ps) {
+      // Clamped before the conversion (a double past 2^64 does not convert): the memory budget
+      // refuses such a run next.
+      const double wanted = std::ceil(target_ps / pace) + 1;
+      shape.congestor_iterations.push_back(wanted >= 0x1p63 ? std::uint64_t{1} << 63
+                                                            : static_cast<std::uint64_t>(wanted));
+    }
+    reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} loaded", key));
+    const auto built = build_gpcnet_schedule(setup.layout, shape);
+    const RunResult run = run_schedule(built, setup.network, options);
+    out.messages += run.messages;
+    std::uint64_t congestors_end = std::numeric_limits<std::uint64_t>::max();
+    for (const auto r : built.congestor_ranks) {
+      congestors_end = std::min(congestors_end, run.finish[r].ps);
+    }
+    const bool covered = congestors_end >= run.canary_end_ps;
+    say(options, fmt::format("{} loaded (attempt {}): canaries end at {}, first congestor ends at {}, {} "
+                             "messages, {:.1f} s",
+                             key, attempt, time_text(run.canary_end_ps), time_text(congestors_end),
+                             run.messages, run.wall_s));
+    if (covered || attempt == kMaxLoadedAttempts) {
+      out.loaded = loaded_result(canary, shape, run, setup.layout);
+      out.sizing["canary"] = key;
+      out.sizing["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
+      out.sizing["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
+      out.sizing["congestors_first_end_us"] = static_cast<double>(congestors_end) / 1e6;
+      out.sizing["congestor_iterations"] = shape.congestor_iterations;
+      out.sizing["attempts"] = attempt;
+      out.sizing["covered"] = covered;
+      if (!covered) {
+        notes.push_back(fmt::format(
+            "{}: a congestor ended at {} before the canaries ({}) after {} attempts; the last canary "
+            "iterations ran on a partly quiet network",
+            canary_info(canary).title, time_text(congestors_end), time_text(run.canary_end_ps), attempt));
+      }
+      return out;
+    }
+    // Too short: the calibration (congestors alone, all starting at once) misjudged their pace
+    // beside the canaries. Take each one's iteration time from this run and cover the
+    // canaries' loaded time with a margin.
+    loaded_iteration_ps = congestor_paces(setup.layout, run, shape.congestor_iterations);
+    target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
+  }
+}
+
+// The report's context block: the network, the model, the job, the parameters and how the
+// congestors were sized.
+Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, const Calibration& calibration,
+                    Json sizing, std::uint64_t messages) {
+  const ModelKind kind = options.model;
+  const topo::Topology& topology = *setup.topology;
   Json context = base_context("gridlock predict gpcnet", "gridlock.bench", 1);
   context["mode"] = "load";
   context["simulated"] = true;
-  context["network"] = topology->spec();
+  context["network"] = topology.spec();
   context["net_model"] = to_string(kind);
   if (kind == ModelKind::kPacket) {
     context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
@@ -795,11 +851,11 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
                          {"routing", to_string(options.packet.routing)},
                          {"congestion_control", options.packet.congestion_control}};
   }
-  context["model"] = fmt::format("{} model on {}", to_string(kind), topology->spec());
-  context["nodes"] = nodes;
-  context["network_nodes"] = topology->nodes().size();
+  context["model"] = fmt::format("{} model on {}", to_string(kind), topology.spec());
+  context["nodes"] = static_cast<std::uint32_t>(setup.job.size());
+  context["network_nodes"] = topology.nodes().size();
   context["allocation"] = options.allocation;
-  context["ranks"] = layout.ranks();
+  context["ranks"] = setup.layout.ranks();
   context["ranks_per_node"] = options.ranks_per_node;
   context["seed"] = options.seed;
   context["seed_source"] = "option";
@@ -815,12 +871,42 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
         {"rings", loop.rings}, {"warmup", loop.warmup}, {"iterations", loop.iterations}};
   }
   context["parameters"] = params;
-  context["congestor_warmup_us"] = static_cast<double>(warmup_ps) / 1e6;
-  context["congestor_sizing"] = sizing;
-  context["messages_simulated"] = total_messages;
-  context["run_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  report.context = context;
+  context["congestor_warmup_us"] = static_cast<double>(calibration.warmup_ps) / 1e6;
+  context["congestor_sizing"] = std::move(sizing);
+  context["messages_simulated"] = messages;
+  return context;
+}
+
+}  // namespace
+
+gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  check_gpcnet_options(options);
+  reserve_prediction(options);
+  const GpcnetSetup setup = build_setup(options);
+
+  gpcnet::Report report;
+  report.mode = gpcnet::Mode::kLoad;
+  report.average = gpcnet::Average::kBlocks;
+  put_roles(report, setup);
+  const Calibration calibration = calibrate(options, setup);
+
+  gpcnet::PhaseResult isolated{"isolated", {}, {}};
+  gpcnet::PhaseResult loaded{"loaded", gpcnet_congestors(), {}};
+  Json sizing = Json::array();
+  std::uint64_t total_messages = 0;
+  for (const CanaryKind canary : kCanaryKinds) {
+    CanaryRuns runs = run_canary(options, setup, calibration, canary, report.notes);
+    isolated.canaries.push_back(std::move(runs.isolated));
+    loaded.canaries.push_back(std::move(runs.loaded));
+    sizing.push_back(std::move(runs.sizing));
+    total_messages += runs.messages;
+  }
+  report.phases = {std::move(isolated), std::move(loaded)};
+  report.context = gpcnet_context(options, setup, calibration, std::move(sizing), total_messages);
+  report.context["run_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

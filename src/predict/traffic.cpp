@@ -1,4 +1,4 @@
-#include "gridlock/net/traffic.hpp"
+#include "gridlock/predict/traffic.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "detail/packet_links.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/histogram.hpp"
 #include "gridlock/core/memory.hpp"
@@ -24,7 +23,17 @@
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::identity_placement;
+using net::make_model;
+using net::Model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+using net::Placement;
+
 namespace {
 
 constexpr const char* kPatternChoices =
@@ -76,6 +85,22 @@ std::vector<std::uint32_t> index_in_router(const std::vector<std::vector<std::ui
   for (const auto& list : by_router) {
     for (std::size_t i = 0; i < list.size(); ++i) {
       out[list[i]] = static_cast<std::uint32_t>(i);
+    }
+  }
+  return out;
+}
+
+// Per topology link: whether it joins two dragonfly groups, where the packet model adds
+// --global-extra-latency (the packet model's own rule is in src/net/detail/packet_links.cpp).
+std::vector<bool> global_links(const topo::Topology& topology) {
+  std::vector<bool> out(topology.links().size(), false);
+  const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(&topology);
+  if (dragonfly == nullptr) {
+    return out;
+  }
+  for (const topo::Link& link : topology.links()) {
+    if (link.kind == topo::LinkKind::kNetwork) {
+      out[link.id] = dragonfly->group_of(link.src_router) != dragonfly->group_of(link.dst_router);
     }
   }
   return out;
@@ -735,7 +760,7 @@ TrafficReport run_traffic(const TrafficOptions& options) {
   TrafficReport report;
   {
     Rng rng(derive_seed(options.seed, kStreamZeroLoad));
-    const std::vector<detail::LinkClass> classes = detail::link_classes(*setup.network);
+    const std::vector<bool> global = global_links(setup.network->topology());
     std::vector<topo::LinkId> path;
     double sum_ps = 0;
     double sum_hops = 0;
@@ -750,7 +775,7 @@ TrafficReport run_traffic(const TrafficOptions& options) {
       double globals = 0;
       for (const topo::LinkId l : path) {
         slowest = std::max(slowest, 1.0 / setup.network->capacity_bytes_per_ps(l));
-        globals += classes[l].global ? 1 : 0;
+        globals += global[l] ? 1 : 0;
       }
       const auto hops = static_cast<double>(Network::hops(path));
       sum_hops += hops;
@@ -799,4 +824,4 @@ TrafficReport run_traffic(const TrafficOptions& options) {
   return report;
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -1,12 +1,15 @@
-#include "gridlock/net/predict_mapping.hpp"
+#include "gridlock/predict/predict_mapping.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,13 +18,23 @@
 #include "gridlock/core/memory.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
-#include "gridlock/net/predict_gpcnet.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/predict/predict_gpcnet.hpp"
 #include "gridlock/topo/spec.hpp"
 
 #include "detail/loggops_json.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::default_predict_params;
+using net::estimate_model_bytes;
+using net::explicit_placement;
+using net::make_model;
+using net::ModelKind;
+using net::Network;
+using net::NetworkParams;
+using net::PacketOptions;
+
 namespace {
 
 // One placement's simulated times, alone and beside the congestors.
@@ -226,6 +239,323 @@ std::string us_or_starved(double us) { return std::isnan(us) ? std::string("star
 
 Json number_or_null(double value) { return std::isnan(value) ? Json(nullptr) : Json(value); }
 
+// The steps of predict_mapping(): check the options, find the congestors' nodes, build the
+// machine, calibrate the congestors, simulate each mapping's placement alone and congested (per
+// seed), average over the seeds, write the context.
+
+// Calls the options' progress callback, if any, with one line.
+void say(const MappingPredictOptions& options, const std::string& line) {
+  if (options.progress) {
+    options.progress(line);
+  }
+}
+
+// The bounds of the numeric options, checked before anything is built.
+void check_mapping_options(const MappingPredictOptions& options) {
+  if (options.iterations == 0 || options.iterations > kMaxIterations) {
+    throw InputError(fmt::format("--iterations {}: give 1 .. {}", options.iterations, kMaxIterations));
+  }
+  if (options.seeds == 0 || options.seeds > kMaxSeeds) {
+    throw InputError(fmt::format("--seeds {}: give 1 .. {}", options.seeds, kMaxSeeds));
+  }
+  if (options.congestor_bytes < 2 || options.congestor_bytes > kMaxCongestorBytes) {
+    throw InputError(
+        fmt::format("--congestor-size {} B: give 2 bytes to 1GiB (e.g. 1MiB)", options.congestor_bytes));
+  }
+  if (options.compute_ps > kMaxMappingComputePs) {
+    throw InputError(fmt::format("--compute {} ps: at most 1 s of computation per task and iteration",
+                                 options.compute_ps));
+  }
+  if (options.cores_per_node == 0 || options.cores_per_node > kMaxMappingCoresPerNode) {
+    throw InputError(
+        fmt::format("--cores-per-node {}: give 1 to {}", options.cores_per_node, kMaxMappingCoresPerNode));
+  }
+}
+
+// The node of each congestor rank (two per pair, in pair order). Throws InputError for a name
+// the topology does not have, a pair of one node, or no pairs.
+std::vector<topo::NodeId> congestor_nodes(const MappingPredictOptions& options,
+                                          const topo::Topology& topology) {
+  std::vector<topo::NodeId> ids;
+  for (const auto& [a, b] : options.congestor_pairs) {
+    for (const auto& name : {a, b}) {
+      const auto id = topology.find_node(name);
+      if (!id) {
+        throw InputError(
+            fmt::format("congestor node '{}' is not a node of {}; the paper's congestors need its machine "
+                        "(torus:2x2x8), or give --congestors A:B,... with nodes of this network",
+                        name, topology.spec()));
+      }
+      ids.push_back(*id);
+    }
+    if (a == b) {
+      throw InputError(
+          fmt::format("congestor pair {}:{} names one node twice: its traffic would not "
+                      "cross the network",
+                      a, b));
+    }
+  }
+  if (options.congestor_pairs.empty()) {
+    throw InputError("no congestor pairs: give --congestors A:B,... (the paper's are the default)");
+  }
+  return ids;
+}
+
+// The link metrics the Scotch methods of `methods` weight routes with, read from the options'
+// source for `allocation`'s nodes (what `gridlock map --compare` computes).
+mapping::NodeMetrics fetch_metrics(const MappingPredictOptions& options, const topo::Topology& topology,
+                                   const mapping::Allocation& allocation,
+                                   const std::vector<mapping::Method>& methods) {
+  std::vector<mapping::WeightMetric> wanted;
+  for (const auto& m : methods) {
+    if (m.kind == mapping::Method::Kind::kScotch) {
+      wanted.push_back(m.metric);
+    }
+  }
+  mapping::FetchOptions fetch;
+  fetch.sim_rate = "line";
+  say(options,
+      fmt::format("reading link metrics from {} for {} nodes", options.source, allocation.num_nodes()));
+  return mapping::fetch_node_metrics(topology, allocation, options.source, mapping::needs_of(wanted), fetch);
+}
+
+// What every run of a prediction shares.
+struct MappingSetup {
+  std::shared_ptr<const topo::Topology> topology;
+  mapping::TaskGraph graph;
+  std::vector<topo::NodeId> congestor_node_ids;  // the node of each congestor rank
+  std::uint64_t model_bytes = 0;                 // the model's state, reserved for each run
+};
+
+// The congestors' pace: one message's time, measured alone, sizes the warm-up and the congested runs.
+struct MappingCalibration {
+  std::uint64_t message_ps = 1;  // one congestor message
+  std::uint64_t warmup_ps = 0;   // the application starts after it
+  std::uint64_t messages = 0;    // messages simulated
+};
+
+// Runs the congestors alone for kCalibrationMessages messages, beside the application's ranks
+// idle on the allocation's first node.
+MappingCalibration calibrate(const MappingPredictOptions& options, const MappingSetup& setup,
+                             topo::NodeId first_node) {
+  MappingCalibration out;
+  reserve_mapping_run(options, setup.graph, 0, kCalibrationMessages, setup.model_bytes);
+  const MappingSchedule cal = build_schedule(setup.graph, 0, 0, 0, options.congestor_pairs,
+                                             options.congestor_bytes, kCalibrationMessages);
+  std::vector<topo::NodeId> nodes(setup.graph.num_tasks, first_node);
+  nodes.insert(nodes.end(), setup.congestor_node_ids.begin(), setup.congestor_node_ids.end());
+  const RunTimes t = run(cal, make_network(setup.topology, nodes, "calibration", options), options);
+  out.messages = t.messages;
+  out.message_ps = std::max<std::uint64_t>(1, t.congestors_end_ps / kCalibrationMessages);
+  say(options, fmt::format("calibration: one {} B congestor message takes {:.1f} us", options.congestor_bytes,
+                           static_cast<double>(out.message_ps) / kPsPerUs));
+  out.warmup_ps = static_cast<std::uint64_t>(kWarmupMessages * static_cast<double>(out.message_ps));
+  return out;
+}
+
+// Simulates placements alone and congested. Only the node of each rank matters to the network,
+// so placements that differ inside nodes (and the deterministic baselines of every seed) are
+// simulated once.
+class PlacementRuns {
+ public:
+  PlacementRuns(const MappingPredictOptions& options, const MappingSetup& setup,
+                const MappingCalibration& calibration)
+      : options_(options), setup_(setup), calibration_(calibration), messages_(calibration.messages) {}
+
+  // The times of the application on `app_nodes` (node of each task); `method` names the runs.
+  PlacementTimes times(const std::vector<topo::NodeId>& app_nodes, const std::string& method) {
+    if (const auto it = simulated_.find(app_nodes); it != simulated_.end()) {
+      return it->second;
+    }
+    PlacementTimes p;
+    reserve_mapping_run(options_, setup_.graph, options_.iterations, 0, setup_.model_bytes);
+    const MappingSchedule alone =
+        build_schedule(setup_.graph, options_.iterations, options_.compute_ps, 0, {}, 0, 0);
+    const RunTimes ta = run(alone, make_network(setup_.topology, app_nodes, method, options_), options_);
+    messages_ += ta.messages;
+    p.alone_us = static_cast<double>(ta.app_end_ps) / kPsPerUs;
+    congested(p, app_nodes, method, ta.app_end_ps);
+    simulated_.emplace(app_nodes, p);
+    return p;
+  }
+
+  // Messages simulated so far, the calibration's included.
+  [[nodiscard]] std::uint64_t messages() const noexcept { return messages_; }
+
+ private:
+  // Runs the application beside the congestors, which must outlast it: a run in which a
+  // congestor ends first is repeated with longer congestors (at most kMaxCongestedAttempts).
+  void congested(PlacementTimes& p, const std::vector<topo::NodeId>& app_nodes, const std::string& method,
+                 std::uint64_t alone_ps) {
+    const std::uint64_t warmup_ps = calibration_.warmup_ps;
+    std::vector<topo::NodeId> all_nodes = app_nodes;
+    all_nodes.insert(all_nodes.end(), setup_.congestor_node_ids.begin(), setup_.congestor_node_ids.end());
+    const auto network = make_network(setup_.topology, all_nodes, method + " and congestors", options_);
+    double cover_ps = static_cast<double>(warmup_ps) + kFirstCongestedFactor * static_cast<double>(alone_ps);
+    for (int attempt = 1;; ++attempt) {
+      // Clamped before the conversion (a double past 2^63 does not convert): the memory budget
+      // refuses such a run next.
+      const double wanted_messages = std::ceil(cover_ps / static_cast<double>(calibration_.message_ps));
+      const std::uint64_t messages =
+          (wanted_messages >= 0x1p62 ? std::uint64_t{1} << 62 : static_cast<std::uint64_t>(wanted_messages)) +
+          kCongestorWindow;
+      reserve_mapping_run(options_, setup_.graph, options_.iterations, messages, setup_.model_bytes);
+      const MappingSchedule built =
+          build_schedule(setup_.graph, options_.iterations, options_.compute_ps, warmup_ps,
+                         options_.congestor_pairs, options_.congestor_bytes, messages);
+      const RunTimes tc = run(built, network, options_);
+      messages_ += tc.messages;
+      const bool covered = tc.congestors_end_ps >= tc.app_end_ps;
+      say(options_,
+          fmt::format("{}: alone {:.2f} us, congested {:.2f} us (attempt {}, {} congestor messages each{})",
+                      method, p.alone_us, static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs, attempt,
+                      messages, covered ? "" : ", a congestor ended first"));
+      if (covered || attempt == kMaxCongestedAttempts) {
+        // Still not covered after the congestors ran 8 times longer: the application ends only
+        // after them whatever their length, so it made no headway beside them (starved). Its
+        // congested time is then unbounded, not a number.
+        p.starved = !covered;
+        p.congested_us = covered ? static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs : std::nan("");
+        p.congestor_messages = messages;
+        p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
+        p.attempts = attempt;
+        return;
+      }
+      cover_ps = 2.0 * std::max(cover_ps, static_cast<double>(tc.app_end_ps));
+    }
+  }
+
+  const MappingPredictOptions& options_;
+  const MappingSetup& setup_;
+  const MappingCalibration& calibration_;
+  std::uint64_t messages_ = 0;
+  std::map<std::vector<topo::NodeId>, PlacementTimes> simulated_;
+};
+
+// Per seed: Scotch's and the random baseline's placements, each simulated; the result's [i]
+// collects method i over the seeds (identity is [0] for every seed). The report gets one row
+// per method, with the first seed's node of each task.
+std::vector<std::vector<PlacementTimes>> run_seeds(const MappingPredictOptions& options,
+                                                   const MappingSetup& setup, const mapping::Machine& machine,
+                                                   const std::vector<mapping::Method>& methods,
+                                                   PlacementRuns& runs, MappingReport& report) {
+  const mapping::Allocation& alloc = machine.allocation();
+  const std::function<void(const std::string&)> progress = [&options](const std::string& line) {
+    say(options, line);
+  };
+  std::vector<std::vector<PlacementTimes>> per_seed;
+  for (std::uint32_t k = 0; k < options.seeds; ++k) {
+    mapping::StudyOptions study_options;
+    study_options.seed = options.seed + k;
+    study_options.scotch.seed = options.seed + k;
+    const mapping::Study study = mapping::run_study(setup.graph, machine, methods, study_options, progress);
+    per_seed.resize(study.rows.size());
+    for (std::size_t i = 0; i < study.rows.size(); ++i) {
+      const auto& row = study.rows[i];
+      std::vector<topo::NodeId> app_nodes(setup.graph.num_tasks);
+      for (std::uint32_t t = 0; t < setup.graph.num_tasks; ++t) {
+        app_nodes[t] = alloc.nodes[alloc.node_of_core(row.placement[t])];
+      }
+      if (k == 0) {
+        MappingPrediction p;
+        p.method = row.method.name();
+        for (std::uint32_t t = 0; t < setup.graph.num_tasks; ++t) {
+          p.node_of_task.push_back(alloc.names[alloc.node_of_core(row.placement[t])]);
+        }
+        report.rows.push_back(std::move(p));
+      }
+      per_seed[i].push_back(runs.times(app_nodes, row.method.name()));
+    }
+  }
+  return per_seed;
+}
+
+// Each row's figures: means over the seeds, the recovered share against identity, the paper's
+// figure, and a note for a mapping that starved with some seed.
+void summarise(MappingReport& report, const std::vector<std::vector<PlacementTimes>>& per_seed) {
+  const PlacementTimes& identity = per_seed.front().front();  // deterministic: the same every seed
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    MappingPrediction& p = report.rows[i];
+    const PlacementTimes& first = per_seed[i].front();
+    p.congestor_messages = first.congestor_messages;
+    p.congestors_end_us = first.congestors_end_us;
+    p.attempts = first.attempts;
+    double alone_sum = 0;
+    double congested_sum = 0;
+    double recovered_sum = 0;
+    p.recovered_min_pct = std::numeric_limits<double>::infinity();
+    p.recovered_max_pct = -std::numeric_limits<double>::infinity();
+    for (const auto& t : per_seed[i]) {
+      alone_sum += t.alone_us;
+      congested_sum += t.congested_us;
+      p.starved_seeds += t.starved ? 1 : 0;
+      // NaN when identity or this placement starved: no finite time to compare.
+      const double r = recovered_pct(identity.alone_us, identity.congested_us, t.congested_us);
+      p.recovered_pct_per_seed.push_back(r);
+      recovered_sum += r;
+      p.recovered_min_pct = std::min(p.recovered_min_pct, r);
+      p.recovered_max_pct = std::max(p.recovered_max_pct, r);
+    }
+    const auto n = static_cast<double>(per_seed[i].size());
+    p.starved = p.starved_seeds > 0;
+    p.alone_us = alone_sum / n;
+    p.congested_us = congested_sum / n;  // NaN if any seed starved
+    p.recovered_pct = recovered_sum / n;
+    if (std::isnan(p.recovered_pct)) {
+      p.recovered_min_pct = p.recovered_max_pct = std::nan("");
+    }
+    p.slowdown = p.alone_us > 0 && !p.starved ? p.congested_us / p.alone_us : std::nan("");
+    p.paper_pct = paper_recovered_pct(p.method);
+    if (p.starved) {
+      report.notes.push_back(fmt::format(
+          "{}: the application ended only after the congestors, however long they ran, with {} of {} seeds: "
+          "it was starved beside them (see docs/predict.md)",
+          p.method, p.starved_seeds, per_seed[i].size()));
+    }
+  }
+}
+
+// The report's context block: the network, the model, the allocation, the parameters and the
+// congestors.
+Json mapping_context(const MappingPredictOptions& options, const MappingSetup& setup,
+                     const mapping::Allocation& alloc, const std::string& source,
+                     const MappingCalibration& calibration, std::uint64_t messages) {
+  Json context = base_context("gridlock predict mapping", "gridlock.predict_mapping", 1);
+  context["simulated"] = true;
+  context["network"] = setup.topology->spec();
+  context["net_model"] = to_string(options.model);
+  if (options.model == ModelKind::kPacket) {
+    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
+                         {"buffer_bytes", options.packet.buffer_bytes},
+                         {"vcs", options.packet.vcs},
+                         {"routing", to_string(options.packet.routing)},
+                         {"congestion_control", options.packet.congestion_control}};
+  }
+  context["nodes"] = alloc.names;
+  context["cores_per_node"] = alloc.cores_per_node;
+  context["tasks"] = setup.graph.spec;
+  context["source"] = source;
+  context["seed"] = options.seed;
+  context["seeds"] = options.seeds;
+  context["seed_source"] = "option";
+  Json params;
+  detail::put_loggops_params(params, options.params, options.hop_latency_ps);
+  params["iterations"] = options.iterations;
+  params["compute_ps"] = options.compute_ps;
+  context["parameters"] = params;
+  Json pairs = Json::array();
+  for (const auto& [a, b] : options.congestor_pairs) {
+    pairs.push_back({a, b});
+  }
+  context["congestors"] = {{"pairs", pairs},
+                           {"message_bytes", options.congestor_bytes},
+                           {"window", kCongestorWindow},
+                           {"message_us", static_cast<double>(calibration.message_ps) / kPsPerUs},
+                           {"warmup_us", static_cast<double>(calibration.warmup_ps) / kPsPerUs}};
+  context["messages_simulated"] = messages;
+  return context;
+}
+
 }  // namespace
 
 std::vector<std::string> paper_mapping_nodes() {
@@ -278,33 +608,11 @@ MappingSchedule build_mapping_schedule(std::string_view tasks, std::uint32_t ite
 
 MappingReport predict_mapping(const MappingPredictOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  auto say = [&](const std::string& line) {
-    if (options.progress) {
-      options.progress(line);
-    }
-  };
   // Every input is checked before the first simulation.
-  if (options.iterations == 0 || options.iterations > kMaxIterations) {
-    throw InputError(fmt::format("--iterations {}: give 1 .. {}", options.iterations, kMaxIterations));
-  }
-  if (options.seeds == 0 || options.seeds > kMaxSeeds) {
-    throw InputError(fmt::format("--seeds {}: give 1 .. {}", options.seeds, kMaxSeeds));
-  }
-  if (options.congestor_bytes < 2 || options.congestor_bytes > kMaxCongestorBytes) {
-    throw InputError(
-        fmt::format("--congestor-size {} B: give 2 bytes to 1GiB (e.g. 1MiB)", options.congestor_bytes));
-  }
-  if (options.compute_ps > kMaxMappingComputePs) {
-    throw InputError(fmt::format("--compute {} ps: at most 1 s of computation per task and iteration",
-                                 options.compute_ps));
-  }
-  if (options.cores_per_node == 0 || options.cores_per_node > kMaxMappingCoresPerNode) {
-    throw InputError(
-        fmt::format("--cores-per-node {}: give 1 to {}", options.cores_per_node, kMaxMappingCoresPerNode));
-  }
+  check_mapping_options(options);
   const std::shared_ptr<const topo::Topology> topology = topo::make_topology(options.network_spec);
   mapping::Allocation allocation = mapping::make_allocation(*topology, options.nodes, options.cores_per_node);
-  const mapping::TaskGraph graph = mapping::parse_task_graph(options.tasks);
+  mapping::TaskGraph graph = mapping::parse_task_graph(options.tasks);
   if (graph.num_tasks > allocation.num_cores()) {
     throw InputError(fmt::format(
         "{} tasks ({}) do not fit on {} cores ({} nodes x {} cores per node): give more --nodes or a larger "
@@ -312,234 +620,38 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
         graph.num_tasks, graph.spec, allocation.num_cores(), allocation.num_nodes(),
         allocation.cores_per_node));
   }
-  std::vector<topo::NodeId> congestor_node_ids;
-  for (const auto& [a, b] : options.congestor_pairs) {
-    for (const auto& name : {a, b}) {
-      const auto id = topology->find_node(name);
-      if (!id) {
-        throw InputError(
-            fmt::format("congestor node '{}' is not a node of {}; the paper's congestors need its machine "
-                        "(torus:2x2x8), or give --congestors A:B,... with nodes of this network",
-                        name, topology->spec()));
-      }
-      congestor_node_ids.push_back(*id);
-    }
-    if (a == b) {
-      throw InputError(
-          fmt::format("congestor pair {}:{} names one node twice: its traffic would not "
-                      "cross the network",
-                      a, b));
-    }
-  }
-  if (options.congestor_pairs.empty()) {
-    throw InputError("no congestor pairs: give --congestors A:B,... (the paper's are the default)");
-  }
+  MappingSetup setup{topology, std::move(graph), congestor_nodes(options, *topology)};
   const std::vector<mapping::Method> methods = methods_of(options, nullptr);
   {
     // Packet options the model refuses, checked on the network the runs use.
-    const auto probe = make_network(topology, congestor_node_ids, "congestors", options);
+    const auto probe = make_network(topology, setup.congestor_node_ids, "congestors", options);
     if (options.model == ModelKind::kPacket) {
       validate(options.packet, *probe);
     }
   }
 
   // Machine weights and placements: what `gridlock map --compare` computes.
-  std::vector<mapping::WeightMetric> wanted;
-  for (const auto& m : methods) {
-    if (m.kind == mapping::Method::Kind::kScotch) {
-      wanted.push_back(m.metric);
-    }
-  }
-  mapping::FetchOptions fetch;
-  fetch.sim_rate = "line";
-  say(fmt::format("reading link metrics from {} for {} nodes", options.source, allocation.num_nodes()));
-  mapping::NodeMetrics metrics =
-      mapping::fetch_node_metrics(*topology, allocation, options.source, mapping::needs_of(wanted), fetch);
+  mapping::NodeMetrics metrics = fetch_metrics(options, *topology, allocation, methods);
   const std::string source = metrics.source;
   const mapping::Machine machine(*topology, std::move(allocation), std::move(metrics));
   (void)methods_of(options, &machine);
-  const mapping::Allocation& alloc = machine.allocation();
-
-  // Calibration: the congestors alone give the time of one message, which sizes the warm-up and
-  // the congested runs.
-  std::uint64_t message_ps = 1;
-  std::uint64_t total_messages = 0;
-  const std::uint64_t model_bytes = estimate_model_bytes(
+  setup.model_bytes = estimate_model_bytes(
       options.model, topology->links().size(),
-      saturating_add(graph.num_tasks, 2 * options.congestor_pairs.size()), options.packet);
-  {
-    reserve_mapping_run(options, graph, 0, kCalibrationMessages, model_bytes);
-    const MappingSchedule cal = build_schedule(graph, 0, 0, 0, options.congestor_pairs,
-                                               options.congestor_bytes, kCalibrationMessages);
-    std::vector<topo::NodeId> nodes(graph.num_tasks, alloc.nodes[0]);
-    nodes.insert(nodes.end(), congestor_node_ids.begin(), congestor_node_ids.end());
-    const RunTimes t = run(cal, make_network(topology, nodes, "calibration", options), options);
-    total_messages += t.messages;
-    message_ps = std::max<std::uint64_t>(1, t.congestors_end_ps / kCalibrationMessages);
-    say(fmt::format("calibration: one {} B congestor message takes {:.1f} us", options.congestor_bytes,
-                    static_cast<double>(message_ps) / kPsPerUs));
-  }
-  const auto warmup_ps = static_cast<std::uint64_t>(kWarmupMessages * static_cast<double>(message_ps));
+      saturating_add(setup.graph.num_tasks, 2 * options.congestor_pairs.size()), options.packet);
+  const MappingCalibration calibration = calibrate(options, setup, machine.allocation().nodes[0]);
+  PlacementRuns runs(options, setup, calibration);
 
-  // One placement alone and congested. Only the node of each rank matters to the network, so
-  // placements that differ inside nodes (and the deterministic baselines of every seed) are
-  // simulated once.
-  std::map<std::vector<topo::NodeId>, PlacementTimes> simulated;
-  auto simulate_placement = [&](const std::vector<topo::NodeId>& app_nodes, const std::string& method) {
-    if (const auto it = simulated.find(app_nodes); it != simulated.end()) {
-      return it->second;
-    }
-    PlacementTimes p;
-    reserve_mapping_run(options, graph, options.iterations, 0, model_bytes);
-    const MappingSchedule alone = build_schedule(graph, options.iterations, options.compute_ps, 0, {}, 0, 0);
-    const RunTimes ta = run(alone, make_network(topology, app_nodes, method, options), options);
-    total_messages += ta.messages;
-    p.alone_us = static_cast<double>(ta.app_end_ps) / kPsPerUs;
-    std::vector<topo::NodeId> all_nodes = app_nodes;
-    all_nodes.insert(all_nodes.end(), congestor_node_ids.begin(), congestor_node_ids.end());
-    const auto network = make_network(topology, all_nodes, method + " and congestors", options);
-    double cover_ps =
-        static_cast<double>(warmup_ps) + kFirstCongestedFactor * static_cast<double>(ta.app_end_ps);
-    for (int attempt = 1;; ++attempt) {
-      // Clamped before the conversion (a double past 2^63 does not convert): the memory budget
-      // refuses such a run next.
-      const double wanted_messages = std::ceil(cover_ps / static_cast<double>(message_ps));
-      const std::uint64_t messages =
-          (wanted_messages >= 0x1p62 ? std::uint64_t{1} << 62 : static_cast<std::uint64_t>(wanted_messages)) +
-          kCongestorWindow;
-      reserve_mapping_run(options, graph, options.iterations, messages, model_bytes);
-      const MappingSchedule built =
-          build_schedule(graph, options.iterations, options.compute_ps, warmup_ps, options.congestor_pairs,
-                         options.congestor_bytes, messages);
-      const RunTimes tc = run(built, network, options);
-      total_messages += tc.messages;
-      const bool covered = tc.congestors_end_ps >= tc.app_end_ps;
-      say(fmt::format("{}: alone {:.2f} us, congested {:.2f} us (attempt {}, {} congestor messages each{})",
-                      method, p.alone_us, static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs, attempt,
-                      messages, covered ? "" : ", a congestor ended first"));
-      if (covered || attempt == kMaxCongestedAttempts) {
-        // Still not covered after the congestors ran 8 times longer: the application ends only
-        // after them whatever their length, so it made no headway beside them (starved). Its
-        // congested time is then unbounded, not a number.
-        p.starved = !covered;
-        p.congested_us = covered ? static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs : std::nan("");
-        p.congestor_messages = messages;
-        p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
-        p.attempts = attempt;
-        break;
-      }
-      cover_ps = 2.0 * std::max(cover_ps, static_cast<double>(tc.app_end_ps));
-    }
-    simulated.emplace(app_nodes, p);
-    return p;
-  };
-
-  // Per seed: Scotch's and the random baseline's placements, each simulated; rows[i] collects
-  // method i over the seeds (identity is rows[0] for every seed).
   MappingReport report;
-  std::vector<std::vector<PlacementTimes>> per_seed;
-  for (std::uint32_t k = 0; k < options.seeds; ++k) {
-    mapping::StudyOptions study_options;
-    study_options.seed = options.seed + k;
-    study_options.scotch.seed = options.seed + k;
-    const mapping::Study study = mapping::run_study(graph, machine, methods, study_options, say);
-    per_seed.resize(study.rows.size());
-    for (std::size_t i = 0; i < study.rows.size(); ++i) {
-      const auto& row = study.rows[i];
-      std::vector<topo::NodeId> app_nodes(graph.num_tasks);
-      for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
-        app_nodes[t] = alloc.nodes[alloc.node_of_core(row.placement[t])];
-      }
-      if (k == 0) {
-        MappingPrediction p;
-        p.method = row.method.name();
-        for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
-          p.node_of_task.push_back(alloc.names[alloc.node_of_core(row.placement[t])]);
-        }
-        report.rows.push_back(std::move(p));
-      }
-      per_seed[i].push_back(simulate_placement(app_nodes, row.method.name()));
-    }
-  }
-  const PlacementTimes& identity = per_seed.front().front();  // deterministic: the same every seed
-  for (std::size_t i = 0; i < report.rows.size(); ++i) {
-    MappingPrediction& p = report.rows[i];
-    const PlacementTimes& first = per_seed[i].front();
-    p.congestor_messages = first.congestor_messages;
-    p.congestors_end_us = first.congestors_end_us;
-    p.attempts = first.attempts;
-    double alone_sum = 0;
-    double congested_sum = 0;
-    double recovered_sum = 0;
-    p.recovered_min_pct = std::numeric_limits<double>::infinity();
-    p.recovered_max_pct = -std::numeric_limits<double>::infinity();
-    for (const auto& t : per_seed[i]) {
-      alone_sum += t.alone_us;
-      congested_sum += t.congested_us;
-      p.starved_seeds += t.starved ? 1 : 0;
-      // NaN when identity or this placement starved: no finite time to compare.
-      const double r = recovered_pct(identity.alone_us, identity.congested_us, t.congested_us);
-      p.recovered_pct_per_seed.push_back(r);
-      recovered_sum += r;
-      p.recovered_min_pct = std::min(p.recovered_min_pct, r);
-      p.recovered_max_pct = std::max(p.recovered_max_pct, r);
-    }
-    const auto n = static_cast<double>(per_seed[i].size());
-    p.starved = p.starved_seeds > 0;
-    p.alone_us = alone_sum / n;
-    p.congested_us = congested_sum / n;  // NaN if any seed starved
-    p.recovered_pct = recovered_sum / n;
-    if (std::isnan(p.recovered_pct)) {
-      p.recovered_min_pct = p.recovered_max_pct = std::nan("");
-    }
-    p.slowdown = p.alone_us > 0 && !p.starved ? p.congested_us / p.alone_us : std::nan("");
-    p.paper_pct = paper_recovered_pct(p.method);
-    if (p.starved) {
-      report.notes.push_back(fmt::format(
-          "{}: the application ended only after the congestors, however long they ran, with {} of {} seeds: "
-          "it was starved beside them (see docs/predict.md)",
-          p.method, p.starved_seeds, per_seed[i].size()));
-    }
-  }
+  const std::vector<std::vector<PlacementTimes>> per_seed =
+      run_seeds(options, setup, machine, methods, runs, report);
+  summarise(report, per_seed);
   report.seeds = options.seeds;
   report.congestor_summary = fmt::format("{} pairs exchanging {} B messages both ways",
                                          options.congestor_pairs.size(), options.congestor_bytes);
-
-  Json context = base_context("gridlock predict mapping", "gridlock.predict_mapping", 1);
-  context["simulated"] = true;
-  context["network"] = topology->spec();
-  context["net_model"] = to_string(options.model);
-  if (options.model == ModelKind::kPacket) {
-    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
-                         {"buffer_bytes", options.packet.buffer_bytes},
-                         {"vcs", options.packet.vcs},
-                         {"routing", to_string(options.packet.routing)},
-                         {"congestion_control", options.packet.congestion_control}};
-  }
-  context["nodes"] = alloc.names;
-  context["cores_per_node"] = alloc.cores_per_node;
-  context["tasks"] = graph.spec;
-  context["source"] = source;
-  context["seed"] = options.seed;
-  context["seeds"] = options.seeds;
-  context["seed_source"] = "option";
-  Json params;
-  detail::put_loggops_params(params, options.params, options.hop_latency_ps);
-  params["iterations"] = options.iterations;
-  params["compute_ps"] = options.compute_ps;
-  context["parameters"] = params;
-  Json pairs = Json::array();
-  for (const auto& [a, b] : options.congestor_pairs) {
-    pairs.push_back({a, b});
-  }
-  context["congestors"] = {{"pairs", pairs},
-                           {"message_bytes", options.congestor_bytes},
-                           {"window", kCongestorWindow},
-                           {"message_us", static_cast<double>(message_ps) / kPsPerUs},
-                           {"warmup_us", static_cast<double>(warmup_ps) / kPsPerUs}};
-  context["messages_simulated"] = total_messages;
-  context["run_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  report.context = std::move(context);
+  report.context =
+      mapping_context(options, setup, machine.allocation(), source, calibration, runs.messages());
+  report.context["run_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
 }
 
@@ -622,4 +734,4 @@ Json mapping_report_body(const MappingReport& report) {
               {"notes", report.notes}};
 }
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

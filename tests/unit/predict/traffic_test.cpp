@@ -12,14 +12,18 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
-#include "gridlock/net/traffic.hpp"
-#include "gridlock/net/traffic_json.hpp"
+#include "gridlock/predict/traffic.hpp"
+#include "gridlock/predict/traffic_json.hpp"
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/fat_tree.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "gridlock/topo/torus.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
+
+using net::ModelKind;
+using net::Routing;
+
 namespace {
 
 // g = a·h + 1: one global link between every pair of groups; every link at 10 GB/s.
@@ -283,4 +287,4 @@ TEST(TrafficRun, FlowModelRunsToo) {
 }
 
 }  // namespace
-}  // namespace gridlock::net
+}  // namespace gridlock::predict

@@ -19,10 +19,11 @@
 #include "gridlock/net/model.hpp"
 #include "gridlock/net/network.hpp"
 #include "gridlock/net/packet_model.hpp"
+#include "gridlock/net/system.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/schedule.hpp"
 
-namespace gridlock::net {
+namespace gridlock::predict {
 
 /// The three canary tests (paper §3.1).
 enum class CanaryKind : std::uint8_t {
@@ -34,10 +35,6 @@ enum class CanaryKind : std::uint8_t {
 /// All canary kinds in table order.
 inline constexpr CanaryKind kCanaryKinds[] = {CanaryKind::kLatency, CanaryKind::kBandwidth,
                                               CanaryKind::kAllreduce};
-
-/// The LogGOPS parameters of a prediction unless given: an Aries-class NIC and MPI (L 0.5 us,
-/// o 0.3 us, g 0.05 us, G 0.1 ns/B = 10 GB/s, O 0, S 8 KiB), documented in docs/predict.md.
-[[nodiscard]] sim::LogGOPSParams default_predict_params() noexcept;
 
 /// Most timed iterations per ring block (--iterations): GPCNeT runs 50 to 200; a million is a
 /// long study already, and keeps rings x (warm-up + iterations) far inside 64 bits.
@@ -62,17 +59,17 @@ struct GpcnetOptions {
   std::vector<std::uint32_t> nodes;
   /// How `nodes` were chosen, for the report's context (`compact`, `random (seed 7)`, ...).
   std::string allocation = "every node";
-  ModelKind model = ModelKind::kFlow;      ///< Network model.
-  std::uint64_t seed = 1;                  ///< Node shuffle and random rings.
-  std::uint32_t ranks_per_node = 1;        ///< GPCNeT's PPort (one port per node).
-  std::uint32_t iterations = 0;            ///< Timed iterations per ring (0: per-kernel default).
-  std::uint32_t rings = 4;                 ///< Random rings per ring test (paper nR = 30).
-  std::uint64_t hop_latency_ps = 100'000;  ///< Router-to-router hop latency.
-  sim::LogGOPSParams params = default_predict_params();  ///< Host and NIC parameters.
-  double canary_fraction = 0.2;                          ///< Canary share of the nodes (GPCNeT's 20%).
+  net::ModelKind model = net::ModelKind::kFlow;  ///< Network model.
+  std::uint64_t seed = 1;                        ///< Node shuffle and random rings.
+  std::uint32_t ranks_per_node = 1;              ///< GPCNeT's PPort (one port per node).
+  std::uint32_t iterations = 0;                  ///< Timed iterations per ring (0: per-kernel default).
+  std::uint32_t rings = 4;                       ///< Random rings per ring test (paper nR = 30).
+  std::uint64_t hop_latency_ps = 100'000;        ///< Router-to-router hop latency.
+  sim::LogGOPSParams params = net::default_predict_params();  ///< Host and NIC parameters.
+  double canary_fraction = 0.2;                               ///< Canary share of the nodes (GPCNeT's 20%).
   /// Packet model parameters (routing, congestion control; ignored by the flow model); the
   /// Valiant and UGAL choices use `seed`.
-  PacketOptions packet;
+  net::PacketOptions packet;
   /// Who answers the RMA congestors' puts and gets at their root (`--rma-target`): its NIC (the
   /// default, as RDMA hardware does: the answers cost no CPU of the root's rank, and the root's
   /// link is what limits an incast) or its CPU (each answer pays o: the root's CPU limits the
@@ -176,4 +173,4 @@ struct GpcnetSchedule {
 /// given twice, or an unavailable model.
 [[nodiscard]] gpcnet::Report predict_gpcnet(const GpcnetOptions& options);
 
-}  // namespace gridlock::net
+}  // namespace gridlock::predict
