@@ -448,6 +448,11 @@ std::unique_ptr<Topology> make_topology_part(std::string_view spec, std::span<co
   return make_topology(spec);
 }
 
+bool has_topology_parts(std::string_view spec) {
+  const ParsedSpec p = parse_spec(spec);
+  return part_options(p, spec).has_value();
+}
+
 TopologySize estimate_topology_part_size(std::string_view spec, std::span<const std::string> nodes) {
   const ParsedSpec p = parse_spec(spec);
   const auto options = part_options(p, spec);

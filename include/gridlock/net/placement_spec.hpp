@@ -4,9 +4,11 @@
 /// models"): `identity`, `random` or `rankfile:FILE` (an Open MPI rankfile, docs/formats/rankfile.md,
 /// against the topology's nodes), turned into a net::Placement.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "gridlock/core/memory.hpp"
 #include "gridlock/net/network.hpp"
 #include "gridlock/topo/topology.hpp"
 
@@ -43,5 +45,25 @@ struct PlacementSpec {
 [[nodiscard]] Placement make_placement(const topo::Topology& topology, std::uint32_t ranks,
                                        const PlacementSpec& spec, std::uint32_t ranks_per_node,
                                        std::uint64_t seed);
+
+/// A placement and the topology it places ranks on.
+struct PlacedTopology {
+  /// The part of the topology the placement's nodes use, or the whole topology.
+  std::shared_ptr<const topo::Topology> topology;
+  Placement placement;  ///< Node ids of `topology`.
+};
+
+/// make_placement() on the topology the spec `network` describes, building only the part of it
+/// that routes between the placement's nodes use where the topology has parts
+/// (topo::make_topology_part(): a torus without a coordinates file), otherwise the whole
+/// topology: memory and time grow with the nodes used, not with the network (2 ranks on
+/// torus:128x128x128 take a few hundred routers, not 2 million). The placement takes the same
+/// nodes as make_placement() on the whole topology (random draws over all of its nodes, a
+/// rankfile names them), so a model gives the same figures on the part. The topology's estimated
+/// size is reserved in `budget` before it is built. Throws InputError (and IoError for a rankfile
+/// that cannot be read) as make_placement() and topo::make_topology_part() do.
+[[nodiscard]] PlacedTopology make_placed_topology(std::string_view network, std::uint32_t ranks,
+                                                  const PlacementSpec& spec, std::uint32_t ranks_per_node,
+                                                  std::uint64_t seed, MemoryBudget& budget);
 
 }  // namespace gridlock::net

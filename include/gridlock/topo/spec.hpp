@@ -47,6 +47,11 @@ struct TopologySize {
 [[nodiscard]] std::unique_ptr<Topology> make_topology_part(std::string_view spec,
                                                            std::span<const std::string> nodes);
 
+/// True when make_topology_part() builds parts of the topology a spec describes (a torus without
+/// a coordinates file), false when it builds the whole topology. Throws InputError as
+/// make_topology() does for a malformed spec.
+[[nodiscard]] bool has_topology_parts(std::string_view spec);
+
 /// The size of make_topology_part(spec, nodes), from formulas (estimate_topology_size() where
 /// the part is the whole topology). Throws InputError as make_topology_part() does.
 [[nodiscard]] TopologySize estimate_topology_part_size(std::string_view spec,

@@ -106,6 +106,10 @@ class Torus3D final : public Topology {
   /// torus answers at once), with `first_node` and `last_node` names added. Throws InputError as
   /// the constructor does; options with a coordinates file have no formula (build the torus).
   [[nodiscard]] static TopologySummary summary_of(const TorusOptions& options);
+  /// In a part, the links of the whole torus.
+  [[nodiscard]] std::uint64_t whole_link_count() const override;
+  /// In a part, the id of `link` in the whole torus (formulas of its constructor's link order).
+  [[nodiscard]] std::uint64_t whole_link_id(LinkId link) const override;
   /// Closed form of the hop count between two routers: sum over dimensions of min(d, size-d).
   [[nodiscard]] static int closed_form_hops(const std::array<int, 3>& dims, const std::array<int, 3>& a,
                                             const std::array<int, 3>& b) noexcept;
