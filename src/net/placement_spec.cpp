@@ -170,7 +170,8 @@ PlacedTopology make_placed_topology(std::string_view network, std::uint32_t rank
       check_rankfile_ranks_per_node(spec, ranks_per_node);
       rankfile_text =
           read_input_file(spec.rankfile, "rankfile", "give the rankfile `gridlock map --rankfile` wrote");
-      names = rankfile_hosts(rankfile_text);
+      // Unknown hosts stay out of the part: the rankfile's reader names them with their line.
+      names = topo::known_nodes(network, rankfile_hosts(rankfile_text));
       break;
   }
   std::vector<topo::NodeId> used = placement.node_of_rank;
@@ -185,25 +186,13 @@ PlacedTopology make_placed_topology(std::string_view network, std::uint32_t rank
     // A part of one node, so that the rankfile's reader says what the file lacks.
     names.push_back(whole.first_node);
   }
-  // A rankfile's unknown host is found here: the message names the file.
-  const auto naming_rankfile = [&spec](const auto& call) {
-    try {
-      return call();
-    } catch (const InputError& e) {
-      if (spec.kind != PlacementKind::kRankfile) {
-        throw;
-      }
-      throw InputError(fmt::format("{}: {}", spec.rankfile, e.what()));
-    }
-  };
-  const topo::TopologySize size =
-      naming_rankfile([&] { return topo::estimate_topology_part_size(network, names); });
+  const topo::TopologySize size = topo::estimate_topology_part_size(network, names);
   budget.reserve(size.bytes,
                  fmt::format("the part of the network {} that {} ranks use ({} nodes, {} links)", network,
                              ranks, size.nodes, size.links),
-                 "place the ranks on fewer nodes (more ranks per node) or give a smaller network");
+                 "place the ranks on fewer nodes (--ranks-per-node) or give a smaller --network");
   PlacedTopology out;
-  out.topology = naming_rankfile([&] { return topo::make_topology_part(network, names); });
+  out.topology = topo::make_topology_part(network, names);
   if (spec.kind == PlacementKind::kRankfile) {
     out.placement = rankfile_placement_naming(*out.topology, ranks, rankfile_text, spec.rankfile,
                                               whole.first_node, whole.last_node);

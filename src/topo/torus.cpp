@@ -327,6 +327,13 @@ std::array<std::uint64_t, 3> Torus3D::part_counts(const TorusOptions& options,
   return {plan.nodes.size(), plan.routers.size(), plan.network_links};
 }
 
+std::optional<std::uint64_t> Torus3D::node_index_of(const TorusOptions& options, std::string_view name) {
+  const std::uint64_t nodes =
+      static_cast<std::uint64_t>(options.dims[0]) * static_cast<std::uint64_t>(options.dims[1]) *
+      static_cast<std::uint64_t>(options.dims[2]) * static_cast<std::uint64_t>(options.nodes_per_router);
+  return whole_node_index(name, nodes);
+}
+
 std::optional<NodeId> Torus3D::node_of_index(std::uint64_t index) const {
   if (part_nodes_.empty()) {
     return Topology::node_of_index(index);

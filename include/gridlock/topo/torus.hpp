@@ -32,8 +32,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "gridlock/topo/topology.hpp"
 
@@ -88,6 +90,11 @@ class Torus3D final : public Topology {
   /// without building it. Throws InputError as that constructor does.
   [[nodiscard]] static std::array<std::uint64_t, 3> part_counts(const TorusOptions& options,
                                                                 std::span<const std::string> nodes);
+
+  /// The index in the torus `options` describe (regular numbering) of the node `name` names, as
+  /// find_node() resolves it (a node name, else a decimal index); nothing for no node.
+  [[nodiscard]] static std::optional<std::uint64_t> node_index_of(const TorusOptions& options,
+                                                                  std::string_view name);
 
   /// `torus`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "torus"; }
