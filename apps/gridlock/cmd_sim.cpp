@@ -185,15 +185,16 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
     net::check_packet_sizes(run.packet);
   }
   run.spec = a.network;
-  // Sized from the spec's formulas (a torus without a coordinates file) before it is built.
-  const topo::TopologySummary summary = topo::topology_info(a.network);
   if (topo::has_topology_parts(a.network)) {
-    // Only the part the placement uses is built, once the schedule gives the rank count.
+    // Only the part the placement uses is built, once the schedule gives the rank count; the
+    // spec's formulas check it now.
+    (void)topo::topology_info(a.network);
     return run;
   }
-  const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
-  budget.reserve(topo::estimate_topology_size(a.network).bytes,
-                 fmt::format("--network {} ({} nodes, {} links)", a.network, summary.nodes, links),
+  // Sized from the spec's formulas before it is built (a coordinates file is read with it).
+  const topo::TopologySize size = topo::estimate_topology_size(a.network);
+  budget.reserve(size.bytes,
+                 fmt::format("--network {} ({} nodes, {} links)", a.network, size.nodes, size.links),
                  "give a smaller --network");
   run.topology = topo::make_topology(a.network);
   return run;
