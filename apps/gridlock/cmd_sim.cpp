@@ -133,6 +133,9 @@ struct NetworkRun {
   net::NetworkParams params;
   net::PlacementChoice placement;
   net::PacketOptions packet;
+  std::string spec;  // --network (or the --system preset's)
+  // The whole topology, built before the schedule is read; or, where the spec has parts, the part
+  // the placement uses, built with it (place_network_run()).
   std::shared_ptr<const topo::Topology> topology;
   std::shared_ptr<const net::Network> network;
   std::unique_ptr<net::Model> model;
@@ -182,25 +185,42 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
   if (run.kind == net::ModelKind::kPacket) {
     net::check_packet_sizes(run.packet);
   }
-  {
-    // Sized from the spec's formulas (a torus without a coordinates file) before it is built.
-    const topo::TopologySummary summary = topo::topology_info(a.network);
-    const std::uint64_t links = saturating_add(summary.network_links, summary.terminal_links);
-    budget.reserve(topo::estimate_topology_size(a.network).bytes,
-                   fmt::format("--network {} ({} nodes, {} links)", a.network, summary.nodes, links),
-                   "give a smaller --network");
+  run.spec = a.network;
+  if (topo::has_topology_parts(a.network)) {
+    // Only the part the placement uses is built, once the schedule gives the rank count; the
+    // spec's formulas check it now.
+    (void)topo::topology_info(a.network);
+    return run;
   }
+  // Sized from the spec's formulas before it is built (a coordinates file is read with it).
+  const topo::TopologySize size = topo::estimate_topology_size(a.network);
+  budget.reserve(size.bytes,
+                 fmt::format("--network {} ({} nodes, {} links)", a.network, size.nodes, size.links),
+                 "give a smaller --network");
   run.topology = topo::make_topology(a.network);
   return run;
 }
 
 void place_network_run(NetworkRun& run, std::uint32_t ranks, MemoryBudget& budget) {
-  budget.reserve(
-      net::estimate_model_bytes(run.kind, run.topology->links().size(), ranks, run.packet),
-      fmt::format("the {} model on {} for {} ranks", net::to_string(run.kind), run.topology->spec(), ranks),
-      "give a smaller --network (or, for the packet model, a smaller --buffer)");
-  net::Placement placement = make_placement(*run.topology, ranks, run.placement.spec,
-                                            run.placement.ranks_per_node, run.placement.seed);
+  const auto reserve_model = [&] {
+    budget.reserve(
+        net::estimate_model_bytes(run.kind, run.topology->links().size(), ranks, run.packet),
+        fmt::format("the {} model on {} for {} ranks", net::to_string(run.kind), run.topology->spec(), ranks),
+        "give a smaller --network (or, for the packet model, a smaller --buffer)");
+  };
+  net::Placement placement;
+  if (run.topology) {
+    reserve_model();
+    placement = make_placement(*run.topology, ranks, run.placement.spec, run.placement.ranks_per_node,
+                               run.placement.seed);
+  } else {
+    // The model's state is per link of the part.
+    PlacedTopology placed = make_placed_topology(run.spec, ranks, run.placement.spec,
+                                                 run.placement.ranks_per_node, run.placement.seed, budget);
+    run.topology = std::move(placed.topology);
+    placement = std::move(placed.placement);
+    reserve_model();
+  }
   run.network = std::make_shared<const net::Network>(run.topology, std::move(placement), run.params);
   run.model = net::make_model(run.kind, run.network, run.packet);
 }

@@ -223,8 +223,27 @@ Placement read_mpich_rank_order(std::string_view text, const Allocation& allocat
   return finish(core_of_rank, where, allocation);
 }
 
+std::vector<std::string> rankfile_hosts(std::string_view text) {
+  std::vector<std::string> hosts;
+  for_each_line(text, [&](std::uint32_t /*line_no*/, std::string_view line) {
+    if (!line.starts_with("rank")) {
+      return;
+    }
+    line = trim(line.substr(4));
+    const auto eq = line.find('=');
+    const auto space = line.find_first_of(" \t", eq == std::string_view::npos ? 0 : eq);
+    if (eq != std::string_view::npos && space != std::string_view::npos) {
+      hosts.emplace_back(trim(line.substr(eq + 1, space - eq - 1)));
+    }
+  });
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  return hosts;
+}
+
 std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology, std::uint32_t ranks,
-                                              std::string_view text, std::string_view where) {
+                                              std::string_view text, std::string_view where,
+                                              std::string_view first_node, std::string_view last_node) {
   const std::vector<topo::Node>& nodes = topology.nodes();
   if (nodes.empty() || nodes.size() > kMaxAllocationNodes) {
     throw InputError(fmt::format("{}: {} has {} nodes; a rankfile placement takes networks of 1 to {}", where,
@@ -250,7 +269,8 @@ std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology, st
     const std::string_view what = e.what();
     throw InputError(fmt::format("{}{} (the nodes of {} are {} .. {})",
                                  what.starts_with(where) ? "" : fmt::format("{}: ", where), what,
-                                 topology.spec(), nodes.front().name, nodes.back().name));
+                                 topology.spec(), first_node.empty() ? nodes.front().name : first_node,
+                                 last_node.empty() ? nodes.back().name : last_node));
   }
   if (cores.size() != ranks) {
     throw InputError(fmt::format(

@@ -2,7 +2,10 @@
 
 #include "gridlock/net/model.hpp"
 
+#include <span>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,16 +15,16 @@
 namespace gridlock::net {
 namespace {
 
-std::uint64_t nodes_needed(const topo::Topology& topology, std::uint32_t ranks,
+std::uint64_t nodes_needed(std::uint64_t nodes, std::string_view spec, std::uint32_t ranks,
                            std::uint32_t ranks_per_node) {
   if (ranks_per_node == 0) {
     throw InputError("ranks per node must be at least 1");
   }
   const std::uint64_t needed = (static_cast<std::uint64_t>(ranks) + ranks_per_node - 1) / ranks_per_node;
-  if (needed > topology.nodes().size()) {
+  if (needed > nodes) {
     throw InputError(fmt::format(
         "{} ranks at {} per node need {} nodes, but {} has {}: give a larger network or more ranks per node",
-        ranks, ranks_per_node, needed, topology.spec(), topology.nodes().size()));
+        ranks, ranks_per_node, needed, spec, nodes));
   }
   return needed;
 }
@@ -30,7 +33,12 @@ std::uint64_t nodes_needed(const topo::Topology& topology, std::uint32_t ranks,
 
 Placement identity_placement(const topo::Topology& topology, std::uint32_t ranks,
                              std::uint32_t ranks_per_node) {
-  (void)nodes_needed(topology, ranks, ranks_per_node);
+  return identity_placement(topology.nodes().size(), topology.spec(), ranks, ranks_per_node);
+}
+
+Placement identity_placement(std::uint64_t nodes, std::string_view spec, std::uint32_t ranks,
+                             std::uint32_t ranks_per_node) {
+  (void)nodes_needed(nodes, spec, ranks, ranks_per_node);
   Placement p;
   p.node_of_rank.resize(ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
@@ -42,19 +50,28 @@ Placement identity_placement(const topo::Topology& topology, std::uint32_t ranks
 
 Placement random_placement(const topo::Topology& topology, std::uint32_t ranks, std::uint32_t ranks_per_node,
                            std::uint64_t seed) {
-  (void)nodes_needed(topology, ranks, ranks_per_node);
+  return random_placement(topology.nodes().size(), topology.spec(), ranks, ranks_per_node, seed);
+}
+
+Placement random_placement(std::uint64_t nodes, std::string_view spec, std::uint32_t ranks,
+                           std::uint32_t ranks_per_node, std::uint64_t seed) {
+  (void)nodes_needed(nodes, spec, ranks, ranks_per_node);
+  if (nodes > static_cast<std::uint64_t>(topo::kMaxTopologyNodes)) {
+    throw InputError(fmt::format("a random placement on {} ({} nodes) takes networks of at most {} nodes",
+                                 spec, nodes, topo::kMaxTopologyNodes));
+  }
   // Any nodes of the whole machine, not only the first ones: a shuffle of all node ids, of which
   // the first ones take the ranks in blocks.
-  std::vector<topo::NodeId> nodes(topology.nodes().size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    nodes[i] = static_cast<topo::NodeId>(i);
+  std::vector<topo::NodeId> ids(nodes);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = static_cast<topo::NodeId>(i);
   }
   Rng rng(seed);
-  shuffle(std::span<topo::NodeId>(nodes), rng);
+  shuffle(std::span<topo::NodeId>(ids), rng);
   Placement p;
   p.node_of_rank.resize(ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    p.node_of_rank[r] = nodes[r / ranks_per_node];
+    p.node_of_rank[r] = ids[r / ranks_per_node];
   }
   p.description = fmt::format("random nodes (seed {}), {} rank{} per node", seed, ranks_per_node,
                               ranks_per_node == 1 ? "" : "s");

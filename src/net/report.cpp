@@ -80,7 +80,8 @@ NetReport make_net_report(const Network& network, const NetStats& stats, std::ui
   report.messages = stats.messages;
   report.network_messages = stats.network_messages;
   report.bytes = stats.bytes;
-  report.links = links;
+  // Links the part of a topology a run was given leaves out carried nothing.
+  report.links = topology.whole_link_count();
 
   std::vector<double> busy;
   std::vector<LinkUse> uses;
@@ -99,7 +100,7 @@ NetReport make_net_report(const Network& network, const NetStats& stats, std::ui
     uses.push_back(LinkUse{l, {}, topology.links()[l].kind, bytes, u});
   }
   report.busy_links = busy.size();
-  report.idle_links = links - busy.size();
+  report.idle_links = report.links - busy.size();
   if (!busy.empty()) {
     double sum = 0;
     for (const double u : busy) {
@@ -120,6 +121,9 @@ NetReport make_net_report(const Network& network, const NetStats& stats, std::ui
   uses.resize(shown);
   for (LinkUse& use : uses) {
     use.name = topology.link_name(use.link);
+    // A part of a topology keeps the whole topology's order of links: the ties above sorted
+    // alike, and the id reported is the whole topology's.
+    use.link = static_cast<topo::LinkId>(topology.whole_link_id(use.link));
   }
   report.top_links = std::move(uses);
 

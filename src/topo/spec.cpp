@@ -448,6 +448,31 @@ std::unique_ptr<Topology> make_topology_part(std::string_view spec, std::span<co
   return make_topology(spec);
 }
 
+bool has_topology_parts(std::string_view spec) {
+  const ParsedSpec p = parse_spec(spec);
+  return part_options(p, spec).has_value();
+}
+
+std::vector<std::string> known_nodes(std::string_view spec, std::span<const std::string> names) {
+  const ParsedSpec p = parse_spec(spec);
+  std::vector<std::string> out;
+  if (const auto options = part_options(p, spec)) {
+    for (const std::string& name : names) {
+      if (Torus3D::node_index_of(*options, name)) {
+        out.push_back(name);
+      }
+    }
+    return out;
+  }
+  const auto topology = make_topology(spec);
+  for (const std::string& name : names) {
+    if (topology->find_node(name)) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
 TopologySize estimate_topology_part_size(std::string_view spec, std::span<const std::string> nodes) {
   const ParsedSpec p = parse_spec(spec);
   const auto options = part_options(p, spec);

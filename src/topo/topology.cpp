@@ -224,6 +224,10 @@ std::vector<LinkId> Topology::route(NodeId src, NodeId dst) const {
 
 std::size_t Topology::hop_count(NodeId src, NodeId dst) const { return route(src, dst).size(); }
 
+std::uint64_t Topology::whole_link_count() const { return links_.size(); }
+
+std::uint64_t Topology::whole_link_id(LinkId link) const { return links_.at(link).id; }
+
 std::string Topology::link_name(LinkId id) const {
   const Link& link = links_.at(id);
   switch (link.kind) {

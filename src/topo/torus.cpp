@@ -327,6 +327,13 @@ std::array<std::uint64_t, 3> Torus3D::part_counts(const TorusOptions& options,
   return {plan.nodes.size(), plan.routers.size(), plan.network_links};
 }
 
+std::optional<std::uint64_t> Torus3D::node_index_of(const TorusOptions& options, std::string_view name) {
+  const std::uint64_t nodes =
+      static_cast<std::uint64_t>(options.dims[0]) * static_cast<std::uint64_t>(options.dims[1]) *
+      static_cast<std::uint64_t>(options.dims[2]) * static_cast<std::uint64_t>(options.nodes_per_router);
+  return whole_node_index(name, nodes);
+}
+
 std::optional<NodeId> Torus3D::node_of_index(std::uint64_t index) const {
   if (part_nodes_.empty()) {
     return Topology::node_of_index(index);
@@ -336,6 +343,37 @@ std::optional<NodeId> Torus3D::node_of_index(std::uint64_t index) const {
     return std::nullopt;
   }
   return static_cast<NodeId>(it - part_nodes_.begin());
+}
+
+std::uint64_t Torus3D::whole_link_count() const {
+  if (part_routers_.empty()) {
+    return Topology::whole_link_count();
+  }
+  const TopologySummary whole = summary_of(options_);
+  return whole.network_links + whole.terminal_links;
+}
+
+std::uint64_t Torus3D::whole_link_id(LinkId link) const {
+  if (part_routers_.empty()) {
+    return Topology::whole_link_id(link);
+  }
+  // The whole torus's order: per router its + and - link in each dimension of size >= 2 (as
+  // add_dimension_links() adds them), then per node its injection and ejection link (finish()).
+  const Link& l = links().at(link);
+  const auto& dims = options_.dims;
+  const auto ring_dims =
+      static_cast<std::uint64_t>(std::count_if(dims.begin(), dims.end(), [](int n) { return n >= 2; }));
+  if (l.kind != LinkKind::kNetwork) {
+    const std::uint64_t routers = static_cast<std::uint64_t>(dims[0]) * static_cast<std::uint64_t>(dims[1]) *
+                                  static_cast<std::uint64_t>(dims[2]);
+    return 2 * ring_dims * routers + 2 * part_nodes_.at(l.node) + (l.kind == LinkKind::kEjection ? 1 : 0);
+  }
+  const auto d = static_cast<std::size_t>(l.direction.at(0) - 'X');
+  std::uint64_t port = l.direction.at(1) == '+' ? 0 : 1;
+  for (std::size_t e = 0; e < d; ++e) {
+    port += dims.at(e) >= 2 ? 2 : 0;
+  }
+  return 2 * ring_dims * part_routers_.at(l.src_router) + port;
 }
 
 void Torus3D::add_dimension_links(const std::array<int, 3>& dims,

@@ -40,9 +40,17 @@ namespace gridlock::mapping {
 /// `topology`'s nodes (`gridlock sim --placement rankfile:FILE`): HOST is one of its node names, every
 /// rank 0..ranks-1 appears exactly once. Throws InputError with `where`:line for
 /// unknown hosts, malformed lines and repeated ranks, and when the file leaves ranks out or places
-/// more ranks than `ranks`.
+/// more ranks than `ranks`. The message about an unknown host names the nodes as `first_node` ..
+/// `last_node` (default: the topology's first and last; a topology part gives the whole network's).
 [[nodiscard]] std::vector<topo::NodeId> read_rankfile_nodes(const topo::Topology& topology,
                                                             std::uint32_t ranks, std::string_view text,
-                                                            std::string_view where = "rankfile");
+                                                            std::string_view where = "rankfile",
+                                                            std::string_view first_node = {},
+                                                            std::string_view last_node = {});
+
+/// The distinct hosts the well-formed `rank R=HOST slot=S` lines of a rankfile name, sorted: the
+/// nodes a run needs, known before the topology (or the part of it) that holds them is built.
+/// Malformed lines are skipped here; read_rankfile_nodes() names them.
+[[nodiscard]] std::vector<std::string> rankfile_hosts(std::string_view text);
 
 }  // namespace gridlock::mapping

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gridlock/core/histogram.hpp"
@@ -37,6 +38,18 @@ struct Placement {
 /// The identity placement's node slots shuffled with `seed` (core::Rng): the same ranks per node,
 /// on nodes chosen at random, as a scheduler's fragmented allocation. Throws as identity does.
 [[nodiscard]] Placement random_placement(const topo::Topology& topology, std::uint32_t ranks,
+                                         std::uint32_t ranks_per_node, std::uint64_t seed);
+
+/// identity_placement() on a topology of `nodes` nodes before it is built (`spec` names it in
+/// messages): node ids are the whole topology's node indices (cli::make_placed_topology(),
+/// apps/common/placement_options.hpp, builds the part they use).
+[[nodiscard]] Placement identity_placement(std::uint64_t nodes, std::string_view spec, std::uint32_t ranks,
+                                           std::uint32_t ranks_per_node = 1);
+
+/// random_placement() on a topology of `nodes` nodes before it is built, as identity_placement()
+/// above: the same draws, so the same nodes, as on the built topology. Throws InputError for more
+/// than topo::kMaxTopologyNodes nodes.
+[[nodiscard]] Placement random_placement(std::uint64_t nodes, std::string_view spec, std::uint32_t ranks,
                                          std::uint32_t ranks_per_node, std::uint64_t seed);
 
 /// A placement given node by node (from a rankfile, say). Throws InputError naming the first rank

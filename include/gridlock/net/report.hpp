@@ -23,7 +23,7 @@ inline constexpr std::size_t kDefaultTopLinks = 10;
 
 /// One link's share of a run.
 struct LinkUse {
-  topo::LinkId link = 0;                           ///< The link.
+  topo::LinkId link = 0;                           ///< The link's id in the whole topology.
   std::string name;                                ///< topo::Topology::link_name().
   topo::LinkKind kind = topo::LinkKind::kNetwork;  ///< Network, injection or ejection.
   double bytes = 0;                                ///< Bytes it carried.
@@ -46,9 +46,10 @@ struct NetReport {
   std::uint64_t messages = 0;          ///< Messages injected.
   std::uint64_t network_messages = 0;  ///< Messages that crossed at least one link.
   double bytes = 0;                    ///< Bytes injected into links (payload after the first byte).
-  std::uint64_t links = 0;             ///< Links of the topology (network, injection, ejection).
-  std::uint64_t busy_links = 0;        ///< Links that carried at least one byte.
-  std::uint64_t idle_links = 0;        ///< Links that carried nothing.
+  /// Links of the whole topology (network, injection, ejection), a part's left-out links included.
+  std::uint64_t links = 0;
+  std::uint64_t busy_links = 0;  ///< Links that carried at least one byte.
+  std::uint64_t idle_links = 0;  ///< Links that carried nothing.
   /// Busy links per utilisation bin: bin i holds [10i%, 10(i+1)%); 100% goes in the last bin.
   std::array<std::uint64_t, kUtilisationBins> utilisation_histogram{};
   double mean_busy_utilisation = 0;  ///< Mean utilisation over the busy links (0: none).

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gridlock/topo/topology.hpp"
 
@@ -46,6 +47,17 @@ struct TopologySize {
 /// InputError as make_topology() does, and for a name that is not a node of the topology.
 [[nodiscard]] std::unique_ptr<Topology> make_topology_part(std::string_view spec,
                                                            std::span<const std::string> nodes);
+
+/// True when make_topology_part() builds parts of the topology a spec describes (a torus without
+/// a coordinates file), false when it builds the whole topology. Throws InputError as
+/// make_topology() does for a malformed spec.
+[[nodiscard]] bool has_topology_parts(std::string_view spec);
+
+/// Those of `names` that are nodes of the topology a spec describes (names, or decimal indices
+/// as Topology::find_node() takes them), in their order: from formulas where the spec has parts
+/// (has_topology_parts()), otherwise from the built topology. Throws InputError as make_topology()
+/// does.
+[[nodiscard]] std::vector<std::string> known_nodes(std::string_view spec, std::span<const std::string> names);
 
 /// The size of make_topology_part(spec, nodes), from formulas (estimate_topology_size() where
 /// the part is the whole topology). Throws InputError as make_topology_part() does.

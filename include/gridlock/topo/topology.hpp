@@ -183,6 +183,14 @@ class Topology {
   /// (first_node and last_node are left empty).
   [[nodiscard]] TopologySummary summary() const;
 
+  /// Links (network and terminal) of the whole topology this one is a part of
+  /// (make_topology_part()); links().size() for a whole topology.
+  [[nodiscard]] virtual std::uint64_t whole_link_count() const;
+  /// The id `link` has in the whole topology this one is a part of; `link` for a whole topology.
+  /// A part keeps the whole topology's order of links (ids grow together). Throws
+  /// std::out_of_range for an invalid id.
+  [[nodiscard]] virtual std::uint64_t whole_link_id(LinkId link) const;
+
  protected:
   /// Derived constructors add routers, nodes and links, then call finish().
   Topology() = default;

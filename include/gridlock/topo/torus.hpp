@@ -32,8 +32,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "gridlock/topo/topology.hpp"
 
@@ -89,6 +91,11 @@ class Torus3D final : public Topology {
   [[nodiscard]] static std::array<std::uint64_t, 3> part_counts(const TorusOptions& options,
                                                                 std::span<const std::string> nodes);
 
+  /// The index in the torus `options` describe (regular numbering) of the node `name` names, as
+  /// find_node() resolves it (a node name, else a decimal index); nothing for no node.
+  [[nodiscard]] static std::optional<std::uint64_t> node_index_of(const TorusOptions& options,
+                                                                  std::string_view name);
+
   /// `torus`.
   [[nodiscard]] std::string_view kind() const noexcept override { return "torus"; }
   /// Canonical spec: `torus:XxYxZ,npr=..,tie=..,numbering=..,cap=X:Y:Z,terminal=..[,coords=..]`.
@@ -106,6 +113,10 @@ class Torus3D final : public Topology {
   /// torus answers at once), with `first_node` and `last_node` names added. Throws InputError as
   /// the constructor does; options with a coordinates file have no formula (build the torus).
   [[nodiscard]] static TopologySummary summary_of(const TorusOptions& options);
+  /// In a part, the links of the whole torus.
+  [[nodiscard]] std::uint64_t whole_link_count() const override;
+  /// In a part, the id of `link` in the whole torus (formulas of its constructor's link order).
+  [[nodiscard]] std::uint64_t whole_link_id(LinkId link) const override;
   /// Closed form of the hop count between two routers: sum over dimensions of min(d, size-d).
   [[nodiscard]] static int closed_form_hops(const std::array<int, 3>& dims, const std::array<int, 3>& a,
                                             const std::array<int, 3>& b) noexcept;

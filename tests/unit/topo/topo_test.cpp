@@ -667,6 +667,30 @@ TEST(TorusPart, RoutesAreTheWholeTorusRoutes) {
   }
 }
 
+TEST(TorusPart, LinksKeepTheWholeTorusIdsAndOrder) {
+  // A model's report names a part's links by the whole torus's ids (network and terminal links),
+  // and ties between links sort alike when part ids grow with whole ids.
+  for (const auto& [spec, names] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"torus:2x2x8", {"nid00012", "nid00038", "50"}},
+           {"torus:6x1x4,npr=3,numbering=linear", {"nid00007", "nid00070", "5"}},
+           {"torus:8x8x8", {"nid00003", "nid00500", "nid01000", "77"}}}) {
+    const auto whole = make_topology(spec);
+    const auto part = make_topology_part(spec, names);
+    EXPECT_EQ(whole->whole_link_count(), whole->links().size()) << spec;
+    EXPECT_EQ(part->whole_link_count(), whole->links().size()) << spec;
+    std::uint64_t previous = 0;
+    for (const Link& link : part->links()) {
+      const std::uint64_t id = part->whole_link_id(link.id);
+      ASSERT_LT(id, whole->links().size()) << spec;
+      EXPECT_EQ(whole->link_name(static_cast<LinkId>(id)), part->link_name(link.id)) << spec;
+      EXPECT_EQ(whole->links()[id].kind, link.kind) << spec;
+      EXPECT_TRUE(link.id == 0 || id > previous) << spec << " " << part->link_name(link.id);
+      previous = id;
+      EXPECT_EQ(whole->whole_link_id(static_cast<LinkId>(id)), id);
+    }
+  }
+}
+
 TEST(TorusPart, SizedByTheNodesNotTheTorus) {
   const std::vector<std::string> two{"nid00000", "nid00001"};
   const TopologySize size = estimate_topology_part_size("torus:128x128x128", two);
