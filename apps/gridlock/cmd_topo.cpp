@@ -86,11 +86,23 @@ void run_route(const TopoRouteArgs& args) {
   if (dragonfly != nullptr) {
     const std::vector<int> candidates = dragonfly->valiant_candidates(src, dst);
     out["valiant_candidates"] = candidates;
+    const bool same_group =
+        dragonfly->group_of(topo->nodes()[src].router) == dragonfly->group_of(topo->nodes()[dst].router);
+    // Adaptive routing's non-minimal paths where no intermediate group applies (Dragonfly's file comment).
+    const std::size_t routers = dragonfly->valiant_choices(src, dst);
     candidates_line =
-        candidates.empty()
-            ? "source and destination share a group: no Valiant candidates (--valiant G still routes "
-              "through another group G)"
-            : fmt::format("Valiant intermediate groups (--valiant G): {}", as_ranges(candidates));
+        !candidates.empty()
+            ? fmt::format("Valiant intermediate groups (--valiant G): {}", as_ranges(candidates))
+        : same_group
+            ? fmt::format(
+                  "source and destination share a group: no Valiant candidates (--valiant G still routes "
+                  "through another group G); ugal and valiant routing go through one of {} intermediate "
+                  "routers of the group",
+                  routers)
+            : fmt::format(
+                  "a 2-group dragonfly has no third group: no Valiant candidates; ugal and valiant routing "
+                  "go through one of {} other gateway routers of the source group",
+                  routers);
   }
   if (args.valiant_group.has_value()) {
     if (dragonfly == nullptr) {

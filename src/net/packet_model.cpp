@@ -71,7 +71,13 @@ Routing parse_routing(std::string_view text, std::string_view what) {
 std::uint32_t required_vcs(Routing routing, const Network& network) {
   switch (detail::vc_rule(network)) {
     case detail::VcRule::kDragonfly:
-      return routing == Routing::kMinimal ? 2 : 3;
+      // Minimal: local, global, local. Non-minimal with a third group: two global links, three
+      // phases. Within a group, or between the groups of a 2-group machine, a Valiant path turns
+      // once inside a group or crosses one global link: two phases (topo::Dragonfly's valiant paths).
+      if (routing == Routing::kMinimal) {
+        return 2;
+      }
+      return dynamic_cast<const topo::Dragonfly&>(network.topology()).options().groups == 2 ? 2 : 3;
     case detail::VcRule::kTorus:
       return 2;
     case detail::VcRule::kSingle:
@@ -138,7 +144,11 @@ void validate(const PacketOptions& options, const Network& network) {
               "wrap-around link (dateline)"
         : options.routing == Routing::kMinimal
             ? "dragonfly minimal routing goes local, global, local and needs a channel per phase"
-            : "a Valiant path crosses two global links and needs a channel per phase";
+        : needed == 2
+            ? "on a 2-group dragonfly a non-minimal path either turns at an intermediate router of its "
+              "group or goes local, global, local through another gateway, and needs a channel per phase"
+            : "a Valiant path crosses two global links (or turns at an intermediate router inside a "
+              "group) and needs a channel per phase";
     throw InputError(fmt::format(
         "packet model: {} routing on {} could deadlock with {} virtual channel{}: {}; give --vcs {} or more",
         to_string(options.routing), network.topology().spec(), options.vcs, options.vcs == 1 ? "" : "s", why,
@@ -168,6 +178,9 @@ struct PacketModel::State {
     std::uint32_t dst = 0;
     std::uint32_t next = kNone;  // FIFO of its sender, or free list
     bool routed = false;
+    // Index in its Valiant path (`alt`, or `path` under valiant routing) of the link that reaches
+    // an intermediate router inside a group, where the packet changes channel; 0: no such turn.
+    std::uint16_t turn = 0;
     std::vector<topo::LinkId> path;  // injection, network links, ejection (kept across reuse)
     std::vector<topo::LinkId> alt;   // UGAL: the Valiant path its packets may take instead
   };
@@ -229,6 +242,7 @@ struct PacketModel::State {
   std::vector<std::uint8_t> credit_wait;
   std::vector<std::uint8_t> credit_due;
   std::vector<std::uint8_t> requesting;
+  std::vector<std::uint8_t> turning;  // link queues: the requesting packet is at its path's turn
   // Senders.
   std::vector<std::uint64_t> nic_free;
   std::vector<std::uint8_t> nic_wake;  // a kHead for the sender's queue is due
@@ -428,6 +442,7 @@ void PacketModel::State::start(const Injection& in) {
   m.dst = in.dst;
   m.next = kNone;
   m.routed = false;
+  m.turn = 0;
   ++active;
   const std::uint32_t q = src_base + in.src;
   if (q_head[q] == kNone) {
@@ -448,13 +463,14 @@ void PacketModel::State::route(Message& m) {
   }
   const topo::NodeId a = network->node_of(m.src);
   const topo::NodeId b = network->node_of(m.dst);
-  const std::vector<int> candidates = dragonfly->valiant_candidates(a, b);
-  if (candidates.empty()) {
+  const std::size_t choices = dragonfly->valiant_choices(a, b);
+  if (choices == 0) {
     return;
   }
-  const int group = candidates[uniform_below(rng, candidates.size())];
-  scratch = dragonfly->valiant_route(a, b, group);
-  scratch.insert(scratch.begin(), m.path.front());
+  scratch.assign(1, m.path.front());
+  const std::size_t turn = dragonfly->append_valiant_route(a, b, uniform_below(rng, choices), scratch);
+  // The turn's link follows the injection link: index `turn` of the packet's path.
+  m.turn = static_cast<std::uint16_t>(turn);
   scratch.push_back(m.path.back());
   if (options.routing == Routing::kUgal) {
     m.alt.swap(scratch);  // forward() chooses per packet
@@ -509,6 +525,8 @@ void PacketModel::State::try_request(std::uint32_t q) {
     const Message& m = messages[p.msg];
     const std::vector<topo::LinkId>& path = p.alt ? m.alt : m.path;
     port = p.hop + 1U < path.size() ? path[p.hop + 1U] : rx_base + m.dst;
+    const bool valiant = p.alt || options.routing == Routing::kValiant;
+    turning[q] = valiant && m.turn != 0 && p.hop == m.turn ? 1 : 0;
   }
   requesting[q] = 1;
   requesters[port].push_back(q);
@@ -546,7 +564,7 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
     std::uint32_t vc = 0;
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
-      vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port]));
+      vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port], turning[q] != 0));
     }
     if (port < rx_base && vc_free[port * vcs + vc] > now) {
       turned = std::min(turned, vc_free[port * vcs + vc]);
@@ -805,6 +823,7 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.credit_wait.assign(s.src_base, 0);
   s.credit_due.assign(s.src_base, 0);
   s.requesting.assign(queues, 0);
+  s.turning.assign(queues, 0);
   s.nic_free.assign(ranks, 0);
   s.nic_wake.assign(ranks, 0);
   s.rate.assign(ranks, 1.0);

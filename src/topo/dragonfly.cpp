@@ -243,6 +243,68 @@ std::vector<LinkId> Dragonfly::valiant_route(NodeId src, NodeId dst, int interme
   return out;
 }
 
+std::size_t Dragonfly::valiant_choices(NodeId src, NodeId dst) const {
+  const RouterId s = nodes().at(src).router;
+  const RouterId d = nodes().at(dst).router;
+  const auto a = static_cast<std::size_t>(options_.routers_per_group);
+  if (group_of(s) == group_of(d)) {
+    return s == d ? 0 : a - 2;
+  }
+  if (options_.groups == 2) {
+    return a - 1;
+  }
+  return static_cast<std::size_t>(options_.groups) - 2;
+}
+
+std::size_t Dragonfly::append_valiant_route(NodeId src, NodeId dst, std::size_t choice,
+                                            std::vector<LinkId>& out) const {
+  const std::size_t choices = valiant_choices(src, dst);
+  if (choice >= choices) {
+    throw InputError(fmt::format("Valiant path {} from node {} to node {}: there are {} (0 to {})", choice,
+                                 src, dst, choices, choices == 0 ? 0 : choices - 1));
+  }
+  const RouterId s = nodes().at(src).router;
+  const RouterId d = nodes().at(dst).router;
+  const int a = options_.routers_per_group;
+  const int gs = group_of(s);
+  const int gd = group_of(d);
+  // The choice-th router of the source group other than `skip` and `skip2` (which may be equal).
+  const auto nth_router = [&](RouterId skip, RouterId skip2) {
+    const int lo = static_cast<int>(std::min(skip, skip2)) % a;
+    const int hi = static_cast<int>(std::max(skip, skip2)) % a;
+    int r = static_cast<int>(choice);
+    r += r >= lo ? 1 : 0;
+    r += hi != lo && r >= hi ? 1 : 0;
+    return static_cast<RouterId>(gs * a + r);
+  };
+  if (gs == gd) {
+    const RouterId mid = nth_router(s, d);
+    const std::size_t start = out.size();
+    append_local(s, mid, out, false);
+    const std::size_t turn = out.size() - start;
+    append_local(mid, d, out, false);
+    return turn;
+  }
+  if (options_.groups == 2) {
+    // No third group: through another gateway of the source group. No channel change is needed:
+    // the path is local, global, local like a minimal one.
+    const RouterId mid = nth_router(s, s);
+    const GlobalPort& port = global_port(mid, gd, d);
+    append_local(s, mid, out, false);
+    append_local(mid, static_cast<RouterId>(gs * a + port.router_in_group), out, false);
+    out.push_back(port.link);
+    append_local(port.landing, d, out, false);
+    return 0;
+  }
+  int group = static_cast<int>(choice);
+  group += group >= std::min(gs, gd) ? 1 : 0;
+  group += group >= std::max(gs, gd) ? 1 : 0;
+  const RouterId mid = global_port(s, group, d).landing;
+  append_router_route(s, mid, out);
+  append_router_route(mid, d, out);
+  return 0;
+}
+
 std::size_t Dragonfly::minimal_hops_closed_form(NodeId src, NodeId dst) const {
   const int a = options_.routers_per_group;
   const auto local_hops = [&](RouterId x, RouterId y) -> std::size_t {

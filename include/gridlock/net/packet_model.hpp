@@ -32,7 +32,7 @@ namespace gridlock::net {
 /// packet between the message's minimal path and one Valiant path).
 enum class Routing : std::uint8_t {
   kMinimal,  ///< The topology's route (torus DOR, dragonfly minimal, fat tree up/down).
-  kValiant,  ///< Dragonfly only: minimal to a random intermediate group, then minimal.
+  kValiant,  ///< Dragonfly only: minimal to a random intermediate group or router, then minimal.
   kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
 };
 
@@ -98,7 +98,9 @@ struct PacketOptions {
 inline constexpr std::uint64_t kCongestionHoldPs = 2'000'000;
 
 /// Virtual channels `routing` needs on `network` to be deadlock-free: a dragonfly 2 (minimal:
-/// local, global, local) or 3 (valiant, ugal: a second global hop); a torus with a dimension of
+/// local, global, local; valiant and ugal on 2 groups: a turn at an intermediate router of a
+/// group, or local, global, local through another gateway) or 3 (valiant, ugal on 3 or more
+/// groups: a second global hop); a torus with a dimension of
 /// 4 or more routers 2 (dateline: one channel before and one after the wrap-around link); a fat
 /// tree (up/down) and anything else 1.
 [[nodiscard]] std::uint32_t required_vcs(Routing routing, const Network& network);

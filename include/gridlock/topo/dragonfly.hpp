@@ -17,17 +17,27 @@
 /// Minimal routing: local hops to the router owning the global link, the global link, local hops
 /// to the destination. When several copies of a global link join two groups, copy
 /// (source router index within its group) mod copies is used, so the route is deterministic for a
-/// given arrangement. Valiant (non-minimal) routing goes minimally to the router where the global
-/// link from the source router into an intermediate group lands, then minimally to the
-/// destination; every group other than the source's and the destination's is a candidate.
+/// given arrangement. Valiant (non-minimal) routing between groups goes minimally to the router
+/// where the global link from the source router into an intermediate group lands, then minimally
+/// to the destination; every group other than the source's and the destination's is a candidate.
+///
+/// Valiant paths as adaptive routing uses them (valiant_choices(), append_valiant_route()), one per
+/// intermediate: between groups with a third group, through an intermediate group as above;
+/// within a group, through an intermediate router of the group (neither the source's nor the
+/// destination's router), minimally to it and minimally on (the path turns there); between the
+/// two groups of a 2-group machine, minimally to an intermediate router of the source group (not
+/// the source's router), over that router's own global link (the copy minimal routing would
+/// choose from it) and minimally to the destination: another gateway and global link than the
+/// minimal route's, as Aries and the dragonfly literature (Kim et al. 2008) route non-minimally
+/// when there is no third group.
 ///
 /// Route choices (Topology::route_choice_into(), the per-message spread): every copy of the
 /// global link between the two groups (each is one global hop; a copy owned by another router of
 /// the source group adds a local hop before it), and in 2-D groups row or column first on each
 /// local part.
 ///
-/// LIMITATIONS: no adaptive (UGAL) selection; requires a*h >= g-1 so every pair of groups is
-/// joined; one capacity for all local and one for all global links.
+/// LIMITATIONS: no adaptive (UGAL) selection here (the packet model makes it); requires a*h >= g-1 so every
+/// pair of groups is joined; one capacity for all local and one for all global links.
 #include <string>
 
 #include "gridlock/topo/topology.hpp"
@@ -67,6 +77,18 @@ class Dragonfly final : public Topology {
   [[nodiscard]] std::vector<int> valiant_candidates(NodeId src, NodeId dst) const;
   /// The Valiant route from `src` to `dst` through `intermediate_group`.
   [[nodiscard]] std::vector<LinkId> valiant_route(NodeId src, NodeId dst, int intermediate_group) const;
+  /// Number of Valiant paths adaptive routing may take from `src` to `dst` (see the file comment):
+  /// g-2 intermediate groups between groups with a third group, a-2 intermediate routers within a
+  /// group (0 on one router), a-1 routers of the source group between the 2 groups of a 2-group
+  /// machine.
+  [[nodiscard]] std::size_t valiant_choices(NodeId src, NodeId dst) const;
+  /// Appends Valiant path `choice` (below valiant_choices()) from `src`'s router to `dst`'s to `out`.
+  /// Returns how many of the appended links lead up to the intermediate router when the path turns
+  /// inside a group (a packet must change virtual channel there, as after a global link, for the
+  /// routing to stay deadlock free), 0 when it turns only at global links. Throws InputError
+  /// for a choice out of range.
+  std::size_t append_valiant_route(NodeId src, NodeId dst, std::size_t choice,
+                                   std::vector<LinkId>& out) const;
   /// Closed form of the minimal hop count for all-to-all groups: 0 same router, 1 same group,
   /// else [src is not the gateway] + 1 + [landing router is not the destination].
   [[nodiscard]] std::size_t minimal_hops_closed_form(NodeId src, NodeId dst) const;

@@ -11,7 +11,7 @@ namespace gridlock::net::detail {
 /// How virtual channels are assigned on a topology.
 enum class VcRule : std::uint8_t {
   kSingle,     ///< Always channel 0 (fat tree up/down, other acyclic routings).
-  kDragonfly,  ///< Channel = global links crossed before this link.
+  kDragonfly,  ///< Channel = global links crossed, plus turns inside a group, before this link.
   kTorus,      ///< Dateline per dimension: 1 from the wrap-around link on, 0 after a turn.
 };
 
@@ -27,12 +27,14 @@ struct LinkClass {
 /// One LinkClass per topology link.
 [[nodiscard]] std::vector<LinkClass> link_classes(const Network& network);
 
-/// The channel a packet takes on `next` after crossing `prev` on channel `prev_vc`.
+/// The channel a packet takes on `next` after crossing `prev` on channel `prev_vc`; `turned`: `prev`
+/// led to the intermediate router of a Valiant path that turns inside a dragonfly group
+/// (topo::Dragonfly::append_valiant_route()), where the packet's next phase begins.
 [[nodiscard]] inline std::uint32_t next_vc(VcRule rule, const LinkClass& prev, std::uint32_t prev_vc,
-                                           const LinkClass& next) noexcept {
+                                           const LinkClass& next, bool turned) noexcept {
   switch (rule) {
     case VcRule::kDragonfly:
-      return prev_vc + (prev.global ? 1U : 0U);
+      return prev_vc + (prev.global || turned ? 1U : 0U);
     case VcRule::kTorus:
       if (next.dim == 3) {
         return 0;

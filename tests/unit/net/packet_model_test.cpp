@@ -20,6 +20,7 @@
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/goal.hpp"
+#include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::net {
@@ -303,6 +304,86 @@ TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   EXPECT_LT(last[2] * 2, last[0]) << "ugal";
 }
 
+// Every node of router r sends `count` messages of `bytes` to the node of the same index on router
+// r+1 of its group (the last router to the first): all of a router's traffic wants one local link.
+// Several messages per pair, as Valiant draws its intermediate per message.
+std::vector<Message> next_router_pattern(const topo::Dragonfly& t, std::uint32_t count, std::uint64_t bytes) {
+  const auto a = static_cast<std::uint32_t>(t.options().routers_per_group);
+  const auto p = static_cast<std::uint32_t>(t.options().nodes_per_router);
+  std::vector<Message> m;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    for (std::uint32_t n = 0; n < t.nodes().size(); ++n) {
+      const std::uint32_t router = n / p;
+      const std::uint32_t next = (router / a) * a + (router % a + 1) % a;
+      m.push_back({0, n, next * p + n % p, bytes});
+    }
+  }
+  return m;
+}
+
+// The latest delivery of `m` under `routing` (optionally BookSim's UGAL rule).
+std::uint64_t last_delivery(const std::shared_ptr<const Network>& network, const std::vector<Message>& m,
+                            Routing routing, UgalRule rule = UgalRule::kHops, std::uint32_t vcs = 3) {
+  PacketOptions o;
+  o.routing = routing;
+  o.ugal_rule = rule;
+  o.vcs = vcs;
+  PacketModel model(network, o);
+  const auto at =
+      deliveries(model, m, bare(), static_cast<std::uint32_t>(network->topology().nodes().size()));
+  return *std::max_element(at.begin(), at.end());
+}
+
+// Intra-group non-minimal routing, on a 2-group dragonfly whose links all run at the injection
+// rate (10 GB/s; a = 8 routers of p = 4 nodes). Every node of router r sends 1 MB (64 messages of 15.6 kB) to
+// router r+1 of its group. Minimal: the p flows share the one local link r -> r+1: each gets 1/p of the
+// injection rate, 4 MB / 10 GB/s = 400 us. Valiant through a random intermediate router m (not r,
+// not r+1): link x -> y (y != x+1) carries x's flows in their first phase when y is their
+// intermediate (p/(a-2) of a router's rate) and y-1's flows in their second phase when x is
+// theirs (the same again); x -> x+1 carries none. So the bound is (a-2)/(2p) = 0.75 of the
+// injection rate, 1 MB / 7.5 GB/s = 133 us. UGAL sits between (it sends minimally while the
+// direct link's queue is short). Until now a pair within a group had no Valiant path: all three
+// ran at the minimal routing's 400 us.
+TEST(PacketModel, NonMinimalRoutingWithinAGroupBeatsMinimal) {
+  const auto network = spec_network("dragonfly:g=2,a=8,p=4,h=1,local=10e9,global=10e9,terminal=10e9", 64);
+  const auto& t = dynamic_cast<const topo::Dragonfly&>(network->topology());
+  const auto m = next_router_pattern(t, 64, 15'626);
+  const std::uint64_t minimal = last_delivery(network, m, Routing::kMinimal);
+  const std::uint64_t valiant = last_delivery(network, m, Routing::kValiant);
+  const std::uint64_t ugal = last_delivery(network, m, Routing::kUgal);
+  const std::uint64_t booksim = last_delivery(network, m, Routing::kUgal, UgalRule::kBookSim);
+  EXPECT_GE(minimal, 400'000'000U);
+  EXPECT_LT(minimal, 440'000'000U);
+  // Valiant: the bound (133 us) loosely; a random choice per message is not a perfect spread.
+  EXPECT_GE(valiant, 133'000'000U);
+  EXPECT_LT(valiant * 3, minimal * 2) << "valiant " << valiant << " ps, minimal " << minimal << " ps";
+  EXPECT_LT(ugal * 4, minimal * 3) << "ugal " << ugal << " ps, minimal " << minimal << " ps";
+  EXPECT_LE(booksim, minimal) << "booksim rule " << booksim << " ps, minimal " << minimal << " ps";
+}
+
+// Between the two groups of a 2-group dragonfly (no third group): the 4 nodes of router 0 of
+// group 0 each send 1 MB (64 messages) to group 1. Minimal routing takes router 0's own global link (h = 1):
+// 4 MB / 10 GB/s = 400 us. The non-minimal path goes through another gateway of group 0 and its
+// global link; router 0's 7 local links and the 8 global links then carry the load, and the
+// injection links (1 MB / 10 GB/s = 100 us) become the bound. Until now a 2-group machine had no
+// Valiant path: UGAL was minimal routing.
+TEST(PacketModel, NonMinimalRoutingBetweenTwoGroupsUsesOtherGateways) {
+  const auto network = spec_network("dragonfly:g=2,a=8,p=4,h=1,local=10e9,global=10e9,terminal=10e9", 64);
+  std::vector<Message> m;
+  for (std::uint32_t k = 0; k < 64; ++k) {
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      m.push_back({0, i, 32 + 4 * i + 1, 15'626});
+    }
+  }
+  const std::uint64_t minimal = last_delivery(network, m, Routing::kMinimal);
+  const std::uint64_t valiant = last_delivery(network, m, Routing::kValiant);
+  const std::uint64_t ugal = last_delivery(network, m, Routing::kUgal);
+  EXPECT_GE(minimal, 400'000'000U);
+  EXPECT_GE(valiant, 100'000'000U);
+  EXPECT_LT(valiant * 2, minimal) << "valiant " << valiant << " ps, minimal " << minimal << " ps";
+  EXPECT_LT(ugal * 2, minimal) << "ugal " << ugal << " ps, minimal " << minimal << " ps";
+}
+
 TEST(PacketModel, BookSimUgalRuleStaysMinimalUpToItsThreshold) {
   // The adversarial pattern above with BookSim's UGAL rule: with a threshold above any buffer's
   // contents every packet goes minimally (the minimal run's times exactly); with none it turns to
@@ -487,6 +568,49 @@ TEST(PacketModel, DeadlockFreeWithTheRequiredChannels) {
     const sim::SimResult r = sim::simulate(schedule, options);
     EXPECT_TRUE(r.complete) << spec << " " << to_string(choice.first);
     EXPECT_EQ(model.in_flight(), 0U) << spec;
+  }
+}
+
+// Valiant paths that turn at an intermediate router inside a group change channel there. A
+// saturating intra-group pattern (every node of router r to router r+1, 8 messages of 8 kB) with buffers
+// of two 128 B packets completes on a 2-group dragonfly with 2 channels and on a 9-group one with
+// 3 (every buffer fills; without the change of channel at the turn, the two local hops of the
+// paths r -> m -> r+1 close cycles of full buffers on channel 0). One channel fewer is refused,
+// with the reason and the count to give.
+TEST(PacketModel, IntraGroupValiantIsDeadlockFreeWithTheRequiredChannels) {
+  for (const auto& [spec, needed] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"dragonfly:g=2,a=8,p=4,h=1,local=10e9,global=10e9,terminal=10e9", 2},
+           {"dragonfly:g=2,a=6,p=2,h=1,intra=2d:2x3", 2},
+           {"dragonfly:g=9,a=4,p=2,h=2", 3}}) {
+    std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
+    const auto ranks = static_cast<std::uint32_t>(topology->nodes().size());
+    const auto network =
+        std::make_shared<Network>(topology, identity_placement(*topology, ranks), NetworkParams{});
+    const auto m = next_router_pattern(dynamic_cast<const topo::Dragonfly&>(*topology), 8, 8'193);
+    for (const Routing routing : {Routing::kValiant, Routing::kUgal}) {
+      EXPECT_EQ(required_vcs(routing, *network), needed) << spec;
+      PacketOptions o;
+      o.packet_bytes = 128;
+      o.buffer_bytes = 256;
+      o.routing = routing;
+      o.vcs = needed;
+      PacketModel model(network, o);
+      const auto at = deliveries(model, m, bare(), ranks);
+      EXPECT_EQ(std::count(at.begin(), at.end(), 0U), 0) << spec << " " << to_string(routing);
+      o.vcs = needed - 1;
+      try {
+        PacketModel refused(network, o);
+        ADD_FAILURE() << spec << " " << to_string(routing) << " with " << o.vcs << " channels was accepted";
+      } catch (const InputError& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("could deadlock with " + std::to_string(o.vcs) + " virtual channel"),
+            std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("give --vcs " + std::to_string(needed) + " or more"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
   }
 }
 

@@ -240,6 +240,82 @@ TEST(Dragonfly, SeveralGlobalCopiesAreAllUsedFromTheSourceRouter) {
   EXPECT_EQ(used.size(), 8U) << "every global link of group 0 carries some pair";
 }
 
+// Adaptive routing's Valiant paths (valiant_choices, append_valiant_route) on every kind of
+// pair: contiguous from the source's router to the destination's; within a group through an
+// intermediate router that is neither end, reached minimally (the returned turn) and left
+// minimally; between the 2 groups of a 2-group machine through another gateway of the source
+// group over one global link; with a third group through it, over two global links. Every choice
+// is a different intermediate. Until now a pair within a group, or any pair on 2 groups, had none
+// (UGAL was minimal routing there).
+TEST(Dragonfly, ValiantPathsTurnAtAnIntermediateRouterOrGroup) {
+  for (const char* spec :
+       {"dragonfly:g=2,a=4,p=1,h=2", "dragonfly:g=5,a=4,p=1,h=1", "dragonfly:g=2,a=6,p=1,h=1,intra=2d:2x3",
+        "dragonfly:g=3,a=6,p=1,h=1,intra=2d:3x2"}) {
+    const auto built = make_topology(spec);
+    const auto& t = dynamic_cast<const Dragonfly&>(*built);
+    const int g = t.options().groups;
+    const std::size_t a = static_cast<std::size_t>(t.options().routers_per_group);
+    const bool two_d = t.options().rows > 0;
+    const auto is_global = [&](LinkId id) { return t.links()[id].direction.front() == 'g'; };
+    for (NodeId s = 0; s < t.nodes().size(); ++s) {
+      for (NodeId d = 0; d < t.nodes().size(); ++d) {
+        const RouterId rs = t.nodes()[s].router;
+        const RouterId rd = t.nodes()[d].router;
+        const bool same_group = t.group_of(rs) == t.group_of(rd);
+        const std::size_t choices = t.valiant_choices(s, d);
+        const std::size_t expected = rs == rd     ? 0
+                                     : same_group ? a - 2
+                                     : g == 2     ? a - 1
+                                                  : static_cast<std::size_t>(g - 2);
+        ASSERT_EQ(choices, expected) << spec << " " << s << " -> " << d;
+        std::set<RouterId> intermediates;
+        for (std::size_t c = 0; c < choices; ++c) {
+          std::vector<LinkId> links{7};  // appended after what the caller holds
+          const std::size_t turn = t.append_valiant_route(s, d, c, links);
+          ASSERT_EQ(links.front(), 7U);
+          links.erase(links.begin());
+          RouterId at = rs;
+          for (const LinkId id : links) {
+            ASSERT_EQ(t.links()[id].src_router, at) << spec << " " << s << " -> " << d << " via " << c;
+            at = t.links()[id].dst_router;
+          }
+          ASSERT_EQ(at, rd);
+          const auto globals = static_cast<std::size_t>(std::count_if(links.begin(), links.end(), is_global));
+          if (same_group) {
+            ASSERT_GE(turn, 1U);
+            ASSERT_LE(turn, two_d ? 2U : 1U);
+            ASSERT_LE(links.size() - turn, two_d ? 2U : 1U);
+            const RouterId mid = t.links()[links[turn - 1]].dst_router;
+            EXPECT_NE(mid, rs);
+            EXPECT_NE(mid, rd);
+            EXPECT_EQ(t.group_of(mid), t.group_of(rs));
+            EXPECT_EQ(globals, 0U);
+            intermediates.insert(mid);
+          } else if (g == 2) {
+            EXPECT_EQ(turn, 0U);
+            EXPECT_EQ(globals, 1U);
+            EXPECT_FALSE(is_global(links.front())) << "starts on a local link to another gateway";
+            const auto gateway = std::find_if(links.begin(), links.end(), is_global);
+            EXPECT_NE(t.links()[*gateway].src_router, rs);
+            intermediates.insert(t.links()[*gateway].src_router);
+          } else {
+            EXPECT_EQ(turn, 0U);
+            EXPECT_EQ(globals, 2U);
+            const auto first = std::find_if(links.begin(), links.end(), is_global);
+            const RouterId mid = t.links()[*first].dst_router;
+            EXPECT_NE(t.group_of(mid), t.group_of(rs));
+            EXPECT_NE(t.group_of(mid), t.group_of(rd));
+            intermediates.insert(static_cast<RouterId>(t.group_of(mid)));
+          }
+        }
+        EXPECT_EQ(intermediates.size(), choices) << spec << " " << s << " -> " << d;
+        std::vector<LinkId> out;
+        EXPECT_THROW((void)t.append_valiant_route(s, d, choices, out), InputError);
+      }
+    }
+  }
+}
+
 TEST(Dragonfly, RejectsTooFewGlobalPorts) {
   DragonflyOptions o;
   o.groups = 20;
