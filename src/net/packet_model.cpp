@@ -463,6 +463,14 @@ void PacketModel::State::route(Message& m) {
   }
   const topo::NodeId a = network->node_of(m.src);
   const topo::NodeId b = network->node_of(m.dst);
+  if (options.routing == Routing::kUgal && options.ugal_rule == UgalRule::kBookSim) {
+    // BookSim's dragonflynew decides only for packets that leave their group: inside a group its
+    // UGAL is minimal routing. The BookSim rule keeps the reference's method.
+    const std::vector<topo::Node>& nodes = network->topology().nodes();
+    if (dragonfly->group_of(nodes[a].router) == dragonfly->group_of(nodes[b].router)) {
+      return;
+    }
+  }
   const std::size_t choices = dragonfly->valiant_choices(a, b);
   if (choices == 0) {
     return;

@@ -40,7 +40,8 @@ enum class Routing : std::uint8_t {
 enum class UgalRule : std::uint8_t {
   kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper.
   kBookSim,  ///< BookSim2's dragonflynew: minimal while its first link's downstream buffers hold
-             ///< at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted).
+             ///< at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted), and
+             ///< always minimal for packets that stay in their group.
 };
 
 /// `minimal`, `valiant` or `ugal`.
