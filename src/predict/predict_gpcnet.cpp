@@ -839,7 +839,7 @@ Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, cons
                     Json sizing, std::uint64_t messages) {
   const ModelKind kind = options.model;
   const topo::Topology& topology = *setup.topology;
-  Json context = base_context("gridlock predict gpcnet", "gridlock.bench", 1);
+  Json context = base_context("gridlock predict gpcnet", schemas::kBench);
   context["mode"] = "load";
   context["simulated"] = true;
   context["network"] = topology.spec();

@@ -520,7 +520,7 @@ void summarise(MappingReport& report, const std::vector<std::vector<PlacementTim
 Json mapping_context(const MappingPredictOptions& options, const MappingSetup& setup,
                      const mapping::Allocation& alloc, const std::string& source,
                      const MappingCalibration& calibration, std::uint64_t messages) {
-  Json context = base_context("gridlock predict mapping", "gridlock.predict_mapping", 1);
+  Json context = base_context("gridlock predict mapping", schemas::kPredictMapping);
   context["simulated"] = true;
   context["network"] = setup.topology->spec();
   context["net_model"] = to_string(options.model);

@@ -5,7 +5,7 @@ namespace gridlock::predict {
 using net::ModelKind;
 
 Json traffic_context(const TrafficReport& report, const TrafficOptions& options) {
-  Json context = base_context("gridlock predict traffic", "gridlock.predict_traffic", 1);
+  Json context = base_context("gridlock predict traffic", schemas::kPredictTraffic);
   context["simulated"] = true;
   context["network"] = report.network;
   context["net_model"] = to_string(options.model);
