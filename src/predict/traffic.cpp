@@ -504,209 +504,268 @@ struct RunSetup {
   std::vector<topo::LinkId> network_links;
 };
 
-TrafficPoint run_load(const TrafficOptions& options, const RunSetup& setup, double load) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const Destinations& dest = *setup.dest;
-  const std::uint32_t nodes = dest.nodes();
-  const std::uint64_t period = setup.packet_time_ps;
-  PacketOptions packet = options.packet;
-  packet.seed = options.seed;
-  const std::unique_ptr<Model> model = make_model(options.model, setup.network, packet);
-  sim::LogGOPSParams params;
-  params.latency = sim::SimTime{0};
-  params.overhead_send = sim::SimTime{0};
-  params.overhead_recv = sim::SimTime{0};
-  params.gap = sim::SimTime{0};
-  params.gap_per_byte = sim::SimTime{0};
-  model->begin(nodes, params);
-  const std::uint64_t bytes = std::uint64_t{options.packet.packet_bytes} + 1;
-
-  // Senders in the order of their phase within a packet-time.
-  Rng gen_rng(derive_seed(options.seed, kStreamGenerate));
-  Rng dst_rng(derive_seed(options.seed, kStreamDestination));
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> phased;
-  for (std::uint32_t n = 0; n < nodes; ++n) {
-    if (dest.sends(n)) {
-      phased.emplace_back(uniform_below(gen_rng, period), n);
+// One offered load on a fresh model: the Bernoulli generator feeding the nodes' source queues,
+// the model's deliveries, and the measurement window cut into batches until they converge. Its
+// steps, in the order of run(): the generator's phases, then events in time order (a batch
+// boundary, a generation slot, the model's next delivery), then the point.
+class LoadRun {
+ public:
+  LoadRun(const TrafficOptions& options, const RunSetup& setup, double load)
+      : options_(options),
+        setup_(setup),
+        dest_(*setup.dest),
+        nodes_(dest_.nodes()),
+        period_(setup.packet_time_ps),
+        load_(load),
+        bytes_(std::uint64_t{options.packet.packet_bytes} + 1),
+        batch_ps_(std::uint64_t{options.batch_packet_times} * period_),
+        window_start_(std::uint64_t{options.warmup_packet_times} * period_),
+        gen_rng_(derive_seed(options.seed, kStreamGenerate)),
+        dst_rng_(derive_seed(options.seed, kStreamDestination)),
+        queue_(nodes_),
+        in_model_(nodes_, 0),
+        flights_(static_cast<std::size_t>(nodes_) * kTrafficWindowPackets),
+        free_head_(nodes_, 0),
+        boundary_(window_start_) {
+    PacketOptions packet = options.packet;
+    packet.seed = options.seed;
+    model_ = make_model(options.model, setup.network, packet);
+    sim::LogGOPSParams params;
+    params.latency = sim::SimTime{0};
+    params.overhead_send = sim::SimTime{0};
+    params.overhead_recv = sim::SimTime{0};
+    params.gap = sim::SimTime{0};
+    params.gap_per_byte = sim::SimTime{0};
+    model_->begin(nodes_, params);
+    // Senders in the order of their phase within a packet-time.
+    for (std::uint32_t n = 0; n < nodes_; ++n) {
+      if (dest_.sends(n)) {
+        phased_.emplace_back(uniform_below(gen_rng_, period_), n);
+      }
+    }
+    std::sort(phased_.begin(), phased_.end());
+    for (std::uint32_t n = 0; n < nodes_; ++n) {
+      for (std::uint32_t i = 0; i < kTrafficWindowPackets; ++i) {
+        flights_[static_cast<std::size_t>(n) * kTrafficWindowPackets + i].next_free = i + 1;
+      }
     }
   }
-  std::sort(phased.begin(), phased.end());
 
-  std::vector<std::deque<Queued>> queue(nodes);
-  std::vector<std::uint32_t> in_model(nodes, 0);
-  std::vector<Flight> flights(static_cast<std::size_t>(nodes) * kTrafficWindowPackets);
-  std::vector<std::uint32_t> free_head(nodes, 0);
-  for (std::uint32_t n = 0; n < nodes; ++n) {
-    for (std::uint32_t i = 0; i < kTrafficWindowPackets; ++i) {
-      flights[static_cast<std::size_t>(n) * kTrafficWindowPackets + i].next_free = i + 1;
+  TrafficPoint run() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    while (phase_ != Phase::kDone) {
+      const std::uint64_t t_gen = phased_.empty() ? sim::kNetIdle : slot_ * period_ + phased_[cursor_].first;
+      const std::uint64_t t_net = model_->next_time();
+      if (boundary_ <= t_gen && boundary_ <= t_net) {
+        model_now_ = std::max(model_now_, boundary_);
+        at_boundary();
+      } else if (t_gen <= t_net) {
+        model_now_ = std::max(model_now_, t_gen);
+        generate(t_gen);
+      } else {
+        model_now_ = std::max(model_now_, t_net);
+        deliver(t_net);
+      }
     }
+    TrafficPoint p = point();
+    p.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return p;
   }
-  std::uint64_t model_now = 0;
-  const auto feed = [&](std::uint32_t n) {
-    while (!queue[n].empty() && in_model[n] < kTrafficWindowPackets) {
-      const Queued q = queue[n].front();
-      queue[n].pop_front();
-      const std::uint32_t slot = free_head[n];
-      Flight& f = flights[static_cast<std::size_t>(n) * kTrafficWindowPackets + slot];
-      free_head[n] = f.next_free;
+
+ private:
+  enum class Phase : std::uint8_t { kWarmup, kMeasure, kDrain, kDone };
+
+  // Moves node `n`'s queued packets into the model while its window has room.
+  void feed(std::uint32_t n) {
+    while (!queue_[n].empty() && in_model_[n] < kTrafficWindowPackets) {
+      const Queued q = queue_[n].front();
+      queue_[n].pop_front();
+      const std::uint32_t slot = free_head_[n];
+      Flight& f = flights_[static_cast<std::size_t>(n) * kTrafficWindowPackets + slot];
+      free_head_[n] = f.next_free;
       f.gen_ps = q.gen_ps;
       f.measured = q.measured;
-      ++in_model[n];
-      model->inject(model_now, n, q.dst, bytes, std::uint64_t{n} * kTrafficWindowPackets + slot);
+      ++in_model_[n];
+      model_->inject(model_now_, n, q.dst, bytes_, std::uint64_t{n} * kTrafficWindowPackets + slot);
     }
-  };
+  }
 
-  const std::uint64_t batch_ps = std::uint64_t{options.batch_packet_times} * period;
-  const std::uint64_t window_start = std::uint64_t{options.warmup_packet_times} * period;
-  enum class Phase : std::uint8_t { kWarmup, kMeasure, kDrain, kDone };
-  Phase phase = Phase::kWarmup;
-  std::uint64_t boundary = window_start;  // next phase or batch boundary
-  std::uint64_t window_end = 0;
-  std::vector<Batch> batches;
-  LogHistogram latency_ns;
-  std::uint64_t measured_outstanding = 0;
-  std::uint64_t dropped = 0;
-  double net_bytes_start = 0;
-  double net_bytes_end = 0;
-  std::vector<std::uint64_t> accepted_bins;  // deliveries per batch of the window, by time
-  bool converged = false;
-  const auto network_bytes = [&] {
+  [[nodiscard]] double network_bytes() const {
     double sum = 0;
-    for (const topo::LinkId l : setup.network_links) {
-      sum += model->stats().link_bytes[l];
+    for (const topo::LinkId l : setup_.network_links) {
+      sum += model_->stats().link_bytes[l];
     }
     return sum;
-  };
+  }
 
-  std::uint64_t slot = 0;
-  std::size_t cursor = 0;
-  std::vector<sim::NetDelivery> out;
-  while (phase != Phase::kDone) {
-    const std::uint64_t t_gen = phased.empty() ? sim::kNetIdle : slot * period + phased[cursor].first;
-    const std::uint64_t t_net = model->next_time();
-    if (boundary <= t_gen && boundary <= t_net) {
-      model_now = std::max(model_now, boundary);
-      if (phase == Phase::kWarmup) {
-        phase = Phase::kMeasure;
-        net_bytes_start = network_bytes();
-        boundary = window_start + batch_ps;
-        batches.emplace_back();
-        continue;
-      }
-      if (phase == Phase::kMeasure) {
-        const std::size_t nb = batches.size();
-        if (nb >= std::max<std::size_t>(options.min_batches, kConvergeBatches)) {
-          std::vector<double> accepted;
-          for (std::size_t b = nb - kConvergeBatches; b < nb; ++b) {
-            accepted.push_back(b < accepted_bins.size() ? static_cast<double>(accepted_bins[b]) : 0.0);
-          }
-          std::vector<double> latency;
-          for (std::size_t b = nb; b-- > 0 && latency.size() < kConvergeBatches;) {
-            if (batches[b].delivered == batches[b].generated && batches[b].generated > 0) {
-              latency.push_back(batches[b].latency_sum_ps / static_cast<double>(batches[b].delivered));
-            }
-          }
-          converged = latency.size() == kConvergeBatches && agree(accepted) && agree(latency);
-        }
-        const bool time_cap = options.max_time_ps > 0 && boundary + batch_ps > options.max_time_ps;
-        if (converged || nb >= options.max_batches || time_cap) {
-          window_end = boundary;
-          net_bytes_end = network_bytes();
-          phase = Phase::kDrain;
-          boundary = window_end + (window_end - window_start);
-          if (measured_outstanding == 0) {
-            phase = Phase::kDone;
-          }
-          continue;
-        }
-        batches.emplace_back();
-        boundary += batch_ps;
-        continue;
-      }
-      phase = Phase::kDone;  // the drain cap
-      continue;
+  // Whether the last kConvergeBatches batches agree on accepted throughput and latency.
+  [[nodiscard]] bool batches_agree() const {
+    const std::size_t nb = batches_.size();
+    if (nb < std::max<std::size_t>(options_.min_batches, kConvergeBatches)) {
+      return false;
     }
-    if (t_gen <= t_net) {
-      model_now = std::max(model_now, t_gen);
-      const std::uint32_t n = phased[cursor].second;
-      if (gen_rng.uniform01() < load) {
-        const bool measured = phase == Phase::kMeasure;
-        if (queue[n].size() >= kSourceQueueCap) {
-          ++dropped;
-        } else {
-          queue[n].push_back(Queued{t_gen, dest.destination(n, dst_rng), measured});
-          if (measured) {
-            ++batches.back().generated;
-            ++measured_outstanding;
-          }
-          feed(n);
-        }
-      }
-      if (++cursor == phased.size()) {
-        cursor = 0;
-        ++slot;
-      }
-      continue;
+    std::vector<double> accepted;
+    for (std::size_t b = nb - kConvergeBatches; b < nb; ++b) {
+      accepted.push_back(b < accepted_bins_.size() ? static_cast<double>(accepted_bins_[b]) : 0.0);
     }
-    model_now = std::max(model_now, t_net);
-    out.clear();
-    model->advance(t_net, out);
-    for (const sim::NetDelivery& d : out) {
+    std::vector<double> latency;
+    for (std::size_t b = nb; b-- > 0 && latency.size() < kConvergeBatches;) {
+      if (batches_[b].delivered == batches_[b].generated && batches_[b].generated > 0) {
+        latency.push_back(batches_[b].latency_sum_ps / static_cast<double>(batches_[b].delivered));
+      }
+    }
+    return latency.size() == kConvergeBatches && agree(accepted) && agree(latency);
+  }
+
+  // The end of the warm-up, of a batch, or of the drain.
+  void at_boundary() {
+    if (phase_ == Phase::kWarmup) {
+      phase_ = Phase::kMeasure;
+      net_bytes_start_ = network_bytes();
+      boundary_ = window_start_ + batch_ps_;
+      batches_.emplace_back();
+      return;
+    }
+    if (phase_ == Phase::kMeasure) {
+      converged_ = batches_agree();
+      const bool time_cap = options_.max_time_ps > 0 && boundary_ + batch_ps_ > options_.max_time_ps;
+      if (converged_ || batches_.size() >= options_.max_batches || time_cap) {
+        window_end_ = boundary_;
+        net_bytes_end_ = network_bytes();
+        phase_ = measured_outstanding_ == 0 ? Phase::kDone : Phase::kDrain;
+        boundary_ = window_end_ + (window_end_ - window_start_);
+        return;
+      }
+      batches_.emplace_back();
+      boundary_ += batch_ps_;
+      return;
+    }
+    phase_ = Phase::kDone;  // the drain cap
+  }
+
+  // The generation slot of the next sender at `t_gen`: a packet with probability `load`.
+  void generate(std::uint64_t t_gen) {
+    const std::uint32_t n = phased_[cursor_].second;
+    if (gen_rng_.uniform01() < load_) {
+      const bool measured = phase_ == Phase::kMeasure;
+      if (queue_[n].size() >= kSourceQueueCap) {
+        ++dropped_;
+      } else {
+        queue_[n].push_back(Queued{t_gen, dest_.destination(n, dst_rng_), measured});
+        if (measured) {
+          ++batches_.back().generated;
+          ++measured_outstanding_;
+        }
+        feed(n);
+      }
+    }
+    if (++cursor_ == phased_.size()) {
+      cursor_ = 0;
+      ++slot_;
+    }
+  }
+
+  // The model's deliveries at `t_net`: counted by delivery time for throughput, by generation
+  // time for latency; each frees its sender's window slot.
+  void deliver(std::uint64_t t_net) {
+    out_.clear();
+    model_->advance(t_net, out_);
+    for (const sim::NetDelivery& d : out_) {
       const auto n = static_cast<std::uint32_t>(d.token / kTrafficWindowPackets);
       const auto s = static_cast<std::uint32_t>(d.token % kTrafficWindowPackets);
-      Flight& f = flights[d.token];
-      if (d.time_ps >= window_start && (window_end == 0 || d.time_ps < window_end)) {
+      Flight& f = flights_[d.token];
+      if (d.time_ps >= window_start_ && (window_end_ == 0 || d.time_ps < window_end_)) {
         // Binned by delivery time; a delivery reported early may fall in a batch not begun yet.
-        const auto b = static_cast<std::size_t>((d.time_ps - window_start) / batch_ps);
-        if (accepted_bins.size() <= b) {
-          accepted_bins.resize(b + 1, 0);
+        const auto b = static_cast<std::size_t>((d.time_ps - window_start_) / batch_ps_);
+        if (accepted_bins_.size() <= b) {
+          accepted_bins_.resize(b + 1, 0);
         }
-        ++accepted_bins[b];
+        ++accepted_bins_[b];
       }
       if (f.measured) {
         const std::uint64_t lat = d.time_ps - f.gen_ps;
-        const std::uint64_t b = (f.gen_ps - window_start) / batch_ps;
-        ++batches.at(b).delivered;
-        batches.at(b).latency_sum_ps += static_cast<double>(lat);
-        latency_ns.record(static_cast<double>(lat) / 1e3);
-        --measured_outstanding;
+        const std::uint64_t b = (f.gen_ps - window_start_) / batch_ps_;
+        ++batches_.at(b).delivered;
+        batches_.at(b).latency_sum_ps += static_cast<double>(lat);
+        latency_ns_.record(static_cast<double>(lat) / 1e3);
+        --measured_outstanding_;
       }
-      f.next_free = free_head[n];
-      free_head[n] = s;
-      --in_model[n];
+      f.next_free = free_head_[n];
+      free_head_[n] = s;
+      --in_model_[n];
       feed(n);
     }
-    if (phase == Phase::kDrain && measured_outstanding == 0) {
-      phase = Phase::kDone;
+    if (phase_ == Phase::kDrain && measured_outstanding_ == 0) {
+      phase_ = Phase::kDone;
     }
   }
 
-  std::uint64_t window_deliveries = 0;
-  for (std::size_t b = 0; b < std::min(accepted_bins.size(), batches.size()); ++b) {
-    window_deliveries += accepted_bins[b];
+  [[nodiscard]] TrafficPoint point() const {
+    std::uint64_t window_deliveries = 0;
+    for (std::size_t b = 0; b < std::min(accepted_bins_.size(), batches_.size()); ++b) {
+      window_deliveries += accepted_bins_[b];
+    }
+    TrafficPoint p;
+    p.offered = load_;
+    const double window_pt = static_cast<double>(window_end_ - window_start_) / static_cast<double>(period_);
+    p.accepted = static_cast<double>(window_deliveries) / (static_cast<double>(dest_.senders()) * window_pt);
+    p.batches = static_cast<std::uint32_t>(batches_.size());
+    for (const Batch& b : batches_) {
+      p.packets += b.generated;
+    }
+    p.delivered = latency_ns_.count();
+    if (p.delivered > 0) {
+      p.latency_avg_ns = latency_ns_.mean();
+      p.latency_p99_ns = latency_ns_.quantile(0.99);
+    }
+    if (window_deliveries > 0) {
+      p.hops_avg = (net_bytes_end_ - net_bytes_start_) / static_cast<double>(options_.packet.packet_bytes) /
+                   static_cast<double>(window_deliveries);
+    }
+    p.converged = converged_;
+    p.saturated = dropped_ > 0 || p.delivered < p.packets || p.accepted < kSaturationAcceptedShare * load_ ||
+                  p.latency_avg_ns > kSaturationLatencyFactor * setup_.zero_load_ps / 1e3;
+    return p;
   }
-  TrafficPoint p;
-  p.offered = load;
-  const double window_pt = static_cast<double>(window_end - window_start) / static_cast<double>(period);
-  p.accepted = static_cast<double>(window_deliveries) / (static_cast<double>(dest.senders()) * window_pt);
-  p.batches = static_cast<std::uint32_t>(batches.size());
-  for (const Batch& b : batches) {
-    p.packets += b.generated;
-  }
-  p.delivered = latency_ns.count();
-  if (p.delivered > 0) {
-    p.latency_avg_ns = latency_ns.mean();
-    p.latency_p99_ns = latency_ns.quantile(0.99);
-  }
-  if (window_deliveries > 0) {
-    p.hops_avg = (net_bytes_end - net_bytes_start) / static_cast<double>(options.packet.packet_bytes) /
-                 static_cast<double>(window_deliveries);
-  }
-  p.converged = converged;
-  p.saturated = dropped > 0 || p.delivered < p.packets || p.accepted < kSaturationAcceptedShare * load ||
-                p.latency_avg_ns > kSaturationLatencyFactor * setup.zero_load_ps / 1e3;
-  p.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  return p;
+
+  const TrafficOptions& options_;
+  const RunSetup& setup_;
+  const Destinations& dest_;
+  std::uint32_t nodes_;
+  std::uint64_t period_;
+  double load_;
+  std::uint64_t bytes_;
+  std::uint64_t batch_ps_;
+  std::uint64_t window_start_;
+  std::unique_ptr<Model> model_;
+  // The generator: senders by phase, their source queues and the packets they have in the model.
+  Rng gen_rng_;
+  Rng dst_rng_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> phased_;
+  std::vector<std::deque<Queued>> queue_;
+  std::vector<std::uint32_t> in_model_;
+  std::vector<Flight> flights_;
+  std::vector<std::uint32_t> free_head_;
+  std::uint64_t slot_ = 0;
+  std::size_t cursor_ = 0;
+  std::uint64_t model_now_ = 0;
+  std::vector<sim::NetDelivery> out_;
+  // The measurement.
+  Phase phase_ = Phase::kWarmup;
+  std::uint64_t boundary_;  // next phase or batch boundary
+  std::uint64_t window_end_ = 0;
+  std::vector<Batch> batches_;
+  LogHistogram latency_ns_;
+  std::uint64_t measured_outstanding_ = 0;
+  std::uint64_t dropped_ = 0;
+  double net_bytes_start_ = 0;
+  double net_bytes_end_ = 0;
+  std::vector<std::uint64_t> accepted_bins_;  // deliveries per batch of the window, by time
+  bool converged_ = false;
+};
+
+TrafficPoint run_load(const TrafficOptions& options, const RunSetup& setup, double load) {
+  return LoadRun(options, setup, load).run();
 }
 
 }  // namespace
