@@ -233,21 +233,11 @@ ComputeShare compute_share(const std::vector<std::uint64_t>& wall_ps, const Sche
 
 }  // namespace
 
-ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& options) {
-  const std::uint32_t ranks = schedule.num_ranks();
-  if (!options.wall_ps.empty() && options.wall_ps.size() != ranks) {
-    throw InputError(fmt::format("schedule info: {} wall times for {} ranks; give one per rank (or none)",
-                                 options.wall_ps.size(), ranks));
-  }
-  ScheduleInfo info;
-  info.source_kind = options.source_kind;
-  info.ranks = ranks;
-  if (ranks == 0) {
-    return info;
-  }
-  info.programs = schedule.programs_with_peers().first_rank.size();
+namespace {
 
-  // Per program: counts, bytes, calc time, dependencies, message sizes (weighted by its ranks).
+// Per program: counts, bytes, calc time, dependencies, message sizes (weighted by its ranks); the
+// size histogram and dependency counts go to `info`.
+std::vector<ProgramStats> program_stats(const Schedule& schedule, ScheduleInfo& info) {
   const std::vector<Program>& programs = schedule.programs();
   std::vector<ProgramStats> stats(programs.size());
   for (const std::uint32_t p : schedule.rank_program()) {
@@ -300,15 +290,29 @@ ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& opti
     bucket.max_bytes = b == 0 ? 0 : (b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1);
     info.sizes.push_back(bucket);
   }
+  return stats;
+}
 
-  // Per rank: peers. Pairs are complete once their source rank is done (all of a rank's sends
-  // are in its own program), so the matrix needs no map of pairs: each rank's destinations are
-  // sorted and counted on their own, and only the top pairs are kept.
-  std::vector<std::uint64_t> balance(ranks, 0);   // sum of send prints - sum of exact recv prints
-  std::vector<std::uint64_t> sends_in(ranks, 0);  // sends to each rank
-  std::vector<std::uint32_t> in_partners(ranks, 0);
+// What the scan of the ranks' peers leaves for the matching check.
+struct PeerBalance {
+  std::vector<std::uint64_t> balance;   // sum of send prints - sum of exact recv prints
+  std::vector<std::uint64_t> sends_in;  // sends to each rank
   // Destinations the matching check looks at closely: wildcard receives, or prints that differ.
-  std::vector<std::uint8_t> flagged(ranks, 0);
+  std::vector<std::uint8_t> flagged;
+};
+
+// Per rank: peers. Pairs are complete once their source rank is done (all of a rank's sends
+// are in its own program), so the matrix needs no map of pairs: each rank's destinations are
+// sorted and counted on their own, and only the top pairs are kept.
+PeerBalance scan_peers(const Schedule& schedule, const std::vector<ProgramStats>& stats,
+                       const ScheduleInfoOptions& options, ScheduleInfo& info) {
+  const std::uint32_t ranks = schedule.num_ranks();
+  PeerBalance out{std::vector<std::uint64_t>(ranks, 0), std::vector<std::uint64_t>(ranks, 0),
+                  std::vector<std::uint8_t>(ranks, 0)};
+  std::vector<std::uint64_t>& balance = out.balance;
+  std::vector<std::uint64_t>& sends_in = out.sends_in;
+  std::vector<std::uint8_t>& flagged = out.flagged;
+  std::vector<std::uint32_t> in_partners(ranks, 0);
   std::uint64_t forward_prints = 0;
   std::uint64_t backward_prints = 0;
   const auto worse_pair = [](const PairTraffic& a, const PairTraffic& b) { return better_pair(a, b); };
@@ -376,7 +380,6 @@ ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& opti
       info.max_in_rank = r;
     }
   }
-  in_partners = {};
   // The pairs are a set: it equals its mirror image iff the two fingerprint sums agree (w.h.p.).
   info.symmetric = forward_prints == backward_prints;
   while (!top.empty()) {
@@ -385,15 +388,17 @@ ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& opti
   }
   std::ranges::reverse(info.top_pairs);
 
-  info.sends = weighted_total(stats, &ProgramStats::sends, ranks);
-  info.recvs = weighted_total(stats, &ProgramStats::recvs, ranks);
-  info.calcs = weighted_total(stats, &ProgramStats::calcs, ranks);
-  info.bytes_sent = weighted_total(stats, &ProgramStats::bytes_sent, ranks);
-  info.calc_ps = weighted_total(stats, &ProgramStats::calc_ps, ranks);
-  info.operations = info.sends.total + info.recvs.total + info.calcs.total;
+  return out;
+}
 
-  // Matching: a destination needs a closer look if it has wildcard receives or its prints or
-  // counts differ.
+// Matching: a destination needs a closer look if it has wildcard receives or its prints or
+// counts differ.
+void check_matching(const Schedule& schedule, const std::vector<ProgramStats>& stats, PeerBalance& peers,
+                    const ScheduleInfoOptions& options, ScheduleInfo& info) {
+  const std::uint32_t ranks = schedule.num_ranks();
+  std::vector<std::uint64_t>& balance = peers.balance;
+  const std::vector<std::uint64_t>& sends_in = peers.sends_in;
+  std::vector<std::uint8_t>& flagged = peers.flagged;
   bool any_flagged = false;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     if (balance[r] != 0 || sends_in[r] != stats[schedule.rank_program()[r]].recvs) {
@@ -410,7 +415,34 @@ ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& opti
       info.unmatched_recvs += recvs > sends_in[r] ? recvs - sends_in[r] : 0;
     }
   }
+}
 
+}  // namespace
+
+ScheduleInfo summarize(const Schedule& schedule, const ScheduleInfoOptions& options) {
+  const std::uint32_t ranks = schedule.num_ranks();
+  if (!options.wall_ps.empty() && options.wall_ps.size() != ranks) {
+    throw InputError(fmt::format("schedule info: {} wall times for {} ranks; give one per rank (or none)",
+                                 options.wall_ps.size(), ranks));
+  }
+  ScheduleInfo info;
+  info.source_kind = options.source_kind;
+  info.ranks = ranks;
+  if (ranks == 0) {
+    return info;
+  }
+  info.programs = schedule.programs_with_peers().first_rank.size();
+
+  const std::vector<ProgramStats> stats = program_stats(schedule, info);
+  PeerBalance peers = scan_peers(schedule, stats, options, info);
+  info.sends = weighted_total(stats, &ProgramStats::sends, ranks);
+  info.recvs = weighted_total(stats, &ProgramStats::recvs, ranks);
+  info.calcs = weighted_total(stats, &ProgramStats::calcs, ranks);
+  info.bytes_sent = weighted_total(stats, &ProgramStats::bytes_sent, ranks);
+  info.calc_ps = weighted_total(stats, &ProgramStats::calc_ps, ranks);
+  info.operations = info.sends.total + info.recvs.total + info.calcs.total;
+
+  check_matching(schedule, stats, peers, options, info);
   if (!options.wall_ps.empty()) {
     info.has_wall = true;
     info.share = compute_share(options.wall_ps, schedule, stats, info.calc_ps.total);
