@@ -224,6 +224,112 @@ Json fit_to_json(const FitResult& fit) {
   return body;
 }
 
+namespace {
+
+// Series `i` of a fit file, checked as fit_from_json() says.
+SeriesFit series_from_json(const Reader& rd, const Json& j, std::size_t i) {
+  const std::string where = fmt::format("series {}", i);
+  SeriesFit s;
+  s.key.kind = rd.str(j, "kind", where);
+  s.key.op = rd.str(j, "op", where);
+  const std::uint64_t ranks = rd.count(j, "ranks", where);
+  if (ranks == 0 || ranks > (1U << 30U)) {
+    rd.fail(where, "ranks must be 1 to 2^30");
+  }
+  s.key.ranks = static_cast<std::uint32_t>(ranks);
+  s.key.pair_class = rd.str(j, "pair_class", where);
+  for (const Json& v : rd.array(j, "sizes_bytes", where)) {
+    if (!v.is_number_unsigned()) {
+      rd.fail(where, "sizes_bytes must hold non-negative integers");
+    }
+    s.sizes_bytes.push_back(v.get<std::uint64_t>());
+  }
+  for (const Json& v : rd.array(j, "median_us", where)) {
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > kMaxAbsTimeUs) {
+      rd.fail(where, fmt::format("median_us must hold times above 0 and at most {:g} us", kMaxAbsTimeUs));
+    }
+    s.median_us.push_back(v.get<double>());
+  }
+  if (s.sizes_bytes.empty() || s.sizes_bytes.size() != s.median_us.size()) {
+    rd.fail(where, fmt::format("sizes_bytes ({} values) and median_us ({} values) must be non-empty and of "
+                               "equal length",
+                               s.sizes_bytes.size(), s.median_us.size()));
+  }
+  s.least_squares = rd.line(rd.at(j, "least_squares", where), where + " least_squares");
+  s.robust = rd.line(rd.at(j, "robust", where), where + " robust");
+  const Json& segs = rd.array(j, "segments", where);
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    const std::string w2 = fmt::format("{} segment {}", where, k);
+    s.segments.push_back(Segment{rd.count(segs[k], "from_bytes", w2), rd.count(segs[k], "to_bytes", w2),
+                                 rd.line(rd.at(segs[k], "fit", w2), w2)});
+    if (s.segments.back().from_bytes > s.segments.back().to_bytes) {
+      rd.fail(w2, "from_bytes is above to_bytes");
+    }
+  }
+  if (s.segments.empty()) {
+    rd.fail(where, "segments is empty (one segment means no switch)");
+  }
+  return s;
+}
+
+// Collective `i` of a fit file, checked as fit_from_json() says.
+CollectiveFit collective_from_json(const Reader& rd, const Json& j, std::size_t i) {
+  const std::string where = fmt::format("collectives {}", i);
+  CollectiveFit c;
+  c.op = rd.str(j, "op", where);
+  for (const Json& v : rd.array(j, "ranks", where)) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 2 || v.get<std::uint64_t>() > (1U << 30U)) {
+      rd.fail(where, "ranks must hold integers 2 to 2^30");
+    }
+    c.ranks.push_back(v.get<std::uint32_t>());
+  }
+  const Json& models = rd.at(j, "models", where);
+  for (const CollectiveModel m : kAllCollectiveModels) {
+    const std::string mn(model_name(m));
+    const std::string w2 = fmt::format("{} {}", where, mn);
+    const Json& mj = rd.at(models, mn.c_str(), where);
+    ModelParams& q = c.models[static_cast<std::size_t>(m)];
+    const Json& av = rd.at(mj, "available", w2);
+    if (!av.is_boolean()) {
+      rd.fail(w2, "'available' must be true or false");
+    }
+    q.available = av.get<bool>();
+    q.alpha_us = rd.time_us(mj, "alpha_us", w2);
+    q.beta_us_per_byte = rd.slope(mj, "beta_us_per_byte", w2);
+    if (m == CollectiveModel::kPaperDirect) {
+      q.gamma_us = rd.time_us(mj, "gamma_us", w2);
+      q.delta_us_per_byte = rd.slope(mj, "delta_us_per_byte", w2);
+    }
+    q.note = rd.str(mj, "note", w2);
+  }
+  const Json& ranges = rd.array(j, "ranges", where);
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    const std::string w2 = fmt::format("{} range {}", where, k);
+    SizeRange r;
+    r.from_bytes = rd.count(ranges[k], "from_bytes", w2);
+    r.to_bytes = rd.count(ranges[k], "to_bytes", w2);
+    if (r.from_bytes > r.to_bytes) {
+      rd.fail(w2, "from_bytes is above to_bytes");
+    }
+    const auto best = parse_model_name(rd.str(ranges[k], "best", w2));
+    if (!best || !c.models[static_cast<std::size_t>(*best)].available) {
+      rd.fail(w2, "'best' must name an available model");
+    }
+    r.best = *best;
+    const Json& errs = rd.at(ranges[k], "median_rel_err", w2);
+    for (const CollectiveModel m : kAllCollectiveModels) {
+      const std::string mn(model_name(m));
+      if (errs.contains(mn) && errs[mn].is_number()) {
+        r.median_rel_err[static_cast<std::size_t>(m)] = errs[mn].get<double>();
+      }
+    }
+    c.ranges.push_back(r);
+  }
+  return c;
+}
+
+}  // namespace
+
 FitResult fit_from_json(const Json& doc, std::string_view name) {
   const Reader rd(name);
   const Json& ctx = rd.at(doc, "context", "top level");
@@ -241,49 +347,7 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
   }
   const Json& series = rd.array(doc, "series", "top level");
   for (std::size_t i = 0; i < series.size(); ++i) {
-    const std::string where = fmt::format("series {}", i);
-    const Json& j = series[i];
-    SeriesFit s;
-    s.key.kind = rd.str(j, "kind", where);
-    s.key.op = rd.str(j, "op", where);
-    const std::uint64_t ranks = rd.count(j, "ranks", where);
-    if (ranks == 0 || ranks > (1U << 30U)) {
-      rd.fail(where, "ranks must be 1 to 2^30");
-    }
-    s.key.ranks = static_cast<std::uint32_t>(ranks);
-    s.key.pair_class = rd.str(j, "pair_class", where);
-    for (const Json& v : rd.array(j, "sizes_bytes", where)) {
-      if (!v.is_number_unsigned()) {
-        rd.fail(where, "sizes_bytes must hold non-negative integers");
-      }
-      s.sizes_bytes.push_back(v.get<std::uint64_t>());
-    }
-    for (const Json& v : rd.array(j, "median_us", where)) {
-      if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > kMaxAbsTimeUs) {
-        rd.fail(where, fmt::format("median_us must hold times above 0 and at most {:g} us", kMaxAbsTimeUs));
-      }
-      s.median_us.push_back(v.get<double>());
-    }
-    if (s.sizes_bytes.empty() || s.sizes_bytes.size() != s.median_us.size()) {
-      rd.fail(where, fmt::format("sizes_bytes ({} values) and median_us ({} values) must be non-empty and of "
-                                 "equal length",
-                                 s.sizes_bytes.size(), s.median_us.size()));
-    }
-    s.least_squares = rd.line(rd.at(j, "least_squares", where), where + " least_squares");
-    s.robust = rd.line(rd.at(j, "robust", where), where + " robust");
-    const Json& segs = rd.array(j, "segments", where);
-    for (std::size_t k = 0; k < segs.size(); ++k) {
-      const std::string w2 = fmt::format("{} segment {}", where, k);
-      s.segments.push_back(Segment{rd.count(segs[k], "from_bytes", w2), rd.count(segs[k], "to_bytes", w2),
-                                   rd.line(rd.at(segs[k], "fit", w2), w2)});
-      if (s.segments.back().from_bytes > s.segments.back().to_bytes) {
-        rd.fail(w2, "from_bytes is above to_bytes");
-      }
-    }
-    if (s.segments.empty()) {
-      rd.fail(where, "segments is empty (one segment means no switch)");
-    }
-    fit.series.push_back(std::move(s));
+    fit.series.push_back(series_from_json(rd, series[i], i));
   }
   if (const Json& p = rd.at(doc, "p2p_reference", "top level"); !p.is_null()) {
     fit.p2p = P2pReference{rd.str(p, "op", "p2p_reference"), rd.str(p, "pair_class", "p2p_reference"),
@@ -292,59 +356,7 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
   }
   const Json& colls = rd.array(doc, "collectives", "top level");
   for (std::size_t i = 0; i < colls.size(); ++i) {
-    const std::string where = fmt::format("collectives {}", i);
-    const Json& j = colls[i];
-    CollectiveFit c;
-    c.op = rd.str(j, "op", where);
-    for (const Json& v : rd.array(j, "ranks", where)) {
-      if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 2 || v.get<std::uint64_t>() > (1U << 30U)) {
-        rd.fail(where, "ranks must hold integers 2 to 2^30");
-      }
-      c.ranks.push_back(v.get<std::uint32_t>());
-    }
-    const Json& models = rd.at(j, "models", where);
-    for (const CollectiveModel m : kAllCollectiveModels) {
-      const std::string mn(model_name(m));
-      const std::string w2 = fmt::format("{} {}", where, mn);
-      const Json& mj = rd.at(models, mn.c_str(), where);
-      ModelParams& q = c.models[static_cast<std::size_t>(m)];
-      const Json& av = rd.at(mj, "available", w2);
-      if (!av.is_boolean()) {
-        rd.fail(w2, "'available' must be true or false");
-      }
-      q.available = av.get<bool>();
-      q.alpha_us = rd.time_us(mj, "alpha_us", w2);
-      q.beta_us_per_byte = rd.slope(mj, "beta_us_per_byte", w2);
-      if (m == CollectiveModel::kPaperDirect) {
-        q.gamma_us = rd.time_us(mj, "gamma_us", w2);
-        q.delta_us_per_byte = rd.slope(mj, "delta_us_per_byte", w2);
-      }
-      q.note = rd.str(mj, "note", w2);
-    }
-    const Json& ranges = rd.array(j, "ranges", where);
-    for (std::size_t k = 0; k < ranges.size(); ++k) {
-      const std::string w2 = fmt::format("{} range {}", where, k);
-      SizeRange r;
-      r.from_bytes = rd.count(ranges[k], "from_bytes", w2);
-      r.to_bytes = rd.count(ranges[k], "to_bytes", w2);
-      if (r.from_bytes > r.to_bytes) {
-        rd.fail(w2, "from_bytes is above to_bytes");
-      }
-      const auto best = parse_model_name(rd.str(ranges[k], "best", w2));
-      if (!best || !c.models[static_cast<std::size_t>(*best)].available) {
-        rd.fail(w2, "'best' must name an available model");
-      }
-      r.best = *best;
-      const Json& errs = rd.at(ranges[k], "median_rel_err", w2);
-      for (const CollectiveModel m : kAllCollectiveModels) {
-        const std::string mn(model_name(m));
-        if (errs.contains(mn) && errs[mn].is_number()) {
-          r.median_rel_err[static_cast<std::size_t>(m)] = errs[mn].get<double>();
-        }
-      }
-      c.ranges.push_back(r);
-    }
-    fit.collectives.push_back(std::move(c));
+    fit.collectives.push_back(collective_from_json(rd, colls[i], i));
   }
   if (doc.contains("notes") && doc["notes"].is_array()) {
     for (const Json& n : doc["notes"]) {

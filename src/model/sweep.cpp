@@ -90,13 +90,11 @@ const Series* Sweep::find_collective(std::string_view op, std::uint32_t ranks) c
   return find(SeriesKey{"collective", std::string(op), ranks, ""});
 }
 
-Sweep parse_sweep(std::string_view text, std::string_view name) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1E999
-    throw InputError(fmt::format("{}: not valid JSON ({}); {}", name, e.what(), kFix));
-  }
+namespace {
+
+// The records of a sweep document, after checking its context block (schema and version) and
+// that it has records. Throws InputError naming `name` otherwise.
+const Json& sweep_records(const Json& doc, std::string_view name) {
   if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) {
     throw InputError(fmt::format("{}: no context block: not a gridlock sweep result; {}", name, kFix));
   }
@@ -121,6 +119,49 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
   if (records.empty()) {
     throw InputError(fmt::format("{}: no records: the sweep measured nothing; run it again", name));
   }
+  return records;
+}
+
+// The series a record belongs to (kind, op, ranks and pair class) and its size, checked in the
+// record's field order.
+SeriesKey record_key(const Json& r, std::string_view name, std::size_t i, std::uint64_t& size) {
+  SeriesKey key;
+  key.kind = string_field(r, name, i, "kind");
+  if (key.kind != "p2p" && key.kind != "rma" && key.kind != "collective") {
+    bad(name, i, fmt::format("kind '{}' is not p2p, rma or collective", key.kind));
+  }
+  key.op = string_field(r, name, i, "op");
+  size = count_field(r, name, i, "size_bytes");
+  const std::uint64_t ranks = count_field(r, name, i, "ranks");
+  if (ranks == 0 || ranks > (1U << 30U)) {
+    bad(name, i, fmt::format("ranks is {}: give 1 to 2^30 ranks", ranks));
+  }
+  key.ranks = static_cast<std::uint32_t>(ranks);
+  const Json& pair = field(r, name, i, "pair_class");
+  if (key.kind == "collective") {
+    if (!pair.is_null()) {
+      bad(name, i, "pair_class must be null for a collective");
+    }
+  } else {
+    if (!pair.is_string() || pair.get<std::string>().empty()) {
+      bad(name, i, fmt::format("pair_class must be node, router or far for {} records", key.kind));
+    }
+    key.pair_class = pair.get<std::string>();
+  }
+  return key;
+}
+
+}  // namespace
+
+Sweep parse_sweep(std::string_view text, std::string_view name) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1E999
+    throw InputError(fmt::format("{}: not valid JSON ({}); {}", name, e.what(), kFix));
+  }
+  const Json& records = sweep_records(doc, name);
+  const Json& context = doc["context"];
   // (key, size) -> point; (key, size, repeat) -> first record index, to name duplicates.
   std::map<std::pair<SeriesKey, std::uint64_t>, Point> points;
   std::map<std::tuple<SeriesKey, std::uint64_t, std::uint64_t>, std::size_t> seen;
@@ -132,29 +173,8 @@ Sweep parse_sweep(std::string_view text, std::string_view name) {
     if (!r.is_object()) {
       bad(name, i, "not an object");
     }
-    SeriesKey key;
-    key.kind = string_field(r, name, i, "kind");
-    if (key.kind != "p2p" && key.kind != "rma" && key.kind != "collective") {
-      bad(name, i, fmt::format("kind '{}' is not p2p, rma or collective", key.kind));
-    }
-    key.op = string_field(r, name, i, "op");
-    const std::uint64_t size = count_field(r, name, i, "size_bytes");
-    const std::uint64_t ranks = count_field(r, name, i, "ranks");
-    if (ranks == 0 || ranks > (1U << 30U)) {
-      bad(name, i, fmt::format("ranks is {}: give 1 to 2^30 ranks", ranks));
-    }
-    key.ranks = static_cast<std::uint32_t>(ranks);
-    const Json& pair = field(r, name, i, "pair_class");
-    if (key.kind == "collective") {
-      if (!pair.is_null()) {
-        bad(name, i, "pair_class must be null for a collective");
-      }
-    } else {
-      if (!pair.is_string() || pair.get<std::string>().empty()) {
-        bad(name, i, fmt::format("pair_class must be node, router or far for {} records", key.kind));
-      }
-      key.pair_class = pair.get<std::string>();
-    }
+    std::uint64_t size = 0;
+    const SeriesKey key = record_key(r, name, i, size);
     const std::uint64_t repeat = r.contains("repeat") ? count_field(r, name, i, "repeat") : 0;
     // Version 2: a failed or skipped measurement has a status and no statistics.
     if (const auto st = r.find("status"); st != r.end()) {
