@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -188,6 +189,17 @@ class SysfsIbSource final : public Source {
     CounterTracker rcv;
     CounterTracker wait;
   };
+  struct PollSums;  // what one poll adds up over the node's ports (sysfs_ib.cpp)
+  void poll_port(const std::filesystem::path& port, MetricStore& store, double now_s, PollSums& sums);
+  std::optional<double> read_counter(const std::filesystem::path& port, const char* name,
+                                     CounterTracker& tracker, MetricStore& store, double now_s,
+                                     PollSums& sums, bool& reset);
+  void add_data(const std::filesystem::path& port, const char* name, CounterTracker& tracker,
+                double port_rate, MetricStore& store, double now_s, PollSums& sums, double& sum,
+                bool& skipped);
+  void add_wait(const std::filesystem::path& port, CounterTracker& tracker, double port_rate,
+                MetricStore& store, double now_s, PollSums& sums);
+  void store_sums(MetricStore& store, double now_s, const PollSums& sums);
   const topo::Topology& topology_;
   topo::NodeId node_;
   SysfsIbOptions options_;
