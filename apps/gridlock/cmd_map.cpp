@@ -72,13 +72,9 @@ mapping::Levels parse_levels(const std::string& text) {
   throw InputError(fmt::format("--levels '{}': use auto, cores (one level) or nodes (two levels)", text));
 }
 
-void run_map(const MapArgs& a) {
-  const auto say = [&](const std::string& line) {
-    if (!a.quiet) {
-      fmt::print(stderr, "gridlock map: {}\n", line);
-    }
-  };
-  // Check every output before the work: a typo in a path must not cost a 60-second mapping.
+// Every output checked before the work (a typo in a path must not cost a 60-second mapping):
+// distinct, none of them an input, each writable.
+void check_map_outputs(const MapArgs& a) {
   check_distinct_outputs({{"--json", a.json},
                           {"--rankfile", a.rankfile},
                           {"--slurm-hostfile", a.slurm_hostfile},
@@ -100,8 +96,11 @@ void run_map(const MapArgs& a) {
       check_writable(path);
     }
   }
-  const mapping::WeightMetric metric = mapping::parse_weight_metric(a.metric);
-  const mapping::Method method = mapping::parse_method(a.method, metric);
+}
+
+// The study's options and the fetch's `timeout_s` from the command line, each bound checked (in
+// the order the messages have always come).
+mapping::StudyOptions map_study_options(const MapArgs& a, double& timeout_s) {
   mapping::StudyOptions study_options;
   study_options.seed = a.seed;
   study_options.scotch.levels = parse_levels(a.levels);
@@ -109,7 +108,7 @@ void run_map(const MapArgs& a) {
   study_options.scotch.tries = a.tries;
   study_options.scotch.refine = a.refine;
   study_options.scotch.architecture = a.architecture;
-  const double timeout_s = parse_duration_seconds(a.timeout, "--timeout");
+  timeout_s = parse_duration_seconds(a.timeout, "--timeout");
   if (!(timeout_s >= 0.001) || timeout_s > 3600) {
     throw InputError(fmt::format("--timeout {}: must be between 1ms and 1h, e.g. --timeout 5s", a.timeout));
   }
@@ -121,6 +120,89 @@ void run_map(const MapArgs& a) {
     throw InputError(fmt::format("--stall-weight {}: give 0 to {:g} hops per stall %, e.g. 0.1",
                                  a.stall_weight, kMaxStallWeight));
   }
+  return study_options;
+}
+
+// The result files, before anything is printed: a closed standard output (`| head`) must not lose them.
+void write_map_outputs(const MapArgs& a, const mapping::Study& study, std::size_t chosen,
+                       const mapping::Machine& machine, const mapping::TaskGraph& graph,
+                       const std::string& source, double fetch_seconds, double timeout_s) {
+  const mapping::StudyRow& result = study.rows[chosen];
+  const mapping::Allocation& alloc = machine.allocation();
+  const topo::Topology& topology = machine.topology();
+  if (!a.rankfile.empty()) {
+    write_file_atomic(a.rankfile, mapping::write_rankfile(result.placement, alloc));
+  }
+  if (!a.slurm_hostfile.empty()) {
+    write_file_atomic(a.slurm_hostfile, mapping::write_slurm_hostfile(result.placement, alloc));
+  }
+  if (!a.mpich_rank_order.empty()) {
+    write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(result.placement, alloc));
+  }
+  if (!a.json.empty()) {
+    Json context = base_context("gridlock map", schemas::kMap);
+    context["seed"] = a.seed;
+    context["parameters"] = {{"topology", topology.spec()},
+                             {"nodes", alloc.names},
+                             {"cores_per_node", alloc.cores_per_node},
+                             {"tasks", graph.spec},
+                             {"metric", a.metric},
+                             {"method", result.method.name()},
+                             {"source", source},
+                             {"sim_rate", a.sim_rate},
+                             {"timeout_s", timeout_s},
+                             {"levels", a.levels},
+                             {"two_level_above", a.two_level_above},
+                             {"architecture", a.architecture},
+                             {"stall_weight", a.stall_weight},
+                             {"compare", a.compare},
+                             {"refine", a.refine},
+                             {"tries", a.tries}};
+    Json body{{"task_graph", mapping::summary_json(graph)},
+              {"metrics", {{"source", source}, {"fetch_seconds", fetch_seconds}}},
+              {"chosen", result.method.name()},
+              {"mappings", mapping::study_json(study, machine, {chosen})}};
+    write_json_file(a.json, context, body);
+  }
+}
+
+// The summary lines and the study's table on stdout.
+void print_map_result(const MapArgs& a, const mapping::Study& study, std::size_t chosen,
+                      const mapping::Machine& machine, const mapping::TaskGraph& graph,
+                      const std::string& source, double fetch_seconds) {
+  const mapping::StudyRow& result = study.rows[chosen];
+  const mapping::Allocation& alloc = machine.allocation();
+  const topo::Topology& topology = machine.topology();
+  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology.spec(),
+             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
+  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
+             result.method.name(), a.seed);
+  if (result.method.kind == mapping::Method::Kind::kScotch) {
+    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
+               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
+               result.scotch.terminals, result.scotch.tries,
+               result.scotch.build_seconds + result.scotch.map_seconds,
+               result.scotch.repaired_tasks > 0
+                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
+                   : std::string());
+  }
+  fmt::print("\n\n{}", mapping::study_table(study));
+  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
+    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
+  }
+}
+
+void run_map(const MapArgs& a) {
+  const auto say = [&](const std::string& line) {
+    if (!a.quiet) {
+      fmt::print(stderr, "gridlock map: {}\n", line);
+    }
+  };
+  check_map_outputs(a);
+  const mapping::WeightMetric metric = mapping::parse_weight_metric(a.metric);
+  const mapping::Method method = mapping::parse_method(a.method, metric);
+  double timeout_s = 0;
+  const mapping::StudyOptions study_options = map_study_options(a, timeout_s);
   mapping::FetchOptions fetch;
   fetch.sim_rate = a.sim_rate;
   fetch.timeout_s = timeout_s;
@@ -186,62 +268,8 @@ void run_map(const MapArgs& a) {
       chosen = r;
     }
   }
-  const mapping::StudyRow& result = study.rows[chosen];
-  const mapping::Allocation& alloc = machine.allocation();
-
-  // The result files first: a closed standard output (`| head`) must not lose them.
-  if (!a.rankfile.empty()) {
-    write_file_atomic(a.rankfile, mapping::write_rankfile(result.placement, alloc));
-  }
-  if (!a.slurm_hostfile.empty()) {
-    write_file_atomic(a.slurm_hostfile, mapping::write_slurm_hostfile(result.placement, alloc));
-  }
-  if (!a.mpich_rank_order.empty()) {
-    write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(result.placement, alloc));
-  }
-  if (!a.json.empty()) {
-    Json context = base_context("gridlock map", schemas::kMap);
-    context["seed"] = a.seed;
-    context["parameters"] = {{"topology", topology->spec()},
-                             {"nodes", alloc.names},
-                             {"cores_per_node", alloc.cores_per_node},
-                             {"tasks", graph.spec},
-                             {"metric", a.metric},
-                             {"method", result.method.name()},
-                             {"source", source},
-                             {"sim_rate", a.sim_rate},
-                             {"timeout_s", timeout_s},
-                             {"levels", a.levels},
-                             {"two_level_above", a.two_level_above},
-                             {"architecture", a.architecture},
-                             {"stall_weight", a.stall_weight},
-                             {"compare", a.compare},
-                             {"refine", a.refine},
-                             {"tries", a.tries}};
-    Json body{{"task_graph", mapping::summary_json(graph)},
-              {"metrics", {{"source", source}, {"fetch_seconds", fetch_seconds}}},
-              {"chosen", result.method.name()},
-              {"mappings", mapping::study_json(study, machine, {chosen})}};
-    write_json_file(a.json, context, body);
-  }
-
-  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology->spec(),
-             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
-  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
-             result.method.name(), a.seed);
-  if (result.method.kind == mapping::Method::Kind::kScotch) {
-    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
-               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
-               result.scotch.terminals, result.scotch.tries,
-               result.scotch.build_seconds + result.scotch.map_seconds,
-               result.scotch.repaired_tasks > 0
-                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
-                   : std::string());
-  }
-  fmt::print("\n\n{}", mapping::study_table(study));
-  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
-    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
-  }
+  write_map_outputs(a, study, chosen, machine, graph, source, fetch_seconds, timeout_s);
+  print_map_result(a, study, chosen, machine, graph, source, fetch_seconds);
 }
 
 }  // namespace
