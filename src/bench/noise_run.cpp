@@ -98,6 +98,95 @@ void flag_noise_outliers(NoiseReport& report, double mad_factor) {
   }
 }
 
+namespace {
+
+// Whether any two ranks of a host measure on one CPU (after pinning `cpu`), agreed over `world`:
+// they would measure each other's work as noise. Rank 0 says so on stderr.
+bool cpus_shared(const NodeLayout& layout, int cpu, MPI_Comm world) {
+  int host_size = 1;
+  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm(), &host_size));
+  std::vector<int> host_cpus(static_cast<std::size_t>(host_size));
+  GRIDLOCK_MPI(MPI_Allgather(&cpu, 1, MPI_INT, host_cpus.data(), 1, MPI_INT, layout.host_comm()));
+  std::sort(host_cpus.begin(), host_cpus.end());
+  int shared_here = 0;
+  for (std::size_t i = 1; i < host_cpus.size(); ++i) {
+    shared_here += host_cpus[i] >= 0 && host_cpus[i] == host_cpus[i - 1] ? 1 : 0;
+  }
+  int shared_anywhere = 0;
+  GRIDLOCK_MPI(MPI_Allreduce(&shared_here, &shared_anywhere, 1, MPI_INT, MPI_MAX, world));
+  if (layout.world_rank() == 0 && shared_anywhere != 0) {
+    fmt::print(stderr,
+               "gridlock-bench noise: warning: ranks share CPUs (more ranks than CPUs they may run on, on at "
+               "least one host): they measure each other's work as noise; run at most one rank per core\n");
+  }
+  return shared_anywhere != 0;
+}
+
+// One rank's summary as the fields rank 0 gathers.
+std::array<double, kFields> summary_fields(const NodeLayout& layout, int cpu, const noise::NoiseSummary& s,
+                                           bool trace_failed) {
+  std::array<double, kFields> mine{};
+  mine[kNode] = static_cast<double>(layout.node_id());
+  mine[kCpu] = cpu;
+  mine[kTmin] = s.t_min_ns;
+  mine[kIterations] = static_cast<double>(s.iterations);
+  mine[kMeasured] = s.measured_s;
+  mine[kDetours] = static_cast<double>(s.detours);
+  mine[kRate] = s.detours_per_s;
+  mine[kFraction] = s.noise_fraction;
+  mine[kMin] = s.lengths_ns.min;
+  mine[kMedian] = s.lengths_ns.median;
+  mine[kP99] = s.lengths_ns.p99;
+  mine[kP999] = s.lengths_ns.p99_9;
+  mine[kMax] = s.lengths_ns.max;
+  mine[kOutliers] = static_cast<double>(s.outliers);
+  mine[kFractionNoOutliers] = s.noise_fraction_no_outliers;
+  mine[kTraceFailed] = trace_failed ? 1.0 : 0.0;
+  return mine;
+}
+
+// Rank `r`'s row from its gathered fields `f`.
+NoiseRankRow rank_row(const double* f, int r, const NoiseRunOptions& options) {
+  NoiseRankRow row;
+  row.rank = r;
+  row.node = static_cast<std::uint64_t>(f[kNode]);
+  row.cpu = static_cast<int>(f[kCpu]);
+  row.summary.t_min_ns = f[kTmin];
+  row.summary.iterations = static_cast<std::uint64_t>(f[kIterations]);
+  row.summary.measured_s = f[kMeasured];
+  row.summary.sampling_rate_hz = f[kMeasured] > 0 ? f[kIterations] / f[kMeasured] : 0;
+  row.summary.detours = static_cast<std::uint64_t>(f[kDetours]);
+  row.summary.detours_per_s = f[kRate];
+  row.summary.noise_fraction = f[kFraction];
+  row.summary.lengths_ns.count = row.summary.detours;
+  row.summary.lengths_ns.min = f[kMin];
+  row.summary.lengths_ns.median = f[kMedian];
+  row.summary.lengths_ns.p99 = f[kP99];
+  row.summary.lengths_ns.p99_9 = f[kP999];
+  row.summary.lengths_ns.max = f[kMax];
+  row.summary.outlier_cutoff_ns = options.outlier_cutoff_ns;
+  row.summary.outliers = static_cast<std::uint64_t>(f[kOutliers]);
+  row.summary.noise_fraction_no_outliers = f[kFractionNoOutliers];
+  return row;
+}
+
+// Adds a rank's figures to its node's (averaged over the node's ranks afterwards).
+void add_to_node(NoiseNodeRow& node, const NoiseRankRow& row, const double* f) {
+  ++node.ranks;
+  node.noise_fraction += row.summary.noise_fraction;
+  node.max_noise_fraction = std::max(node.max_noise_fraction, row.summary.noise_fraction);
+  node.detours_per_s += row.summary.detours_per_s;
+  // NaN (no detours) compares false and leaves the node's figures alone.
+  if (f[kP99] > node.p99_detour_ns) {
+    node.p99_detour_ns = f[kP99];
+  }
+  if (f[kMax] > node.max_detour_ns) {
+    node.max_detour_ns = f[kMax];
+  }
+}
+
+}  // namespace
+
 NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   Options layout_options;
   layout_options.virtual_nodes = options.virtual_nodes;
@@ -123,25 +212,10 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   // Two ranks on one CPU measure each other's work as noise: say so (mpirun may have bound each
   // rank to its own core already, so what counts is the CPUs chosen, not the size of the mask).
   int host_rank = 0;
-  int host_size = 1;
   GRIDLOCK_MPI(MPI_Comm_rank(layout.host_comm(), &host_rank));
-  GRIDLOCK_MPI(MPI_Comm_size(layout.host_comm(), &host_size));
   noise::MeasureOptions mo = options.measure;
   mo.cpu = options.pin ? nth_allowed_cpu(host_rank) : -1;
-  std::vector<int> host_cpus(static_cast<std::size_t>(host_size));
-  GRIDLOCK_MPI(MPI_Allgather(&mo.cpu, 1, MPI_INT, host_cpus.data(), 1, MPI_INT, layout.host_comm()));
-  std::sort(host_cpus.begin(), host_cpus.end());
-  int shared_here = 0;
-  for (std::size_t i = 1; i < host_cpus.size(); ++i) {
-    shared_here += host_cpus[i] >= 0 && host_cpus[i] == host_cpus[i - 1] ? 1 : 0;
-  }
-  int shared_anywhere = 0;
-  GRIDLOCK_MPI(MPI_Allreduce(&shared_here, &shared_anywhere, 1, MPI_INT, MPI_MAX, world));
-  if (rank == 0 && shared_anywhere != 0) {
-    fmt::print(stderr,
-               "gridlock-bench noise: warning: ranks share CPUs (more ranks than CPUs they may run on, on at "
-               "least one host): they measure each other's work as noise; run at most one rank per core\n");
-  }
+  const bool shared_anywhere = cpus_shared(layout, mo.cpu, world);
   if (rank == 0 && !options.quiet && isatty(STDERR_FILENO) != 0) {
     fmt::print(stderr, "gridlock-bench noise: {} ranks on {} nodes measure for {} s...\n",
                layout.world_size(), layout.nodes(), mo.duration_s);
@@ -169,7 +243,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   context["threshold"] = mo.threshold;
   context["max_detours"] = mo.max_detours;
   context["pinned"] = options.pin;
-  context["cpus_shared"] = shared_anywhere != 0;
+  context["cpus_shared"] = shared_anywhere;
   context["outlier_cutoff_ns"] = options.outlier_cutoff_ns;
   context["outlier_rule"] =
       fmt::format("node noise fraction > median + {} x MAD over nodes", options.mad_factor);
@@ -194,23 +268,7 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
     fmt::print(stderr, "gridlock-bench noise: rank {}: warning: trace not written: {}\n", rank, e.what());
   }
 
-  std::array<double, kFields> mine{};
-  mine[kNode] = static_cast<double>(layout.node_id());
-  mine[kCpu] = mo.cpu;
-  mine[kTmin] = s.t_min_ns;
-  mine[kIterations] = static_cast<double>(s.iterations);
-  mine[kMeasured] = s.measured_s;
-  mine[kDetours] = static_cast<double>(s.detours);
-  mine[kRate] = s.detours_per_s;
-  mine[kFraction] = s.noise_fraction;
-  mine[kMin] = s.lengths_ns.min;
-  mine[kMedian] = s.lengths_ns.median;
-  mine[kP99] = s.lengths_ns.p99;
-  mine[kP999] = s.lengths_ns.p99_9;
-  mine[kMax] = s.lengths_ns.max;
-  mine[kOutliers] = static_cast<double>(s.outliers);
-  mine[kFractionNoOutliers] = s.noise_fraction_no_outliers;
-  mine[kTraceFailed] = trace_failed ? 1.0 : 0.0;
+  const std::array<double, kFields> mine = summary_fields(layout, mo.cpu, s, trace_failed);
   std::vector<double> all;
   if (rank == 0) {
     all.resize(static_cast<std::size_t>(layout.world_size()) * kFields);
@@ -230,41 +288,11 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   }
   for (int r = 0; r < layout.world_size(); ++r) {
     const double* f = &all[static_cast<std::size_t>(r) * kFields];
-    NoiseRankRow row;
-    row.rank = r;
-    row.node = static_cast<std::uint64_t>(f[kNode]);
-    row.cpu = static_cast<int>(f[kCpu]);
-    row.summary.t_min_ns = f[kTmin];
-    row.summary.iterations = static_cast<std::uint64_t>(f[kIterations]);
-    row.summary.measured_s = f[kMeasured];
-    row.summary.sampling_rate_hz = f[kMeasured] > 0 ? f[kIterations] / f[kMeasured] : 0;
-    row.summary.detours = static_cast<std::uint64_t>(f[kDetours]);
-    row.summary.detours_per_s = f[kRate];
-    row.summary.noise_fraction = f[kFraction];
-    row.summary.lengths_ns.count = row.summary.detours;
-    row.summary.lengths_ns.min = f[kMin];
-    row.summary.lengths_ns.median = f[kMedian];
-    row.summary.lengths_ns.p99 = f[kP99];
-    row.summary.lengths_ns.p99_9 = f[kP999];
-    row.summary.lengths_ns.max = f[kMax];
-    row.summary.outlier_cutoff_ns = options.outlier_cutoff_ns;
-    row.summary.outliers = static_cast<std::uint64_t>(f[kOutliers]);
-    row.summary.noise_fraction_no_outliers = f[kFractionNoOutliers];
+    NoiseRankRow row = rank_row(f, r, options);
     if (f[kTraceFailed] != 0) {
       report.trace_failed_ranks.push_back(r);
     }
-    NoiseNodeRow& node = report.nodes.at(row.node);
-    ++node.ranks;
-    node.noise_fraction += row.summary.noise_fraction;
-    node.max_noise_fraction = std::max(node.max_noise_fraction, row.summary.noise_fraction);
-    node.detours_per_s += row.summary.detours_per_s;
-    // NaN (no detours) compares false and leaves the node's figures alone.
-    if (f[kP99] > node.p99_detour_ns) {
-      node.p99_detour_ns = f[kP99];
-    }
-    if (f[kMax] > node.max_detour_ns) {
-      node.max_detour_ns = f[kMax];
-    }
+    add_to_node(report.nodes.at(row.node), row, f);
     report.ranks.push_back(row);
   }
   for (NoiseNodeRow& node : report.nodes) {
