@@ -348,6 +348,56 @@ Json make_context(const RunState& s) {
 
 }  // namespace
 
+// Rank 0: the roles' nodes and the canaries' first ring in the report, and the run's first lines
+// on stdout (version, nodes, seed, roles).
+void describe_run(Report& report, const RunState& s, const std::vector<std::string>& names) {
+  const Options& options = s.options;
+  const std::uint64_t seed = s.seed;
+  const bool seed_from_time = s.seed_from_time;
+  const int rpn = s.layout.ranks_per_node();
+  for (int g = 0; g < s.roles.group_count(); ++g) {
+    std::vector<std::string> role_nodes;
+    for (const auto id : s.roles.nodes_of(g)) {
+      role_nodes.push_back(names.at(id));
+    }
+    report.roles.emplace_back(s.roles.group_name(g), std::move(role_nodes));
+  }
+  // Slice ranks are positions in the canary group (node ids in network mode).
+  const auto canary_nodes = s.roles.nodes_of(0);
+  const auto ring = random_ring_order(canary_nodes.size(), derive_seed(seed, kRingStream), 0);
+  for (std::uint64_t i = 0; i < ring.size(); ++i) {
+    const std::uint64_t member = ring.at(i);
+    report.canary_ring0.push_back(
+        names.at(options.mode == Mode::kNetwork ? member : canary_nodes.at(member)));
+  }
+  std::string summary;
+  for (int g = 0; g < s.roles.group_count(); ++g) {
+    summary += fmt::format("{}{} {}", g == 0 ? "" : ", ", s.roles.group_name(g), s.roles.group_size(g));
+  }
+  fmt::print("gridlock-bench {} {} (commit {}): {} nodes x {} ranks per node{}; seed {}{}\n",
+             options.mode == Mode::kLoad ? "load" : "network",
+             report.context["gridlock_version"].get<std::string>(),
+             report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
+             s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
+             seed_from_time ? " (from the clock; repeat with --seed)" : "");
+  fmt::print("roles (nodes): {}\n", summary);
+  std::fflush(stdout);
+}
+
+// The test phases: isolated baselines, then loaded with every congestor, then one type at a time.
+std::vector<std::pair<std::string, std::vector<CongestorType>>> test_phases(const Options& options) {
+  std::vector<std::pair<std::string, std::vector<CongestorType>>> phases{{"isolated", {}}};
+  if (options.mode == Mode::kLoad) {
+    phases.emplace_back("loaded", options.congestors);
+    if (options.each_congestor) {
+      for (const auto type : options.congestors) {
+        phases.emplace_back(fmt::format("loaded:{}", congestor_key(type)), std::vector<CongestorType>{type});
+      }
+    }
+  }
+  return phases;
+}
+
 Report run_benchmark(const Options& options, MPI_Comm world) {
   validate(options);
   GRIDLOCK_MPI(MPI_Barrier(world));
@@ -400,45 +450,10 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
     report.context = make_context(s);
     report.context["setup_s"] = setup_s;
     report.context["one_host"] = report.one_host;
-    for (int g = 0; g < s.roles.group_count(); ++g) {
-      std::vector<std::string> role_nodes;
-      for (const auto id : s.roles.nodes_of(g)) {
-        role_nodes.push_back(names.at(id));
-      }
-      report.roles.emplace_back(s.roles.group_name(g), std::move(role_nodes));
-    }
-    // Slice ranks are positions in the canary group (node ids in network mode).
-    const auto canary_nodes = s.roles.nodes_of(0);
-    const auto ring = random_ring_order(canary_nodes.size(), derive_seed(seed, kRingStream), 0);
-    for (std::uint64_t i = 0; i < ring.size(); ++i) {
-      const std::uint64_t member = ring.at(i);
-      report.canary_ring0.push_back(
-          names.at(options.mode == Mode::kNetwork ? member : canary_nodes.at(member)));
-    }
-    std::string summary;
-    for (int g = 0; g < s.roles.group_count(); ++g) {
-      summary += fmt::format("{}{} {}", g == 0 ? "" : ", ", s.roles.group_name(g), s.roles.group_size(g));
-    }
-    fmt::print("gridlock-bench {} {} (commit {}): {} nodes x {} ranks per node{}; seed {}{}\n",
-               options.mode == Mode::kLoad ? "load" : "network",
-               report.context["gridlock_version"].get<std::string>(),
-               report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
-               s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
-               seed_from_time ? " (from the clock; repeat with --seed)" : "");
-    fmt::print("roles (nodes): {}\n", summary);
-    std::fflush(stdout);
+    describe_run(report, s, names);
   }
 
-  // Phases: isolated baselines, then loaded with every congestor, then one type at a time.
-  std::vector<std::pair<std::string, std::vector<CongestorType>>> phases{{"isolated", {}}};
-  if (options.mode == Mode::kLoad) {
-    phases.emplace_back("loaded", options.congestors);
-    if (options.each_congestor) {
-      for (const auto type : options.congestors) {
-        phases.emplace_back(fmt::format("loaded:{}", congestor_key(type)), std::vector<CongestorType>{type});
-      }
-    }
-  }
+  const auto phases = test_phases(options);
   const std::size_t total_tests = phases.size() * specs.size();
   std::size_t test_number = 0;
   s.run_start = MPI_Wtime();
