@@ -631,6 +631,63 @@ void validate(const SpmvOptions& o) {
   }
 }
 
+// The context block of a product run on `app_size` of the job's `size` ranks.
+Json spmv_context(const SpmvOptions& options, const std::array<std::uint32_t, 3>& grid, int app_size,
+                  int size) {
+  const bool congesting = !options.congestors.empty();
+  Json context = base_context("gridlock-bench spmv", schemas::kBenchSpmv);
+  context["mpi_library"] = detail::mpi_library_version();
+  context["ranks"] = app_size;
+  context["world_ranks"] = size;
+  context["grid"] = dims_text(grid);
+  context["local"] = fmt::format("{}x{}x{}", options.local[0], options.local[1], options.local[2]);
+  context["vectors"] = options.vectors;
+  context["iterations"] = options.iterations;
+  context["warmup"] = options.warmup;
+  context["mapping"] = to_string(options.mapping);
+  context["rankfile"] = options.rankfile.empty() ? Json(nullptr) : Json(options.rankfile);
+  context["topology"] = options.topology.empty() ? Json(nullptr) : Json(options.topology);
+  if (options.mapping == SpmvMapping::kOracle) {
+    context["source"] = options.source;
+    context["metric"] = options.metric;
+    context["seed"] = options.seed;
+  }
+  context["node_names"] = options.node_names.empty() ? Json(nullptr) : Json(options.node_names);
+  Json congestors = Json::array();
+  for (const CongestorType type : options.congestors) {
+    congestors.push_back(congestor_key(type));
+  }
+  context["congestors"] = std::move(congestors);
+  context["congestor_ranks"] = congesting ? options.congestor_ranks : 0;
+  if (congesting) {
+    context["congestor_bytes"] = options.congestor_bytes;
+    context["allreduce_congestor_bytes"] = options.allreduce_congestor_bytes;
+    context["congestor_timeout_s"] = options.congestor_timeout_s;
+  }
+  return context;
+}
+
+// A congestor rank's part: its congestor's slice and kernel (windows made one slice at a time),
+// driven until the product's ranks are done.
+detail::CongestorRun run_congestor_part(const SpmvOptions& options, MPI_Comm world, MPI_Comm part_comm,
+                                        CongestorPart& part) {
+  part = split_congestors(options, part_comm);
+  Options kernel_options;
+  kernel_options.congestor_bytes = options.congestor_bytes;
+  kernel_options.allreduce_congestor_bytes = options.allreduce_congestor_bytes;
+  std::unique_ptr<detail::CongestorKernel> kernel;
+  // One slice at a time: RMA windows of slices made by one split collide in Open MPI 4.1.
+  int colors = part.slice_color + 1;
+  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &colors, 1, MPI_INT, MPI_MAX, part_comm));
+  const int turns = static_cast<int>(options.congestors.size()) * colors;
+  detail::create_in_turn(part_comm, part.type * colors + part.slice_color, turns, [&] {
+    kernel = detail::make_congestor_kernel(options.congestors[static_cast<std::size_t>(part.type)],
+                                           kernel_options, part.slice.get());
+  });
+  return detail::drive_congestor(*kernel, world, part.slice.get(), kernel_options.congestor_warmup,
+                                 kernel_options.congestor_check, options.congestor_timeout_s);
+}
+
 SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
   validate(options);
   int rank = 0;
@@ -687,21 +744,7 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
       detail::measure_done(world);
     }
   } else {
-    part = split_congestors(options, part_comm.get());
-    Options kernel_options;
-    kernel_options.congestor_bytes = options.congestor_bytes;
-    kernel_options.allreduce_congestor_bytes = options.allreduce_congestor_bytes;
-    std::unique_ptr<detail::CongestorKernel> kernel;
-    // One slice at a time: RMA windows of slices made by one split collide in Open MPI 4.1.
-    int colors = part.slice_color + 1;
-    GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &colors, 1, MPI_INT, MPI_MAX, part_comm.get()));
-    const int turns = static_cast<int>(options.congestors.size()) * colors;
-    detail::create_in_turn(part_comm.get(), part.type * colors + part.slice_color, turns, [&] {
-      kernel = detail::make_congestor_kernel(options.congestors[static_cast<std::size_t>(part.type)],
-                                             kernel_options, part.slice.get());
-    });
-    load = detail::drive_congestor(*kernel, world, part.slice.get(), kernel_options.congestor_warmup,
-                                   kernel_options.congestor_check, options.congestor_timeout_s);
+    load = run_congestor_part(options, world, part_comm.get(), part);
   }
   if (congesting) {
     // Congestor ranks sleep here instead of spinning while the product's ranks reduce.
@@ -746,35 +789,7 @@ SpmvReport run_spmv(const SpmvOptions& options, MPI_Comm world) {
   report.stats.push_back(stat_of("allreduce", "Dot allreduce", series(2)));
   report.stats.push_back(stat_of("iteration", "Iteration", series(3)));
 
-  Json context = base_context("gridlock-bench spmv", schemas::kBenchSpmv);
-  context["mpi_library"] = detail::mpi_library_version();
-  context["ranks"] = app_size;
-  context["world_ranks"] = size;
-  context["grid"] = dims_text(grid);
-  context["local"] = fmt::format("{}x{}x{}", options.local[0], options.local[1], options.local[2]);
-  context["vectors"] = options.vectors;
-  context["iterations"] = options.iterations;
-  context["warmup"] = options.warmup;
-  context["mapping"] = to_string(options.mapping);
-  context["rankfile"] = options.rankfile.empty() ? Json(nullptr) : Json(options.rankfile);
-  context["topology"] = options.topology.empty() ? Json(nullptr) : Json(options.topology);
-  if (options.mapping == SpmvMapping::kOracle) {
-    context["source"] = options.source;
-    context["metric"] = options.metric;
-    context["seed"] = options.seed;
-  }
-  context["node_names"] = options.node_names.empty() ? Json(nullptr) : Json(options.node_names);
-  Json congestors = Json::array();
-  for (const CongestorType type : options.congestors) {
-    congestors.push_back(congestor_key(type));
-  }
-  context["congestors"] = std::move(congestors);
-  context["congestor_ranks"] = congesting ? options.congestor_ranks : 0;
-  if (congesting) {
-    context["congestor_bytes"] = options.congestor_bytes;
-    context["allreduce_congestor_bytes"] = options.allreduce_congestor_bytes;
-    context["congestor_timeout_s"] = options.congestor_timeout_s;
-  }
+  Json context = spmv_context(options, grid, app_size, size);
   report.context = std::move(context);
   return report;
 }
