@@ -367,6 +367,12 @@ class Engine {
   void process_message(std::uint32_t sender, std::uint32_t send_op, std::uint64_t t, std::uint64_t ts);
   void flush_ready(std::uint64_t now);
   void report_stuck(SimResult& result) const;
+  // run()'s set-up: the noise cursors, each rank's host, the dependency counters and the time
+  // slots; returns the operations and the root operations of the schedule. Throws InputError
+  // for a schedule beyond the simulator's limits.
+  std::pair<std::uint64_t, std::uint64_t> prepare();
+  // The counts and each rank's finish time (the latest of its CPUs) into `result`.
+  void collect_finish(std::uint64_t total, SimResult& result) const;
   // The event loop with a network model (HeapQueue only): the model's next step runs once every
   // engine event before it is processed, and its deliveries become message events.
   void run_with_network(std::uint64_t total, std::uint64_t& next_report, std::uint64_t every);
@@ -878,8 +884,7 @@ void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_re
 }
 
 template <class Queue>
-SimResult Engine<Queue>::run() {
-  SimResult result;
+std::pair<std::uint64_t, std::uint64_t> Engine<Queue>::prepare() {
   hosts_.resize(ranks_);
   if (noise_ != nullptr) {
     if (noise_->offset_ps.size() != 1 && noise_->offset_ps.size() != ranks_) {
@@ -953,6 +958,33 @@ SimResult Engine<Queue>::run() {
   }
   pool_.reserve(ranks_);
 
+  return {total, roots};
+}
+
+template <class Queue>
+void Engine<Queue>::collect_finish(std::uint64_t total, SimResult& result) const {
+  result.ops_total = total;
+  result.ops_completed = completed_;
+  result.messages = messages_;
+  result.events = events_;
+  result.finish.resize(ranks_);
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    std::uint64_t f = 0;
+    for (std::uint32_t c = 0; c < ncpu_; ++c) {
+      f = std::max(f, times_[r * stride_ + c]);
+    }
+    result.finish[r] = SimTime{f};
+    if (f > result.max_finish.ps) {
+      result.max_finish = SimTime{f};
+      result.max_finish_rank = r;
+    }
+  }
+}
+
+template <class Queue>
+SimResult Engine<Queue>::run() {
+  SimResult result;
+  const auto [total, roots] = prepare();
   if (net_ != nullptr) {
     net_->begin(ranks_, p_);
   }
@@ -1010,22 +1042,7 @@ SimResult Engine<Queue>::run() {
   if (queue_.failed()) {
     return result;
   }
-  result.ops_total = total;
-  result.ops_completed = completed_;
-  result.messages = messages_;
-  result.events = events_;
-  result.finish.resize(ranks_);
-  for (std::uint32_t r = 0; r < ranks_; ++r) {
-    std::uint64_t f = 0;
-    for (std::uint32_t c = 0; c < ncpu_; ++c) {
-      f = std::max(f, times_[r * stride_ + c]);
-    }
-    result.finish[r] = SimTime{f};
-    if (f > result.max_finish.ps) {
-      result.max_finish = SimTime{f};
-      result.max_finish_rank = r;
-    }
-  }
+  collect_finish(total, result);
   report_stuck(result);
   if (net_ != nullptr) {
     result.network_in_flight = net_->in_flight();
