@@ -22,6 +22,7 @@ inline std::string check_unsigned_text(std::string& text) {
   if (text.front() == '-') {
     return "'" + text + "' is negative; expected a non-negative whole number";
   }
+  // Not parse_u64(): a number too large for 64 bits gets its own message.
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range) {

@@ -16,10 +16,9 @@
 
 namespace gridlock::cli {
 
-/// Largest --packet-size (bytes): a jumbo frame is 9 KiB, InfiniBand's MTU 4 KiB.
-inline constexpr std::uint64_t kMaxPacketBytes = std::uint64_t{1024} * 1024;
 using net::kMaxBufferBytes;
 using net::kMaxHopLatencyPs;
+using net::kMaxPacketBytes;
 
 /// The packet model's options as text.
 struct PacketOptionsText {

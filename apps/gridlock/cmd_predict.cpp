@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/gpcnet/results.hpp"
 #include "gridlock/gpcnet/results_json.hpp"
@@ -136,11 +137,11 @@ struct PredictMappingArgs {
   std::uint32_t seeds = 1;
   std::uint32_t iterations = 20;
   std::string compute = "0";
-  std::string hop_latency = "100ns";
+  // --hop-latency, --packet-size and --buffer; the other packet options are the defaults or the
+  // --system preset's.
+  PacketOptionsText packet;
   std::string congestors;
   std::string congestor_size = "1MiB";
-  std::string packet_size = "2KiB";
-  std::string buffer = "32KiB";
   sim::LogGOPSText loggops;
   std::string json;
   std::string max_memory;
@@ -168,17 +169,6 @@ std::vector<std::pair<std::string, std::string>> parse_pairs(const std::string& 
   return pairs;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   const std::optional<net::SystemPreset> preset = system_from(a.system);
   predict::MappingPredictOptions options;
@@ -200,7 +190,8 @@ void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   options.cores_per_node = a.cores_per_node;
   options.tasks = a.tasks;
   if (!a.methods.empty()) {
-    options.methods = split_commas(a.methods);
+    const std::vector<std::string_view> methods = split(a.methods, ',');
+    options.methods.assign(methods.begin(), methods.end());
   }
   options.source = a.source;
   options.model = net::parse_model_kind(a.net_model);
@@ -208,22 +199,14 @@ void run_predict_mapping(const CLI::App& cmd, const PredictMappingArgs& a) {
   options.seeds = a.seeds;
   options.iterations = a.iterations;
   options.compute_ps = parse_time_ps(a.compute, "--compute");
-  options.hop_latency_ps = hop_latency_with(cmd, a.hop_latency, preset);
+  options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
   if (!a.congestors.empty()) {
     options.congestor_pairs = parse_pairs(a.congestors);
   }
   options.congestor_bytes = parse_byte_size(a.congestor_size, "--congestor-size");
-  // A preset's routing, virtual channels and congestion control too; its packet size and buffer
-  // unless given.
-  if (preset) {
-    options.packet = preset->packet;
-  }
-  if (!preset || option_given(cmd, "--packet-size")) {
-    options.packet.packet_bytes = bounded_bytes(a.packet_size, "--packet-size", kMaxPacketBytes);
-  }
-  if (!preset || option_given(cmd, "--buffer")) {
-    options.packet.buffer_bytes = bounded_bytes(a.buffer, "--buffer", kMaxBufferBytes);
-  }
+  // A preset's routing, virtual channels and congestion control too (this command has no options
+  // for them); its packet size and buffer unless given.
+  options.packet = packet_options_with(cmd, a.packet, preset);
   options.params =
       sim::loggops_from_text(a.loggops, preset ? preset->params : net::default_predict_params()).params;
   if (!a.quiet) {
@@ -366,16 +349,16 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   map->add_option("--compute", margs->compute, "Computation per task after each exchange, e.g. 50us")
       ->capture_default_str();
-  map->add_option("--hop-latency", margs->hop_latency, "Latency of each router-to-router hop")
+  map->add_option("--hop-latency", margs->packet.hop_latency, "Latency of each router-to-router hop")
       ->capture_default_str();
   map->add_option("--congestors", margs->congestors,
                   "Competing traffic: node pairs A:B,... exchanging messages both ways (default: the "
                   "paper's nid00016:nid00040,nid00048:nid00042,nid00012:nid00038)");
   map->add_option("--congestor-size", margs->congestor_size, "Message size of the competing traffic")
       ->capture_default_str();
-  map->add_option("--packet-size", margs->packet_size, "Packet model: payload bytes per packet")
+  map->add_option("--packet-size", margs->packet.packet_size, "Packet model: payload bytes per packet")
       ->capture_default_str();
-  map->add_option("--buffer", margs->buffer, "Packet model: buffer per input port and virtual channel")
+  map->add_option("--buffer", margs->packet.buffer, "Packet model: buffer per input port and virtual channel")
       ->capture_default_str();
   map->add_option("-L", margs->loggops.latency, "LogGOPS L (default 0.5us)");
   map->add_option("-o", margs->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");

@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 
 namespace gridlock {
@@ -55,9 +55,8 @@ std::string format_estimate(std::uint64_t bytes) {
 std::uint64_t parse_max_memory(std::string_view text, std::string_view option) {
   if (text.ends_with('%')) {
     const std::string_view number = text.substr(0, text.size() - 1);
-    double percent = 0;
-    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), percent);
-    if (ec != std::errc() || end != number.data() + number.size() || !(percent > 0) || percent > 100) {
+    const double percent = parse_double(number).value_or(0.0);
+    if (!(percent > 0) || percent > 100) {
       throw InputError(
           fmt::format("{} '{}': a percentage of physical memory must be above 0% and at most 100%, "
                       "e.g. 50%",

@@ -20,6 +20,7 @@ namespace {
 std::pair<double, std::string_view> split_number(std::string_view text, std::string_view what,
                                                  std::string_view example) {
   const std::string_view trimmed = trim(text);
+  // Not parse_double(): a unit follows the number.
   double value = 0;
   const auto* first = trimmed.data();
   const auto* last = trimmed.data() + trimmed.size();

@@ -1,7 +1,6 @@
 #include "gridlock/mapping/allocation.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -37,8 +36,6 @@ constexpr std::size_t kMaxListed = 10;
                   printable_excerpt(text, 120), problem));
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 // One numeric range of a bracket group: `lo` or `lo-hi`, printed with at least `width` digits (the
 // width of `lo` as written, so zero padding is kept: 008-010 gives 008 009 010, 8-10 gives 8 9 10).
 struct Range {
@@ -59,12 +56,11 @@ std::uint64_t parse_number(std::string_view digits, std::string_view text) {
     hostlist_error(text, fmt::format("'{}' in brackets is not a number or a range such as 1-4",
                                      printable_excerpt(digits)));
   }
-  std::uint64_t value = 0;
-  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc{} || ptr != digits.data() + digits.size() || digits.size() > 18) {
+  const std::optional<std::uint64_t> value = digits.size() > 18 ? std::nullopt : gridlock::parse_u64(digits);
+  if (!value) {
     hostlist_error(text, fmt::format("number '{}' has more than 18 digits", printable_excerpt(digits)));
   }
-  return value;
+  return *value;
 }
 
 std::vector<Range> parse_group(std::string_view inside, std::string_view text) {

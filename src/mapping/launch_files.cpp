@@ -3,7 +3,6 @@
 #include "gridlock/mapping/launch_files.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,12 +14,6 @@
 
 namespace gridlock::mapping {
 namespace {
-
-bool parse_u32(std::string_view text, std::uint32_t& out) {
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end && !text.empty();
-}
 
 // Lines without comments and surrounding blanks, numbered from 1; empty lines are skipped.
 template <typename Fn>
@@ -142,20 +135,22 @@ Placement read_rankfile(std::string_view text, const Allocation& allocation, std
     if (eq == std::string_view::npos || space == std::string_view::npos) {
       throw bad("malformed line");
     }
-    std::uint32_t rank = 0;
-    if (!parse_u32(trim(line.substr(0, eq)), rank)) {
+    const std::optional<std::uint32_t> rank_number = parse_u32(trim(line.substr(0, eq)));
+    if (!rank_number) {
       throw bad("bad rank number");
     }
+    const std::uint32_t rank = *rank_number;
     const std::string host(trim(line.substr(eq + 1, space - eq - 1)));
     std::string_view slot_text = trim(line.substr(space));
     if (!slot_text.starts_with("slot=")) {
       throw bad("no 'slot='");
     }
     slot_text = slot_text.substr(5);
-    std::uint32_t slot = 0;
-    if (!parse_u32(slot_text, slot)) {
+    const std::optional<std::uint32_t> slot_number = parse_u32(slot_text);
+    if (!slot_number) {
       throw bad("bad slot number (gridlock writes one core per rank, e.g. slot=2)");
     }
+    const std::uint32_t slot = *slot_number;
     const auto it = index.find(host);
     if (it == index.end()) {
       throw bad(fmt::format("host '{}' is not in the allocation", printable_excerpt(host)));
@@ -200,13 +195,14 @@ Placement read_mpich_rank_order(std::string_view text, const Allocation& allocat
       if (item.empty()) {
         continue;
       }
-      std::uint32_t first = 0;
-      std::uint32_t last = 0;
       const auto dash = item.find('-');
-      const bool ok = dash == std::string_view::npos ? parse_u32(item, first) && ((last = first), true)
-                                                     : parse_u32(trim(item.substr(0, dash)), first) &&
-                                                           parse_u32(trim(item.substr(dash + 1)), last);
-      if (!ok || last < first) {
+      const std::optional<std::uint32_t> first_number =
+          parse_u32(dash == std::string_view::npos ? item : trim(item.substr(0, dash)));
+      const std::optional<std::uint32_t> last_number =
+          dash == std::string_view::npos ? first_number : parse_u32(trim(item.substr(dash + 1)));
+      const std::uint32_t first = first_number.value_or(0);
+      const std::uint32_t last = last_number.value_or(0);
+      if (!first_number || !last_number || last < first) {
         throw InputError(fmt::format("{}:{}: '{}' is not a rank or an ascending range A-B", where, line_no,
                                      printable_excerpt(item)));
       }

@@ -1,7 +1,6 @@
 #include "gridlock/mapping/task_graph.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -38,17 +37,6 @@ constexpr std::uint32_t kMaxAlltoallTasks = 16384;
 [[noreturn]] void spec_error(std::string_view spec, std::string_view problem) {
   throw InputError(
       fmt::format("invalid task graph spec '{}': {}; {}", printable_excerpt(spec, 200), problem, kForms));
-}
-
-template <typename T>
-std::optional<T> parse_unsigned(std::string_view text) {
-  T value{};
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc{} || ptr != end) {
-    return std::nullopt;
-  }
-  return value;
 }
 
 // Every graph, however made, has an edge to map and a total that fits in 64 bits (the mapper's
@@ -214,7 +202,7 @@ std::array<std::uint32_t, N> parse_shape(std::string_view text, std::string_view
   std::array<std::uint32_t, N> dims{};
   std::uint64_t product = 1;
   for (std::size_t d = 0; d < N; ++d) {
-    const auto value = parse_unsigned<std::uint64_t>(parts[d]);
+    const auto value = parse_u64(parts[d]);
     if (!value) {
       spec_error(spec, fmt::format("size '{}' is not a positive integer", printable_excerpt(parts[d])));
     }
@@ -259,15 +247,6 @@ class Lines {
   std::uint64_t number_ = 0;
 };
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           const auto lower = [](char c) {
-             return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-           };
-           return lower(x) == lower(y);
-         });
-}
-
 class FileParser {
  public:
   FileParser(const fs::path& path, std::string_view text) : path_(path.string()), lines_(text) {}
@@ -277,7 +256,7 @@ class FileParser {
   }
 
   std::uint32_t task_id(std::string_view text, std::string_view what, bool one_based) const {
-    const auto value = parse_unsigned<std::uint64_t>(text);
+    const auto value = parse_u64(text);
     if (!value) {
       fail(fmt::format("{} '{}' is not a {} task number", what, printable_excerpt(text),
                        one_based ? "1-based" : "0-based"));
@@ -293,7 +272,7 @@ class FileParser {
   }
 
   std::uint64_t integer_bytes(std::string_view text) const {
-    const auto value = parse_unsigned<std::uint64_t>(text);
+    const auto value = parse_u64(text);
     if (!value) {
       fail(fmt::format("bytes '{}' is not a non-negative integer below 2^64", printable_excerpt(text)));
     }
@@ -303,10 +282,9 @@ class FileParser {
   // Matrix Market `real` values: non-negative and finite; fractions are rounded to the nearest
   // byte but a positive value keeps at least 1 byte, so no edge vanishes by rounding.
   std::uint64_t real_bytes(std::string_view text) const {
-    double value = 0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc{} || ptr != end || !std::isfinite(value)) {
+    const std::optional<double> number = parse_double(text);
+    const double value = number.value_or(0.0);
+    if (!number || !std::isfinite(value)) {
       fail(fmt::format("value '{}' is not a finite number", printable_excerpt(text)));
     }
     if (value < 0) {
@@ -413,9 +391,9 @@ class FileParser {
     if (fields.size() != 3) {
       fail(fmt::format("expected the size line 'ROWS COLUMNS ENTRIES', found '{}'", printable_excerpt(line)));
     }
-    const auto rows = parse_unsigned<std::uint64_t>(fields[0]);
-    const auto columns = parse_unsigned<std::uint64_t>(fields[1]);
-    const auto entries = parse_unsigned<std::uint64_t>(fields[2]);
+    const auto rows = parse_u64(fields[0]);
+    const auto columns = parse_u64(fields[1]);
+    const auto entries = parse_u64(fields[2]);
     if (!rows || !columns || !entries) {
       fail(fmt::format("the size line '{}' must be three non-negative integers", printable_excerpt(line)));
     }
@@ -679,7 +657,7 @@ TaskGraph parse_task_graph(std::string_view spec) {
     return stencil2d(dims, o.bytes, o.periodic);
   }
   if (kind == "alltoall") {
-    const auto n = parse_unsigned<std::uint64_t>(items[0]);
+    const auto n = parse_u64(items[0]);
     if (!n || *n == 0) {
       spec_error(spec,
                  fmt::format("the task count '{}' is not a positive integer", printable_excerpt(items[0])));

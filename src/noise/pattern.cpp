@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -302,9 +301,8 @@ double parse_rate_hz(std::string_view text, std::string_view what) {
   } else {
     throw InputError(fmt::format("{}: rate '{}' needs a unit: Hz, kHz or MHz (e.g. 1000Hz)", what, text));
   }
-  double v = 0;
-  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v > 0) || !std::isfinite(v)) {
+  const double v = parse_double(num).value_or(0.0);
+  if (!(v > 0) || !std::isfinite(v)) {
     throw InputError(fmt::format("{}: rate '{}' is not a positive number of Hz", what, text));
   }
   // A period must fit the simulator's 64-bit picoseconds with room to spare.

@@ -1,7 +1,6 @@
 #include "gridlock/noise/trace.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -25,22 +24,20 @@ std::uint64_t parse_u64(std::string_view field, std::string_view source, std::si
     fail(source, line,
          fmt::format("negative {} '{}': detour times are >= 0", name, printable_excerpt(field)));
   }
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
-  if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
+  const std::optional<std::uint64_t> v = gridlock::parse_u64(field);
+  if (!v) {
     fail(source, line,
          fmt::format("{} '{}' is not a non-negative integer (ns)", name, printable_excerpt(field)));
   }
-  return v;
+  return *v;
 }
 
 // A decimal number of `unit` (ns_per_unit ns each), rounded to the nearest ns.
 std::uint64_t parse_decimal_as_ns(std::string_view field, std::string_view source, std::size_t line,
                                   const char* name, std::uint64_t ns_per_unit, const char* unit) {
   // Integers exactly (a double holds only 53 bits), decimals through a double.
-  std::uint64_t whole = 0;
-  const auto [iend, iec] = std::from_chars(field.data(), field.data() + field.size(), whole);
-  if (!field.empty() && iec == std::errc() && iend == field.data() + field.size()) {
+  if (const std::optional<std::uint64_t> whole_number = gridlock::parse_u64(field)) {
+    const std::uint64_t whole = *whole_number;
     if (whole > kMaxTraceNs / ns_per_unit) {
       fail(source, line,
            fmt::format("{} '{}' {} is beyond the longest trace gridlock can simulate ({} ns, about 213 days)",
@@ -48,9 +45,9 @@ std::uint64_t parse_decimal_as_ns(std::string_view field, std::string_view sourc
     }
     return whole * ns_per_unit;
   }
-  double v = 0;
-  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
-  if (field.empty() || ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
+  const std::optional<double> number = parse_double(field);
+  const double v = number.value_or(0.0);
+  if (!number || !std::isfinite(v)) {
     fail(source, line, fmt::format("{} '{}' is not a number ({})", name, printable_excerpt(field), unit));
   }
   if (v < 0) {

@@ -13,6 +13,7 @@
 
 #include "detail/response.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 
 namespace gridlock::oracle {
@@ -101,6 +102,7 @@ struct Client::Impl {
     request.response_handler = [&](const httplib::Response& response) {
       // A declared length over the limit is refused before any of the body is read.
       const std::string length = response.get_header_value("Content-Length");
+      // Not parse_u64(): a length too long for 64 bits must be told from one that is no number.
       std::uint64_t declared = 0;
       const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), declared);
       // A length too long for 64 bits is over any limit too.
@@ -203,14 +205,13 @@ Client::Client(const std::string& url, double timeout_s, std::size_t max_respons
                     url, rest.substr(slash)));
   }
   const auto colon = rest.rfind(':');
-  int port = 0;
   if (colon == std::string_view::npos || colon == 0) {
     throw InputError(
         fmt::format("oracle URL '{}' must be http://HOST:PORT, e.g. http://127.0.0.1:8600", url));
   }
   const auto port_text = rest.substr(colon + 1);
-  const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc{} || ptr != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+  const int port = parse_int(port_text).value_or(0);
+  if (port < 1 || port > 65535) {
     throw InputError(fmt::format("oracle URL '{}': port '{}' must be 1..65535", url, port_text));
   }
   const std::string_view host = rest.substr(0, colon);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -15,6 +14,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/histogram.hpp"
 #include "gridlock/core/memory.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/sim/engine.hpp"
@@ -60,9 +60,8 @@ constexpr std::uint64_t kModelBytesPerPacket = 256;
 constexpr std::uint64_t kQueueBytesPerPacket = 32;
 
 std::uint32_t parse_count(std::string_view text, std::string_view pattern, std::string_view what) {
-  std::uint32_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value == 0) {
+  const std::uint32_t value = parse_u32(text).value_or(0);
+  if (value == 0) {
     throw InputError(
         fmt::format("{} '{}': N must be a whole number of at least 1; {}", what, pattern, kPatternChoices));
   }
@@ -214,9 +213,8 @@ TrafficPattern parse_pattern(std::string_view text, std::string_view what) {
     return p;
   }
   if (name == "shift") {
-    std::int64_t k = 0;
-    const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), k);
-    if (!has_arg || arg.empty() || ec != std::errc() || end != arg.data() + arg.size() || k == 0) {
+    const std::int64_t k = parse_number<std::int64_t>(arg).value_or(0);
+    if (!has_arg || k == 0) {
       throw InputError(fmt::format("{} '{}': shift needs a non-zero whole number K (node i sends to i+K); {}",
                                    what, text, kPatternChoices));
     }
@@ -379,12 +377,11 @@ std::vector<double> parse_loads(std::string_view text, std::string_view what) {
         what, text, why));
   };
   const auto number = [&](std::string_view part) {
-    double v = 0;
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || !std::isfinite(v)) {
+    const std::optional<double> v = parse_double(part);
+    if (!v || !std::isfinite(*v)) {
       throw bad(fmt::format("'{}' is not a number", part));
     }
-    return v;
+    return *v;
   };
   std::vector<double> loads;
   if (text.find(':') != std::string_view::npos) {

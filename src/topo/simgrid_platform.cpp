@@ -185,6 +185,7 @@ void write_simgrid_platform(const Topology& topo, const SimgridPlatformOptions& 
 double parse_speed_flops(std::string_view text, std::string_view what) {
   static constexpr std::array<std::pair<std::string_view, double>, 6> kPrefixes = {
       {{"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}}};
+  // Not parse_double(): a unit follows the number.
   double value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const auto bad = [&](std::string_view why) {

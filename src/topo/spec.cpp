@@ -1,7 +1,6 @@
 #include "gridlock/topo/spec.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -29,23 +28,21 @@ constexpr std::string_view kForms =
     "[,local=RATE][,global=RATE][,terminal=RATE]', 'fattree:M1xM2[x...][,taper=T][,up=W2x...][,cap=RATE]'";
 
 int parse_int(std::string_view text, std::string_view spec, std::string_view what) {
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
+  const std::optional<int> value = gridlock::parse_int(text);
+  if (!value) {
     throw InputError(fmt::format("invalid {} '{}' in topology spec '{}': expected an integer; {}", what, text,
                                  spec, kForms));
   }
-  return value;
+  return *value;
 }
 
 double parse_double(std::string_view text, std::string_view spec, std::string_view what) {
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
+  const std::optional<double> value = gridlock::parse_double(text);
+  if (!value) {
     throw InputError(
         fmt::format("invalid {} '{}' in topology spec '{}': expected a number", what, text, spec));
   }
-  return value;
+  return *value;
 }
 
 std::vector<int> parse_shape(std::string_view text, std::string_view spec, std::string_view what) {

@@ -1,7 +1,6 @@
 #include "gridlock/topo/topology.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -114,11 +113,8 @@ std::optional<NodeId> Topology::find_node(std::string_view name) const {
   if (auto id = lookup(node_index_, name)) {
     return id;
   }
-  std::uint64_t index = 0;
-  const auto* end = name.data() + name.size();
-  const auto [ptr, ec] = std::from_chars(name.data(), end, index);
-  if (!name.empty() && ec == std::errc{} && ptr == end) {
-    return node_of_index(index);
+  if (const std::optional<std::uint64_t> index = parse_u64(name)) {
+    return node_of_index(*index);
   }
   return std::nullopt;
 }

@@ -1,7 +1,6 @@
 #include "gridlock/topo/torus.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -86,15 +85,7 @@ std::uint64_t router_of_node(const TorusOptions& o, std::uint64_t index) {
 // The whole torus's index of the node `name` names, as find_node() resolves it: the name of a
 // regular node, else a decimal index.
 std::optional<std::uint64_t> whole_node_index(std::string_view name, std::uint64_t nodes) {
-  const auto parse = [](std::string_view digits) -> std::optional<std::uint64_t> {
-    std::uint64_t value = 0;
-    const auto* end = digits.data() + digits.size();
-    const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
-    if (digits.empty() || ec != std::errc{} || ptr != end) {
-      return std::nullopt;
-    }
-    return value;
-  };
+  const auto parse = [](std::string_view digits) { return parse_u64(digits); };
   if (name.starts_with("nid")) {
     if (const auto index = parse(name.substr(3)); index && *index < nodes && node_name(*index) == name) {
       return index;
@@ -256,8 +247,9 @@ Torus3D::Torus3D(TorusOptions options) : options_(std::move(options)) {
       std::array<int, 3> c{};
       for (int d = 0; d < 3; ++d) {
         const auto f = fields[static_cast<std::size_t>(d) + 1];
-        const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), c[d]);
-        if (ec != std::errc{} || ptr != f.data() + f.size() || c[d] < 0 || c[d] >= dims[d]) {
+        const std::optional<int> coordinate = parse_int(f);
+        c[d] = coordinate.value_or(-1);
+        if (c[d] < 0 || c[d] >= dims[d]) {
           throw InputError(fmt::format("{}: {} coordinate '{}' must be an integer from 0 to {}", where,
                                        kDimName[d], printable_excerpt(f), dims[d] - 1));
         }

@@ -97,6 +97,7 @@ std::uint64_t parse_byte_count(std::string_view text, std::string_view what) {
     return InputError(std::string(what) + ": '" + std::string(text) +
                       "' is not a byte count; write e.g. 4096, 64KiB, 100MB or 2GiB");
   };
+  // Not parse_double(): a unit follows the number.
   double value = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (ec != std::errc{} || !std::isfinite(value) || value < 0) throw fail();

@@ -1,7 +1,6 @@
 #include "gridlock/trace/from_trace.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -919,12 +918,12 @@ std::map<std::string, std::string, std::less<>> parse_algorithms(std::string_vie
 std::vector<std::uint32_t> parse_rank_list(std::string_view text, std::uint32_t num_ranks) {
   const auto number = [&](std::string_view s) -> std::uint32_t {
     s = trim(s);
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+    const std::optional<std::uint64_t> parsed = parse_u64(s);
+    if (!parsed) {
       throw InputError(
           fmt::format("rank list '{}': '{}' is not a rank number (use e.g. 0-15,32,40-47)", text, s));
     }
+    const std::uint64_t v = *parsed;
     if (v >= num_ranks) {
       throw InputError(
           fmt::format("rank list '{}': rank {} is not in the trace (ranks 0 .. {})", text, v, num_ranks - 1));

@@ -2,8 +2,13 @@
 /// @file
 /// Small text helpers shared by the parsers of every library.
 
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
 namespace gridlock {
@@ -24,6 +29,58 @@ namespace gridlock {
     text.remove_suffix(1);
   }
   return text;
+}
+
+/// True when `a` and `b` are equal ignoring the case of ASCII letters (no locale): "Matrix" and
+/// "matrix" are, "é" and "É" are not.
+[[nodiscard]] constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// `text` as a number of type `T` (an integer type or double) when all of it is one, in the
+/// `std::from_chars` syntax: decimal, no leading blanks, no '+', no "0x", nothing after the
+/// number, and within `T`'s range (so "-1" is no unsigned number and "4294967296" no uint32_t).
+/// A double may be written with an exponent ("2.5e9") and may be "inf" or "nan": callers that
+/// need a finite number check std::isfinite(). Empty text is no number.
+template <typename T>
+[[nodiscard]] std::optional<T> parse_number(std::string_view text) noexcept {
+  static_assert(std::is_integral_v<T> || std::is_same_v<T, double>, "an integer type or double");
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// parse_number() for a 32-bit unsigned integer.
+[[nodiscard]] inline std::optional<std::uint32_t> parse_u32(std::string_view text) noexcept {
+  return parse_number<std::uint32_t>(text);
+}
+
+/// parse_number() for a 64-bit unsigned integer.
+[[nodiscard]] inline std::optional<std::uint64_t> parse_u64(std::string_view text) noexcept {
+  return parse_number<std::uint64_t>(text);
+}
+
+/// parse_number() for an int (a leading '-' is allowed).
+[[nodiscard]] inline std::optional<int> parse_int(std::string_view text) noexcept {
+  return parse_number<int>(text);
+}
+
+/// parse_number() for a double (inf and nan included).
+[[nodiscard]] inline std::optional<double> parse_double(std::string_view text) noexcept {
+  return parse_number<double>(text);
 }
 
 /// The fields of `line` separated by runs of whitespace (is_blank()) and commas, without empty

@@ -1,6 +1,5 @@
 #pragma once
 // Small text helpers shared by the oracle sources (private).
-#include <charconv>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -28,24 +27,8 @@ inline void note_problem(std::deque<std::string>& problems, std::string message)
 using ::gridlock::split_fields;
 using ::gridlock::trim;
 
-inline std::optional<double> to_double(std::string_view text) {
-  text = trim(text);
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
+inline std::optional<double> to_double(std::string_view text) { return parse_double(trim(text)); }
 
-inline std::optional<std::uint64_t> to_u64(std::string_view text) {
-  text = trim(text);
-  std::uint64_t value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
+inline std::optional<std::uint64_t> to_u64(std::string_view text) { return parse_u64(trim(text)); }
 
 }  // namespace gridlock::oracle::detail

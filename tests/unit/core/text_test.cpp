@@ -1,5 +1,7 @@
 #include "gridlock/core/text.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -36,3 +38,59 @@ TEST(Text, SplitKeepsEmptyFields) {
 
 }  // namespace
 }  // namespace gridlock
+
+TEST(Text, IequalsIgnoresAsciiCaseOnly) {
+  EXPECT_TRUE(gridlock::iequals("Matrix", "matrix"));
+  EXPECT_TRUE(gridlock::iequals("", ""));
+  EXPECT_FALSE(gridlock::iequals("matrix", "matrices"));
+  EXPECT_FALSE(gridlock::iequals("a", "b"));
+  // '@' and '`' are one bit apart as 'A'..'Z' and 'a'..'z' are, yet no letters.
+  EXPECT_FALSE(gridlock::iequals("@", "`"));
+  EXPECT_FALSE(gridlock::iequals("\xC3\xA9", "\xC3\x89"));
+}
+
+TEST(Text, ParseUnsignedTakesPlainDecimalsOnly) {
+  EXPECT_EQ(gridlock::parse_u32("0"), 0U);
+  EXPECT_EQ(gridlock::parse_u32("007"), 7U);
+  EXPECT_EQ(gridlock::parse_u32("4294967295"), 4294967295U);
+  EXPECT_EQ(gridlock::parse_u64("18446744073709551615"), UINT64_MAX);
+  for (const std::string_view bad : {"", " 1", "1 ", "+1", "-1", "-0", "0x10", "1.5", "1e3", "12a", "\t7"}) {
+    EXPECT_FALSE(gridlock::parse_u32(bad).has_value()) << "'" << bad << "'";
+    EXPECT_FALSE(gridlock::parse_u64(bad).has_value()) << "'" << bad << "'";
+  }
+}
+
+TEST(Text, ParseUnsignedRefusesOverflow) {
+  EXPECT_FALSE(gridlock::parse_u32("4294967296").has_value());
+  EXPECT_FALSE(gridlock::parse_u64("18446744073709551616").has_value());
+  EXPECT_FALSE(gridlock::parse_u64("99999999999999999999999").has_value());
+}
+
+TEST(Text, ParseIntTakesAMinusButNoPlus) {
+  EXPECT_EQ(gridlock::parse_int("-12"), -12);
+  EXPECT_EQ(gridlock::parse_int("2147483647"), 2147483647);
+  EXPECT_FALSE(gridlock::parse_int("2147483648").has_value());
+  EXPECT_FALSE(gridlock::parse_int("+3").has_value());
+  EXPECT_FALSE(gridlock::parse_int("-").has_value());
+  EXPECT_FALSE(gridlock::parse_int("3-").has_value());
+  EXPECT_EQ(gridlock::parse_number<std::int64_t>("-9223372036854775808"), INT64_MIN);
+}
+
+TEST(Text, ParseDoubleTakesTheWholeText) {
+  EXPECT_EQ(gridlock::parse_double("2.5e9"), 2.5e9);
+  EXPECT_EQ(gridlock::parse_double("-0.5"), -0.5);
+  EXPECT_EQ(gridlock::parse_double(".5"), 0.5);
+  EXPECT_EQ(gridlock::parse_double("1"), 1.0);
+  for (const std::string_view bad : {"", " 1", "1 ", "+1", "1.5x", "0x1p3", "e5", ".", "1e999"}) {
+    EXPECT_FALSE(gridlock::parse_double(bad).has_value()) << "'" << bad << "'";
+  }
+}
+
+TEST(Text, ParseDoubleLeavesInfAndNanToTheCaller) {
+  const auto inf = gridlock::parse_double("inf");
+  ASSERT_TRUE(inf.has_value());
+  EXPECT_TRUE(std::isinf(*inf));
+  const auto nan = gridlock::parse_double("nan");
+  ASSERT_TRUE(nan.has_value());
+  EXPECT_TRUE(std::isnan(*nan));
+}
