@@ -359,6 +359,8 @@ std::vector<Metric> extract(const json& doc, const json& context, std::string_vi
   } else if (schema == schemas::kNoiseMeasure.name || schema == schemas::kBenchNoise.name ||
              schema == schemas::kBenchSpmv.name) {
     flatten(doc, std::string(schema.substr(std::string_view("gridlock.").size())), 1, out);
+  } else if (notes != nullptr && known_schema_version(schema) > 0) {
+    notes->push_back(fmt::format("{} results have no history metrics: stored without metrics", schema));
   } else if (notes != nullptr) {
     notes->push_back(fmt::format("unknown schema '{}': stored without metrics", schema));
   }
@@ -502,14 +504,17 @@ double mad_of(const std::vector<double>& values, double median) {
 std::vector<Metric> result_metrics(std::string_view json_text, std::string_view source) {
   const json doc = parse_document(json_text, source);
   const json& context = doc["context"];
-  return extract(doc, context, string_field(context, "schema"), source, nullptr);
+  const std::string schema = string_field(context, "schema");
+  return extract(doc, context, canonical_schema_name(schema), source, nullptr);
 }
 
 ParsedResult parse_result(std::string json_text, std::string source) {
   const json doc = parse_document(json_text, source);
   const json& c = doc["context"];
   ParsedResult r;
-  r.context.schema = string_field(c, "schema");
+  // A file written under a format's old name is stored as the renamed format (core/schema.hpp's
+  // aliases; its version says which spelling it had), so that old and new runs are one series.
+  r.context.schema = std::string(canonical_schema_name(string_field(c, "schema")));
   if (const auto v = unsigned_field(c, "schema_version"); v && *v <= 1000000) {
     r.context.schema_version = static_cast<int>(*v);
   }

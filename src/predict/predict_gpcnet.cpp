@@ -20,9 +20,8 @@
 #include "gridlock/core/stats.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/sim/generate.hpp"
+#include "gridlock/sim/params_json.hpp"
 #include "gridlock/topo/spec.hpp"
-
-#include "detail/loggops_json.hpp"
 
 namespace gridlock::predict {
 
@@ -859,8 +858,8 @@ Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, cons
   context["ranks_per_node"] = options.ranks_per_node;
   context["seed"] = options.seed;
   context["seed_source"] = "option";
-  Json params;
-  detail::put_loggops_params(params, options.params, options.hop_latency_ps);
+  Json params = sim::params_json(options.params);
+  params["hop_latency_ps"] = options.hop_latency_ps;
   params["canary_fraction"] = options.canary_fraction;
   params["rma_target"] = options.rma_by_nic ? "nic" : "cpu";
   params["rings"] = options.rings;

@@ -20,9 +20,8 @@
 #include "gridlock/net/factory.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/predict/predict_gpcnet.hpp"
+#include "gridlock/sim/params_json.hpp"
 #include "gridlock/topo/spec.hpp"
-
-#include "detail/loggops_json.hpp"
 
 namespace gridlock::predict {
 
@@ -538,8 +537,8 @@ Json mapping_context(const MappingPredictOptions& options, const MappingSetup& s
   context["seed"] = options.seed;
   context["seeds"] = options.seeds;
   context["seed_source"] = "option";
-  Json params;
-  detail::put_loggops_params(params, options.params, options.hop_latency_ps);
+  Json params = sim::params_json(options.params);
+  params["hop_latency_ps"] = options.hop_latency_ps;
   params["iterations"] = options.iterations;
   params["compute_ps"] = options.compute_ps;
   context["parameters"] = params;

@@ -16,7 +16,9 @@ using detail::text;
 
 std::string result_kind(const Json& document) {
   const Json& context = field(document, "context");
-  std::string schema = text(context, "schema", "unknown");
+  // A file written under a format's old name is of the renamed format (core/schema.hpp's aliases).
+  const std::string written = text(context, "schema", "unknown");
+  std::string schema(canonical_schema_name(written));
   if (schema == schemas::kBench.name) {
     return fmt::format("{}/{}", schema, text(context, "mode", "load"));
   }
@@ -26,7 +28,8 @@ std::string result_kind(const Json& document) {
 namespace {
 
 Section build_by_schema(const Json& document, const SectionOptions& options) {
-  const std::string schema = text(field(document, "context"), "schema");
+  const std::string written = text(field(document, "context"), "schema");
+  const std::string schema(canonical_schema_name(written));
   Section s;
   // A CSV output (load_input() turns it into columns and rows) is charted as the trend it is, or
   // shown as a histogram or a table.

@@ -1,4 +1,4 @@
-// The section of `gridlock predict mapping --json` (schema gridlock.predict_mapping,
+// The section of `gridlock predict mapping --json` (schema gridlock.predict.mapping,
 // docs/formats/predict-mapping-json.md): time recovered per mapping next to the paper's Table II.
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// The section of `gridlock predict traffic --json` (schema gridlock.predict_traffic,
+// The section of `gridlock predict traffic --json` (schema gridlock.predict.traffic,
 // docs/formats/predict-traffic-json.md): the latency-load curve and accepted against offered
 // throughput, with the saturation throughput.
 #include <string>

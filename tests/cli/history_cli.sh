@@ -50,6 +50,11 @@ add_list)
   expect 0 "^\| sweep.allreduce.1MiB.median \| 250 \| lower \|$" -- "$G" history show 1 --db runs.db
   expect 0 "\"seed\": 2" -- "$G" history show 2 --json --db runs.db
   expect 0 "^\| sweep.bw_uni.far.8MiB.bw_mib_s \| 2 \| higher \|$" -- "$G" history metrics sweep.bw --db runs.db
+  # A file under a format's old name is stored as the renamed format, with the file's version.
+  echo '{"context": {"tool": "gridlock predict traffic", "schema": "gridlock.predict_traffic", "schema_version": 1}}' >old.json
+  expect 0 "note: old.json: gridlock.predict.traffic results have no history metrics" -- "$G" history add old.json --db runs.db
+  grep -q "^added run 4: old.json (gridlock.predict.traffic, 0 metrics)" out || fail "old name not stored as the new one"
+  expect 0 "^schema: gridlock.predict.traffic version 1;" -- "$G" history show 4 --db runs.db
   ;;
 trend_csv)
   for i in 1 2 3 4; do sweep "r$i.json" "$i" "$((250 + i))"; done

@@ -34,6 +34,9 @@ case "$case_name" in
       cp tiny.numbers.json "$golden_dir/predict/gpcnet_tiny.json"
     fi
     diff -u "$golden_dir/predict/gpcnet_tiny.json" tiny.numbers.json || fail "numbers differ from the golden file"
+    # The LogGOPS parameters are spelled as gridlock sim spells them (sim::params_json), plus the hop latency.
+    jq -e '.context.parameters | has("L_ps") and has("o_send_ps") and has("S_bytes") and has("hop_latency_ps")
+           and (has("latency_ps") | not)' tiny.json >/dev/null || fail "parameters not in gridlock sim's spelling"
     # The same seed gives the same report; another seed other roles.
     "$G" "${TINY[@]}" --json again.json >/dev/null
     [ "$(numbers again.json)" = "$(cat tiny.numbers.json)" ] || fail "two runs with one seed differ"

@@ -38,6 +38,9 @@ case "$case_name" in
       cp tiny.numbers.json "$golden_dir/predict/mapping_tiny.json"
     fi
     diff -u "$golden_dir/predict/mapping_tiny.json" tiny.numbers.json || fail "numbers differ from the golden file"
+    # The LogGOPS parameters are spelled as gridlock sim spells them (sim::params_json), plus the hop latency.
+    jq -e '.context.parameters | has("L_ps") and has("o_send_ps") and has("S_bytes") and has("hop_latency_ps")
+           and (has("latency_ps") | not)' tiny.json >/dev/null || fail "parameters not in gridlock sim's spelling"
     # Congestion slows identity, and every congestor outlasted the application.
     jq -e '.rows[0] | .congested_us > .alone_us' tiny.json >/dev/null || fail "identity not slowed"
     jq -e '[.rows[] | .congestors_end_us >= .congested_us] | all' tiny.json >/dev/null ||

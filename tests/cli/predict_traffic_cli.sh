@@ -26,7 +26,7 @@ case "$case_name" in
       fail "no table header"
     grep -Eq 'saturation throughput 0\.2[0-9]{2}' out || fail "minimal worst-case should saturate near 0.25"
     grep -q 'seed 3' out || fail "the seed is not printed"
-    [ "$(jq -r .context.schema t.json)" = gridlock.predict_traffic ] || fail "schema"
+    [ "$(jq -r .context.schema t.json)" = gridlock.predict.traffic ] || fail "schema"
     [ "$(jq '.points | length' t.json)" = 2 ] || fail "two points"
     jq -e '.points[0] | has("offered") and has("accepted") and has("latency_avg_ns") and has("latency_p99_ns")
       and has("hops_avg")' t.json >/dev/null || fail "point fields"

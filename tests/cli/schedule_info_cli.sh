@@ -34,8 +34,8 @@ case "$CASE" in
   json)
     "$G" schedgen --program "$RING" --ranks 6 -o "$TMP/ring.goal" >/dev/null || fail "schedgen"
     expect 0 "^schedule: " -- "$G" schedule info "$TMP/ring.goal" --json "$TMP/info.json" --top 3
-    [ "$(jq -r .context.schema "$TMP/info.json")" = gridlock.schedule-info ] || fail "context.schema"
-    [ "$(jq -r .context.schema_version "$TMP/info.json")" = 1 ] || fail "context.schema_version"
+    [ "$(jq -r .context.schema "$TMP/info.json")" = gridlock.schedule.info ] || fail "context.schema"
+    [ "$(jq -r .context.schema_version "$TMP/info.json")" = 2 ] || fail "context.schema_version"
     [ "$(jq -r .context.source_kind "$TMP/info.json")" = goal ] || fail "context.source_kind"
     [ "$(jq -r .schedule.sends.max "$TMP/info.json")" = 10 ] || fail "sends.max"
     [ "$(jq -r .schedule.communication.pairs "$TMP/info.json")" = 6 ] || fail "pairs"

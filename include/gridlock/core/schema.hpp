@@ -34,8 +34,8 @@ inline constexpr Schema kNoiseTrace{"gridlock.noise.trace", 1};
 inline constexpr Schema kSimResult{"gridlock.sim.result", 1};
 /// `gridlock sim --replicas`, `gridlock-bench sim-replicas`.
 inline constexpr Schema kSimReplicas{"gridlock.sim.replicas", 3};
-/// `gridlock schedule info --json`.
-inline constexpr Schema kScheduleInfo{"gridlock.schedule-info", 1};
+/// `gridlock schedule info --json` (2: renamed from `gridlock.schedule-info`).
+inline constexpr Schema kScheduleInfo{"gridlock.schedule.info", 2};
 /// `gridlock map --json`.
 inline constexpr Schema kMap{"gridlock.map", 1};
 /// `gridlock model fit --json` (read back by `--loggops-from` and `model check`).
@@ -44,10 +44,11 @@ inline constexpr Schema kModelFit{"gridlock.model.fit", 1};
 inline constexpr Schema kModelCheck{"gridlock.model.check", 1};
 /// `gridlock history trend --json|--csv`.
 inline constexpr Schema kHistoryTrend{"gridlock.history.trend", 1};
-/// `gridlock predict mapping --json`.
-inline constexpr Schema kPredictMapping{"gridlock.predict_mapping", 1};
-/// `gridlock predict traffic --json`.
-inline constexpr Schema kPredictTraffic{"gridlock.predict_traffic", 1};
+/// `gridlock predict mapping --json` (2: renamed from `gridlock.predict_mapping`, LogGOPS
+/// parameters spelled as `gridlock sim` spells them).
+inline constexpr Schema kPredictMapping{"gridlock.predict.mapping", 2};
+/// `gridlock predict traffic --json` (2: renamed from `gridlock.predict_traffic`).
+inline constexpr Schema kPredictTraffic{"gridlock.predict.traffic", 2};
 /// `gridlock predict systems --json`.
 inline constexpr Schema kSystems{"gridlock.systems", 1};
 /// A machine preset (`--system FILE.json`; share/gridlock/systems/), an input only.
@@ -60,13 +61,42 @@ inline constexpr std::array kAll{kBench,      kBenchNoise, kBenchSpmv,    kSweep
                                  kNoiseTrace, kSimResult,  kSimReplicas,  kScheduleInfo,   kMap,
                                  kModelFit,   kModelCheck, kHistoryTrend, kPredictMapping, kPredictTraffic,
                                  kSystems,    kSystem,     kReport};
+
+/// A name a format was written under before it was renamed. Readers still accept files that carry
+/// it (history databases and users keep old results) and treat them as the renamed format.
+struct Alias {
+  std::string_view old_name;  ///< e.g. `gridlock.predict_mapping`.
+  Schema current;             ///< The format it is now.
+  int last_version = 0;       ///< The last version written under `old_name`.
+};
+
+/// Every old name, with the format it became.
+inline constexpr std::array kAliases{Alias{"gridlock.schedule-info", kScheduleInfo, 1},
+                                     Alias{"gridlock.predict_mapping", kPredictMapping, 1},
+                                     Alias{"gridlock.predict_traffic", kPredictTraffic, 1}};
 }  // namespace schemas
 
-/// The version of the format `name` this gridlock writes; 0 for a name it does not know.
+/// The name a reader dispatches on: the current name of a renamed format, else `name` itself.
+[[nodiscard]] constexpr std::string_view canonical_schema_name(std::string_view name) noexcept {
+  for (const schemas::Alias& a : schemas::kAliases) {
+    if (a.old_name == name) {
+      return a.current.name;
+    }
+  }
+  return name;
+}
+
+/// The newest version a file naming its format `name` can have: the version this gridlock writes,
+/// or for an old name the last version written under it; 0 for a name it does not know.
 [[nodiscard]] constexpr int known_schema_version(std::string_view name) noexcept {
   for (const Schema& s : schemas::kAll) {
     if (s.name == name) {
       return s.version;
+    }
+  }
+  for (const schemas::Alias& a : schemas::kAliases) {
+    if (a.old_name == name) {
+      return a.last_version;
     }
   }
   return 0;

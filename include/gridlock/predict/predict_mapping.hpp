@@ -110,7 +110,7 @@ struct MappingPrediction {
 /// A whole prediction: one row per method (identity first) and the context of the run.
 struct MappingReport {
   std::vector<MappingPrediction> rows;  ///< Identity first.
-  Json context;                         ///< Context block (schema gridlock.predict_mapping).
+  Json context;                         ///< Context block (schema gridlock.predict.mapping).
   std::string congestor_summary;        ///< e.g. `3 pairs, 1048576 B messages both ways`.
   std::vector<std::string> notes;       ///< Caveats of the run (starved mappings).
   std::uint32_t seeds = 1;              ///< Seeds the figures are means over.

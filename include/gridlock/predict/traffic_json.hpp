@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The JSON of `gridlock predict traffic` (docs/formats/predict-traffic-json.md): schema
-/// `gridlock.predict_traffic` version 1, a context block and a body with the latency-load points.
+/// `gridlock.predict.traffic` version 2, a context block and a body with the latency-load points.
 #include "gridlock/core/output.hpp"
 #include "gridlock/predict/traffic.hpp"
 

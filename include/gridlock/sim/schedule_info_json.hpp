@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The JSON reporter of `gridlock schedule info --json` (schema gridlock.schedule-info version 1,
+/// The JSON reporter of `gridlock schedule info --json` (schema gridlock.schedule.info version 2,
 /// docs/formats/schedule-info-json.md).
 
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace gridlock::sim {
 
-/// The context block of a summary: base_context(`tool`, "gridlock.schedule-info", 1) with the
+/// The context block of a summary: base_context(`tool`, schemas::kScheduleInfo) with the
 /// schedule file, its source kind and its ranks.
 [[nodiscard]] Json schedule_info_context(const std::string& tool, const std::string& file,
                                          const ScheduleInfo& info);

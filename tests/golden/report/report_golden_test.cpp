@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,19 @@ INSTANTIATE_TEST_SUITE_P(Inputs, ReportGolden,
                            }
                            return name;
                          });
+
+// Files written under a format's old name (core/schema.hpp's aliases) render the section of the
+// renamed format, with the same data.
+TEST(ReportGoldenAlias, OldSchemaNamesRenderTheRenamedFormatsSection) {
+  for (const auto& [old_input, input, kind] :
+       {std::tuple{"predict_mapping_v1.json", "predict_mapping.json", "gridlock.predict.mapping"},
+        std::tuple{"predict_traffic_v1.json", "predict_traffic.json", "gridlock.predict.traffic"}}) {
+    const Section s = section_of(old_input);
+    EXPECT_FALSE(s.failed) << old_input;
+    EXPECT_EQ(s.kind, kind) << old_input;
+    check(input, s.data);
+  }
+}
 
 TEST(ReportGoldenCsv, BenchHistogramsFromCsvDir) {
   const Section s = section_of("bench_load.json", SectionOptions{kDir / "inputs" / "histograms"});

@@ -26,6 +26,27 @@ TEST(Schema, UnknownNamesHaveNoVersion) {
   EXPECT_EQ(known_schema_version("gridlock.sweep "), 0);
 }
 
+TEST(Schema, EveryNameIsDotted) {
+  for (const Schema& s : schemas::kAll) {
+    EXPECT_EQ(s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz."), std::string_view::npos) << s.name;
+  }
+}
+
+TEST(Schema, OldNamesAreReadAsTheRenamedFormats) {
+  for (const schemas::Alias& a : schemas::kAliases) {
+    EXPECT_EQ(known_schema_version(a.current.name), a.current.version)
+        << a.old_name << " is not a current format";
+    EXPECT_LT(a.last_version, a.current.version) << a.old_name << ": a rename raises the version";
+    EXPECT_EQ(known_schema_version(a.old_name), a.last_version) << a.old_name;
+    EXPECT_EQ(canonical_schema_name(a.old_name), a.current.name);
+  }
+  EXPECT_EQ(canonical_schema_name("gridlock.predict_mapping"), "gridlock.predict.mapping");
+  EXPECT_EQ(canonical_schema_name("gridlock.schedule-info"), "gridlock.schedule.info");
+  EXPECT_EQ(canonical_schema_name("gridlock.predict_traffic"), "gridlock.predict.traffic");
+  EXPECT_EQ(canonical_schema_name("gridlock.sweep"), "gridlock.sweep");
+  EXPECT_EQ(canonical_schema_name("someone.else"), "someone.else");
+}
+
 TEST(Schema, BaseContextWritesTheRegisteredNameAndVersion) {
   const Json context = base_context("gridlock-bench sweep", schemas::kSweep);
   EXPECT_EQ(context["schema"], "gridlock.sweep");

@@ -234,6 +234,25 @@ TEST(HistoryNames, BenchMetricsAndOtherKinds) {
   EXPECT_NE(u.notes[0].find("unknown schema 'someone.else'"), std::string::npos);
 }
 
+TEST(HistoryNames, OldSchemaNamesAreStoredAsTheRenamedFormat) {
+  // core/schema.hpp's aliases: the schema column holds the current name, the version the file's.
+  const ParsedResult old =
+      parsed(json{{"context", {{"schema", "gridlock.predict_mapping"}, {"schema_version", 1}}},
+                  {"rows", json::array()}},
+             "old.json");
+  const ParsedResult now =
+      parsed(json{{"context", {{"schema", "gridlock.predict.mapping"}, {"schema_version", 2}}},
+                  {"rows", json::array()}},
+             "new.json");
+  EXPECT_EQ(old.context.schema, "gridlock.predict.mapping");
+  EXPECT_EQ(old.context.schema_version, 1);
+  EXPECT_EQ(old.metrics.size(), now.metrics.size());
+  EXPECT_EQ(old.notes, now.notes);
+  ASSERT_EQ(now.notes.size(), 1U);
+  EXPECT_EQ(now.notes[0], "gridlock.predict.mapping results have no history metrics: stored without metrics");
+  EXPECT_NE(old.json.find("gridlock.predict_mapping"), std::string::npos) << "the file's text is kept as is";
+}
+
 TEST(HistoryNames, BadResultsAreRefused) {
   EXPECT_NE(error_of<InputError>([] {
               (void)parse_result("{\"records\": []}", "a.json");

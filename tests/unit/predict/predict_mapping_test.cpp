@@ -150,7 +150,13 @@ TEST(PredictMapping, CongestorsOutlastTheApplicationAndSlowIdentity) {
       recovered_pct(report.rows[0].alone_us, report.rows[0].congested_us, report.rows[2].congested_us);
   EXPECT_DOUBLE_EQ(report.rows[2].recovered_pct, want);
   EXPECT_DOUBLE_EQ(report.rows[2].paper_pct, paper_recovered_pct("scotch:stalls"));
-  EXPECT_EQ(report.context.at("schema").get<std::string>(), "gridlock.predict_mapping");
+  EXPECT_EQ(report.context.at("schema").get<std::string>(), "gridlock.predict.mapping");
+  EXPECT_EQ(report.context.at("schema_version"), 2);
+  // The LogGOPS parameters as gridlock sim writes them (sim::params_json), plus the hop latency.
+  const Json& params = report.context.at("parameters");
+  EXPECT_EQ(params.at("L_ps"), small_options().params.latency.ps);
+  EXPECT_TRUE(params.contains("S_bytes") && params.contains("hop_latency_ps")) << params.dump();
+  EXPECT_FALSE(params.contains("latency_ps")) << params.dump();
   // The same options give the same report.
   const MappingReport again = predict_mapping(small_options());
   for (std::size_t r = 0; r < report.rows.size(); ++r) {

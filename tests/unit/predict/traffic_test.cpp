@@ -250,7 +250,7 @@ TEST(TrafficRun, IsDeterministicForASeedAndWritesItsJson) {
   EXPECT_TRUE(body["points"][0].contains("latency_p99_ns"));
   EXPECT_TRUE(body["saturation"]["first_saturated_load"].is_null());
   const Json ctx = traffic_context(a, o);
-  EXPECT_EQ(ctx["schema"], "gridlock.predict_traffic");
+  EXPECT_EQ(ctx["schema"], "gridlock.predict.traffic");
   EXPECT_EQ(ctx["pattern"], "randperm");
 }
 

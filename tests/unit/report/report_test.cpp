@@ -182,7 +182,7 @@ Json predict_row(const std::string& method, double alone, const Json& congested,
 
 Json predict_mapping_result() {
   Json doc;
-  doc["context"] = context("gridlock predict mapping", "gridlock.predict_mapping");
+  doc["context"] = context("gridlock predict mapping", "gridlock.predict.mapping", 2);
   doc["context"]["network"] = "torus:2x2x8,npr=2";
   doc["context"]["net_model"] = "packet";
   doc["context"]["tasks"] = "stencil3d:4x4x4";
@@ -197,7 +197,7 @@ Json predict_mapping_result() {
 
 TEST(ReportSections, PredictMappingRecoveredBesideThePaperAndStarvedRowsNamed) {
   const Section s = build_section("predict.json", predict_mapping_result());
-  EXPECT_EQ(s.kind, "gridlock.predict_mapping");
+  EXPECT_EQ(s.kind, "gridlock.predict.mapping");
   EXPECT_FALSE(s.failed);
   EXPECT_NE(s.title.find("torus:2x2x8 (packet model)"), std::string::npos) << s.title;
   const Json* recovered = chart_titled(s, "Time recovered per mapping");
@@ -230,7 +230,7 @@ TEST(ReportSections, PredictMappingWithoutRowsSaysSo) {
 
 Json predict_traffic_result() {
   Json doc;
-  doc["context"] = context("gridlock predict traffic", "gridlock.predict_traffic");
+  doc["context"] = context("gridlock predict traffic", "gridlock.predict.traffic", 2);
   doc["context"]["network"] = "dragonfly:g=5,a=2,p=2,h=2";
   doc["context"]["net_model"] = "packet";
   doc["context"]["pattern"] = "worst-case";
@@ -254,9 +254,22 @@ Json predict_traffic_result() {
   return doc;
 }
 
+TEST(ReportSections, OldSchemaNamesAreReadAsTheRenamedFormats) {
+  Json doc = predict_mapping_result();
+  doc["context"] = context("gridlock predict mapping", "gridlock.predict_mapping", 1);
+  const Section mapping = build_section("old.json", doc);
+  EXPECT_EQ(mapping.kind, "gridlock.predict.mapping");
+  EXPECT_NE(chart_titled(mapping, "Time recovered per mapping"), nullptr);
+  doc = predict_traffic_result();
+  doc["context"] = context("gridlock predict traffic", "gridlock.predict_traffic", 1);
+  EXPECT_EQ(build_section("old.json", doc).kind, "gridlock.predict.traffic");
+  // An old name is compared with the new one as the same format.
+  EXPECT_EQ(compare_section("old.json", doc, "new.json", predict_traffic_result()).kind, "compare");
+}
+
 TEST(ReportSections, PredictTrafficDrawsLatencyAndAcceptedAgainstOffered) {
   const Section s = build_section("traffic.json", predict_traffic_result());
-  EXPECT_EQ(s.kind, "gridlock.predict_traffic");
+  EXPECT_EQ(s.kind, "gridlock.predict.traffic");
   EXPECT_FALSE(s.failed);
   EXPECT_NE(s.title.find("worst-case on dragonfly:g=5 (packet model, ugal routing)"), std::string::npos)
       << s.title;
@@ -363,6 +376,16 @@ TEST(ReportInputs, BadInputsAreMessagesNamingTheFile) {
   EXPECT_NE(parse_input("v.json", R"({"context": {"schema": "gridlock.bench", "schema_version": 99}})")
                 .error.find("v.json: gridlock.bench version 99 is newer"),
             std::string::npos);
+  // An old name was written up to its last version under that name only.
+  EXPECT_NE(
+      parse_input("o.json", R"({"context": {"schema": "gridlock.predict_mapping", "schema_version": 2}})")
+          .error.find("o.json: gridlock.predict_mapping version 2 is newer than this gridlock understands "
+                      "(up to version 1)"),
+      std::string::npos);
+  EXPECT_EQ(
+      parse_input("o.json", R"({"context": {"schema": "gridlock.predict_mapping", "schema_version": 1}})")
+          .error,
+      "");
   EXPECT_NE(parse_input("c.csv", "# tool: x\na,b\n1,2\n").error.find("c.csv: not a gridlock result"),
             std::string::npos);
   const LoadedInput csv =

@@ -253,8 +253,8 @@ TEST(ScheduleInfo, TextAndJson) {
   EXPECT_NE(text.find("compute share: no wall time"), std::string::npos) << text;
   EXPECT_NE(text.find("matching: every send has a receive"), std::string::npos) << text;
   const Json context = schedule_info_context("gridlock schedule info", "s.gsched", info);
-  EXPECT_EQ(context["schema"], "gridlock.schedule-info");
-  EXPECT_EQ(context["schema_version"], 1);
+  EXPECT_EQ(context["schema"], "gridlock.schedule.info");
+  EXPECT_EQ(context["schema_version"], 2);
   EXPECT_EQ(context["source_kind"], "binary");
   const Json body = schedule_info_json(info);
   EXPECT_EQ(body["sends"]["total"], 3);
