@@ -2,6 +2,7 @@
 // tables and charts (SC'19, Figs. 1-7 and the Congestion Impact bars).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -94,171 +95,122 @@ Json read_histogram(const std::filesystem::path& dir, const std::string& phase, 
 
 }  // namespace
 
-Section bench_section(const Json& document, const SectionOptions& options) {
-  Section s;
-  const Json& context = field(document, "context");
-  const std::string mode = text(context, "mode", "load");
-  const std::string tool = text(context, "tool", "gridlock-bench");
-  s.title = fmt::format("{} {}: canary tests{}", tool, mode, mode == "load" ? " isolated vs loaded" : "");
-  if (text(document, "status") == "cut_short") {
-    s.notes.emplace_back("The run was cut short (see the timeouts below): some tests are partial.");
-  }
-  for (const Json& note : field(document, "notes")) {
-    if (note.is_string()) {
-      s.notes.push_back(note.get<std::string>());
-    }
-  }
-  const Json& phases = field(document, "phases");
-  if (!phases.is_object() || phases.empty()) {
-    s.notes.emplace_back("This result has no phases: nothing to chart.");
-    return s;
-  }
-  std::vector<std::string> phase_names;
-  for (const auto& [name, value] : phases.items()) {
-    phase_names.push_back(name);
-  }
-  // The canaries in the order of the first phase; later phases match by key.
-  struct Canary {
-    std::string key, name, units, better;
-  };
-  std::vector<Canary> canaries;
-  for (const Json& c : phase_canaries(phases[phase_names.front()])) {
-    canaries.push_back(Canary{text(c, "key"), text(c, "name", text(c, "key")), text(c, "units"),
-                              text(c, "better", "lower")});
-  }
-  const auto find_canary = [&](const std::string& phase, const std::string& key) -> const Json& {
-    for (const Json& c : phase_canaries(phases[phase])) {
-      if (text(c, "key") == key) {
-        return c;
-      }
-    }
-    return field(Json(), "");
-  };
+namespace {
 
-  // GPCNeT's table: Avg and 99% per canary and phase.
-  std::vector<std::string> headers{"test", "units"};
-  for (const std::string& p : phase_names) {
-    headers.push_back(p + " avg");
-    headers.push_back(p + " 99%");
-  }
-  Table table("Canary tests: average and 99% tail (the tail that hurts: p99 for latency, p1 for bandwidth)",
-              headers);
-  Json table_data = Json::array();
-  for (const Canary& c : canaries) {
-    std::vector<std::string> row{c.name, c.units};
-    Json row_data = Json{{"key", c.key}};
-    for (const std::string& p : phase_names) {
-      const Json& r = find_canary(p, c.key);
-      row.push_back(format_number(field(r, "avg")));
-      row.push_back(format_number(field(r, "tail99")));
-      row_data[p] = Json{{"avg", field(r, "avg")}, {"tail99", field(r, "tail99")}};
-    }
-    table.row(row);
-    table_data.push_back(std::move(row_data));
-  }
-  s.body_html += table.html();
-  s.data["table"] = std::move(table_data);
+// A canary as the first phase lists it; later phases match it by key.
+struct BenchCanary {
+  std::string key, name, units, better;
+};
 
-  Json charts = Json::array();
-  // Congestion Impact bars (GPCNeT Eq. 1-2: loaded over isolated, 1 = no impact).
-  const Json& impacts = field(document, "congestion_impact");
-  if (impacts.is_array() && !impacts.empty()) {
-    Table ci("Congestion Impact (loaded / isolated; 1.0 = no impact, below 1 is noise)",
-             {"phase", "test", "mean", "99% tail"});
-    std::vector<std::string> impact_phases;
-    std::vector<std::string> labels;
-    for (const Json& row : impacts) {
-      ci.row({text(row, "phase"), text(row, "name", text(row, "key")),
-              format_number(field(row, "mean")) + "x", format_number(field(row, "tail99")) + "x"});
-      const std::string phase = text(row, "phase");
-      if (std::find(impact_phases.begin(), impact_phases.end(), phase) == impact_phases.end()) {
-        impact_phases.push_back(phase);
-      }
-      const std::string name = text(row, "name", text(row, "key"));
-      if (std::find(labels.begin(), labels.end(), name) == labels.end()) {
-        labels.push_back(name);
-      }
+// Canary `key` of phase `phase` (a null value when the phase lacks it).
+const Json& canary_of(const Json& phases, const std::string& phase, const std::string& key) {
+  for (const Json& c : phase_canaries(phases[phase])) {
+    if (text(c, "key") == key) {
+      return c;
     }
-    s.body_html += ci.html();
-    Json chart = make_chart("bar", "Congestion Impact per canary test", "canary test",
-                            "Congestion Impact (loaded / isolated, x)");
-    chart["labels"] = labels;
-    chart["reference"] = 1.0;
-    for (const std::string& phase : impact_phases) {
-      for (const char* stat : {"mean", "tail99"}) {
-        Json values = Json::array();
-        for (const std::string& label : labels) {
-          Json v = nullptr;
-          for (const Json& row : impacts) {
-            if (text(row, "phase") == phase && text(row, "name", text(row, "key")) == label) {
-              v = field(row, stat);
-            }
-          }
-          values.push_back(v);
-        }
-        add_series(chart,
-                   fmt::format("{} ({})", std::string_view(stat) == "mean" ? "mean" : "99% tail", phase),
-                   std::move(values));
-      }
-    }
-    charts.push_back(std::move(chart));
   }
+  return field(Json(), "");
+}
 
-  // Per canary: histograms from --csv-dir, else the percentiles the JSON holds.
-  for (const Canary& c : canaries) {
-    if (!options.csv_dir.empty()) {
-      Json chart = make_chart("histogram", fmt::format("{}: distribution of samples", c.name),
-                              fmt::format("{} (log scale)", c.units), "share of samples (%)");
-      chart["x"]["log"] = true;
-      double tallest = 0;
-      for (const std::string& p : phase_names) {
-        std::string problem;
-        Json points = read_histogram(options.csv_dir, p, c.key, problem);
-        if (!problem.empty()) {
-          s.notes.push_back(fmt::format("histogram of {} ({}): {}", c.key, p, problem));
-        }
-        for (const Json& point : points) {
-          tallest = std::max(tallest, point["y"].get<double>());
-        }
-        add_series(chart, p, std::move(points));
-      }
-      // The mean and the 99% tail of each phase as vertical lines, as in GPCNeT's Figs. 4-5.
-      for (const std::string& p : phase_names) {
-        const Json& r = find_canary(p, c.key);
-        for (const auto& [stat, label] :
-             {std::pair<const char*, const char*>{"mean", "mean"}, {"tail99", "99%"}}) {
-          const auto x = number(r, stat);
-          if (x && *x > 0 && tallest > 0) {
-            add_series(chart, fmt::format("{} ({})", label, p),
-                       Json::array({Json{{"x", *x}, {"y", 0.0}}, Json{{"x", *x}, {"y", tallest}}}));
-            chart["series"].back()["line"] = true;
-          }
-        }
-      }
-      charts.push_back(std::move(chart));
-      continue;
+// Congestion Impact bars (GPCNeT Eq. 1-2: loaded over isolated, 1 = no impact) and their table
+// (appended to `html`).
+Json impact_chart(const Json& impacts, std::string& html) {
+  Table ci("Congestion Impact (loaded / isolated; 1.0 = no impact, below 1 is noise)",
+           {"phase", "test", "mean", "99% tail"});
+  std::vector<std::string> impact_phases;
+  std::vector<std::string> labels;
+  for (const Json& row : impacts) {
+    ci.row({text(row, "phase"), text(row, "name", text(row, "key")), format_number(field(row, "mean")) + "x",
+            format_number(field(row, "tail99")) + "x"});
+    const std::string phase = text(row, "phase");
+    if (std::find(impact_phases.begin(), impact_phases.end(), phase) == impact_phases.end()) {
+      impact_phases.push_back(phase);
     }
-    Json chart =
-        make_chart("line", fmt::format("{}: percentiles of the samples", c.name), "percentile", c.units);
-    chart["labels"] = Json::array({"min", "0.1%", "1%", "median", "mean", "99%", "99.9%", "max"});
-    chart["y"]["log"] = true;
-    for (const std::string& p : phase_names) {
-      const Json& r = find_canary(p, c.key);
+    const std::string name = text(row, "name", text(row, "key"));
+    if (std::find(labels.begin(), labels.end(), name) == labels.end()) {
+      labels.push_back(name);
+    }
+  }
+  html += ci.html();
+  Json chart = make_chart("bar", "Congestion Impact per canary test", "canary test",
+                          "Congestion Impact (loaded / isolated, x)");
+  chart["labels"] = labels;
+  chart["reference"] = 1.0;
+  for (const std::string& phase : impact_phases) {
+    for (const char* stat : {"mean", "tail99"}) {
       Json values = Json::array();
-      for (const char* k : {"min", "p0_1", "p1", "median", "mean", "p99", "p99_9", "max"}) {
-        values.push_back(field(r, k));
+      for (const std::string& label : labels) {
+        Json v = nullptr;
+        for (const Json& row : impacts) {
+          if (text(row, "phase") == phase && text(row, "name", text(row, "key")) == label) {
+            v = field(row, stat);
+          }
+        }
+        values.push_back(v);
       }
-      add_series(chart, p, std::move(values));
+      add_series(chart, fmt::format("{} ({})", std::string_view(stat) == "mean" ? "mean" : "99% tail", phase),
+                 std::move(values));
     }
-    charts.push_back(std::move(chart));
   }
-  if (options.csv_dir.empty()) {
-    s.notes.emplace_back(
-        "The JSON holds percentiles, not histograms: give --csv-dir DIR (gridlock-bench --csv-dir) to chart "
-        "the isolated and loaded histograms.");
-  }
+  return chart;
+}
 
-  // Congestor throughput while each canary test ran (loaded phases).
+// A canary's histograms from --csv-dir, one series per phase, with each phase's mean and 99% tail
+// as vertical lines (GPCNeT's Figs. 4-5); what could not be read goes to `notes`.
+Json histogram_chart(const BenchCanary& c, const Json& phases, const std::vector<std::string>& phase_names,
+                     const SectionOptions& options, std::vector<std::string>& notes) {
+  Json chart = make_chart("histogram", fmt::format("{}: distribution of samples", c.name),
+                          fmt::format("{} (log scale)", c.units), "share of samples (%)");
+  chart["x"]["log"] = true;
+  double tallest = 0;
+  for (const std::string& p : phase_names) {
+    std::string problem;
+    Json points = read_histogram(options.csv_dir, p, c.key, problem);
+    if (!problem.empty()) {
+      notes.push_back(fmt::format("histogram of {} ({}): {}", c.key, p, problem));
+    }
+    for (const Json& point : points) {
+      tallest = std::max(tallest, point["y"].get<double>());
+    }
+    add_series(chart, p, std::move(points));
+  }
+  // The mean and the 99% tail of each phase as vertical lines, as in GPCNeT's Figs. 4-5.
+  for (const std::string& p : phase_names) {
+    const Json& r = canary_of(phases, p, c.key);
+    for (const auto& [stat, label] :
+         {std::pair<const char*, const char*>{"mean", "mean"}, {"tail99", "99%"}}) {
+      const auto x = number(r, stat);
+      if (x && *x > 0 && tallest > 0) {
+        add_series(chart, fmt::format("{} ({})", label, p),
+                   Json::array({Json{{"x", *x}, {"y", 0.0}}, Json{{"x", *x}, {"y", tallest}}}));
+        chart["series"].back()["line"] = true;
+      }
+    }
+  }
+  return chart;
+}
+
+// A canary's percentiles as the JSON holds them, one series per phase.
+Json percentile_chart(const BenchCanary& c, const Json& phases, const std::vector<std::string>& phase_names) {
+  Json chart =
+      make_chart("line", fmt::format("{}: percentiles of the samples", c.name), "percentile", c.units);
+  chart["labels"] = Json::array({"min", "0.1%", "1%", "median", "mean", "99%", "99.9%", "max"});
+  chart["y"]["log"] = true;
+  for (const std::string& p : phase_names) {
+    const Json& r = canary_of(phases, p, c.key);
+    Json values = Json::array();
+    for (const char* k : {"min", "p0_1", "p1", "median", "mean", "p99", "p99_9", "max"}) {
+      values.push_back(field(r, k));
+    }
+    add_series(chart, p, std::move(values));
+  }
+  return chart;
+}
+
+// Congestor throughput while each canary test ran (loaded phases): its table (appended to
+// `html`) and chart, or nothing when no phase recorded any.
+std::optional<Json> throughput_chart(const Json& phases, const std::vector<std::string>& phase_names,
+                                     std::string& html) {
   Table throughput("Congestor throughput while each test ran",
                    {"phase", "test", "congestor", "ranks", "MiB/s total", "MiB/s per rank", "timed out"});
   Json tp_chart = make_chart("bar", "Congestor throughput during the loaded canary tests",
@@ -287,7 +239,7 @@ Section bench_section(const Json& document, const SectionOptions& options) {
     }
   }
   if (throughput.rows() > 0) {
-    s.body_html += throughput.html();
+    html += throughput.html();
     tp_chart["labels"] = tp_labels;
     tp_chart["y"]["log"] = true;
     for (const std::string& type : types) {
@@ -303,7 +255,86 @@ Section bench_section(const Json& document, const SectionOptions& options) {
       }
       add_series(tp_chart, type, std::move(values));
     }
-    charts.push_back(std::move(tp_chart));
+    return tp_chart;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Section bench_section(const Json& document, const SectionOptions& options) {
+  Section s;
+  const Json& context = field(document, "context");
+  const std::string mode = text(context, "mode", "load");
+  const std::string tool = text(context, "tool", "gridlock-bench");
+  s.title = fmt::format("{} {}: canary tests{}", tool, mode, mode == "load" ? " isolated vs loaded" : "");
+  if (text(document, "status") == "cut_short") {
+    s.notes.emplace_back("The run was cut short (see the timeouts below): some tests are partial.");
+  }
+  for (const Json& note : field(document, "notes")) {
+    if (note.is_string()) {
+      s.notes.push_back(note.get<std::string>());
+    }
+  }
+  const Json& phases = field(document, "phases");
+  if (!phases.is_object() || phases.empty()) {
+    s.notes.emplace_back("This result has no phases: nothing to chart.");
+    return s;
+  }
+  std::vector<std::string> phase_names;
+  for (const auto& [name, value] : phases.items()) {
+    phase_names.push_back(name);
+  }
+  // The canaries in the order of the first phase; later phases match by key.
+  std::vector<BenchCanary> canaries;
+  for (const Json& c : phase_canaries(phases[phase_names.front()])) {
+    canaries.push_back(BenchCanary{text(c, "key"), text(c, "name", text(c, "key")), text(c, "units"),
+                                   text(c, "better", "lower")});
+  }
+
+  // GPCNeT's table: Avg and 99% per canary and phase.
+  std::vector<std::string> headers{"test", "units"};
+  for (const std::string& p : phase_names) {
+    headers.push_back(p + " avg");
+    headers.push_back(p + " 99%");
+  }
+  Table table("Canary tests: average and 99% tail (the tail that hurts: p99 for latency, p1 for bandwidth)",
+              headers);
+  Json table_data = Json::array();
+  for (const BenchCanary& c : canaries) {
+    std::vector<std::string> row{c.name, c.units};
+    Json row_data = Json{{"key", c.key}};
+    for (const std::string& p : phase_names) {
+      const Json& r = canary_of(phases, p, c.key);
+      row.push_back(format_number(field(r, "avg")));
+      row.push_back(format_number(field(r, "tail99")));
+      row_data[p] = Json{{"avg", field(r, "avg")}, {"tail99", field(r, "tail99")}};
+    }
+    table.row(row);
+    table_data.push_back(std::move(row_data));
+  }
+  s.body_html += table.html();
+  s.data["table"] = std::move(table_data);
+
+  Json charts = Json::array();
+  const Json& impacts = field(document, "congestion_impact");
+  if (impacts.is_array() && !impacts.empty()) {
+    charts.push_back(impact_chart(impacts, s.body_html));
+  }
+
+  // Per canary: histograms from --csv-dir, else the percentiles the JSON holds.
+  for (const BenchCanary& c : canaries) {
+    charts.push_back(options.csv_dir.empty() ? percentile_chart(c, phases, phase_names)
+                                             : histogram_chart(c, phases, phase_names, options, s.notes));
+  }
+  if (options.csv_dir.empty()) {
+    s.notes.emplace_back(
+        "The JSON holds percentiles, not histograms: give --csv-dir DIR (gridlock-bench --csv-dir) to chart "
+        "the isolated and loaded histograms.");
+  }
+
+  if (auto chart = throughput_chart(phases, phase_names, s.body_html)) {
+    charts.push_back(std::move(*chart));
   }
 
   const Json& timeouts = field(document, "timeouts");
