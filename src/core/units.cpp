@@ -97,34 +97,46 @@ double parse_duration_seconds(std::string_view text, std::string_view what) {
       fmt::format("invalid {} '{}': unknown unit '{}' (use s, ms, us, ns, min, h)", what, text, unit));
 }
 
-std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
-  const std::string_view trimmed = trim(text);
-  const auto bad = [&](std::string_view why) {
-    return InputError(fmt::format("invalid {} '{}': {}", what, text, why));
-  };
-  std::size_t pos = 0;
+namespace {
+
+// A decimal number as parse_time_ps() reads it: whole and fractional digits and a power of ten.
+struct DecimalNumber {
   std::uint64_t whole = 0;
   std::uint64_t fraction = 0;
   int fraction_digits = 0;
+  int exponent = 0;
+};
+
+// The error parse_time_ps() throws for `text`.
+InputError bad_time(std::string_view what, std::string_view text, std::string_view why) {
+  return InputError(fmt::format("invalid {} '{}': {}", what, text, why));
+}
+
+// Reads the number at the start of `trimmed` (digits, an optional fraction and exponent) and
+// leaves `pos` after it.
+DecimalNumber scan_decimal(std::string_view trimmed, std::size_t& pos, std::string_view what,
+                           std::string_view text) {
+  const auto bad = [&](std::string_view why) { return bad_time(what, text, why); };
+  DecimalNumber n;
   bool any_digit = false;
   bool overflow = false;
   while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
     any_digit = true;
-    overflow = overflow || __builtin_mul_overflow(whole, 10U, &whole) ||
-               __builtin_add_overflow(whole, static_cast<std::uint64_t>(trimmed[pos] - '0'), &whole);
+    overflow = overflow || __builtin_mul_overflow(n.whole, 10U, &n.whole) ||
+               __builtin_add_overflow(n.whole, static_cast<std::uint64_t>(trimmed[pos] - '0'), &n.whole);
     ++pos;
   }
   if (pos < trimmed.size() && trimmed[pos] == '.') {
     ++pos;
     while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
       any_digit = true;
-      if (fraction_digits >= 18) {
+      if (n.fraction_digits >= 18) {
         if (trimmed[pos] != '0') {
           throw bad("more than 18 fractional digits");
         }
       } else {
-        fraction = fraction * 10 + static_cast<std::uint64_t>(trimmed[pos] - '0');
-        ++fraction_digits;
+        n.fraction = n.fraction * 10 + static_cast<std::uint64_t>(trimmed[pos] - '0');
+        ++n.fraction_digits;
       }
       ++pos;
     }
@@ -136,7 +148,6 @@ std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
     throw bad("too large");
   }
   // Scientific notation: `1e-6s`, `2.5E3ns`. The exponent shifts the decimal point exactly.
-  int exponent = 0;
   if (pos < trimmed.size() && (trimmed[pos] == 'e' || trimmed[pos] == 'E')) {
     ++pos;
     bool negative = false;
@@ -146,53 +157,41 @@ std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
     }
     const std::size_t start = pos;
     while (pos < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[pos])) != 0) {
-      if (exponent > 1000) {
+      if (n.exponent > 1000) {
         throw bad("exponent out of range");
       }
-      exponent = exponent * 10 + (trimmed[pos] - '0');
+      n.exponent = n.exponent * 10 + (trimmed[pos] - '0');
       ++pos;
     }
     if (pos == start) {
       throw bad("expected digits after the exponent 'e', e.g. '1e-6s'");
     }
-    exponent = negative ? -exponent : exponent;
+    n.exponent = negative ? -n.exponent : n.exponent;
   }
-  const std::string_view unit = trim(trimmed.substr(pos));
-  struct Suffix {
-    std::string_view name;
-    std::uint64_t ps;
-  };
-  static constexpr Suffix kSuffixes[] = {
-      {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000}};
-  std::uint64_t factor = 0;
-  for (const auto& suffix : kSuffixes) {
-    if (unit == suffix.name) {
-      factor = suffix.ps;
-    }
-  }
-  if (factor == 0) {
-    if (unit.empty() && whole == 0 && fraction == 0) {
-      return 0;
-    }
-    throw bad(unit.empty() ? std::string("a unit is required (ps, ns, us, ms, s)")
-                           : fmt::format("unknown unit '{}' (use ps, ns, us, ms, s)", unit));
-  }
+  return n;
+}
+
+// `n` in units of `factor` picoseconds, exactly: throws when it overflows or is not a n.whole
+// number of picoseconds.
+std::uint64_t scale_to_ps(DecimalNumber n, std::uint64_t factor, std::string_view what,
+                          std::string_view text) {
+  const auto bad = [&](std::string_view why) { return bad_time(what, text, why); };
   // value = digits * 10^shift * factor, with digits the whole and fractional digits together
   // (trailing zeros of the fraction dropped first: they change nothing and could overflow).
-  while (fraction_digits > 0 && fraction % 10 == 0) {
-    fraction /= 10;
-    --fraction_digits;
+  while (n.fraction_digits > 0 && n.fraction % 10 == 0) {
+    n.fraction /= 10;
+    --n.fraction_digits;
   }
-  std::uint64_t digits = whole;
-  for (int i = 0; i < fraction_digits; ++i) {
+  std::uint64_t digits = n.whole;
+  for (int i = 0; i < n.fraction_digits; ++i) {
     if (__builtin_mul_overflow(digits, 10U, &digits)) {
       throw bad("too large");
     }
   }
-  if (__builtin_add_overflow(digits, fraction, &digits)) {
+  if (__builtin_add_overflow(digits, n.fraction, &digits)) {
     throw bad("too large");
   }
-  const int shift = exponent - fraction_digits;
+  const int shift = n.exponent - n.fraction_digits;
   if (digits == 0) {
     return 0;
   }
@@ -225,6 +224,36 @@ std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
     throw bad("too large");
   }
   return result;
+}
+
+}  // namespace
+
+std::uint64_t parse_time_ps(std::string_view text, std::string_view what) {
+  const std::string_view trimmed = trim(text);
+  const auto bad = [&](std::string_view why) { return bad_time(what, text, why); };
+  std::size_t pos = 0;
+  const DecimalNumber n = scan_decimal(trimmed, pos, what, text);
+  const std::string_view unit = trim(trimmed.substr(pos));
+  struct Suffix {
+    std::string_view name;
+    std::uint64_t ps;
+  };
+  static constexpr Suffix kSuffixes[] = {
+      {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000}};
+  std::uint64_t factor = 0;
+  for (const auto& suffix : kSuffixes) {
+    if (unit == suffix.name) {
+      factor = suffix.ps;
+    }
+  }
+  if (factor == 0) {
+    if (unit.empty() && n.whole == 0 && n.fraction == 0) {
+      return 0;
+    }
+    throw bad(unit.empty() ? std::string("a unit is required (ps, ns, us, ms, s)")
+                           : fmt::format("unknown unit '{}' (use ps, ns, us, ms, s)", unit));
+  }
+  return scale_to_ps(n, factor, what, text);
 }
 
 std::string format_time_ps(std::uint64_t ps) {
