@@ -406,6 +406,46 @@ void run_replica_study(const SimArgs& a, const sim::SimOptions& options, const n
   (void)study.run(runner, reporters);
 }
 
+// The run's result files (JSON, timeline) and then its text on stdout; a run that did not
+// complete ends with its stuck report after the JSON is written.
+void report_sim_run(const SimArgs& a, const sim::RunInfo& info, const sim::SimResult& result,
+                    const std::optional<NetworkRun>& network_run) {
+  Json context = sim::run_context(info);
+  if (a.preset) {
+    context["system"] = net::system_json(*a.preset);
+  }
+  std::optional<net::NetReport> net_report;
+  std::string net_description;
+  if (network_run.has_value()) {
+    net_report =
+        net::make_net_report(*network_run->network, network_run->model->stats(), result.max_finish.ps);
+    net_description = fmt::format("{}, hop latency {}", network_run->model->describe(),
+                                  format_time_ps(network_run->network->params().hop_latency_ps));
+  }
+  if (!a.json.empty()) {
+    if (net_report.has_value()) {
+      net::write_run_json(
+          a.json, context, result, a.per_rank,
+          net::network_json(*network_run->network, network_run->placement, net_description, *net_report));
+    } else {
+      sim::write_run_json(a.json, context, result, a.per_rank);
+    }
+  }
+  if (!result.complete) {
+    throw InputError(sim::stuck_report(result));
+  }
+  if (!a.timeline.empty()) {
+    sim::write_timeline(a.timeline, result, info.ranks, context);
+  }
+  sim::print_run(stdout, info, result, a.per_rank);
+  if (a.preset) {
+    fmt::print("{}\n", system_line(*a.preset));
+  }
+  if (net_report.has_value()) {
+    net::print_net_report(stdout, *net_report, net_description);
+  }
+}
+
 void run_sim(const SimArgs& a) {
   check_distinct_outputs(
       {{"--json", a.json}, {"--timeline", a.timeline}, {"--csv", a.csv}, {"--svg", a.svg}});
@@ -518,40 +558,7 @@ void run_sim(const SimArgs& a) {
   if (options.noise != nullptr) {
     info.noise = sim::RunNoise{spec, &pattern, a.noise.cosched, options.noise_rule};
   }
-  Json context = sim::run_context(info);
-  if (a.preset) {
-    context["system"] = net::system_json(*a.preset);
-  }
-  std::optional<net::NetReport> net_report;
-  std::string net_description;
-  if (network_run.has_value()) {
-    net_report =
-        net::make_net_report(*network_run->network, network_run->model->stats(), result.max_finish.ps);
-    net_description = fmt::format("{}, hop latency {}", network_run->model->describe(),
-                                  format_time_ps(network_run->network->params().hop_latency_ps));
-  }
-  if (!a.json.empty()) {
-    if (net_report.has_value()) {
-      net::write_run_json(
-          a.json, context, result, a.per_rank,
-          net::network_json(*network_run->network, network_run->placement, net_description, *net_report));
-    } else {
-      sim::write_run_json(a.json, context, result, a.per_rank);
-    }
-  }
-  if (!result.complete) {
-    throw InputError(sim::stuck_report(result));
-  }
-  if (!a.timeline.empty()) {
-    sim::write_timeline(a.timeline, result, schedule.num_ranks(), context);
-  }
-  sim::print_run(stdout, info, result, a.per_rank);
-  if (a.preset) {
-    fmt::print("{}\n", system_line(*a.preset));
-  }
-  if (net_report.has_value()) {
-    net::print_net_report(stdout, *net_report, net_description);
-  }
+  report_sim_run(a, info, result, network_run);
 }
 
 void run_schedgen(const SchedgenArgs& a) {
