@@ -622,9 +622,74 @@ void run_info(const InfoArgs& a) {
   fmt::print("{}", sim::format_schedule_info(info, a.input));
 }
 
-}  // namespace
+// The options of a run on a network model (docs/network-models.md), in the order --help lists them.
+void add_sim_network_options(CLI::App& sim_cmd, SimArgs& args) {
+  sim_cmd.add_option("--network", args.network,
+                     "Simulate on this network (a topology spec as `gridlock topo` takes it, e.g. "
+                     "dragonfly:g=9,a=4,p=2,h=2): messages share links (docs/network-models.md)");
+  sim_cmd.add_option("--net-model", args.net_model, "With --network: flow (max-min fair flows) or packet")
+      ->capture_default_str();
+  sim_cmd
+      .add_option("--placement", args.placement,
+                  "With --network: identity, random (nodes shuffled with --seed) or rankfile:FILE")
+      ->capture_default_str();
+  sim_cmd
+      .add_option("--ranks-per-node", args.ranks_per_node,
+                  "With --network and an identity or random placement: ranks on each node")
+      ->check(CLI::Range(1U, 4096U))
+      ->capture_default_str();
+  sim_cmd
+      .add_option("--hop-latency", args.hop_latency,
+                  "With --network: latency of each router-to-router hop, e.g. 100ns")
+      ->capture_default_str();
+  sim_cmd.add_option("--packet-size", args.packet_size, "With --net-model packet: payload bytes per packet")
+      ->capture_default_str();
+  sim_cmd
+      .add_option("--buffer", args.buffer,
+                  "With --net-model packet: buffer per input port and virtual channel, in bytes")
+      ->capture_default_str();
+  sim_cmd.add_option("--vcs", args.vcs, "With --net-model packet: virtual channels per link (1-8)")
+      ->capture_default_str();
+  sim_cmd
+      .add_option("--routing", args.routing,
+                  "With --net-model packet: minimal, valiant or ugal (valiant and ugal: dragonfly only)")
+      ->capture_default_str();
+  sim_cmd.add_flag("--spread", args.spread,
+                   "With --network: each message takes one of the topology's minimal routes, drawn with "
+                   "--seed (flow model)");
+  sim_cmd.add_flag("--congestion-control", args.congestion_control,
+                   "With --net-model packet: endpoint congestion control (rate halved on marks)");
+}
 
-void add_sim_commands(CLI::App& app) {
+// The sim command's checks after parsing: options of a network run need --network or --system,
+// the preset is read, and what was given is noted (a preset's values are defaults only).
+void finish_sim_args(SimArgs& args, const CLI::App& sim_cmd) {
+  // Checked here rather than with CLI11's needs(): either --network or --system will do.
+  const bool network = sim_cmd.count("--network") > 0 || sim_cmd.count("--system") > 0;
+  args.given.clear();
+  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size",
+                           "--buffer", "--vcs", "--routing", "--congestion-control", "--spread"}) {
+    if (sim_cmd.count(name) > 0) {
+      if (!network) {
+        throw InputError(fmt::format("{} requires --network (or --system)", name));
+      }
+      args.given.insert(name);
+    }
+  }
+  args.preset = system_from(args.system);
+  if (args.preset) {
+    args.network = args.preset->network_spec;
+  }
+  args.replicas_given = sim_cmd.count("--replicas") > 0;
+  args.network_given = sim_cmd.count("--network") > 0 || args.preset.has_value();
+  args.packet_options_given = false;
+  for (const char* name : {"--packet-size", "--buffer", "--vcs", "--routing", "--congestion-control"}) {
+    args.packet_options_given = args.packet_options_given || sim_cmd.count(name) > 0;
+  }
+}
+
+// `gridlock sim`.
+void add_sim_command(CLI::App& app) {
   auto sim_args = std::make_shared<SimArgs>();
   auto* sim_cmd =
       app.add_subcommand("sim", "Simulate a GOAL schedule with the LogGOPS model (LogGOPSim semantics)");
@@ -661,44 +726,7 @@ void add_sim_commands(CLI::App& app) {
   output_file(sim_cmd->get_option("--json"));
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
   output_file(sim_cmd->get_option("--timeline"));
-  sim_cmd->add_option("--network", sim_args->network,
-                      "Simulate on this network (a topology spec as `gridlock topo` takes it, e.g. "
-                      "dragonfly:g=9,a=4,p=2,h=2): messages share links (docs/network-models.md)");
-  sim_cmd
-      ->add_option("--net-model", sim_args->net_model, "With --network: flow (max-min fair flows) or packet")
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--placement", sim_args->placement,
-                   "With --network: identity, random (nodes shuffled with --seed) or rankfile:FILE")
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--ranks-per-node", sim_args->ranks_per_node,
-                   "With --network and an identity or random placement: ranks on each node")
-      ->check(CLI::Range(1U, 4096U))
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--hop-latency", sim_args->hop_latency,
-                   "With --network: latency of each router-to-router hop, e.g. 100ns")
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--packet-size", sim_args->packet_size,
-                   "With --net-model packet: payload bytes per packet")
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--buffer", sim_args->buffer,
-                   "With --net-model packet: buffer per input port and virtual channel, in bytes")
-      ->capture_default_str();
-  sim_cmd->add_option("--vcs", sim_args->vcs, "With --net-model packet: virtual channels per link (1-8)")
-      ->capture_default_str();
-  sim_cmd
-      ->add_option("--routing", sim_args->routing,
-                   "With --net-model packet: minimal, valiant or ugal (valiant and ugal: dragonfly only)")
-      ->capture_default_str();
-  sim_cmd->add_flag("--spread", sim_args->spread,
-                    "With --network: each message takes one of the topology's minimal routes, drawn with "
-                    "--seed (flow model)");
-  sim_cmd->add_flag("--congestion-control", sim_args->congestion_control,
-                    "With --net-model packet: endpoint congestion control (rate halved on marks)");
+  add_sim_network_options(*sim_cmd, *sim_args);
   add_max_memory_option(*sim_cmd, sim_args->max_memory);
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--csv")->needs("--replicas");
@@ -707,32 +735,13 @@ void add_sim_commands(CLI::App& app) {
   sim_cmd->get_option("--per-rank")->excludes("--replicas");
   add_system_option(*sim_cmd, sim_args->system);
   sim_cmd->callback([sim_args, sim_cmd] {
-    // Checked here rather than with CLI11's needs(): either --network or --system will do.
-    const bool network = sim_cmd->count("--network") > 0 || sim_cmd->count("--system") > 0;
-    sim_args->given.clear();
-    for (const char* name :
-         {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size", "--buffer",
-          "--vcs", "--routing", "--congestion-control", "--spread"}) {
-      if (sim_cmd->count(name) > 0) {
-        if (!network) {
-          throw InputError(fmt::format("{} requires --network (or --system)", name));
-        }
-        sim_args->given.insert(name);
-      }
-    }
-    sim_args->preset = system_from(sim_args->system);
-    if (sim_args->preset) {
-      sim_args->network = sim_args->preset->network_spec;
-    }
-    sim_args->replicas_given = sim_cmd->count("--replicas") > 0;
-    sim_args->network_given = sim_cmd->count("--network") > 0 || sim_args->preset.has_value();
-    sim_args->packet_options_given = false;
-    for (const char* name : {"--packet-size", "--buffer", "--vcs", "--routing", "--congestion-control"}) {
-      sim_args->packet_options_given = sim_args->packet_options_given || sim_cmd->count(name) > 0;
-    }
+    finish_sim_args(*sim_args, *sim_cmd);
     run_sim(*sim_args);
   });
+}
 
+// `gridlock schedgen`.
+void add_schedgen_command(CLI::App& app) {
   auto gen_args = std::make_shared<SchedgenArgs>();
   auto* gen = app.add_subcommand("schedgen", "Generate a schedule (collectives, halos, compositions)");
   gen->add_option("--program", gen_args->program,
@@ -751,7 +760,10 @@ void add_sim_commands(CLI::App& app) {
   add_max_memory_option(*gen, gen_args->max_memory);
   gen->footer(sim::generator_help());
   gen->callback([gen_args] { run_schedgen(*gen_args); });
+}
 
+// `gridlock schedule convert|from-trace|info`.
+void add_schedule_commands(CLI::App& app) {
   auto conv_args = std::make_shared<ConvertArgs>();
   auto* schedule = app.add_subcommand("schedule", "Schedule files");
   schedule->require_subcommand(1);
@@ -778,6 +790,14 @@ void add_sim_commands(CLI::App& app) {
       ->capture_default_str();
   add_max_memory_option(*info, info_args->max_memory);
   info->callback([info_args] { run_info(*info_args); });
+}
+
+}  // namespace
+
+void add_sim_commands(CLI::App& app) {
+  add_sim_command(app);
+  add_schedgen_command(app);
+  add_schedule_commands(app);
 }
 
 }  // namespace gridlock::cli
