@@ -201,7 +201,6 @@ struct SweepReport {
   std::uint64_t failed = 0;          ///< Failed records, on every rank (sets the exit code).
 };
 
-
 /// Exit code of a sweep that finished and wrote everything but with failed measurements.
 inline constexpr int kSweepFailedExitCode = to_int(ExitCode::kMeasurementsFailed);
 

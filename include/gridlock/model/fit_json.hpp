@@ -13,7 +13,6 @@
 
 namespace gridlock::model {
 
-
 /// The body of a fit file (everything after the context block).
 [[nodiscard]] Json fit_to_json(const FitResult& fit);
 
