@@ -89,22 +89,6 @@ std::vector<std::uint32_t> index_in_router(const std::vector<std::vector<std::ui
   return out;
 }
 
-// Per topology link: whether it joins two dragonfly groups, where the packet model adds
-// --global-extra-latency (the packet model's own rule is in src/net/detail/packet_links.cpp).
-std::vector<bool> global_links(const topo::Topology& topology) {
-  std::vector<bool> out(topology.links().size(), false);
-  const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(&topology);
-  if (dragonfly == nullptr) {
-    return out;
-  }
-  for (const topo::Link& link : topology.links()) {
-    if (link.kind == topo::LinkKind::kNetwork) {
-      out[link.id] = dragonfly->group_of(link.src_router) != dragonfly->group_of(link.dst_router);
-    }
-  }
-  return out;
-}
-
 std::vector<std::uint32_t> dragonfly_worst(const topo::Dragonfly& d, std::uint32_t nodes, std::string& text) {
   const auto per_group =
       static_cast<std::uint32_t>(d.options().routers_per_group * d.options().nodes_per_router);
@@ -816,7 +800,9 @@ TrafficReport run_traffic(const TrafficOptions& options) {
   TrafficReport report;
   {
     Rng rng(derive_seed(options.seed, kStreamZeroLoad));
-    const std::vector<bool> global = global_links(setup.network->topology());
+    // Global links get the packet model's --global-extra-latency (topo::Dragonfly::is_global()).
+    const auto* dragonfly = dynamic_cast<const topo::Dragonfly*>(&setup.network->topology());
+    const std::vector<topo::Link>& links = setup.network->topology().links();
     std::vector<topo::LinkId> path;
     double sum_ps = 0;
     double sum_hops = 0;
@@ -831,7 +817,7 @@ TrafficReport run_traffic(const TrafficOptions& options) {
       double globals = 0;
       for (const topo::LinkId l : path) {
         slowest = std::max(slowest, 1.0 / setup.network->capacity_bytes_per_ps(l));
-        globals += global[l] ? 1 : 0;
+        globals += dragonfly != nullptr && dragonfly->is_global(links[l]) ? 1 : 0;
       }
       const auto hops = static_cast<double>(Network::hops(path));
       sum_hops += hops;

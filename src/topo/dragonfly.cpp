@@ -236,11 +236,15 @@ std::vector<LinkId> Dragonfly::valiant_route(NodeId src, NodeId dst, int interme
                     "destination group {} and be below {}",
                     intermediate_group, gs, gd, options_.groups));
   }
-  const RouterId mid = global_port(s, intermediate_group, d).landing;
   std::vector<LinkId> out;
-  append_router_route(s, mid, out);
-  append_router_route(mid, d, out);
+  append_group_valiant(s, d, intermediate_group, out);
   return out;
+}
+
+void Dragonfly::append_group_valiant(RouterId src, RouterId dst, int group, std::vector<LinkId>& out) const {
+  const RouterId mid = global_port(src, group, dst).landing;
+  append_router_route(src, mid, out);
+  append_router_route(mid, dst, out);
 }
 
 std::size_t Dragonfly::valiant_choices(NodeId src, NodeId dst) const {
@@ -299,9 +303,7 @@ std::size_t Dragonfly::append_valiant_route(NodeId src, NodeId dst, std::size_t 
   int group = static_cast<int>(choice);
   group += group >= std::min(gs, gd) ? 1 : 0;
   group += group >= std::max(gs, gd) ? 1 : 0;
-  const RouterId mid = global_port(s, group, d).landing;
-  append_router_route(s, mid, out);
-  append_router_route(mid, d, out);
+  append_group_valiant(s, d, group, out);
   return 0;
 }
 

@@ -73,6 +73,11 @@ class Dragonfly final : public Topology {
   [[nodiscard]] const DragonflyOptions& options() const noexcept { return options_; }
   /// Group of a router.
   [[nodiscard]] int group_of(RouterId router) const noexcept;
+  /// Whether `link` joins two groups (a global link): the links UGAL counts phases by and where
+  /// `--global-extra-latency` applies.
+  [[nodiscard]] bool is_global(const Link& link) const noexcept {
+    return link.kind == LinkKind::kNetwork && group_of(link.src_router) != group_of(link.dst_router);
+  }
   /// Intermediate groups a Valiant route from `src` to `dst` may use (empty within one group).
   [[nodiscard]] std::vector<int> valiant_candidates(NodeId src, NodeId dst) const;
   /// The Valiant route from `src` to `dst` through `intermediate_group`.
@@ -112,6 +117,9 @@ class Dragonfly final : public Topology {
   // The global link a minimal route from `src` into `dst_group` takes, towards router `toward`
   // (the destination, or for Valiant's first leg the final destination): see the .cpp.
   [[nodiscard]] const GlobalPort& global_port(RouterId src, int dst_group, RouterId toward) const;
+  // The Valiant path through intermediate group `group` (a third group): minimally to where the
+  // source router's global link into it lands, then minimally on.
+  void append_group_valiant(RouterId src, RouterId dst, int group, std::vector<LinkId>& out) const;
 
   DragonflyOptions options_;
   std::vector<LinkId> local_link_;  // (group*a + r)*a + r2 -> link or kNone

@@ -33,7 +33,7 @@ std::vector<LinkClass> link_classes(const Network& network) {
     }
     LinkClass& c = out[link.id];
     if (dragonfly != nullptr) {
-      c.global = dragonfly->group_of(link.src_router) != dragonfly->group_of(link.dst_router);
+      c.global = dragonfly->is_global(link);
     } else if (torus != nullptr && link.direction.size() == 2) {
       const auto dim = static_cast<std::size_t>(link.direction[0] - 'X');
       if (dim < 3) {
