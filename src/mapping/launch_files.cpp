@@ -3,6 +3,7 @@
 #include "gridlock/mapping/launch_files.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +33,23 @@ void for_each_line(std::string_view text, Fn fn) {
       fn(line_no, line);
     }
   }
+}
+
+// The fields of a rankfile line `rank R=HOST slot=S` after its "rank" (`after`, trimmed): R, HOST
+// and what follows HOST (`slot=S`), untrimmed; nothing when the '=' or the blank after HOST is
+// missing. The one reading of the line's shape, for read_rankfile() and rankfile_hosts().
+struct RankLine {
+  std::string_view rank;
+  std::string_view host;
+  std::string_view rest;
+};
+std::optional<RankLine> split_rank_line(std::string_view after) {
+  const auto eq = after.find('=');
+  const auto space = after.find_first_of(" \t", eq == std::string_view::npos ? 0 : eq);
+  if (eq == std::string_view::npos || space == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return RankLine{after.substr(0, eq), after.substr(eq + 1, space - eq - 1), after.substr(space)};
 }
 
 std::unordered_map<std::string, std::uint32_t> node_index(const Allocation& allocation) {
@@ -129,19 +147,18 @@ Placement read_rankfile(std::string_view text, const Allocation& allocation, std
     if (!line.starts_with("rank")) {
       throw bad("no 'rank'");
     }
-    line = trim(line.substr(4));
-    const auto eq = line.find('=');
-    const auto space = line.find_first_of(" \t", eq == std::string_view::npos ? 0 : eq);
-    if (eq == std::string_view::npos || space == std::string_view::npos) {
+    line = trim(line.substr(4));  // the messages below quote the line from here on
+    const std::optional<RankLine> fields = split_rank_line(line);
+    if (!fields) {
       throw bad("malformed line");
     }
-    const std::optional<std::uint32_t> rank_number = parse_u32(trim(line.substr(0, eq)));
+    const std::optional<std::uint32_t> rank_number = parse_u32(trim(fields->rank));
     if (!rank_number) {
       throw bad("bad rank number");
     }
     const std::uint32_t rank = *rank_number;
-    const std::string host(trim(line.substr(eq + 1, space - eq - 1)));
-    std::string_view slot_text = trim(line.substr(space));
+    const std::string host(trim(fields->host));
+    std::string_view slot_text = trim(fields->rest);
     if (!slot_text.starts_with("slot=")) {
       throw bad("no 'slot='");
     }
@@ -225,11 +242,8 @@ std::vector<std::string> rankfile_hosts(std::string_view text) {
     if (!line.starts_with("rank")) {
       return;
     }
-    line = trim(line.substr(4));
-    const auto eq = line.find('=');
-    const auto space = line.find_first_of(" \t", eq == std::string_view::npos ? 0 : eq);
-    if (eq != std::string_view::npos && space != std::string_view::npos) {
-      hosts.emplace_back(trim(line.substr(eq + 1, space - eq - 1)));
+    if (const std::optional<RankLine> fields = split_rank_line(trim(line.substr(4)))) {
+      hosts.emplace_back(trim(fields->host));
     }
   });
   std::sort(hosts.begin(), hosts.end());
