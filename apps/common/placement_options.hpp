@@ -60,6 +60,18 @@ inline net::Placement make_placement(const topo::Topology& topology, std::uint32
                                  fmt::format("rankfile {}", spec.rankfile));
 }
 
+/// The whole topology the spec `network` (`--network`) describes, its size estimated from the
+/// spec's formulas and reserved in `budget` before it is built (a coordinates file is read with
+/// it). Throws InputError as topo::make_topology() and MemoryBudget::reserve() do.
+inline std::shared_ptr<const topo::Topology> make_whole_topology(std::string_view network,
+                                                                 MemoryBudget& budget) {
+  const topo::TopologySize size = topo::estimate_topology_size(network);
+  budget.reserve(size.bytes,
+                 fmt::format("--network {} ({} nodes, {} links)", network, size.nodes, size.links),
+                 "give a smaller --network");
+  return topo::make_topology(network);
+}
+
 /// A placement and the topology it places ranks on.
 struct PlacedTopology {
   /// The part of the topology the placement's nodes use, or the whole topology.
@@ -80,12 +92,8 @@ inline PlacedTopology make_placed_topology(std::string_view network, std::uint32
                                            const net::PlacementSpec& spec, std::uint32_t ranks_per_node,
                                            std::uint64_t seed, MemoryBudget& budget) {
   if (!topo::has_topology_parts(network)) {
-    const topo::TopologySize size = topo::estimate_topology_size(network);
-    budget.reserve(size.bytes,
-                   fmt::format("the network {} ({} nodes, {} links)", network, size.nodes, size.links),
-                   "give a smaller network");
     PlacedTopology out;
-    out.topology = topo::make_topology(network);
+    out.topology = make_whole_topology(network, budget);
     out.placement = make_placement(*out.topology, ranks, spec, ranks_per_node, seed);
     return out;
   }

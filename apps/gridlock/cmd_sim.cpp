@@ -192,12 +192,7 @@ NetworkRun prepare_network_run(const SimArgs& a, MemoryBudget& budget) {
     (void)topo::topology_info(a.network);
     return run;
   }
-  // Sized from the spec's formulas before it is built (a coordinates file is read with it).
-  const topo::TopologySize size = topo::estimate_topology_size(a.network);
-  budget.reserve(size.bytes,
-                 fmt::format("--network {} ({} nodes, {} links)", a.network, size.nodes, size.links),
-                 "give a smaller --network");
-  run.topology = topo::make_topology(a.network);
+  run.topology = make_whole_topology(a.network, budget);
   return run;
 }
 
