@@ -8,11 +8,13 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "detail/least_squares.hpp"
 #include "detail/stats.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/model/fit_json.hpp"
 
 namespace gridlock::model {
 namespace {
@@ -545,6 +547,10 @@ FitResult fit_sweep(const Sweep& sweep) {
       result.notes.push_back(fmt::format("{}: only measured on 1 rank: no collective model", op));
     }
   }
+  // Times within kMaxTimeUs can still fit to lines outside a fit file's ranges (a steep negative
+  // slope puts the intercept past 10^9 us): refused here, not written for `model predict` to refuse.
+  check_fit_in_range(
+      result, sweep.inputs.empty() ? std::string("sweep") : fmt::format("{}", fmt::join(sweep.inputs, ", ")));
   return result;
 }
 

@@ -25,16 +25,19 @@ Json line_json(const LineFit& f) {
 }
 
 // Ranges of a fit file's values (docs/limits.md): far beyond any measured network, yet finite.
-constexpr double kMaxAbsTimeUs = 1e9;     // 1000 s for one operation
+constexpr double kMaxAbsTimeUs = kMaxTimeUs;
 constexpr double kMaxAbsUsPerByte = 1e3;  // 1 KB/s
 constexpr double kMaxRelErr = 1e6;
 
 class Reader {
  public:
-  explicit Reader(std::string_view name) : name_(name) {}
+  // `hint` ends every message: how to fix the file (or, for a fit checked before it is written,
+  // the sweep it came from).
+  explicit Reader(std::string_view name,
+                  std::string_view hint = "write it again with gridlock model fit --json")
+      : name_(name), hint_(hint) {}
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw InputError(
-        fmt::format("{}: {}: {}; write it again with gridlock model fit --json", name_, where, what));
+    throw InputError(fmt::format("{}: {}: {}; {}", name_, where, what, hint_));
   }
   const Json& at(const Json& j, const char* key, const std::string& where) const {
     if (!j.is_object() || !j.contains(key)) {
@@ -106,6 +109,7 @@ class Reader {
 
  private:
   std::string name_;
+  std::string hint_;
 };
 
 const SeriesFit* pick_series(const FitResult& fit, std::string_view op, std::string_view pair_class) {
@@ -328,19 +332,8 @@ CollectiveFit collective_from_json(const Reader& rd, const Json& j, std::size_t 
   return c;
 }
 
-}  // namespace
-
-FitResult fit_from_json(const Json& doc, std::string_view name) {
-  const Reader rd(name);
-  const Json& ctx = rd.at(doc, "context", "top level");
-  if (ctx.value("schema", "") != schemas::kModelFit.name) {
-    rd.fail("context", fmt::format("schema is not '{}': give a file written by gridlock model fit --json",
-                                   schemas::kModelFit.name));
-  }
-  if (!ctx.contains("schema_version") || ctx["schema_version"] != schemas::kModelFit.version) {
-    rd.fail("context", fmt::format("schema version is not {} (the one this gridlock reads)",
-                                   schemas::kModelFit.version));
-  }
+// Everything of a fit file after its context block, checked as fit_from_json() says.
+FitResult fit_body_from_json(const Reader& rd, const Json& doc) {
   FitResult fit;
   for (const Json& in : rd.array(doc, "inputs", "top level")) {
     fit.inputs.push_back(in.is_string() ? in.get<std::string>() : in.dump());
@@ -366,6 +359,30 @@ FitResult fit_from_json(const Json& doc, std::string_view name) {
     }
   }
   return fit;
+}
+
+}  // namespace
+
+FitResult fit_from_json(const Json& doc, std::string_view name) {
+  const Reader rd(name);
+  const Json& ctx = rd.at(doc, "context", "top level");
+  if (ctx.value("schema", "") != schemas::kModelFit.name) {
+    rd.fail("context", fmt::format("schema is not '{}': give a file written by gridlock model fit --json",
+                                   schemas::kModelFit.name));
+  }
+  if (!ctx.contains("schema_version") || ctx["schema_version"] != schemas::kModelFit.version) {
+    rd.fail("context", fmt::format("schema version is not {} (the one this gridlock reads)",
+                                   schemas::kModelFit.version));
+  }
+  return fit_body_from_json(rd, doc);
+}
+
+void check_fit_in_range(const FitResult& fit, std::string_view name) {
+  const Reader rd(name,
+                  fmt::format("the sweep's times (at most {:g} us each) fit to a line no fit file holds: "
+                              "check its records",
+                              kMaxTimeUs));
+  (void)fit_body_from_json(rd, fit_to_json(fit));
 }
 
 FitResult load_fit(const std::filesystem::path& path) {

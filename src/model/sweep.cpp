@@ -55,8 +55,9 @@ double time_field(const Json& v, std::string_view name, std::size_t index, const
     bad(name, index, fmt::format("{} must be a number of microseconds", what));
   }
   const double t = v.get<double>();
-  if (!std::isfinite(t) || t <= 0) {
-    bad(name, index, fmt::format("{} is {}: times must be positive and finite", what, t));
+  if (!std::isfinite(t) || t <= 0 || t > kMaxTimeUs) {
+    bad(name, index,
+        fmt::format("{} is {}: times must be positive, finite and at most {:g} us", what, t, kMaxTimeUs));
   }
   return t;
 }

@@ -20,6 +20,10 @@ namespace gridlock::model {
 /// a missing field or a parameter that is not a finite number.
 [[nodiscard]] FitResult fit_from_json(const Json& doc, std::string_view name);
 
+/// Throws InputError (named `name`) when a value of `fit` lies outside the ranges fit_from_json()
+/// accepts, so that `gridlock model fit --json` never writes a file `model predict` refuses.
+void check_fit_in_range(const FitResult& fit, std::string_view name);
+
 /// Reads the fit file at `path`. Throws IoError / InputError.
 [[nodiscard]] FitResult load_fit(const std::filesystem::path& path);
 

@@ -14,6 +14,10 @@
 
 namespace gridlock::model {
 
+/// The longest time a sweep or fit file holds for one operation: 10^9 us (1000 s). Longer is no
+/// network's latency, and fits of such times leave the ranges a fit file can hold.
+inline constexpr double kMaxTimeUs = 1e9;
+
 /// What identifies one measured curve: every record with the same key is one point per size.
 struct SeriesKey {
   std::string kind;         ///< `p2p`, `rma` or `collective`.
@@ -55,10 +59,10 @@ struct Sweep {
 };
 
 /// Parses one sweep document (`name` is used in messages). Throws InputError naming the file
-/// and record index: wrong schema, missing or mistyped fields, times that are zero, negative or
-/// not finite, the same (kind, op, size, ranks, pair class, repeat) twice. Failed and skipped
-/// records (v2 `status`) are left out with one warning naming how many; none left is an error.
-/// A cut-short (partial) file gives a warning.
+/// and record index: wrong schema, missing or mistyped fields, times that are zero, negative,
+/// not finite or above kMaxTimeUs, the same (kind, op, size, ranks, pair class, repeat) twice. Failed and
+/// skipped records (v2 `status`) are left out with one warning naming how many; none left is an error. A
+/// cut-short (partial) file gives a warning.
 [[nodiscard]] Sweep parse_sweep(std::string_view text, std::string_view name);
 
 /// Reads and merges sweep files: records of the same key and size from several files are pooled

@@ -46,6 +46,26 @@ TEST(Sweep, PoolsRepeatsByMedianOfMedians) {
   EXPECT_DOUBLE_EQ(s.series[0].points[1].median_us, 2.5);
 }
 
+// Found by model_fuzz: a median of 1.3e17 us was read, fitted and written to a fit file that
+// `model predict` then refused (median_us at most 1e9 us).
+TEST(Sweep, TimesAboveTheFitFileRangeAreRefusedWhenRead) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 8, 2, 1.0).add("p2p", "pingpong", 16, 2, 1.3e17);
+  EXPECT_THAT(parse_error(b), HasSubstr("record 1: time_us.median is 1.3e+17: times must be positive, finite "
+                                        "and at most 1e+09 us"));
+}
+
+// Times within range can still fit to a line a fit file cannot hold (a slope of -1000 us/B puts
+// the intercept at 2e9 us): fit_sweep refuses it instead of returning a fit that cannot be read back.
+TEST(Sweep, FitOutsideTheFitFileRangesIsRefused) {
+  test::SweepBuilder b;
+  b.add("p2p", "pingpong", 1000000, 2, 1e9).add("p2p", "pingpong", 2000000, 2, 1.0);
+  const Sweep sweep = parse_sweep(b.text(), "steep.json");
+  const std::string what = input_error([&] { (void)fit_sweep(sweep); });
+  EXPECT_THAT(what, HasSubstr("'alpha_us' is"));
+  EXPECT_THAT(what, HasSubstr("check its records"));
+}
+
 TEST(Sweep, BadRecordsNameFileAndIndex) {
   {
     test::SweepBuilder b;
@@ -61,7 +81,7 @@ TEST(Sweep, BadRecordsNameFileAndIndex) {
   {
     test::SweepBuilder b;
     b.add("p2p", "pingpong", 8, 2, 0.0);
-    EXPECT_THAT(parse_error(b), HasSubstr("positive and finite"));
+    EXPECT_THAT(parse_error(b), HasSubstr("positive, finite and at most 1e+09 us"));
   }
   {
     test::SweepBuilder b;
