@@ -62,6 +62,14 @@ std::string host_name() {
   return buffer.data();
 }
 
+std::string schema_name_of(const Json& context) {
+  if (!context.is_object()) {
+    return "";
+  }
+  const auto it = context.find("schema");
+  return it != context.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 Json base_context(std::string_view tool, std::string_view schema, int schema_version) {
   Json context;
   context["tool"] = tool;

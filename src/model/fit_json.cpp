@@ -366,7 +366,7 @@ FitResult fit_body_from_json(const Reader& rd, const Json& doc) {
 FitResult fit_from_json(const Json& doc, std::string_view name) {
   const Reader rd(name);
   const Json& ctx = rd.at(doc, "context", "top level");
-  if (ctx.value("schema", "") != schemas::kModelFit.name) {
+  if (schema_name_of(ctx) != schemas::kModelFit.name) {
     rd.fail("context", fmt::format("schema is not '{}': give a file written by gridlock model fit --json",
                                    schemas::kModelFit.name));
   }

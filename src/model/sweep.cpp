@@ -100,7 +100,7 @@ const Json& sweep_records(const Json& doc, std::string_view name) {
     throw InputError(fmt::format("{}: no context block: not a gridlock sweep result; {}", name, kFix));
   }
   const Json& context = doc["context"];
-  if (context.value("schema", "") != schemas::kSweep.name) {
+  if (schema_name_of(context) != schemas::kSweep.name) {
     throw InputError(
         fmt::format("{}: schema is '{}', not 'gridlock.sweep': give the --json output of "
                     "gridlock-bench sweep",

@@ -28,7 +28,7 @@ LoadedInput load_noise_trace(const std::string& source, const std::string& text)
       context[key] = value;
     }
     // The trace's context names the measurement's schema; the section is about the trace.
-    context["measurement_schema"] = context.value("schema", "");
+    context["measurement_schema"] = schema_name_of(context);
     context["schema"] = schemas::kNoiseTrace.name;
     context["schema_version"] = schemas::kNoiseTrace.version;
     Json detours = Json::array();

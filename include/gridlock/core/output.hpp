@@ -28,6 +28,11 @@ using Json = nlohmann::ordered_json;
   return base_context(tool, schema.name, schema.version);
 }
 
+/// The format a read file's context block names (its `"schema"`), or "" when `context` is not an
+/// object or its `schema` is missing or not a string: a reader compares it with the registry
+/// without trusting the file's types (Json::value() throws on a number there).
+[[nodiscard]] std::string schema_name_of(const Json& context);
+
 /// Current UTC time as ISO 8601 (`2026-11-21T13:53:00Z`).
 [[nodiscard]] std::string utc_timestamp();
 

@@ -46,6 +46,17 @@ TEST(Sweep, PoolsRepeatsByMedianOfMedians) {
   EXPECT_DOUBLE_EQ(s.series[0].points[1].median_us, 2.5);
 }
 
+// Found by model_fuzz: a context whose schema is a number threw nlohmann's type_error (an internal
+// error) from the sweep and fit readers instead of naming the wrong schema.
+TEST(Sweep, SchemaThatIsNotAStringIsAnInputError) {
+  EXPECT_THAT(input_error([] {
+                (void)parse_sweep(R"({"context":{"schema":2,"schema_version":2},"records":[]})", "n.json");
+              }),
+              HasSubstr("n.json: schema is '2', not 'gridlock.sweep'"));
+  EXPECT_THAT(input_error([] { (void)fit_from_json(Json::parse(R"({"context":{"schema":7}})"), "f.json"); }),
+              HasSubstr("f.json: context: schema is not 'gridlock.model.fit'"));
+}
+
 // Found by model_fuzz: a median of 1.3e17 us was read, fitted and written to a fit file that
 // `model predict` then refused (median_us at most 1e9 us).
 TEST(Sweep, TimesAboveTheFitFileRangeAreRefusedWhenRead) {
