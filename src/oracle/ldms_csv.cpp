@@ -334,6 +334,129 @@ struct LdmsCsvSource::Impl {
     return std::nullopt;
   }
 
+  // The row's time in seconds (time_format=1 files: Time_msec plus Time_usec), or nullopt after
+  // counting the row malformed and saying why.
+  std::optional<double> row_time(const FileState& state, const std::vector<std::string_view>& fields,
+                                 const std::string& where) {
+    auto time = detail::to_double(fields[state.time_col]);
+    if (!time) {
+      ++malformed_rows;
+      problem(fmt::format("{}: time '{}' is not a number", where, printable_excerpt(fields[state.time_col])));
+      return std::nullopt;
+    }
+    if (state.time_msec) {
+      // time_format=1: Time_msec is milliseconds since the epoch, Time_usec the microseconds beyond.
+      const auto usec =
+          state.usec_col ? detail::to_double(fields[*state.usec_col]) : std::optional<double>(0.0);
+      if (!usec) {
+        ++malformed_rows;
+        problem(fmt::format("{}: Time_usec '{}' is not a number", where,
+                            printable_excerpt(fields[*state.usec_col])));
+        return std::nullopt;
+      }
+      *time = *time * 1e-3 + *usec * 1e-6;
+    }
+    return time;
+  }
+
+  // The link a column of a router's (or a node's HCA's) row describes: traffic and bandwidth count
+  // on the link into the port, credit stalls on the link out of it.
+  std::optional<topo::LinkId> column_link(const Column& c, topo::RouterId router, topo::NodeId node) const {
+    switch (c.quantity) {
+      case Quantity::kUsedBwPct:
+      case Quantity::kBwBytesPerS:
+      case Quantity::kTrafficBytes:
+        return topology.link_in(router, c.port);
+      case Quantity::kCreditStallPct:
+      case Quantity::kCreditStallNs:
+        return topology.link_out(router, c.port);
+      case Quantity::kIbXmitData:
+      case Quantity::kIbXmitWait:
+        return topology.injection_link(node);
+      case Quantity::kIbRcvData:
+        return topology.ejection_link(node);
+      case Quantity::kNone:
+        break;
+    }
+    return std::nullopt;
+  }
+
+  // A counter column's value: the delta since the producer's last row (wraps and resets tracked),
+  // added as bytes or stall seconds over the counter's own interval.
+  void add_counter_value(const Column& c, std::string_view field, double value, double time,
+                         topo::LinkId link, const std::string& producer, const std::string& where,
+                         MetricStore& store) {
+    const auto raw = detail::to_u64(field);
+    auto& tracker = counters.try_emplace({producer, c.name}, options.counter_bits).first->second;
+    const auto delta = tracker.update(time, raw ? *raw : static_cast<std::uint64_t>(value));
+    store.note_counter_event(delta.event);
+    if (delta.event == CounterTracker::Event::kWrap) {
+      ++counter_wraps;
+    } else if (delta.event == CounterTracker::Event::kReset) {
+      ++counter_resets;
+      problem(
+          fmt::format("{}: counter '{}' of {} went back (reset); interval skipped", where, c.name, producer));
+    }
+    if (delta.event != CounterTracker::Event::kDelta && delta.event != CounterTracker::Event::kWrap) {
+      return;
+    }
+    const double d = delta.delta * c.scale;
+    if (c.quantity == Quantity::kTrafficBytes || c.quantity == Quantity::kIbXmitData ||
+        c.quantity == Quantity::kIbRcvData) {
+      const double bytes = c.quantity == Quantity::kTrafficBytes ? d : d * 4;
+      if (const auto kept = checked(bytes, delta.interval_s, store.capacity(link), false, where, c.name,
+                                    producer, true, "")) {
+        store.add_bytes(link, time, delta.interval_s, *kept);
+      } else {
+        store.note_counter_event(CounterTracker::Event::kReset);
+      }
+      return;
+    }
+    const bool xmit_wait = c.quantity == Quantity::kIbXmitWait;
+    const double seconds = xmit_wait ? options.ib_xmit_wait.seconds(d, store.capacity(link)) : d * 1e-9;
+    if (std::isnan(seconds)) {
+      problem(fmt::format("{}: '{}' of {} counts {} per increment, but the link's capacity is unknown", where,
+                          c.name, producer, options.ib_xmit_wait.to_string()));
+    } else if (const auto kept = checked(seconds, delta.interval_s, 0, true, where, c.name, producer, true,
+                                         xmit_wait ? fmt::format(" (is --ib-xmit-wait-unit {} right?)",
+                                                                 options.ib_xmit_wait.to_string())
+                                                   : std::string())) {
+      store.add_stall(link, time, delta.interval_s, *kept);
+    } else {
+      store.note_counter_event(CounterTracker::Event::kReset);
+    }
+  }
+
+  // One column's value of a row: a rate or percentage over the producer's sampling interval, or a
+  // counter (add_counter_value()).
+  void add_value(const Column& c, std::string_view field, double value, double time, double interval,
+                 topo::LinkId link, const std::string& producer, const std::string& where,
+                 MetricStore& store) {
+    const double v = value * c.scale;
+    switch (c.quantity) {
+      case Quantity::kUsedBwPct:
+      case Quantity::kBwBytesPerS: {
+        const double capacity = store.capacity(link);
+        const double bytes =
+            c.quantity == Quantity::kUsedBwPct ? v / 100 * capacity * interval : v * interval;
+        if (const auto kept = checked(bytes, interval, capacity, false, where, c.name, producer, false,
+                                      " (is the topology's link capacity right?)")) {
+          store.add_bytes(link, time, interval, *kept);
+        }
+        break;
+      }
+      case Quantity::kCreditStallPct:
+        if (const auto kept = checked(v / 100 * interval, interval, 0, true, where, c.name, producer, false,
+                                      " (is the column's unit right? '(% x1e6)' is percent times 1e6)")) {
+          store.add_stall(link, time, interval, *kept);
+        }
+        break;
+      default:
+        add_counter_value(c, field, value, time, link, producer, where, store);
+        break;
+    }
+  }
+
   void process_row(FileState& state, std::string_view line, const std::string& where, MetricStore& store) {
     auto& fields = row_fields;
     if (!split_csv(line, fields, storage)) {
@@ -346,23 +469,9 @@ struct LdmsCsvSource::Impl {
       problem(fmt::format("{}: {} fields, the header has {}", where, fields.size(), state.columns.size()));
       return;
     }
-    auto time = detail::to_double(fields[state.time_col]);
+    const auto time = row_time(state, fields, where);
     if (!time) {
-      ++malformed_rows;
-      problem(fmt::format("{}: time '{}' is not a number", where, printable_excerpt(fields[state.time_col])));
       return;
-    }
-    if (state.time_msec) {
-      // time_format=1: Time_msec is milliseconds since the epoch, Time_usec the microseconds beyond.
-      const auto usec =
-          state.usec_col ? detail::to_double(fields[*state.usec_col]) : std::optional<double>(0.0);
-      if (!usec) {
-        ++malformed_rows;
-        problem(fmt::format("{}: Time_usec '{}' is not a number", where,
-                            printable_excerpt(fields[*state.usec_col])));
-        return;
-      }
-      *time = *time * 1e-3 + *usec * 1e-6;
     }
     const std::string producer(detail::trim(fields[state.producer_col]));
     const auto node = topology.find_node(producer);
@@ -393,95 +502,12 @@ struct LdmsCsvSource::Impl {
                             printable_excerpt(fields[i])));
         continue;
       }
-      std::optional<topo::LinkId> link;
-      switch (c.quantity) {
-        case Quantity::kUsedBwPct:
-        case Quantity::kBwBytesPerS:
-        case Quantity::kTrafficBytes:
-          link = topology.link_in(router, c.port);
-          break;
-        case Quantity::kCreditStallPct:
-        case Quantity::kCreditStallNs:
-          link = topology.link_out(router, c.port);
-          break;
-        case Quantity::kIbXmitData:
-        case Quantity::kIbXmitWait:
-          link = topology.injection_link(*node);
-          break;
-        case Quantity::kIbRcvData:
-          link = topology.ejection_link(*node);
-          break;
-        case Quantity::kNone:
-          break;
-      }
+      const std::optional<topo::LinkId> link = column_link(c, router, *node);
       if (!link) {
         ++unmapped_values;
         continue;
       }
-      const double v = *value * c.scale;
-      switch (c.quantity) {
-        case Quantity::kUsedBwPct:
-        case Quantity::kBwBytesPerS: {
-          const double capacity = store.capacity(*link);
-          const double bytes =
-              c.quantity == Quantity::kUsedBwPct ? v / 100 * capacity * interval : v * interval;
-          if (const auto kept = checked(bytes, interval, capacity, false, where, c.name, producer, false,
-                                        " (is the topology's link capacity right?)")) {
-            store.add_bytes(*link, *time, interval, *kept);
-          }
-          break;
-        }
-        case Quantity::kCreditStallPct:
-          if (const auto kept = checked(v / 100 * interval, interval, 0, true, where, c.name, producer, false,
-                                        " (is the column's unit right? '(% x1e6)' is percent times 1e6)")) {
-            store.add_stall(*link, *time, interval, *kept);
-          }
-          break;
-        default: {
-          const auto raw = detail::to_u64(fields[i]);
-          auto& tracker = counters.try_emplace({producer, c.name}, options.counter_bits).first->second;
-          const auto delta = tracker.update(*time, raw ? *raw : static_cast<std::uint64_t>(*value));
-          store.note_counter_event(delta.event);
-          if (delta.event == CounterTracker::Event::kWrap) {
-            ++counter_wraps;
-          } else if (delta.event == CounterTracker::Event::kReset) {
-            ++counter_resets;
-            problem(fmt::format("{}: counter '{}' of {} went back (reset); interval skipped", where, c.name,
-                                producer));
-          }
-          if (delta.event != CounterTracker::Event::kDelta && delta.event != CounterTracker::Event::kWrap) {
-            break;
-          }
-          const double d = delta.delta * c.scale;
-          if (c.quantity == Quantity::kTrafficBytes || c.quantity == Quantity::kIbXmitData ||
-              c.quantity == Quantity::kIbRcvData) {
-            const double bytes = c.quantity == Quantity::kTrafficBytes ? d : d * 4;
-            if (const auto kept = checked(bytes, delta.interval_s, store.capacity(*link), false, where,
-                                          c.name, producer, true, "")) {
-              store.add_bytes(*link, *time, delta.interval_s, *kept);
-            } else {
-              store.note_counter_event(CounterTracker::Event::kReset);
-            }
-            break;
-          }
-          const bool xmit_wait = c.quantity == Quantity::kIbXmitWait;
-          const double seconds =
-              xmit_wait ? options.ib_xmit_wait.seconds(d, store.capacity(*link)) : d * 1e-9;
-          if (std::isnan(seconds)) {
-            problem(fmt::format("{}: '{}' of {} counts {} per increment, but the link's capacity is unknown",
-                                where, c.name, producer, options.ib_xmit_wait.to_string()));
-          } else if (const auto kept =
-                         checked(seconds, delta.interval_s, 0, true, where, c.name, producer, true,
-                                 xmit_wait ? fmt::format(" (is --ib-xmit-wait-unit {} right?)",
-                                                         options.ib_xmit_wait.to_string())
-                                           : std::string())) {
-            store.add_stall(*link, *time, delta.interval_s, *kept);
-          } else {
-            store.note_counter_event(CounterTracker::Event::kReset);
-          }
-          break;
-        }
-      }
+      add_value(c, fields[i], *value, *time, interval, *link, producer, where, store);
     }
   }
 
