@@ -3,6 +3,7 @@
 #include <otf2/otf2.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,9 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -363,6 +367,146 @@ std::string anchor_of(const std::filesystem::path& path) {
   return path.string();
 }
 
+// A callback that decodes nothing of its own: OTF2 has decoded the record to call it.
+template <typename... Args>
+OTF2_CallbackCode ignore_record(Args... /*record*/) {
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// Registers `real`, or in a probe (refuse_if_otf2_crashes()) a callback of the same type that
+// ignores the record: one list of the records gridlock reads serves both.
+template <typename Callbacks, typename Setter, typename... Args>
+void set_callback(Callbacks* callbacks, Setter setter, OTF2_CallbackCode (*real)(Args...), bool probe) {
+  (void)setter(callbacks, probe ? &ignore_record<Args...> : real);
+}
+
+// The global definition callbacks (the locations always: a probe needs them to read the events).
+void register_definitions(OTF2_GlobalDefReaderCallbacks* cb, bool probe) {
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetStringCallback, on_string, probe);
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback, on_clock, probe);
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetLocationCallback, on_location, false);
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetGroupCallback, on_group, probe);
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetCommCallback, on_comm, probe);
+  set_callback(cb, OTF2_GlobalDefReaderCallbacks_SetRegionCallback, on_region, probe);
+}
+
+// The event callbacks of the records gridlock converts.
+void register_events(OTF2_EvtReaderCallbacks* cb, bool probe) {
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetEnterCallback, on_enter, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetLeaveCallback, on_leave, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiSendCallback, on_send, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiIsendCallback, on_isend, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback, on_isend_complete, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback, on_irecv_request, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiRecvCallback, on_recv, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiIrecvCallback, on_irecv, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback, on_cancelled, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback, on_coll_begin, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback, on_coll_end, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback, on_nbc_request, probe);
+  set_callback(cb, OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback, on_nbc_complete, probe);
+}
+
+// What the probe's child reports: 0 the archive read, kProbeRefused OTF2 (or a file check) refused
+// it with an error the real read will name. Any other end is a crash.
+constexpr int kProbeRefused = 3;
+
+// Reads the whole archive at `anchor` (`base`: its name without .otf2) with callbacks that ignore
+// every record, as the child of refuse_if_otf2_crashes().
+int probe_archive(const std::string& anchor, const std::string& base) noexcept {
+  try {
+    const ErrorCapture capture;
+    Reader reader(anchor);
+    if (reader.get() == nullptr || OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()) != OTF2_SUCCESS) {
+      return kProbeRefused;
+    }
+    OTF2_GlobalDefReader* global = OTF2_Reader_GetGlobalDefReader(reader.get());
+    if (global == nullptr) {
+      return kProbeRefused;
+    }
+    RawDefinitions raw;
+    {
+      const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
+          OTF2_GlobalDefReaderCallbacks_New()};
+      register_definitions(cb.ptr, true);
+      if (OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw) != OTF2_SUCCESS) {
+        return kProbeRefused;
+      }
+    }
+    std::uint64_t read = 0;
+    if (OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), global, &read) != OTF2_SUCCESS) {
+      return kProbeRefused;
+    }
+    for (const auto& [location, events] : raw.location_events) {
+      const std::string stem = fmt::format("{}/{}", base, location);
+      check_archive_file(stem + ".def", "OTF2 local definitions", kMaxDefinitionBytes);
+      check_archive_file(stem + ".evt", "OTF2 event file", kMaxEventFileBytes);
+      if (OTF2_Reader_SelectLocation(reader.get(), location) != OTF2_SUCCESS) {
+        return kProbeRefused;
+      }
+    }
+    const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(reader.get()) != OTF2_SUCCESS) {
+      return kProbeRefused;
+    }
+    for (const auto& [location, events] : raw.location_events) {
+      if (have_local_defs) {
+        if (OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), location); defs != nullptr) {
+          (void)OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
+          OTF2_Reader_CloseDefReader(reader.get(), defs);
+        }
+      }
+      OTF2_EvtReader* evt = OTF2_Reader_GetEvtReader(reader.get(), location);
+      if (evt == nullptr) {
+        continue;
+      }
+      const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> cb{OTF2_EvtReaderCallbacks_New()};
+      register_events(cb.ptr, true);
+      if (OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, cb.ptr, nullptr) == OTF2_SUCCESS) {
+        (void)OTF2_Reader_ReadLocalEvents(reader.get(), evt, OTF2_UNDEFINED_UINT64, &read);
+      }
+      OTF2_Reader_CloseEvtReader(reader.get(), evt);
+    }
+    return 0;
+  } catch (...) {  // a file check refused it: the real read says which
+    return kProbeRefused;
+  }
+}
+
+// Debian's OTF2 decodes a record without checking it against the chunk it sits in: a corrupt
+// definitions or event file makes it read past its buffer and die (SIGSEGV in
+// OTF2_Buffer_ReadUint64, found by trace_fuzz). A system library cannot be fixed here, and a crash
+// is never the answer to bad input, so the archive is first read whole in a child process with
+// callbacks that ignore every record (OTF2 decodes each record it hands over, so the child meets
+// what the real read would). If the child dies, the archive is refused with a message; if it reads
+// or OTF2 reports an error, the real read follows in this process. Costs a second read of the
+// archive; without a child (fork fails) the read goes on as before.
+void refuse_if_otf2_crashes(const std::string& anchor, const std::string& base) {
+  std::fflush(nullptr);  // the child must not write the parent's buffered output a second time
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    return;
+  }
+  if (pid == 0) {
+    ::_exit(probe_archive(anchor, base));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return;
+    }
+  }
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kProbeRefused)) {
+    return;
+  }
+  throw InputError(
+      fmt::format("{}: the OTF2 library crashed reading this archive ({}): one of its files (traces.def, "
+                  "traces/*.def, traces/*.evt) is corrupt, truncated or overwritten; trace the run again",
+                  anchor,
+                  WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
+                                      : fmt::format("exit status {}", WEXITSTATUS(status))));
+}
+
 class Otf2Trace final : public TraceReader {
  public:
   explicit Otf2Trace(const std::filesystem::path& path) : anchor_(anchor_of(path)) {
@@ -389,6 +533,7 @@ class Otf2Trace final : public TraceReader {
     check_archive_file(anchor_, "OTF2 anchor file", kMaxAnchorBytes);
     check_archive_file(archive_base() + ".def", "OTF2 global definitions", kMaxDefinitionBytes);
     info_.path = anchor_;
+    refuse_if_otf2_crashes(anchor_, archive_base());
     read_definitions();
   }
 
@@ -434,7 +579,7 @@ class Otf2Trace final : public TraceReader {
       {
         const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> callbacks{
             OTF2_EvtReaderCallbacks_New()};
-        register_events(callbacks.ptr);
+        register_events(callbacks.ptr, false);
         check(OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, callbacks.ptr, &data), where,
               "cannot register the event callbacks");
       }
@@ -455,22 +600,6 @@ class Otf2Trace final : public TraceReader {
   // files `<base>/<location>.evt` and `.def`.
   [[nodiscard]] std::string archive_base() const {
     return std::filesystem::path(anchor_).replace_extension().string();
-  }
-
-  static void register_events(OTF2_EvtReaderCallbacks* cb) {
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_cancelled);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
   }
 
   void read_definitions() {
@@ -495,12 +624,7 @@ class Otf2Trace final : public TraceReader {
     {
       const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
           OTF2_GlobalDefReaderCallbacks_New()};
-      OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb.ptr, on_string);
-      OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb.ptr, on_clock);
-      OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb.ptr, on_location);
-      OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb.ptr, on_group);
-      OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb.ptr, on_comm);
-      OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb.ptr, on_region);
+      register_definitions(cb.ptr, false);
       check(OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw), anchor_,
             "cannot register the definition callbacks");
     }
