@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -28,49 +29,44 @@ Json loop_to_json(const LoopCounts& loop) {
       fmt::format("gridlock-bench parameters: \"{}\" is {}; give {}", key, value.dump(), accepted));
 }
 
-// Reads parameters[key] into `out` when present.
-void read_uint(const Json& parameters, std::string_view key, std::uint64_t& out) {
-  const auto it = parameters.find(std::string(key));
-  if (it == parameters.end()) {
-    return;
+// Whether a JSON value holds a T, and the words for what is accepted.
+template <typename T>
+bool holds(const Json& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.is_boolean();
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+    return value.is_number_unsigned();
+  } else if constexpr (std::is_same_v<T, double>) {
+    return value.is_number();
+  } else {
+    return value.is_string();
   }
-  if (!it->is_number_unsigned()) {
-    bad_value(key, *it, "a non-negative integer");
-  }
-  out = it->get<std::uint64_t>();
 }
 
-void read_double(const Json& parameters, std::string_view key, double& out) {
-  const auto it = parameters.find(std::string(key));
-  if (it == parameters.end()) {
-    return;
+template <typename T>
+std::string_view accepted() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "true or false";
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+    return "a non-negative integer";
+  } else if constexpr (std::is_same_v<T, double>) {
+    return "a number";
+  } else {
+    return "a string";
   }
-  if (!it->is_number()) {
-    bad_value(key, *it, "a number");
-  }
-  out = it->get<double>();
 }
 
-void read_bool(const Json& parameters, std::string_view key, bool& out) {
-  const auto it = parameters.find(std::string(key));
-  if (it == parameters.end()) {
+// Reads object[key] into `out` when present; messages call the key `shown`.
+template <typename T>
+void read(const Json& object, std::string_view key, T& out, std::string_view shown = {}) {
+  const auto it = object.find(std::string(key));
+  if (it == object.end()) {
     return;
   }
-  if (!it->is_boolean()) {
-    bad_value(key, *it, "true or false");
+  if (!holds<T>(*it)) {
+    bad_value(shown.empty() ? key : shown, *it, accepted<T>());
   }
-  out = it->get<bool>();
-}
-
-void read_string(const Json& parameters, std::string_view key, std::string& out) {
-  const auto it = parameters.find(std::string(key));
-  if (it == parameters.end()) {
-    return;
-  }
-  if (!it->is_string()) {
-    bad_value(key, *it, "a string");
-  }
-  out = it->get<std::string>();
+  out = it->template get<T>();
 }
 
 void read_loop(const Json& parameters, std::string_view key, LoopCounts& out) {
@@ -84,14 +80,7 @@ void read_loop(const Json& parameters, std::string_view key, LoopCounts& out) {
   const std::string prefix(key);
   for (auto [name, field] : {std::pair{"measurements", &out.measurements}, std::pair{"rings", &out.rings},
                              std::pair{"iterations", &out.iterations}, std::pair{"warmup", &out.warmup}}) {
-    const auto f = it->find(name);
-    if (f == it->end()) {
-      continue;
-    }
-    if (!f->is_number_unsigned()) {
-      bad_value(prefix + "." + name, *f, "a non-negative integer");
-    }
-    *field = f->get<std::uint64_t>();
+    read(*it, name, *field, prefix + "." + name);
   }
 }
 
@@ -185,23 +174,23 @@ Options options_from_json(const Json& parameters) {
               std::array{std::pair{std::string_view("load"), Mode::kLoad},
                          std::pair{std::string_view("network"), Mode::kNetwork}},
               o.mode);
-  read_bool(parameters, "quick", o.quick);
-  read_uint(parameters, "virtual_nodes", o.virtual_nodes);
-  read_uint(parameters, "ranks_per_node_option", o.ranks_per_node);
-  read_double(parameters, "canary_fraction", o.canary_fraction);
+  read(parameters, "quick", o.quick);
+  read(parameters, "virtual_nodes", o.virtual_nodes);
+  read(parameters, "ranks_per_node_option", o.ranks_per_node);
+  read(parameters, "canary_fraction", o.canary_fraction);
   if (const auto it = parameters.find("congestors"); it != parameters.end()) {
     o.congestors = read_congestors(*it);
   }
-  read_bool(parameters, "each_congestor", o.each_congestor);
+  read(parameters, "each_congestor", o.each_congestor);
   read_loop(parameters, "latency", o.latency);
   read_loop(parameters, "bandwidth", o.bandwidth);
   read_loop(parameters, "allreduce", o.allreduce);
   read_loop(parameters, "alltoall", o.alltoall);
-  read_uint(parameters, "latency_bytes", o.latency_bytes);
-  read_uint(parameters, "bandwidth_bytes", o.bandwidth_bytes);
-  read_uint(parameters, "bandwidth_outstanding", o.bandwidth_outstanding);
-  read_uint(parameters, "allreduce_bytes", o.allreduce_bytes);
-  read_uint(parameters, "alltoall_bytes", o.alltoall_bytes);
+  read(parameters, "latency_bytes", o.latency_bytes);
+  read(parameters, "bandwidth_bytes", o.bandwidth_bytes);
+  read(parameters, "bandwidth_outstanding", o.bandwidth_outstanding);
+  read(parameters, "allreduce_bytes", o.allreduce_bytes);
+  read(parameters, "alltoall_bytes", o.alltoall_bytes);
   read_choice(parameters, "recv_buffers",
               std::array{std::pair{recv_buffers_key(RecvBuffers::kShared), RecvBuffers::kShared},
                          std::pair{recv_buffers_key(RecvBuffers::kSeparate), RecvBuffers::kSeparate}},
@@ -215,14 +204,14 @@ Options options_from_json(const Json& parameters) {
               std::array{std::pair{average_key(Average::kBlocks), Average::kBlocks},
                          std::pair{average_key(Average::kSamples), Average::kSamples}},
               o.average);
-  read_uint(parameters, "congestor_bytes", o.congestor_bytes);
-  read_uint(parameters, "allreduce_congestor_bytes", o.allreduce_congestor_bytes);
-  read_uint(parameters, "congestor_warmup", o.congestor_warmup);
-  read_uint(parameters, "congestor_check", o.congestor_check);
-  read_double(parameters, "test_timeout_s", o.test_timeout_s);
-  read_double(parameters, "deadline_s", o.deadline_s);
-  read_string(parameters, "json", o.json_path);
-  read_string(parameters, "csv_dir", o.csv_dir);
+  read(parameters, "congestor_bytes", o.congestor_bytes);
+  read(parameters, "allreduce_congestor_bytes", o.allreduce_congestor_bytes);
+  read(parameters, "congestor_warmup", o.congestor_warmup);
+  read(parameters, "congestor_check", o.congestor_check);
+  read(parameters, "test_timeout_s", o.test_timeout_s);
+  read(parameters, "deadline_s", o.deadline_s);
+  read(parameters, "json", o.json_path);
+  read(parameters, "csv_dir", o.csv_dir);
   return o;
 }
 
