@@ -49,6 +49,12 @@ constexpr std::uint64_t kBandwidthBytes = gpcnet::kDefaultBandwidthBytes;
 constexpr std::uint64_t kBandwidthOutstanding = gpcnet::kDefaultBandwidthOutstanding;
 constexpr std::uint64_t kAllreduceBytes = gpcnet::kDefaultAllreduceBytes;
 constexpr std::uint64_t kCongestorBytes = gpcnet::kDefaultCongestorBytes;
+// Timed iterations per block: GPCNeT's for BW+Sync and the allreduce (list-initialised: a default
+// that did not fit 32 bits would not compile); the latency canary's 50 (GPCNeT: 200) keep the
+// default study short.
+constexpr std::uint32_t kLatencyIterations = 50;
+constexpr std::uint32_t kBandwidthIterations{gpcnet::kDefaultBandwidthLoop.iterations};
+constexpr std::uint32_t kAllreduceIterations{gpcnet::kDefaultAllreduceLoop.iterations};
 // One-sided control messages (a put's completion ack, a get's request): one NIC packet.
 constexpr std::uint64_t kControlBytes = 8;
 
@@ -390,13 +396,13 @@ CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   CanaryLoop loop;
   switch (kind) {
     case CanaryKind::kLatency:
-      loop = CanaryLoop{options.rings, 1, 50};
+      loop = CanaryLoop{options.rings, 1, kLatencyIterations};
       break;
     case CanaryKind::kBandwidth:
-      loop = CanaryLoop{options.rings, 1, 8};
+      loop = CanaryLoop{options.rings, 1, kBandwidthIterations};
       break;
     case CanaryKind::kAllreduce:
-      loop = CanaryLoop{1, 1, 200};
+      loop = CanaryLoop{1, 1, kAllreduceIterations};
       break;
   }
   if (options.iterations > 0) {
