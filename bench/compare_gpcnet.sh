@@ -139,7 +139,7 @@ import json, os, re, statistics, sys
 out, ranks, modes, runs, profile = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
 
 def tables(text):
-    """GPCNeT-style tables: title -> {row name: [cells]} (the parser of tests/golden/bench)."""
+    """GPCNeT-style tables: title -> {row name: [cells]} (the parser of tests/golden/gpcnet)."""
     result, title, after_outer = {}, None, False
     for line in text.splitlines():
         if re.fullmatch(r"\+-+\+", line):

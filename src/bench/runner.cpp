@@ -19,9 +19,9 @@
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
-#include "gridlock/bench/options_json.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/gpcnet/options_json.hpp"
 #include "gridlock/gpcnet/results_json.hpp"
 #include "gridlock/gpcnet/roles.hpp"
 
@@ -29,6 +29,7 @@ namespace gridlock::bench {
 
 // gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
 using gpcnet::CanaryResult;
+using gpcnet::CanarySpec;
 using gpcnet::congestor_key;
 using gpcnet::CongestorResult;
 using gpcnet::CongestorType;
@@ -48,7 +49,6 @@ using gpcnet::write_histogram_csvs;
 namespace {
 
 using detail::CanaryKernel;
-using detail::CanarySpec;
 using detail::Comm;
 using detail::CongestorKernel;
 
@@ -183,11 +183,11 @@ LocalCanary measure_canary(const RunState& s, const CanarySpec& spec, CanaryKern
         r.timed_out = true;
         break;
       }
-      if (spec.rings == detail::RingKind::kRandom) {
+      if (spec.rings == gpcnet::RingKind::kRandom) {
         // The same ring index gives the same ring in every pass (isolated and loaded).
         const auto nb = random_ring_neighbours(size, me, ring_seed, n);
         kernel.set_peers(static_cast<int>(nb.left), static_cast<int>(nb.right));
-      } else if (spec.rings == detail::RingKind::kNatural) {
+      } else if (spec.rings == gpcnet::RingKind::kNatural) {
         kernel.set_peers(static_cast<int>((me + size - 1) % size), static_cast<int>((me + 1) % size));
       }
       for (std::uint64_t w = 0; w < loop.warmup; ++w) {
@@ -342,7 +342,7 @@ Json make_context(const RunState& s) {
   context["virtual_nodes"] = s.layout.virtual_nodes();
   context["seed"] = s.seed;
   context["seed_source"] = s.seed_from_time ? "time" : (s.options.seed ? "option" : "simulation default");
-  context["parameters"] = options_to_json(s.options);
+  context["parameters"] = gpcnet::options_to_json(s.options);
   return context;
 }
 
@@ -421,7 +421,7 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   s.slice_size = slice_size;
   s.progress = !options.quiet && (options.verbose || ::isatty(STDERR_FILENO) != 0);
 
-  const std::vector<CanarySpec> specs = detail::canary_specs(options);
+  const std::vector<CanarySpec> specs = gpcnet::canary_specs(options);
   std::vector<std::unique_ptr<CanaryKernel>> canary_kernels;
   std::unique_ptr<CongestorKernel> congestor_kernel;
   // One slice at a time: RMA windows of slices made by one split collide in Open MPI 4.1.

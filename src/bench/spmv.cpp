@@ -12,10 +12,10 @@
 
 #include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
-#include "detail/table.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/gpcnet/table.hpp"
 
 #include "gridlock/bench/remap.hpp"
 #include "gridlock/mapping/allocation.hpp"
@@ -31,7 +31,7 @@ using gpcnet::Options;
 
 namespace {
 
-using gpcnet::detail::kInnerBar;
+using gpcnet::kInnerBar;
 
 // The six faces: dimension d = face / 2, side -1 (even) or +1 (odd).
 constexpr int kFaces = 6;
@@ -459,9 +459,9 @@ Json congestors_json(const std::vector<CongestorResult>& results) {
   return list;
 }
 
-void print_title(std::string_view title) { gpcnet::detail::print_table_title(stdout, title); }
+void print_title(std::string_view title) { gpcnet::print_table_title(stdout, title); }
 
-std::string cell(double value) { return gpcnet::detail::table_cell(value, 12); }
+std::string cell(double value) { return gpcnet::table_cell(value, 12); }
 
 // The JSON record of write_spmv_outputs.
 void write_spmv_json(const SpmvOptions& options, const SpmvReport& report) {

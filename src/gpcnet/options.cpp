@@ -1,7 +1,6 @@
 #include "gridlock/gpcnet/options.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 
@@ -9,27 +8,14 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/gpcnet/suite.hpp"
 
 namespace gridlock::gpcnet {
 namespace {
 
-struct CongestorName {
-  CongestorType type;
-  std::string_view key;
-  std::string_view title;
-};
-
-constexpr std::array<CongestorName, 5> kCongestorNames{{
-    {CongestorType::kAllToAll, "a2a", "All-to-all"},
-    {CongestorType::kP2pIncast, "p2p-incast", "P2P Incast"},
-    {CongestorType::kRmaIncast, "rma-incast", "RMA Incast"},
-    {CongestorType::kRmaBcast, "rma-bcast", "RMA Bcast"},
-    {CongestorType::kAllreduce, "allreduce", "Allreduce"},
-}};
-
 std::string valid_congestor_keys() {
   std::string keys;
-  for (const auto& n : kCongestorNames) {
+  for (const auto& n : congestor_tests()) {
     keys += keys.empty() ? "" : ",";
     keys += n.key;
   }
@@ -53,7 +39,7 @@ void validate_loop(const LoopCounts& loop, std::string_view name) {
 }  // namespace
 
 std::string_view congestor_key(CongestorType type) noexcept {
-  for (const auto& n : kCongestorNames) {
+  for (const auto& n : congestor_tests()) {
     if (n.type == type) {
       return n.key;
     }
@@ -62,7 +48,7 @@ std::string_view congestor_key(CongestorType type) noexcept {
 }
 
 std::string_view congestor_title(CongestorType type) noexcept {
-  for (const auto& n : kCongestorNames) {
+  for (const auto& n : congestor_tests()) {
     if (n.type == type) {
       return n.title;
     }
@@ -73,9 +59,10 @@ std::string_view congestor_title(CongestorType type) noexcept {
 std::vector<CongestorType> parse_congestor_list(std::string_view text) {
   std::vector<CongestorType> result;
   for (const std::string_view item : split(text, ',')) {
-    const auto* found = std::find_if(kCongestorNames.begin(), kCongestorNames.end(),
-                                     [&](const CongestorName& n) { return n.key == item; });
-    if (found == kCongestorNames.end()) {
+    const auto tests = congestor_tests();
+    const auto found =
+        std::find_if(tests.begin(), tests.end(), [&](const CongestorTest& n) { return n.key == item; });
+    if (found == tests.end()) {
       throw InputError(fmt::format("invalid --congestors '{}': unknown congestor '{}' (valid: {})", text,
                                    item, valid_congestor_keys()));
     }

@@ -1,28 +1,26 @@
 #include "gridlock/gpcnet/results.hpp"
 
-#include "detail/table.hpp"
-
 #include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/gpcnet/table.hpp"
 
 namespace gridlock::gpcnet {
 namespace fs = std::filesystem;
 
 namespace {
 
-using detail::kInnerBar;
 constexpr std::string_view kImpactBar =
     "+---------------------------------+----------------------+---------------------+";
 
-std::string cell(double value, int width) { return detail::table_cell(value, width); }
+std::string cell(double value, int width) { return table_cell(value, width); }
 
 std::string truncate(std::string_view text, std::size_t width) { return std::string(text.substr(0, width)); }
 
-void print_title(std::FILE* out, std::string_view title) { detail::print_table_title(out, title); }
+void print_title(std::FILE* out, std::string_view title) { print_table_title(out, title); }
 
 void print_canary_table(std::FILE* out, std::string_view title, const std::vector<CanaryResult>& rows,
                         Average average) {

@@ -12,8 +12,8 @@
 namespace gridlock::net {
 namespace {
 
-// The table layout of gridlock-bench's GPCNeT tables (src/gpcnet/detail/table.hpp, private to
-// gridlock::gpcnet): 80 characters, a name column and three.
+// The table layout of gridlock-bench's GPCNeT tables (include/gridlock/gpcnet/table.hpp; net
+// does not link gridlock::gpcnet): 80 characters, a name column and three.
 constexpr std::string_view kOuterBar =
     "+------------------------------------------------------------------------------+";
 constexpr std::string_view kInnerBar =

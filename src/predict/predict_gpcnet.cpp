@@ -18,6 +18,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/stats.hpp"
+#include "gridlock/gpcnet/suite.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/params_json.hpp"
@@ -42,11 +43,18 @@ using gpcnet::CongestorType;
 
 constexpr std::uint64_t kPsPerUs = 1'000'000;
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr std::uint64_t kLatencyBytes = 8;
-constexpr std::uint64_t kBandwidthBytes = std::uint64_t{128} * 1024;
-constexpr std::uint32_t kBandwidthOutstanding = 8;
-constexpr std::uint64_t kAllreduceBytes = 8;
-constexpr std::uint64_t kCongestorBytes = 4096;
+// GPCNeT's default sizes (gridlock::gpcnet), which gridlock-bench runs too.
+constexpr std::uint64_t kLatencyBytes = gpcnet::kDefaultLatencyBytes;
+constexpr std::uint64_t kBandwidthBytes = gpcnet::kDefaultBandwidthBytes;
+constexpr std::uint64_t kBandwidthOutstanding = gpcnet::kDefaultBandwidthOutstanding;
+constexpr std::uint64_t kAllreduceBytes = gpcnet::kDefaultAllreduceBytes;
+constexpr std::uint64_t kCongestorBytes = gpcnet::kDefaultCongestorBytes;
+// Timed iterations per block: GPCNeT's for BW+Sync and the allreduce (list-initialised: a default
+// that did not fit 32 bits would not compile); the latency canary's 50 (GPCNeT: 200) keep the
+// default study short.
+constexpr std::uint32_t kLatencyIterations = 50;
+constexpr std::uint32_t kBandwidthIterations{gpcnet::kDefaultBandwidthLoop.iterations};
+constexpr std::uint32_t kAllreduceIterations{gpcnet::kDefaultAllreduceLoop.iterations};
 // One-sided control messages (a put's completion ack, a get's request): one NIC packet.
 constexpr std::uint64_t kControlBytes = 8;
 
@@ -107,8 +115,8 @@ std::vector<std::uint32_t> build_canary_rank(sim::ScheduleBuilder& b, const std:
       } else {
         const bool bw = shape.kind == CanaryKind::kBandwidth;
         const std::uint64_t bytes = bw ? kBandwidthBytes : kLatencyBytes;
-        const std::uint32_t rounds = bw ? kBandwidthOutstanding : 1;
-        for (std::uint32_t k = 0; k < rounds; ++k) {
+        const std::uint64_t rounds = bw ? kBandwidthOutstanding : 1;
+        for (std::uint64_t k = 0; k < rounds; ++k) {
           const std::uint32_t ops[] = {b.recv(bytes, left, kTagRight), b.recv(bytes, right, kTagLeft),
                                        b.send(bytes, left, kTagLeft), b.send(bytes, right, kTagRight)};
           for (const auto op : ops) {
@@ -300,7 +308,8 @@ gpcnet::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunR
   c.title = info.title;
   c.units = info.units;
   c.better = info.better;
-  const double bytes_per_iteration = 2.0 * kBandwidthOutstanding * static_cast<double>(kBandwidthBytes);
+  const double bytes_per_iteration =
+      2.0 * static_cast<double>(kBandwidthOutstanding) * static_cast<double>(kBandwidthBytes);
   auto value = [&](std::uint64_t dt_ps, double iterations) {
     const double seconds = static_cast<double>(dt_ps) * 1e-12;
     switch (kind) {
@@ -387,13 +396,13 @@ CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   CanaryLoop loop;
   switch (kind) {
     case CanaryKind::kLatency:
-      loop = CanaryLoop{options.rings, 1, 50};
+      loop = CanaryLoop{options.rings, 1, kLatencyIterations};
       break;
     case CanaryKind::kBandwidth:
-      loop = CanaryLoop{options.rings, 1, 8};
+      loop = CanaryLoop{options.rings, 1, kBandwidthIterations};
       break;
     case CanaryKind::kAllreduce:
-      loop = CanaryLoop{1, 1, 200};
+      loop = CanaryLoop{1, 1, kAllreduceIterations};
       break;
   }
   if (options.iterations > 0) {
@@ -461,24 +470,25 @@ std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout, const ScheduleShap
 }
 
 CanaryInfo canary_info(CanaryKind kind) {
+  gpcnet::Canary id = gpcnet::Canary::kMultipleAllreduce;
+  std::uint64_t bytes = kAllreduceBytes;
   switch (kind) {
     case CanaryKind::kLatency:
-      return {"rr_two_sided_lat", fmt::format("RR Two-sided Lat ({} B)", kLatencyBytes), "usec",
-              Better::kLower};
+      id = gpcnet::Canary::kRrTwoSidedLat;
+      bytes = kLatencyBytes;
+      break;
     case CanaryKind::kBandwidth:
-      return {"rr_two_sided_bw_sync", fmt::format("RR Two-sided BW+Sync ({} B)", kBandwidthBytes),
-              "MiB/s/rank", Better::kHigher};
+      id = gpcnet::Canary::kRrTwoSidedBwSync;
+      bytes = kBandwidthBytes;
+      break;
     case CanaryKind::kAllreduce:
       break;
   }
-  return {"multiple_allreduce", fmt::format("Multiple Allreduce ({} B)", kAllreduceBytes), "usec",
-          Better::kLower};
+  const gpcnet::CanaryTest& test = gpcnet::canary_test(id);
+  return {std::string(test.key), gpcnet::canary_title(id, bytes), std::string(test.units), test.better};
 }
 
-std::vector<gpcnet::CongestorType> gpcnet_congestors() {
-  return {CongestorType::kAllToAll, CongestorType::kP2pIncast, CongestorType::kRmaIncast,
-          CongestorType::kRmaBcast};
-}
+std::vector<gpcnet::CongestorType> gpcnet_congestors() { return gpcnet::default_congestors(); }
 
 GpcnetLayout make_gpcnet_layout(std::uint32_t nodes, std::uint32_t ranks_per_node, std::uint64_t seed,
                                 double canary_fraction) {
@@ -713,12 +723,12 @@ Calibration calibrate(const GpcnetOptions& options, const GpcnetSetup& setup) {
     }
     slowest_iteration = std::max(slowest_iteration, static_cast<double>(last) / kCalibrationIterations);
   }
-  say(options,
-      fmt::format("calibration: congestor iteration a2a {}, p2p-incast {}, rma-incast {}, rma-bcast {}",
-                  time_text(static_cast<std::uint64_t>(out.iteration_ps[0])),
-                  time_text(static_cast<std::uint64_t>(out.iteration_ps[1])),
-                  time_text(static_cast<std::uint64_t>(out.iteration_ps[2])),
-                  time_text(static_cast<std::uint64_t>(out.iteration_ps[3]))));
+  std::string line = "calibration: congestor iteration";
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    line += fmt::format("{} {} {}", t == 0 ? "" : ",", gpcnet::congestor_key(types[t]),
+                        time_text(static_cast<std::uint64_t>(out.iteration_ps[t])));
+  }
+  say(options, line);
   out.warmup_ps = static_cast<std::uint64_t>(std::ceil(kWarmupIterations * slowest_iteration));
   return out;
 }

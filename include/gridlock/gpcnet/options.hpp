@@ -74,6 +74,23 @@ struct LoopCounts {
   std::uint64_t warmup = 0;        ///< untimed iterations before each ring's nI
 };
 
+/// The four classic congestors (paper §3.2), in group order: all-to-all, P2P incast, RMA incast,
+/// RMA broadcast. gridlock-bench's default `--congestors`; `gridlock predict gpcnet` runs these.
+[[nodiscard]] std::vector<CongestorType> default_congestors();
+
+/// GPCNeT's default message sizes and loop counts (paper §3), shared by gridlock-bench's options
+/// and `gridlock predict gpcnet`.
+inline constexpr std::uint64_t kDefaultLatencyBytes = 8;                            ///< Latency canaries.
+inline constexpr std::uint64_t kDefaultBandwidthBytes = std::uint64_t{128} * 1024;  ///< Bandwidth canaries.
+inline constexpr std::uint64_t kDefaultBandwidthOutstanding = 8;  ///< Messages in flight to each neighbour.
+inline constexpr std::uint64_t kDefaultAllreduceBytes = 8;        ///< Allreduce canary.
+inline constexpr std::uint64_t kDefaultAlltoallBytes = 4096;      ///< Alltoall canary, per peer.
+inline constexpr std::uint64_t kDefaultCongestorBytes = 4096;     ///< The four classic congestors.
+inline constexpr LoopCounts kDefaultLatencyLoop{10000, 30, 200, 200};  ///< Latency canaries.
+inline constexpr LoopCounts kDefaultBandwidthLoop{10000, 30, 8, 1};    ///< Bandwidth canaries.
+inline constexpr LoopCounts kDefaultAllreduceLoop{100000, 1, 200, 1};  ///< Multiple Allreduce.
+inline constexpr LoopCounts kDefaultAlltoallLoop{10000, 1, 8, 1};      ///< Multiple Alltoall.
+
 /// Everything that controls a gridlock-bench run.
 struct Options {
   Mode mode = Mode::kLoad;  ///< Suite to run.
@@ -87,26 +104,26 @@ struct Options {
   /// Fraction of nodes running canaries: the congestors get floor((1 - f) x nodes), as GPCNeT's
   /// CONGESTOR_NODE_FRAC 0.8 (3 canary nodes of 12), the canaries the rest.
   double canary_fraction = 0.2;
-  std::vector<CongestorType> congestors{CongestorType::kAllToAll, CongestorType::kP2pIncast,
-                                        CongestorType::kRmaIncast, CongestorType::kRmaBcast};
+  std::vector<CongestorType> congestors = default_congestors();  ///< Congestor types, in group order.
   bool each_congestor = false;  ///< Also run one loaded phase per congestor type alone.
 
   // Canaries (paper §3.1).
-  LoopCounts latency{10000, 30, 200, 200};  ///< Random-ring latency and RMA Get latency.
-  LoopCounts bandwidth{10000, 30, 8, 1};    ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
-  LoopCounts allreduce{100000, 1, 200, 1};  ///< Multiple Allreduce.
-  LoopCounts alltoall{10000, 1, 8, 1};      ///< Multiple Alltoall (network mode).
-  std::uint64_t latency_bytes = 8;          ///< Latency message size.
-  std::uint64_t bandwidth_bytes = std::uint64_t{128} * 1024;  ///< Bandwidth message size.
-  std::uint64_t bandwidth_outstanding = 8;                    ///< Messages in flight to each neighbour.
-  std::uint64_t allreduce_bytes = 8;                          ///< Allreduce canary size (multiple of 8).
-  std::uint64_t alltoall_bytes = 4096;                        ///< Alltoall canary size per peer.
-  RecvBuffers recv_buffers = RecvBuffers::kShared;            ///< Bandwidth canaries' receive buffers.
-  IdleWait idle_wait = IdleWait::kBarrier;                    ///< How idle ranks wait.
-  Average average = Average::kBlocks;                         ///< What the tables' "Avg" averages.
+  LoopCounts latency = kDefaultLatencyLoop;      ///< Random-ring latency and RMA Get latency.
+  LoopCounts bandwidth = kDefaultBandwidthLoop;  ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
+  LoopCounts allreduce = kDefaultAllreduceLoop;  ///< Multiple Allreduce.
+  LoopCounts alltoall = kDefaultAlltoallLoop;    ///< Multiple Alltoall (network mode).
+  std::uint64_t latency_bytes = kDefaultLatencyBytes;      ///< Latency message size.
+  std::uint64_t bandwidth_bytes = kDefaultBandwidthBytes;  ///< Bandwidth message size.
+  std::uint64_t bandwidth_outstanding =
+      kDefaultBandwidthOutstanding;                        ///< Messages in flight to each neighbour.
+  std::uint64_t allreduce_bytes = kDefaultAllreduceBytes;  ///< Allreduce canary size (multiple of 8).
+  std::uint64_t alltoall_bytes = kDefaultAlltoallBytes;    ///< Alltoall canary size per peer.
+  RecvBuffers recv_buffers = RecvBuffers::kShared;         ///< Bandwidth canaries' receive buffers.
+  IdleWait idle_wait = IdleWait::kBarrier;                 ///< How idle ranks wait.
+  Average average = Average::kBlocks;                      ///< What the tables' "Avg" averages.
 
   // Congestors (paper §3.2).
-  std::uint64_t congestor_bytes = 4096;  ///< Message size of the four classic congestors.
+  std::uint64_t congestor_bytes = kDefaultCongestorBytes;  ///< Message size of the four classic congestors.
   std::uint64_t allreduce_congestor_bytes =
       std::uint64_t{8} * 1024 * 1024;  ///< Size of the large allreduce congestor.
   std::uint64_t congestor_warmup = 8;  ///< Iterations a congestor runs before releasing the canaries.

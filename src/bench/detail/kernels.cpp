@@ -12,11 +12,11 @@
 namespace gridlock::bench::detail {
 
 // gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
+using gpcnet::Canary;
+using gpcnet::CanarySpec;
 using gpcnet::CongestorResult;
 using gpcnet::CongestorType;
 using gpcnet::IdleWait;
-using gpcnet::LoopCounts;
-using gpcnet::Mode;
 using gpcnet::Options;
 using gpcnet::RecvBuffers;
 
@@ -388,73 +388,30 @@ class LargeAllreduce final : public CongestorKernel {
   std::uint64_t bytes_;
 };
 
-std::string size_label(std::uint64_t bytes) { return fmt::format("{} B", bytes); }
-
 }  // namespace
 
-std::vector<CanarySpec> canary_specs(const Options& o) {
-  const std::string lat = size_label(o.latency_bytes);
-  const std::string bw = size_label(o.bandwidth_bytes);
-  const CanarySpec latency{
-      "rr_two_sided_lat", fmt::format("RR Two-sided Lat ({})", lat), "usec", Better::kLower, o.latency,
-      RingKind::kRandom};
-  const CanarySpec bw_sync{"rr_two_sided_bw_sync",
-                           fmt::format("RR Two-sided BW+Sync ({})", bw),
-                           "MiB/s/rank",
-                           Better::kHigher,
-                           o.bandwidth,
-                           RingKind::kRandom};
-  const CanarySpec allreduce{"multiple_allreduce",
-                             fmt::format("Multiple Allreduce ({})", size_label(o.allreduce_bytes)),
-                             "usec",
-                             Better::kLower,
-                             o.allreduce,
-                             RingKind::kNone};
-  if (o.mode == Mode::kLoad) {
-    return {latency, bw_sync, allreduce};
-  }
-  LoopCounts natural = o.bandwidth;
-  natural.rings = 1;
-  return {latency,
-          {"rr_get_lat", fmt::format("RR Get Lat ({})", lat), "usec", Better::kLower, o.latency,
-           RingKind::kRandom},
-          {"rr_two_sided_bw", fmt::format("RR Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher,
-           o.bandwidth, RingKind::kRandom},
-          {"rr_put_bw", fmt::format("RR Put BW ({})", bw), "MiB/s/rank", Better::kHigher, o.bandwidth,
-           RingKind::kRandom},
-          bw_sync,
-          {"nat_two_sided_bw", fmt::format("Nat Two-sided BW ({})", bw), "MiB/s/rank", Better::kHigher,
-           natural, RingKind::kNatural},
-          allreduce,
-          {"multiple_alltoall", fmt::format("Multiple Alltoall ({})", size_label(o.alltoall_bytes)),
-           "MiB/s/rank", Better::kHigher, o.alltoall, RingKind::kNone}};
-}
-
 std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec, const Options& o, MPI_Comm slice) {
-  if (spec.key == "rr_two_sided_lat") {
-    return std::make_unique<TwoSidedLatency>(slice, o.latency_bytes);
+  switch (spec.id) {
+    case Canary::kRrTwoSidedLat:
+      return std::make_unique<TwoSidedLatency>(slice, o.latency_bytes);
+    case Canary::kRrGetLat:
+      return std::make_unique<GetLatency>(slice, o.latency_bytes);
+    case Canary::kRrTwoSidedBw:
+    case Canary::kNatTwoSidedBw:
+      return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, false,
+                                                 o.recv_buffers);
+    case Canary::kRrTwoSidedBwSync:
+      return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, true,
+                                                 o.recv_buffers);
+    case Canary::kRrPutBw:
+      return std::make_unique<PutBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding,
+                                            o.recv_buffers);
+    case Canary::kMultipleAllreduce:
+      return std::make_unique<AllreduceLatency>(slice, o.allreduce_bytes);
+    case Canary::kMultipleAlltoall:
+      return std::make_unique<AlltoallBandwidth>(slice, o.alltoall_bytes);
   }
-  if (spec.key == "rr_get_lat") {
-    return std::make_unique<GetLatency>(slice, o.latency_bytes);
-  }
-  if (spec.key == "rr_two_sided_bw" || spec.key == "nat_two_sided_bw") {
-    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, false,
-                                               o.recv_buffers);
-  }
-  if (spec.key == "rr_two_sided_bw_sync") {
-    return std::make_unique<TwoSidedBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, true,
-                                               o.recv_buffers);
-  }
-  if (spec.key == "rr_put_bw") {
-    return std::make_unique<PutBandwidth>(slice, o.bandwidth_bytes, o.bandwidth_outstanding, o.recv_buffers);
-  }
-  if (spec.key == "multiple_allreduce") {
-    return std::make_unique<AllreduceLatency>(slice, o.allreduce_bytes);
-  }
-  if (spec.key == "multiple_alltoall") {
-    return std::make_unique<AlltoallBandwidth>(slice, o.alltoall_bytes);
-  }
-  // The canary specs are gridlock's own table (gpcnet roles), not user input.
+  // The canary specs are gridlock's own table (gpcnet/suite.hpp), not user input.
   throw InternalError("gridlock-bench has no kernel for the canary " + spec.key);
 }
 

@@ -6,22 +6,15 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/core/stats.hpp"
 #include "gridlock/gpcnet/options.hpp"
 #include "gridlock/gpcnet/results.hpp"
+#include "gridlock/gpcnet/suite.hpp"
 
 namespace gridlock::bench::detail {
-
-/// How a canary picks its peers.
-enum class RingKind {
-  kNone,     ///< Collective over the slice, no peers.
-  kRandom,   ///< A new seeded random ring for each ring index (paper §3.1.1).
-  kNatural,  ///< Neighbours in slice rank order.
-};
 
 /// A canary kernel: one iteration is timed as one sample.
 class CanaryKernel {
@@ -38,21 +31,8 @@ class CanaryKernel {
   [[nodiscard]] virtual double sample(double seconds) const = 0;
 };
 
-/// Static description of a canary test.
-struct CanarySpec {
-  std::string key;                     ///< Stable identifier (JSON, CSV file names).
-  std::string title;                   ///< Table name, GPCNeT's where one exists.
-  std::string units;                   ///< `usec` or `MiB/s/rank`.
-  Better better = Better::kLower;      ///< Direction that is good.
-  gpcnet::LoopCounts loop;             ///< nM, nR, nI, warm-up.
-  RingKind rings = RingKind::kRandom;  ///< Peer selection.
-};
-
-/// The canary tests of a mode, in execution order.
-[[nodiscard]] std::vector<CanarySpec> canary_specs(const gpcnet::Options& options);
-
 /// Creates the kernel of `spec` on `slice` (collective over `slice`: RMA kernels allocate windows).
-[[nodiscard]] std::unique_ptr<CanaryKernel> make_canary_kernel(const CanarySpec& spec,
+[[nodiscard]] std::unique_ptr<CanaryKernel> make_canary_kernel(const gpcnet::CanarySpec& spec,
                                                                const gpcnet::Options& options,
                                                                MPI_Comm slice);
 

@@ -1,7 +1,7 @@
 // gridlock-bench's tables read by a parser written for the reference GPCNeT's output: the table
 // titles and row names of each mode must be those of a captured GPCNeT 1.3 run
-// (tests/golden/bench/gpcnet-*.txt, the output text only; how they were captured is in
-// tests/golden/bench/README.md).
+// (tests/golden/gpcnet/gpcnet-*.txt, the output text only; how they were captured is in
+// tests/golden/gpcnet/README.md).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,18 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "detail/kernels.hpp"
 #include "gridlock/gpcnet/results.hpp"
+#include "gridlock/gpcnet/suite.hpp"
 
-namespace gridlock::bench {
-
-// gridlock::gpcnet's GPCNeT options, roles and results, as used throughout this file.
-using gpcnet::CanaryResult;
-using gpcnet::Mode;
-using gpcnet::Options;
-using gpcnet::PhaseResult;
-using gpcnet::print_tables;
-using gpcnet::Report;
+namespace gridlock::gpcnet {
 
 namespace {
 
@@ -61,14 +53,14 @@ std::vector<Table> parse_tables(const std::string& text) {
 }
 
 std::string read_file(const std::string& name) {
-  std::ifstream in(std::string(GRIDLOCK_GOLDEN_DIR) + "/bench/" + name);
+  std::ifstream in(std::string(GRIDLOCK_GOLDEN_DIR) + "/gpcnet/" + name);
   EXPECT_TRUE(in.good()) << name;
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-CanaryResult canary(const detail::CanarySpec& spec, double value) {
+CanaryResult canary(const CanarySpec& spec, double value) {
   CanaryResult c;
   c.key = spec.key;
   c.title = spec.title;
@@ -90,7 +82,7 @@ std::string our_tables(Mode mode) {
   report.mode = mode;
   PhaseResult isolated{"isolated", {}, {}};
   PhaseResult loaded{"loaded", options.congestors, {}};
-  for (const auto& spec : detail::canary_specs(options)) {
+  for (const auto& spec : canary_specs(options)) {
     isolated.canaries.push_back(canary(spec, 1.0));
     loaded.canaries.push_back(canary(spec, spec.better == Better::kLower ? 2.0 : 0.5));
   }
@@ -151,4 +143,4 @@ TEST(GpcnetTables, ParserFindsEveryTableOfTheReference) {
 }
 
 }  // namespace
-}  // namespace gridlock::bench
+}  // namespace gridlock::gpcnet

@@ -1,5 +1,5 @@
 #include "gridlock/gpcnet/options.hpp"
-#include "gridlock/bench/options_json.hpp"
+#include "gridlock/gpcnet/options_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,6 @@
 
 namespace gridlock::gpcnet {
 namespace {
-
-using bench::options_to_json;
 
 TEST(Options, ParsesCongestorLists) {
   const auto list = parse_congestor_list("a2a,rma-bcast,allreduce");
