@@ -11,6 +11,12 @@
 #   --gridlock PATH   the gridlock binary (default: build/release, else build/ci)
 #   --out DIR         raw outputs, one JSON and one log per row (default: a new directory under /tmp)
 #   --seed S          seed of every prediction (default 1)
+#   --seeds LIST      several seeds (1,2,5 or 1-8): each row is predicted once per seed (the seed draws
+#                     the roles' nodes, as GPCNeT's shuffle does on a real machine) and the table shows
+#                     the median over the seeds, with the smallest and largest value in brackets.
+#                     One placement is one sample: on Crystal 64x8 whether a canary node shares a
+#                     router with an incast root moves the latency impact from 1.0 to 8.4
+#                     (docs/predict.md, "Crystal 64x8")
 #   -- ARGS           extra `gridlock predict gpcnet` arguments (e.g. --net-model flow)
 #
 # Each row runs `gridlock predict gpcnet --system SYSTEM --nodes N --ranks-per-node K --net-model packet`
@@ -25,7 +31,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 paper="$here/data/gpcnet_sc19_table2.tsv"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 rows="crystal:64x1,crystal:64x8,crystal:696x1,osprey:128x1,osprey:128x8,malbec:485x1"
 max_minutes=15
 gridlock=""
@@ -40,13 +46,29 @@ while [[ $# -gt 0 ]]; do
     --gridlock) gridlock="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
+    --seeds) seed="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "gpcnet_table2: unknown argument '$1'" >&2; usage ;;
   esac
 done
 [[ "$max_minutes" =~ ^[1-9][0-9]{0,3}$ ]] ||
   { echo "gpcnet_table2: --max-minutes must be 1..9999" >&2; exit 2; }
-[[ "$seed" =~ ^[0-9]{1,19}$ ]] || { echo "gpcnet_table2: --seed must be a non-negative integer" >&2; exit 2; }
+# --seed S and --seeds LIST: a list of seeds and ranges A-B (at most 64 seeds in all).
+seeds=()
+IFS=',' read -r -a seed_items <<<"$seed"
+for item in "${seed_items[@]}"; do
+  if [[ "$item" =~ ^([0-9]{1,18})-([0-9]{1,18})$ ]] && ((BASH_REMATCH[1] <= BASH_REMATCH[2])) &&
+    ((BASH_REMATCH[2] - BASH_REMATCH[1] < 64)); then
+    for ((s = BASH_REMATCH[1]; s <= BASH_REMATCH[2]; ++s)); do seeds+=("$s"); done
+  elif [[ "$item" =~ ^[0-9]{1,19}$ ]]; then
+    seeds+=("$item")
+  else
+    echo "gpcnet_table2: --seed/--seeds '$seed': give non-negative integers and ranges A-B, 1 to 64 seeds in all (e.g. 1-8 or 1,3,5)" >&2
+    exit 2
+  fi
+done
+((${#seeds[@]} >= 1 && ${#seeds[@]} <= 64)) ||
+  { echo "gpcnet_table2: --seeds '$seed' names ${#seeds[@]} seeds: give 1 to 64" >&2; exit 2; }
 command -v jq >/dev/null || { echo "gpcnet_table2: needs jq (scripts/setup.sh installs it)" >&2; exit 2; }
 if [[ -z "$gridlock" ]]; then
   for b in "$root/build/release/apps/gridlock/gridlock" "$root/build/ci/apps/gridlock/gridlock"; do
@@ -77,7 +99,7 @@ for row in "${row_list[@]}"; do
 done
 out="${out:-$(mktemp -d /tmp/gpcnet_table2.XXXXXX)}"
 mkdir -p "$out"
-echo "gpcnet_table2: $("$gridlock" version 2>/dev/null | head -1), seed $seed, at most" \
+echo "gpcnet_table2: $("$gridlock" version 2>/dev/null | head -1), seed ${seeds[*]}, at most" \
   "$max_minutes min per row; raw outputs in $out" >&2
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { num = "^[0-9.eE+-]+$";
@@ -85,6 +107,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { num = "^[0-9.eE+-]+$";
   else printf "%.2f", a / b }'; }
 fmt() { awk -v a="$1" 'BEGIN { if (a == "" || a == "null") print "-"; else if (a + 0 >= 100)
   printf "%.0f", a; else if (a + 0 >= 10) printf "%.1f", a; else printf "%.2f", a }'; }
+
+# The median of the numbers given ("null" when one of them is "-" or "null"), and their range as
+# "[min-max]" in the table's number format.
+median() { printf '%s\n' "$@" | awk '$0 == "-" || $0 == "null" || $0 == "" { bad = 1 } { v[n++] = $0 + 0 }
+  END { if (bad || n == 0) { print "null"; exit }
+    for (i = 1; i < n; ++i) for (j = i; j > 0 && v[j - 1] > v[j]; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    printf "%.6g\n", n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }'; }
+span() { local lo hi; lo="$(printf '%s\n' "$@" | sort -g | head -1)" hi="$(printf '%s\n' "$@" | sort -g | tail -1)"
+  echo "[$(fmt "$lo")-$(fmt "$hi")]"; }
 
 declare -a summary=()
 table="$out/table2.md"
@@ -98,14 +129,20 @@ for row in "${row_list[@]}"; do
   [[ "$row" =~ ^([a-z0-9_-]+):([0-9]+)x([0-9]+)$ ]]
   sys="${BASH_REMATCH[1]}" nodes="${BASH_REMATCH[2]}" pport="${BASH_REMATCH[3]}"
   ref="$(paper_row "$sys" "$nodes" "$pport")"
-  name="$sys-${nodes}x$pport"
-  json="$out/$name.json"
-  echo "gpcnet_table2: $row ..." >&2
   start=$SECONDS
   status=0
-  timeout --kill-after=30 "$((max_minutes * 60))" "$gridlock" predict gpcnet --system "$sys" \
-    --nodes "$nodes" --ranks-per-node "$pport" --net-model packet --seed "$seed" --json "$json" -q \
-    "${extra[@]}" >"$out/$name.txt" 2>"$out/$name.log" || status=$?
+  jsons=()
+  for sd in "${seeds[@]}"; do
+    name="$sys-${nodes}x$pport"
+    ((${#seeds[@]} == 1)) || name="$name-seed$sd"
+    json="$out/$name.json"
+    echo "gpcnet_table2: $row seed $sd ..." >&2
+    timeout --kill-after=30 "$((max_minutes * 60))" "$gridlock" predict gpcnet --system "$sys" \
+      --nodes "$nodes" --ranks-per-node "$pport" --net-model packet --seed "$sd" --json "$json" -q \
+      "${extra[@]}" >"$out/$name.txt" 2>"$out/$name.log" || status=$?
+    ((status == 0)) || break
+    jsons+=("$json")
+  done
   wall=$((SECONDS - start))
   if ((status != 0)); then
     why="exit $status"
@@ -124,17 +161,28 @@ for row in "${row_list[@]}"; do
       rr_two_sided_bw_sync) label="BW+Sync (MiB/s/rank)" pi="$p_ib" pl="$p_lb" p9i="$p_9ib" p9l="$p_9lb" bw=1 ;;
       multiple_allreduce) label="Allreduce (us)" pi="$p_ia" pl="$p_la" p9i="$p_9ia" p9l="$p_9la" bw=0 ;;
     esac
-    read -r gi gl ci ci99 < <(jq -r --arg k "$canary" '[
-      (.phases.isolated.canaries[] | select(.key == $k) | .avg),
-      (.phases.loaded.canaries[] | select(.key == $k) | .avg),
-      (.congestion_impact[] | select(.phase == "loaded" and .key == $k) | .mean),
-      (.congestion_impact[] | select(.phase == "loaded" and .key == $k) | .tail99)]
-      | map(if . == null then "null" else tostring end) | join(" ")' "$json")
+    gis=() gls=() cis=() ci99s=()
+    for json in "${jsons[@]}"; do
+      read -r gi gl ci ci99 < <(jq -r --arg k "$canary" '[
+        (.phases.isolated.canaries[] | select(.key == $k) | .avg),
+        (.phases.loaded.canaries[] | select(.key == $k) | .avg),
+        (.congestion_impact[] | select(.phase == "loaded" and .key == $k) | .mean),
+        (.congestion_impact[] | select(.phase == "loaded" and .key == $k) | .tail99)]
+        | map(if . == null then "null" else tostring end) | join(" ")' "$json")
+      gis+=("$gi") gls+=("$gl") cis+=("$ci") ci99s+=("$ci99")
+    done
+    # Several seeds: the medians (the ratio is the median's), the CIs' ranges shown beside them.
+    gi="$(median "${gis[@]}")" gl="$(median "${gls[@]}")"
+    ci="$(median "${cis[@]}")" ci99="$(median "${ci99s[@]}")"
+    ci_shown="$(fmt "$ci")" ci99_shown="$(fmt "$ci99")"
+    if ((${#jsons[@]} > 1)); then
+      ci_shown="$ci_shown $(span "${cis[@]}")" ci99_shown="$ci99_shown $(span "${ci99s[@]}")"
+    fi
     if ((bw)); then pci="$(ratio "$pi" "$pl")" pci99="$(ratio "$p9i" "$p9l")"
     else pci="$(ratio "$pl" "$pi")" pci99="$(ratio "$p9l" "$p9i")"; fi
     r="$(ratio "$ci" "$pci")" r99="$(ratio "$ci99" "$pci99")"
     echo "| $sys | ${nodes}x$pport | $label | $pi -> $pl | $(fmt "$gi") -> $(fmt "$gl") | $pci |" \
-      "$(fmt "$ci") | $r | $pci99 | $(fmt "$ci99") | $r99 |" >>"$table"
+      "$ci_shown | $r | $pci99 | $ci99_shown | $r99 |" >>"$table"
     summary+=("$row $canary paper_ci=$pci predicted_ci=$(fmt "$ci") ratio=$r wall_s=$wall")
     printf '%s\t%s\t%s\t%s\t%s\n' "$row" "$canary" "$pci" "$ci" "$wall" >>"$out/impacts.tsv"
   done
