@@ -25,7 +25,7 @@ Json line_json(const LineFit& f) {
 }
 
 // Ranges of a fit file's values (docs/limits.md): far beyond any measured network, yet finite.
-constexpr double kMaxAbsTimeUs = kMaxTimeUs;
+// Times are within ±kMaxTimeUs, the sweep's own bound (model/sweep.hpp).
 constexpr double kMaxAbsUsPerByte = 1e3;  // 1 KB/s
 constexpr double kMaxRelErr = 1e6;
 
@@ -62,7 +62,7 @@ class Reader {
     return v;
   }
   double time_us(const Json& j, const char* key, const std::string& where) const {
-    return num_in(j, key, where, -kMaxAbsTimeUs, kMaxAbsTimeUs);
+    return num_in(j, key, where, -kMaxTimeUs, kMaxTimeUs);
   }
   double slope(const Json& j, const char* key, const std::string& where) const {
     return num_in(j, key, where, -kMaxAbsUsPerByte, kMaxAbsUsPerByte);
@@ -249,8 +249,8 @@ SeriesFit series_from_json(const Reader& rd, const Json& j, std::size_t i) {
     s.sizes_bytes.push_back(v.get<std::uint64_t>());
   }
   for (const Json& v : rd.array(j, "median_us", where)) {
-    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > kMaxAbsTimeUs) {
-      rd.fail(where, fmt::format("median_us must hold times above 0 and at most {:g} us", kMaxAbsTimeUs));
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > kMaxTimeUs) {
+      rd.fail(where, fmt::format("median_us must hold times above 0 and at most {:g} us", kMaxTimeUs));
     }
     s.median_us.push_back(v.get<double>());
   }
