@@ -5,9 +5,6 @@
 #include <set>
 #include <string>
 
-#include "gridlock/core/error.hpp"
-#include "gridlock/gpcnet/options_json.hpp"
-
 namespace gridlock::gpcnet {
 namespace {
 
@@ -67,52 +64,6 @@ TEST(Suite, CongestorNamesComeFromTheTable) {
   }
   EXPECT_EQ(Options{}.congestors, default_congestors());
   EXPECT_EQ(default_congestors().size(), 4U);
-}
-
-TEST(OptionsJson, RoundTripsEveryParameter) {
-  Options o;
-  o.mode = Mode::kNetwork;
-  o.quick = true;
-  o.virtual_nodes = 12;
-  o.canary_fraction = 0.25;
-  o.congestors = {CongestorType::kRmaBcast, CongestorType::kAllreduce};
-  o.each_congestor = true;
-  o.latency = {3, 4, 5, 6};
-  o.alltoall = {7, 1, 9, 2};
-  o.bandwidth_bytes = 65536;
-  o.recv_buffers = RecvBuffers::kSeparate;
-  o.idle_wait = IdleWait::kPoll;
-  o.average = Average::kSamples;
-  o.congestor_check = 32;
-  o.test_timeout_s = 2.5;
-  o.deadline_s = 60;
-  o.json_path = "out.json";
-  o.csv_dir = "csv";
-  const Json j = options_to_json(o);
-  EXPECT_EQ(options_to_json(options_from_json(j)), j);
-}
-
-TEST(OptionsJson, AbsentKeysKeepTheirDefaults) {
-  EXPECT_EQ(options_to_json(options_from_json(Json::object())), options_to_json(Options{}));
-}
-
-TEST(OptionsJson, RefusesWrongTypesAndUnknownNamesNamingTheKey) {
-  auto message = [](const Json& j) {
-    try {
-      (void)options_from_json(j);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message(Json{{"mode", "loaded"}}).find("\"mode\" is \"loaded\"; give one of load, network"),
-            std::string::npos);
-  EXPECT_NE(message(Json{{"congestors", {"a2a", "bogus"}}}).find("one of a2a, p2p-incast"),
-            std::string::npos);
-  EXPECT_NE(message(Json{{"latency_bytes", -1}}).find("\"latency_bytes\" is -1"), std::string::npos);
-  EXPECT_NE(message(Json{{"latency", {{"rings", "x"}}}}).find("\"latency.rings\""), std::string::npos);
-  EXPECT_NE(message(Json{{"quick", 1}}).find("true or false"), std::string::npos);
-  EXPECT_NE(message(Json::array()).find("expected an object"), std::string::npos);
 }
 
 }  // namespace
