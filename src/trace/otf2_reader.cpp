@@ -136,6 +136,7 @@ struct RawDefinitions {
   std::uint64_t timer_resolution = 0;
   std::uint64_t global_offset = 0;
   std::uint64_t definitions = 0;
+  std::string creator;  // the archive's creator, when it names one
 };
 
 // Global definition callbacks; each returns OTF2_CALLBACK_SUCCESS (a bad value is found later).
@@ -407,68 +408,119 @@ void register_events(OTF2_EvtReaderCallbacks* cb, bool probe) {
   set_callback(cb, OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback, on_nbc_complete, probe);
 }
 
+// The global definitions of the archive at `anchor`, as read; in a probe (refuse_if_otf2_crashes())
+// only the locations are kept, every other record decoded and ignored. Throws InputError naming
+// what failed.
+RawDefinitions read_raw_definitions(const std::string& anchor, bool probe) {
+  const ErrorCapture capture;
+  Reader reader(anchor);
+  if (reader.get() == nullptr) {
+    fail(anchor, "cannot open the archive", OTF2_ERROR_INVALID);
+  }
+  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor, "cannot set up the reader");
+  RawDefinitions raw;
+  char* creator = nullptr;
+  if (OTF2_Reader_GetCreator(reader.get(), &creator) == OTF2_SUCCESS && creator != nullptr) {
+    raw.creator = creator;
+    // OTF2 allocates the string with malloc and leaves it to the caller.
+    std::free(creator);
+  }
+  OTF2_GlobalDefReader* global = OTF2_Reader_GetGlobalDefReader(reader.get());
+  if (global == nullptr) {
+    fail(anchor, "no global definitions (a run that ended without MPI_Finalize leaves none)",
+         OTF2_ERROR_INVALID);
+  }
+  {
+    const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
+        OTF2_GlobalDefReaderCallbacks_New()};
+    register_definitions(cb.ptr, probe);
+    check(OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw), anchor,
+          "cannot register the definition callbacks");
+  }
+  check(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), global, &raw.definitions), anchor,
+        "cannot read the global definitions");
+  return raw;
+}
+
+// Reads the local definitions and the events of rank i at `locations[i]` of the archive at
+// `anchor` (`base`: its name without .otf2), rank by rank: its events into `sink`, then
+// `visit(rank)`. Without a sink (a probe) the callbacks ignore every record. Throws InputError or
+// IoError naming the file or rank that failed.
+void read_rank_events(const std::string& anchor, const std::string& base,
+                      std::span<const std::uint64_t> locations, EventSink* sink,
+                      const std::function<void(std::uint32_t)>& visit) {
+  for (const std::uint64_t location : locations) {
+    const std::string stem = fmt::format("{}/{}", base, location);
+    check_archive_file(stem + ".def", "OTF2 local definitions", kMaxDefinitionBytes);
+    check_archive_file(stem + ".evt", "OTF2 event file", kMaxEventFileBytes);
+  }
+  const ErrorCapture capture;
+  Reader reader(anchor);
+  if (reader.get() == nullptr) {
+    fail(anchor, "cannot open the archive", OTF2_ERROR_INVALID);
+  }
+  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor, "cannot set up the reader");
+  for (const std::uint64_t location : locations) {
+    check(OTF2_Reader_SelectLocation(reader.get(), location), anchor, "cannot select a location");
+  }
+  const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
+  check(OTF2_Reader_OpenEvtFiles(reader.get()), anchor, "cannot open the event files");
+  for (std::uint32_t rank = 0; rank < locations.size(); ++rank) {
+    const std::uint64_t location = locations[rank];
+    const std::string where = fmt::format("{}: rank {} (location {})", anchor, rank, location);
+    // The local definitions hold the mapping tables from the rank's own communicator ids to the
+    // global ones: read before the events, the reader applies them.
+    if (have_local_defs) {
+      if (OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), location); defs != nullptr) {
+        std::uint64_t read = 0;
+        check(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read), where,
+              "cannot read its definitions");
+        OTF2_Reader_CloseDefReader(reader.get(), defs);
+      }
+    }
+    OTF2_EvtReader* evt = OTF2_Reader_GetEvtReader(reader.get(), location);
+    if (evt == nullptr) {
+      fail(where, "no events", OTF2_ERROR_INVALID);
+    }
+    if (sink != nullptr) {
+      sink->events->clear();
+    }
+    {
+      const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> callbacks{
+          OTF2_EvtReaderCallbacks_New()};
+      register_events(callbacks.ptr, sink == nullptr);
+      check(OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, callbacks.ptr, sink), where,
+            "cannot register the event callbacks");
+    }
+    std::uint64_t read = 0;
+    check(OTF2_Reader_ReadLocalEvents(reader.get(), evt, OTF2_UNDEFINED_UINT64, &read), where,
+          "cannot read its events");
+    OTF2_Reader_CloseEvtReader(reader.get(), evt);
+    visit(rank);
+  }
+  OTF2_Reader_CloseEvtFiles(reader.get());
+  if (have_local_defs) {
+    OTF2_Reader_CloseDefFiles(reader.get());
+  }
+}
+
 // What the probe's child reports: 0 the archive read, kProbeRefused OTF2 (or a file check) refused
 // it with an error the real read will name. Any other end is a crash.
 constexpr int kProbeRefused = 3;
 
 // Reads the whole archive at `anchor` (`base`: its name without .otf2) with callbacks that ignore
-// every record, as the child of refuse_if_otf2_crashes().
+// every record, as the child of refuse_if_otf2_crashes(): the real read's steps on every location.
 int probe_archive(const std::string& anchor, const std::string& base) noexcept {
   try {
-    const ErrorCapture capture;
-    Reader reader(anchor);
-    if (reader.get() == nullptr || OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()) != OTF2_SUCCESS) {
-      return kProbeRefused;
-    }
-    OTF2_GlobalDefReader* global = OTF2_Reader_GetGlobalDefReader(reader.get());
-    if (global == nullptr) {
-      return kProbeRefused;
-    }
-    RawDefinitions raw;
-    {
-      const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
-          OTF2_GlobalDefReaderCallbacks_New()};
-      register_definitions(cb.ptr, true);
-      if (OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw) != OTF2_SUCCESS) {
-        return kProbeRefused;
-      }
-    }
-    std::uint64_t read = 0;
-    if (OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), global, &read) != OTF2_SUCCESS) {
-      return kProbeRefused;
-    }
+    const RawDefinitions raw = read_raw_definitions(anchor, true);
+    std::vector<std::uint64_t> locations;
+    locations.reserve(raw.location_events.size());
     for (const auto& [location, events] : raw.location_events) {
-      const std::string stem = fmt::format("{}/{}", base, location);
-      check_archive_file(stem + ".def", "OTF2 local definitions", kMaxDefinitionBytes);
-      check_archive_file(stem + ".evt", "OTF2 event file", kMaxEventFileBytes);
-      if (OTF2_Reader_SelectLocation(reader.get(), location) != OTF2_SUCCESS) {
-        return kProbeRefused;
-      }
+      locations.push_back(location);
     }
-    const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
-    if (OTF2_Reader_OpenEvtFiles(reader.get()) != OTF2_SUCCESS) {
-      return kProbeRefused;
-    }
-    for (const auto& [location, events] : raw.location_events) {
-      if (have_local_defs) {
-        if (OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), location); defs != nullptr) {
-          (void)OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
-          OTF2_Reader_CloseDefReader(reader.get(), defs);
-        }
-      }
-      OTF2_EvtReader* evt = OTF2_Reader_GetEvtReader(reader.get(), location);
-      if (evt == nullptr) {
-        continue;
-      }
-      const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> cb{OTF2_EvtReaderCallbacks_New()};
-      register_events(cb.ptr, true);
-      if (OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, cb.ptr, nullptr) == OTF2_SUCCESS) {
-        (void)OTF2_Reader_ReadLocalEvents(reader.get(), evt, OTF2_UNDEFINED_UINT64, &read);
-      }
-      OTF2_Reader_CloseEvtReader(reader.get(), evt);
-    }
+    read_rank_events(anchor, base, locations, nullptr, [](std::uint32_t /*rank*/) {});
     return 0;
-  } catch (...) {  // a file check refused it: the real read says which
+  } catch (...) {  // OTF2 or a file check refused it: the real read says which
     return kProbeRefused;
   }
 }
@@ -540,59 +592,10 @@ class Otf2Trace final : public TraceReader {
   [[nodiscard]] const TraceInfo& info() const noexcept override { return info_; }
 
   void for_each_rank(const std::function<void(std::uint32_t, std::span<const Event>)>& visit) override {
-    for (const std::uint64_t location : rank_locations_) {
-      const std::string stem = fmt::format("{}/{}", archive_base(), location);
-      check_archive_file(stem + ".def", "OTF2 local definitions", kMaxDefinitionBytes);
-      check_archive_file(stem + ".evt", "OTF2 event file", kMaxEventFileBytes);
-    }
-    const ErrorCapture capture;
-    Reader reader(anchor_);
-    if (reader.get() == nullptr) {
-      fail(anchor_, "cannot open the archive", OTF2_ERROR_INVALID);
-    }
-    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor_, "cannot set up the reader");
-    for (const std::uint64_t location : rank_locations_) {
-      check(OTF2_Reader_SelectLocation(reader.get(), location), anchor_, "cannot select a location");
-    }
-    const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
-    check(OTF2_Reader_OpenEvtFiles(reader.get()), anchor_, "cannot open the event files");
     std::vector<Event> events;
-    for (std::uint32_t rank = 0; rank < info_.num_ranks; ++rank) {
-      const std::uint64_t location = rank_locations_[rank];
-      const std::string where = fmt::format("{}: rank {} (location {})", anchor_, rank, location);
-      // The local definitions hold the mapping tables from the rank's own communicator ids to the
-      // global ones: read before the events, the reader applies them.
-      if (have_local_defs) {
-        if (OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), location); defs != nullptr) {
-          std::uint64_t read = 0;
-          check(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read), where,
-                "cannot read its definitions");
-          OTF2_Reader_CloseDefReader(reader.get(), defs);
-        }
-      }
-      OTF2_EvtReader* evt = OTF2_Reader_GetEvtReader(reader.get(), location);
-      if (evt == nullptr) {
-        fail(where, "no events", OTF2_ERROR_INVALID);
-      }
-      events.clear();
-      EventSink data{&events, timer_resolution_, global_offset_};
-      {
-        const Owned<OTF2_EvtReaderCallbacks, OTF2_EvtReaderCallbacks_Delete> callbacks{
-            OTF2_EvtReaderCallbacks_New()};
-        register_events(callbacks.ptr, false);
-        check(OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt, callbacks.ptr, &data), where,
-              "cannot register the event callbacks");
-      }
-      std::uint64_t read = 0;
-      check(OTF2_Reader_ReadLocalEvents(reader.get(), evt, OTF2_UNDEFINED_UINT64, &read), where,
-            "cannot read its events");
-      OTF2_Reader_CloseEvtReader(reader.get(), evt);
-      visit(rank, events);
-    }
-    OTF2_Reader_CloseEvtFiles(reader.get());
-    if (have_local_defs) {
-      OTF2_Reader_CloseDefFiles(reader.get());
-    }
+    EventSink data{&events, timer_resolution_, global_offset_};
+    read_rank_events(anchor_, archive_base(), rank_locations_, &data,
+                     [&](std::uint32_t rank) { visit(rank, events); });
   }
 
  private:
@@ -603,33 +606,8 @@ class Otf2Trace final : public TraceReader {
   }
 
   void read_definitions() {
-    const ErrorCapture capture;
-    Reader reader(anchor_);
-    if (reader.get() == nullptr) {
-      fail(anchor_, "cannot open the archive", OTF2_ERROR_INVALID);
-    }
-    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()), anchor_, "cannot set up the reader");
-    char* creator = nullptr;
-    if (OTF2_Reader_GetCreator(reader.get(), &creator) == OTF2_SUCCESS && creator != nullptr) {
-      info_.creator = creator;
-      // OTF2 allocates the string with malloc and leaves it to the caller.
-      std::free(creator);
-    }
-    OTF2_GlobalDefReader* global = OTF2_Reader_GetGlobalDefReader(reader.get());
-    if (global == nullptr) {
-      fail(anchor_, "no global definitions (a run that ended without MPI_Finalize leaves none)",
-           OTF2_ERROR_INVALID);
-    }
-    RawDefinitions raw;
-    {
-      const Owned<OTF2_GlobalDefReaderCallbacks, OTF2_GlobalDefReaderCallbacks_Delete> cb{
-          OTF2_GlobalDefReaderCallbacks_New()};
-      register_definitions(cb.ptr, false);
-      check(OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), global, cb.ptr, &raw), anchor_,
-            "cannot register the definition callbacks");
-    }
-    check(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), global, &raw.definitions), anchor_,
-          "cannot read the global definitions");
+    const RawDefinitions raw = read_raw_definitions(anchor_, false);
+    info_.creator = raw.creator;
     resolve(raw);
   }
 
