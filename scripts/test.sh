@@ -82,14 +82,16 @@ step "clang-tidy"
 # TSan. The tests (70 GoogleTest files, 13 s each: 7 of the step's 18 minutes) follow the same rule
 # without the analyzer: those changed in the last 20 commits, where new code lands; they run under
 # the sanitizers besides. `scripts/tidy.sh` runs everything on everything.
-mapfile -t tidy_all < <(git ls-files 'src/*.cpp' 'apps/*.cpp'
-  git log --first-parent --max-count=20 --diff-filter=AM --name-only --format= HEAD -- 'tests/*.cpp' |
-    awk 'NF && !seen[$0]++' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
-mapfile -t tidy_recent < <(git log --first-parent --max-count=20 --diff-filter=AM --name-only \
-  --format= HEAD -- 'src/*.cpp' 'apps/*.cpp' | awk 'NF && !seen[$0]++' | while read -r f; do
-  [ -f "$f" ] && echo "$f"; done | head -16)
+# The files of the pathspecs that the last 20 commits of main added or changed, most recent first,
+# those that still exist.
+changed_recently() {
+  git log --first-parent --max-count=20 --diff-filter=AM --name-only --format= HEAD -- "$@" |
+    awk 'NF && !seen[$0]++' | while read -r f; do [ -f "$f" ] && echo "$f"; done
+}
+mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp'; changed_recently 'tests/*.cpp')
+mapfile -t tidy_recent < <(changed_recently 'src/*.cpp' 'apps/*.cpp' | head -16)
 base=$(git rev-list --first-parent --max-count=21 HEAD | tail -1)
-mapfile -t tidy_rest < <(printf '%s\n' "${tidy_all[@]}" | grep -vxF -f <(printf '%s\n' "${tidy_recent[@]}" ""))
+mapfile -t tidy_rest < <(printf '%s\n' "${tidy_files[@]}" | grep -vxF -f <(printf '%s\n' "${tidy_recent[@]}" ""))
 tidy_failed=0
 run-clang-tidy-14 -quiet -p build/ci -j "$jobs" -checks=-clang-analyzer-* "${tidy_rest[@]}" \
   >build/ci/clang-tidy.log 2>&1 || tidy_failed=1
