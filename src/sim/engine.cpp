@@ -5,7 +5,9 @@
 #include <chrono>
 #include <ctime>
 #include <limits>
+#include <span>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -54,6 +56,68 @@ std::uint64_t payload_of(std::uint32_t host, std::uint32_t op_and_kind) {
       "simulated time overflows 2^64 ps (about 213 days) at rank {}: check the sizes and parameters", rank));
 }
 
+// The weakly connected parts of `prog` (its requires and irequires edges undirected), found with a
+// union-find in `parent` (scratch). Part numbers follow the parts' first ops.
+template <class Shape>
+Shape make_repeat_shape(const Program& prog, std::vector<std::uint32_t>& parent) {
+  const auto n = static_cast<std::uint32_t>(prog.ops.size());
+  parent.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    parent[i] = i;
+  }
+  auto find = [&parent](std::uint32_t x) {
+    while (parent[x] != x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t k = prog.succ_begin[2 * static_cast<std::size_t>(i)];
+         k < prog.succ_begin[2 * static_cast<std::size_t>(i) + 2]; ++k) {
+      const std::uint32_t a = find(i);
+      const std::uint32_t b = find(prog.succ[k]);
+      if (a != b) {
+        parent[std::max(a, b)] = std::min(a, b);  // the smaller op leads: parts in first-op order
+      }
+    }
+  }
+  Shape shape;
+  shape.part_of.assign(n, 0);
+  std::vector<std::uint32_t> part_of_leader(n, kNil);
+  std::uint32_t parts = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t leader = find(i);
+    if (part_of_leader[leader] == kNil) {
+      part_of_leader[leader] = parts++;
+    }
+    shape.part_of[i] = part_of_leader[leader];
+  }
+  // Counting sort of the ops and the roots by part, keeping their order within a part.
+  auto group = [&](std::span<const std::uint32_t> items, std::vector<std::uint32_t>& begin,
+                   std::vector<std::uint32_t>& out) {
+    begin.assign(parts + 1, 0);
+    for (const std::uint32_t op : items) {
+      ++begin[shape.part_of[op] + 1];
+    }
+    for (std::uint32_t p = 0; p < parts; ++p) {
+      begin[p + 1] += begin[p];
+    }
+    out.resize(items.size());
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (const std::uint32_t op : items) {
+      out[fill[shape.part_of[op]]++] = op;
+    }
+  };
+  std::vector<std::uint32_t> all(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    all[i] = i;
+  }
+  group(all, shape.op_begin, shape.ops);
+  group(prog.roots, shape.root_begin, shape.roots);
+  return shape;
+}
+
 // Kinds of events that wait for a busy host; each has its own parked group per host.
 enum GroupKind : std::uint32_t { kGroupCalc = 0, kGroupSend = 1, kGroupMessage = 2, kGroupKinds = 3 };
 
@@ -80,7 +144,9 @@ class Engine {
         on_op_done_(options.on_op_done),
         progress_(options.progress),
         progress_every_(options.progress_every_events),
-        rerun_(rerun) {}
+        rerun_(rerun),
+        repeating_(schedule.has_repeating()),
+        time_limit_(options.repeat_time_limit.ps) {}
 
   // Runs the schedule. With WindowQueue, check order_failed() first: if true, the result is void.
   SimResult run();
@@ -107,6 +173,20 @@ class Engine {
     std::uint32_t uq_tail;
     std::uint32_t root_next;
     std::uint32_t root_end;
+    // A repeating program's index into shapes_ and its first part in part_left_ (kNil: the
+    // program does not repeat).
+    std::uint32_t shape;
+    std::uint32_t part_base;
+  };
+  // The weakly connected parts of a repeating program (Schedule::repeats): each part starts again
+  // when all its ops have completed, as if the program were followed by itself with every op of
+  // the next iteration requiring the last ops of its part in this one.
+  struct RepeatShape {
+    std::vector<std::uint32_t> part_of;     // per op
+    std::vector<std::uint32_t> op_begin;    // per part, then the end: its ops in `ops`
+    std::vector<std::uint32_t> ops;         // ops grouped by part, in program order
+    std::vector<std::uint32_t> root_begin;  // per part, then the end: its roots in `roots`
+    std::vector<std::uint32_t> roots;       // roots grouped by part, in Program::roots order
   };
   // Events that found their host busy and wait for the same free time, in stamp order. LogGOPSim
   // re-queues each of them every time the host frees up (quadratic when messages pile up at a
@@ -233,6 +313,47 @@ class Engine {
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
       decrement(host, pr.succ[k], when);
     }
+    if (hosts_[host].shape == kNil) [[likely]] {
+      --finite_left_;
+      finite_end_ = std::max(finite_end_, when);
+    } else {
+      part_done(host, op, when);
+    }
+  }
+  // Op `op` of a repeating program completed at `when`: the last one of its part re-arms the
+  // part (dependency counts from the program) and makes its roots ready, as the first ops of the
+  // next iteration would become ready when the last ones of this one complete.
+  void part_done(std::uint32_t host, std::uint32_t op, std::uint64_t when) {
+    const Host& h = hosts_[host];
+    const RepeatShape& shape = shapes_[h.shape];
+    const std::uint32_t part = shape.part_of[op];
+    const std::size_t slot = static_cast<std::size_t>(h.part_base) + part;
+    if (--part_left_[slot] > 0) {
+      return;
+    }
+    ++part_cycles_[slot];
+    part_left_[slot] = shape.op_begin[part + 1] - shape.op_begin[part];
+    for (std::uint32_t k = shape.op_begin[part]; k < shape.op_begin[part + 1]; ++k) {
+      const std::uint32_t o = shape.ops[k];
+      counter_[h.base + o] = h.prog->dep_count[o];
+      if (multi_) {
+        ready_at_[h.base + o] = when;
+      }
+    }
+    for (std::uint32_t k = shape.root_begin[part]; k < shape.root_begin[part + 1]; ++k) {
+      const std::uint32_t o = shape.roots[k];
+      ready_.push_back(Ready{host, o, h.prog->ops[o].type});
+    }
+  }
+  // The run is over: every rank that does not repeat has finished (only with repeating ones).
+  [[nodiscard]] bool finite_done() const noexcept { return repeating_ && finite_left_ == 0; }
+  // Stops a run with repeating programs at an event past the time limit (true: do not process it).
+  [[nodiscard]] bool past_time_limit(std::uint64_t t) {
+    if (repeating_ && t > time_limit_) [[unlikely]] {
+      limit_reached_ = true;
+      return true;
+    }
+    return false;
   }
 
   // The first position >= p of an unmatched root receive of `h` (or root_end). Matched ones link
@@ -371,6 +492,15 @@ class Engine {
   // slots; returns the operations and the root operations of the schedule. Throws InputError
   // for a schedule beyond the simulator's limits.
   std::pair<std::uint64_t, std::uint64_t> prepare();
+  // prepare() for the repeating ranks: their parts and their counters.
+  void prepare_repeating();
+  // The progress counts: with repeating programs only the ranks that do not repeat count.
+  [[nodiscard]] SimProgress progress_at(std::uint64_t total, std::uint64_t now) const {
+    if (repeating_) {
+      return SimProgress{events_, finite_total_ - finite_left_, finite_total_, SimTime{now}, rerun_};
+    }
+    return SimProgress{events_, completed_, total, SimTime{now}, rerun_};
+  }
   // The counts and each rank's finish time (the latest of its CPUs) into `result`.
   void collect_finish(std::uint64_t total, SimResult& result) const;
   // The event loop with a network model (HeapQueue only): the model's next step runs once every
@@ -436,6 +566,17 @@ class Engine {
   const std::function<void(const SimProgress&)>& progress_;
   std::uint64_t progress_every_;
   bool rerun_;  // This run repeats a windowed one in global order (reported to progress_).
+  // Repeating programs (Schedule::repeats).
+  bool repeating_ = false;
+  std::vector<RepeatShape> shapes_;
+  std::vector<std::uint32_t> part_left_;    // per part of a repeating rank: ops left in this cycle
+  std::vector<std::uint64_t> part_cycles_;  // per part of a repeating rank: cycles completed
+  std::uint64_t finite_total_ = 0;          // ops of the ranks that do not repeat
+  std::uint64_t finite_left_ = 0;           // of which not yet completed
+  std::uint64_t stopped_at_ = 0;            // time of the last event processed
+  std::uint64_t finite_end_ = 0;            // latest completion of an op that does not repeat
+  std::uint64_t time_limit_ = std::numeric_limits<std::uint64_t>::max();
+  bool limit_reached_ = false;
 };
 
 template <class Queue>
@@ -809,6 +950,9 @@ void Engine<Queue>::process(const typename Queue::Item& event) {
 template <class Queue>
 void Engine<Queue>::report_stuck(SimResult& result) const {
   for (std::uint32_t r = 0; r < ranks_; ++r) {
+    if (hosts_[r].shape != kNil) {
+      continue;  // A repeating rank is never done.
+    }
     const Program& pr = *hosts_[r].prog;
     bool rank_stuck = false;
     for (std::uint32_t i = 0; i < pr.ops.size(); ++i) {
@@ -836,6 +980,9 @@ void Engine<Queue>::report_stuck(SimResult& result) const {
     }
   }
   for (std::uint32_t r = 0; r < ranks_; ++r) {
+    if (hosts_[r].shape != kNil) {
+      continue;  // Messages of the next iteration may wait there when the run stops.
+    }
     for (std::uint32_t node = hosts_[r].uq_head; node != kNil; node = pool_[node].next) {
       ++result.unexpected_left;
       if (result.stuck.size() < kMaxStuckListed) {
@@ -854,6 +1001,9 @@ void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_re
     std::uint64_t last_net = 0;
     std::uint32_t stalled = 0;
     for (;;) {
+      if (finite_done() || limit_reached_) {
+        return;
+      }
       const std::uint64_t net_time = net_->next_time();
       if (net_time != kNetIdle && (queue_.empty() || net_time < queue_.next_time())) {
         deliveries_.clear();
@@ -874,9 +1024,13 @@ void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_re
         return;
       }
       const typename Queue::Item event = queue_.pop();
+      if (past_time_limit(event.time)) {
+        return;
+      }
+      stopped_at_ = event.time;
       process(event);
       if (events_ >= next_report) [[unlikely]] {
-        progress_(SimProgress{events_, completed_, total, SimTime{event.time}, rerun_});
+        progress_(progress_at(total, event.time));
         next_report = events_ + every;
       }
     }
@@ -928,7 +1082,9 @@ std::pair<std::uint64_t, std::uint64_t> Engine<Queue>::prepare() {
                      kNil,
                      kNil,
                      root_begin,
-                     root_end};
+                     root_end,
+                     kNil,
+                     0};
     if (prog->ops.size() >= kMaxOpsPerRank) {
       throw InputError(fmt::format("rank {} has {} operations; the simulator handles at most {} per rank", r,
                                    prog->ops.size(), kMaxOpsPerRank - 1));
@@ -957,14 +1113,80 @@ std::pair<std::uint64_t, std::uint64_t> Engine<Queue>::prepare() {
     groups_.assign(static_cast<std::size_t>(ranks_) * kGroupKinds, Group{});
   }
   pool_.reserve(ranks_);
-
+  finite_total_ = total;
+  if (repeating_) {
+    prepare_repeating();
+  }
+  finite_left_ = finite_total_;
   return {total, roots};
+}
+
+template <class Queue>
+void Engine<Queue>::prepare_repeating() {
+  std::unordered_map<const Program*, std::uint32_t> shape_of;
+  std::vector<std::uint32_t> parent;
+  std::uint64_t parts = 0;
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    if (!s_.repeats(r)) {
+      continue;
+    }
+    Host& h = hosts_[r];
+    const Program* prog = h.prog;
+    finite_total_ -= prog->ops.size();
+    // Its root receives are posted through the ordinary path (process_op), which matches the
+    // unexpected queue first: a later iteration's may find messages waiting there.
+    h.root_next = 0;
+    h.root_end = 0;
+    auto [it, added] = shape_of.try_emplace(prog, static_cast<std::uint32_t>(shapes_.size()));
+    if (added) {
+      shapes_.push_back(make_repeat_shape<RepeatShape>(*prog, parent));
+    }
+    h.shape = it->second;
+    h.part_base = static_cast<std::uint32_t>(parts);
+    parts += shapes_[h.shape].op_begin.size() - 1;
+  }
+  if (finite_total_ == 0) {
+    throw InputError(
+        "every rank with operations repeats: nothing would end the run (a repeating program runs until "
+        "the ranks that do not repeat have finished)");
+  }
+  part_left_.assign(parts, 0);
+  part_cycles_.assign(parts, 0);
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    const Host& h = hosts_[r];
+    if (h.shape == kNil) {
+      continue;
+    }
+    const RepeatShape& shape = shapes_[h.shape];
+    for (std::size_t p = 0; p + 1 < shape.op_begin.size(); ++p) {
+      part_left_[h.part_base + p] = shape.op_begin[p + 1] - shape.op_begin[p];
+    }
+  }
 }
 
 template <class Queue>
 void Engine<Queue>::collect_finish(std::uint64_t total, SimResult& result) const {
   result.ops_total = total;
   result.ops_completed = completed_;
+  if (repeating_) {
+    result.ops_total = finite_total_;
+    result.ops_completed = finite_total_ - finite_left_;
+    result.stopped_at = SimTime{std::max(stopped_at_, finite_end_)};
+    result.time_limit_reached = limit_reached_;
+    result.repeat_cycles.assign(ranks_, 0);
+    for (std::uint32_t r = 0; r < ranks_; ++r) {
+      const Host& h = hosts_[r];
+      if (h.shape == kNil) {
+        continue;
+      }
+      const std::size_t parts = shapes_[h.shape].op_begin.size() - 1;
+      std::uint64_t fewest = parts == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();
+      for (std::size_t p = 0; p < parts; ++p) {
+        fewest = std::min(fewest, part_cycles_[h.part_base + p]);
+      }
+      result.repeat_cycles[r] = fewest;
+    }
+  }
   result.messages = messages_;
   result.events = events_;
   result.finish.resize(ranks_);
@@ -998,7 +1220,7 @@ SimResult Engine<Queue>::run() {
     queue_.enter_root(r);
     for (const std::uint32_t op : pr.roots) {
       ++events_;
-      if (pr.ops[op].type == OpType::kRecv) {
+      if (pr.ops[op].type == OpType::kRecv && hosts_[r].shape == kNil) {
         // No message has been handled yet (none arrives before every root has run), so a root
         // receive only starts and joins the posted queue, where it already is (Host).
         mark_started(r, op, 0);
@@ -1018,7 +1240,7 @@ SimResult Engine<Queue>::run() {
       run_with_network(total, next_report, every);
     }
   }
-  while (!queue_.empty() && !queue_.failed()) {
+  while (!queue_.empty() && !queue_.failed() && !finite_done() && !limit_reached_) {
     if constexpr (Queue::kWindowed) {
       if (queue_.window_done()) {
         // Stamps handed out in the window become LogGOPSim's (detail/window_queue.hpp).
@@ -1030,9 +1252,13 @@ SimResult Engine<Queue>::run() {
       }
     }
     const typename Queue::Item event = queue_.pop();
+    if (past_time_limit(event.time)) {
+      break;
+    }
+    stopped_at_ = event.time;
     process(event);
     if (events_ >= next_report) [[unlikely]] {
-      progress_(SimProgress{events_, completed_, total, SimTime{event.time}, rerun_});
+      progress_(progress_at(total, event.time));
       next_report = events_ + every;
     }
   }
@@ -1047,7 +1273,12 @@ SimResult Engine<Queue>::run() {
   if (net_ != nullptr) {
     result.network_in_flight = net_->in_flight();
   }
-  result.complete = completed_ == total && result.unexpected_left == 0 && result.network_in_flight == 0;
+  if (repeating_) {
+    // Messages of the repeating ranks are still on their way when the run stops.
+    result.complete = finite_left_ == 0 && !limit_reached_ && result.unexpected_left == 0;
+  } else {
+    result.complete = completed_ == total && result.unexpected_left == 0 && result.network_in_flight == 0;
+  }
   result.timeline = std::move(timeline_);
   return result;
 }
@@ -1063,7 +1294,7 @@ constexpr std::uint32_t kWindowedMinRanks = 2048;
 // least kWindowedMinRanks ranks.
 std::uint64_t window_lookahead(const Schedule& schedule, const SimOptions& options) {
   if (options.event_order == EventOrder::kGlobal || options.record_timeline || schedule.num_ranks() < 2 ||
-      options.network != nullptr) {
+      options.network != nullptr || schedule.has_repeating()) {
     return 0;
   }
   if (options.event_order == EventOrder::kAuto &&
@@ -1163,6 +1394,18 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     SimResult empty;
     empty.complete = true;
     return empty;
+  }
+  if (schedule.has_repeating()) {
+    if (options.repeat_time_limit.ps == 0) {
+      throw InputError(
+          "a schedule with repeating programs needs SimOptions::repeat_time_limit: without one a rank that "
+          "never finishes would keep the repeating ones running for ever");
+    }
+    if (options.params.rendezvous_handshake) {
+      // A handshaken send completes at its clear-to-send, before its data arrives: its part could
+      // start again and match anew while the data of the last iteration is still on its way.
+      throw InputError("repeating programs cannot be simulated with the rendezvous handshake");
+    }
   }
   if (const std::uint64_t lookahead = window_lookahead(schedule, options); lookahead > 0) {
     SimResult result;

@@ -1153,6 +1153,11 @@ std::string write_binary_v2(const Schedule& schedule) {
 }  // namespace
 
 std::string write_binary(const Schedule& schedule, std::uint32_t version) {
+  if (schedule.has_repeating()) {
+    // The format has no loops: a repeating program written once would be a different schedule.
+    throw InputError(
+        "a schedule with repeating programs (generators) cannot be written as a binary schedule");
+  }
   if (version == 1) {
     return write_binary_v1(schedule);
   }

@@ -578,6 +578,10 @@ std::string write_goal(const Schedule& schedule) {
 }
 
 void write_goal(const Schedule& schedule, const std::function<void(std::string_view)>& sink) {
+  if (schedule.has_repeating()) {
+    // GOAL has no loops: a repeating program written once would be a different schedule.
+    throw InputError("a schedule with repeating programs (generators) cannot be written as GOAL");
+  }
   // Handed to the sink in pieces of about this size, so a million-rank file is never whole in memory.
   constexpr std::size_t kPieceBytes = std::size_t{1} << 20U;
   fmt::memory_buffer out;

@@ -190,7 +190,7 @@ bool Schedule::same_as(const Schedule& other) const {
   }
   for (std::uint32_t r = 0; r < num_ranks_; ++r) {
     if (!(program_of(r) == other.program_of(r)) ||
-        !std::ranges::equal(peer_offsets(r), other.peer_offsets(r))) {
+        !std::ranges::equal(peer_offsets(r), other.peer_offsets(r)) || repeats(r) != other.repeats(r)) {
       return false;
     }
   }
@@ -415,6 +415,16 @@ void ScheduleBuilder::begin_rank(std::uint32_t rank) {
   has_succ_.clear();
   done_edges_.clear();
   start_edges_.clear();
+}
+
+void ScheduleBuilder::set_repeating(std::uint32_t rank) {
+  if (rank >= schedule_.num_ranks_) {
+    throw InputError(fmt::format("rank {} is out of range (num_ranks {})", rank, schedule_.num_ranks_));
+  }
+  if (schedule_.repeats_.empty()) {
+    schedule_.repeats_.assign(schedule_.num_ranks_, 0);
+  }
+  schedule_.repeats_[rank] = 1;
 }
 
 std::uint32_t ScheduleBuilder::offset_of(std::uint32_t peer) const {

@@ -98,6 +98,10 @@ struct SimOptions {
   /// the rank's program and its completion time (empty: never). For measurements on a
   /// simulation, such as `gridlock predict gpcnet`'s per-iteration canary times.
   std::function<void(std::uint32_t rank, std::uint32_t op, SimTime end)> on_op_done;
+  /// With repeating programs (Schedule::repeats): the run stops, incomplete, at the first event
+  /// later than this, so that a rank that never finishes cannot keep the repeating ones running
+  /// for ever. Required (non-zero) for such a schedule; no effect on others.
+  SimTime repeat_time_limit{};
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.
@@ -137,6 +141,16 @@ struct SimResult {
   std::vector<TimelineSlice> timeline;  ///< Slices, if requested.
   bool windowed = false;                ///< The events were processed host by host in windows.
   std::uint64_t network_in_flight = 0;  ///< Messages a network model never delivered (incomplete run).
+  /// With repeating programs: per rank, the times its program ran through (the fewest over its
+  /// weakly connected parts; 0 for ranks that do not repeat). Empty otherwise.
+  std::vector<std::uint64_t> repeat_cycles;
+  /// With repeating programs: when the run stopped, the later of the last event processed and the
+  /// last completion of a rank that does not repeat (the run stops when the last of them
+  /// finishes). ops_total and ops_completed count only the ranks that do not repeat, and
+  /// messages every message sent.
+  SimTime stopped_at;
+  /// With repeating programs: the run reached SimOptions::repeat_time_limit first (incomplete).
+  bool time_limit_reached = false;
 };
 
 /// Simulates `schedule` and returns finish times and counters. Never throws for a deadlocked or

@@ -189,7 +189,18 @@ class Schedule {
   /// Largest NIC index used plus one.
   [[nodiscard]] std::uint32_t num_nics() const noexcept { return num_nics_; }
 
-  /// Same ranks, same operations, same dependencies (source information is ignored).
+  /// True if `rank`'s program repeats (ScheduleBuilder::set_repeating): each weakly connected
+  /// part of it starts again when all its operations have completed, until every rank that does
+  /// not repeat has finished (docs/sim-model.md, "Repeating programs").
+  [[nodiscard]] bool repeats(std::uint32_t rank) const noexcept {
+    return rank < repeats_.size() && repeats_[rank] != 0;
+  }
+  /// True if some rank's program repeats. Such a schedule lives in memory only: the GOAL writers
+  /// refuse it.
+  [[nodiscard]] bool has_repeating() const noexcept { return !repeats_.empty(); }
+
+  /// Same ranks, same operations, same dependencies, same repeating ranks (source information is
+  /// ignored).
   [[nodiscard]] bool same_as(const Schedule& other) const;
 
  private:
@@ -211,6 +222,8 @@ class Schedule {
   std::vector<std::uint64_t> rank_peer_begin_;
   std::vector<RankSource> sources_;
   std::vector<std::string> label_names_;
+  // Per rank, 1 if its program repeats; empty when none does.
+  std::vector<std::uint8_t> repeats_;
 };
 
 /// A dependency cycle found while finishing a rank; `ops` lists the ops on the cycle.
@@ -266,6 +279,10 @@ class ScheduleBuilder {
   void set_rank_like(std::uint32_t rank, std::uint32_t like_rank);
   /// Finishes the current rank; throws CycleError if its dependencies contain a cycle.
   void end_rank();
+  /// Makes `rank`'s program repeat (Schedule::repeats): a generator, such as a congestor that
+  /// keeps its pattern running for as long as the measured ranks run, built as one iteration.
+  /// Throws InputError for a rank out of range.
+  void set_repeating(std::uint32_t rank);
   /// The schedule; ranks never begun get empty programs. The builder is left empty.
   [[nodiscard]] Schedule finish();
 
