@@ -75,11 +75,10 @@ constexpr std::uint32_t kTagGetData = 401;
 constexpr std::uint64_t kCalibrationIterations = 8;
 // Congestor iterations (at the calibrated rate) before the canaries start: GPCNeT's warm-up.
 constexpr double kWarmupIterations = 4;
-// The loaded canaries are first assumed to take this many times their isolated time; a run whose
-// congestors end too early is repeated with longer ones. Every congestor iteration beyond the
-// canaries' end is simulated for nothing (the engine has no "stop when these ranks are done").
-constexpr double kFirstLoadedFactor = 2.0;
-constexpr int kMaxLoadedAttempts = 4;
+// A loaded run stops, as a defect, when its canaries have not finished after this many times their
+// isolated time (past the warm-up): the congestors repeat until the canaries finish, so a canary
+// that never finished would keep them running for ever.
+constexpr std::uint64_t kLoadedTimeLimitFactor = 10'000;
 
 void require_all(sim::ScheduleBuilder& b, std::uint32_t op, const std::vector<std::uint32_t>& after) {
   for (const auto a : after) {
@@ -238,17 +237,22 @@ std::unique_ptr<Model> make_network_model(const GpcnetOptions& options,
   return make_model(options.model, std::move(network), packet);
 }
 
+std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
+
 // A simulation's canary iteration ends and finish times.
 struct RunResult {
   std::vector<std::vector<std::uint64_t>> marker_ps;  // per canary rank, per marker
   std::uint64_t canary_end_ps = 0;
   std::vector<sim::SimTime> finish;
+  std::vector<std::uint64_t> repeat_cycles;  // per rank, with repeating congestors
+  std::uint64_t stopped_ps = 0;              // with repeating congestors: when the run stopped
   std::uint64_t messages = 0;
   double wall_s = 0;
 };
 
+// `time_limit_ps`: the repeating congestors' time limit (sim::SimOptions::repeat_time_limit).
 RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const Network>& network,
-                       const GpcnetOptions& options) {
+                       const GpcnetOptions& options, std::uint64_t time_limit_ps = 0) {
   RunResult out;
   const std::uint32_t ranks = built.schedule.num_ranks();
   std::vector<std::int64_t> canary_index(ranks, -1);
@@ -263,6 +267,7 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   sim::SimOptions so;
   so.params = options.params;
   so.network = model.get();
+  so.repeat_time_limit = sim::SimTime{time_limit_ps};
   so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
     const std::int64_t c = canary_index[rank];
     if (c < 0) {
@@ -278,11 +283,14 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   const sim::SimResult result = sim::simulate(built.schedule, so);
   if (!result.complete) {
     // gridlock generates the schedule: one that cannot finish is our defect, not the user's.
-    throw InternalError(
-        fmt::format("gridlock predict gpcnet: a simulation of a generated schedule did not finish:\n{}",
-                    sim::stuck_report(result)));
+    throw InternalError(fmt::format(
+        "gridlock predict gpcnet: a simulation of a generated schedule did not finish{}:\n{}",
+        result.time_limit_reached ? fmt::format(" within {} simulated", time_text(time_limit_ps)) : "",
+        sim::stuck_report(result)));
   }
   out.finish = result.finish;
+  out.repeat_cycles = result.repeat_cycles;
+  out.stopped_ps = result.stopped_at.ps;
   out.messages = result.messages;
   out.wall_s = result.wall_seconds;
   return out;
@@ -388,8 +396,6 @@ void reserve_run(const GpcnetOptions& options, const GpcnetLayout& layout, const
                  "give fewer --iterations or --rings, fewer --ranks-per-node or a smaller --network");
 }
 
-std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
-
 }  // namespace
 
 CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
@@ -463,7 +469,10 @@ std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout, const ScheduleShap
       // message and its answer between the root and every other rank.
       const std::uint64_t per_iteration =
           types[t] == CongestorType::kAllToAll ? saturating_mul(2 * n, n) : saturating_mul(4, n);
-      ops = saturating_add(ops, saturating_mul(per_iteration, shape.congestor_iterations[t]));
+      const std::uint64_t iterations = shape.congestors_repeat
+                                           ? std::min<std::uint64_t>(1, shape.congestor_iterations[t])
+                                           : shape.congestor_iterations[t];
+      ops = saturating_add(ops, saturating_mul(per_iteration, iterations));
     }
   }
   return ops;
@@ -538,16 +547,19 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
   }
   const auto types = gpcnet_congestors();
   for (std::size_t t = 0; t < shape.congestor_iterations.size() && t < types.size(); ++t) {
-    const std::uint64_t iterations = shape.congestor_iterations[t];
-    if (iterations == 0) {
+    if (shape.congestor_iterations[t] == 0) {
       continue;
     }
+    const std::uint64_t iterations = shape.congestors_repeat ? 1 : shape.congestor_iterations[t];
     for (const auto& slice : layout.slices[t + 1]) {
       for (std::uint32_t pos = 0; pos < slice.size(); ++pos) {
         b.begin_rank(slice[pos]);
         build_congestor_rank(b, types[t], slice, pos, iterations, shape.rma_by_nic);
         out.congestor_ranks.push_back(slice[pos]);
         b.end_rank();
+        if (shape.congestors_repeat) {
+          b.set_repeating(slice[pos]);
+        }
       }
     }
   }
@@ -745,12 +757,18 @@ gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape
     for (const auto& slice : layout.slices[t + 1]) {
       const auto n = static_cast<std::uint32_t>(slice.size());
       for (std::uint32_t pos = 0; pos < n; ++pos) {
+        // Repeating congestors: the iterations each rank completed until the canaries finished,
+        // over that time; otherwise all of them, over the rank's own run.
+        const bool repeated = shape.congestors_repeat && !run.repeat_cycles.empty();
+        const std::uint64_t iterations =
+            repeated ? run.repeat_cycles[slice[pos]] : shape.congestor_iterations[t];
         const std::uint64_t bytes =
-            saturating_mul(congestor_bytes_per_iteration(types[t], pos, n), shape.congestor_iterations[t]);
+            saturating_mul(congestor_bytes_per_iteration(types[t], pos, n), iterations);
         cr.ranks += 1;
-        cr.iterations = saturating_add(cr.iterations, shape.congestor_iterations[t]);
+        cr.iterations = saturating_add(cr.iterations, iterations);
         cr.bytes = saturating_add(cr.bytes, bytes);
-        const double seconds = static_cast<double>(run.finish[slice[pos]].ps) * 1e-12;
+        const double seconds =
+            static_cast<double>(repeated ? run.stopped_ps : run.finish[slice[pos]].ps) * 1e-12;
         rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
       }
     }
@@ -766,15 +784,14 @@ struct CanaryRuns {
   gpcnet::CanaryResult isolated;
   gpcnet::CanaryResult loaded;
   Json sizing;                 // the canary's row of the context's congestor_sizing
-  std::uint64_t messages = 0;  // messages simulated, every attempt counted
+  std::uint64_t messages = 0;  // messages simulated, isolated and loaded
 };
 
 // Runs `canary` alone, then beside the congestors: the canaries start after the congestors'
-// warm-up, and every congestor must still run when the last canary iteration ends, else the
-// loaded run is repeated with longer congestors (at most kMaxLoadedAttempts runs). A loaded
-// phase the congestors never covered adds a note to `notes`.
+// warm-up, and the congestors, each built as one iteration that repeats, keep their patterns
+// running until the last canary iteration ends (one loaded run, its memory that of one iteration).
 CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, const Calibration& calibration,
-                      CanaryKind canary, std::vector<std::string>& notes) {
+                      CanaryKind canary) {
   const std::string key = canary_info(canary).key;
   CanaryRuns out;
   ScheduleShape shape;
@@ -789,57 +806,36 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
   say(options, fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", key,
                            time_text(iso.canary_end_ps), iso.messages, iso.wall_s));
 
-  // Per congestor, its iteration time under load (the calibrated one until a loaded run says
-  // more), and the time the congestors must cover.
-  std::vector<double> loaded_iteration_ps = calibration.iteration_ps;
-  double target_ps = static_cast<double>(calibration.warmup_ps) +
-                     kFirstLoadedFactor * static_cast<double>(iso.canary_end_ps);
   shape.canary_delay = sim::SimTime{calibration.warmup_ps};
-  for (int attempt = 1;; ++attempt) {
-    shape.congestor_iterations.clear();
-    for (const double pace : loaded_iteration_ps) {
-      // Clamped before the conversion (a double past 2^64 does not convert): the memory budget
-      // refuses such a run next.
-      const double wanted = std::ceil(target_ps / pace) + 1;
-      shape.congestor_iterations.push_back(wanted >= 0x1p63 ? std::uint64_t{1} << 63
-                                                            : static_cast<std::uint64_t>(wanted));
-    }
-    reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} loaded", key));
-    const auto built = build_gpcnet_schedule(setup.layout, shape);
-    const RunResult run = run_schedule(built, setup.network, options);
-    out.messages += run.messages;
-    std::uint64_t congestors_end = std::numeric_limits<std::uint64_t>::max();
-    for (const auto r : built.congestor_ranks) {
-      congestors_end = std::min(congestors_end, run.finish[r].ps);
-    }
-    const bool covered = congestors_end >= run.canary_end_ps;
-    say(options, fmt::format("{} loaded (attempt {}): canaries end at {}, first congestor ends at {}, {} "
-                             "messages, {:.1f} s",
-                             key, attempt, time_text(run.canary_end_ps), time_text(congestors_end),
-                             run.messages, run.wall_s));
-    if (covered || attempt == kMaxLoadedAttempts) {
-      out.loaded = loaded_result(canary, shape, run, setup.layout);
-      out.sizing["canary"] = key;
-      out.sizing["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
-      out.sizing["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
-      out.sizing["congestors_first_end_us"] = static_cast<double>(congestors_end) / 1e6;
-      out.sizing["congestor_iterations"] = shape.congestor_iterations;
-      out.sizing["attempts"] = attempt;
-      out.sizing["covered"] = covered;
-      if (!covered) {
-        notes.push_back(fmt::format(
-            "{}: a congestor ended at {} before the canaries ({}) after {} attempts; the last canary "
-            "iterations ran on a partly quiet network",
-            canary_info(canary).title, time_text(congestors_end), time_text(run.canary_end_ps), attempt));
+  shape.congestors_repeat = true;
+  shape.congestor_iterations.assign(calibration.iteration_ps.size(), 1);
+  reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} loaded", key));
+  const std::uint64_t limit_ps =
+      saturating_add(calibration.warmup_ps,
+                     saturating_mul(kLoadedTimeLimitFactor, std::max<std::uint64_t>(iso.canary_end_ps, 1)));
+  const auto built = build_gpcnet_schedule(setup.layout, shape);
+  const RunResult run = run_schedule(built, setup.network, options, limit_ps);
+  out.messages += run.messages;
+  say(options, fmt::format("{} loaded: {} simulated, {} messages, {:.1f} s", key,
+                           time_text(run.canary_end_ps), run.messages, run.wall_s));
+  out.loaded = loaded_result(canary, shape, run, setup.layout);
+  out.sizing["canary"] = key;
+  out.sizing["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
+  out.sizing["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
+  // Per congestor type, the fewest iterations one of its ranks completed before the canaries ended.
+  std::vector<std::uint64_t> fewest;
+  for (std::size_t t = 0; t < calibration.iteration_ps.size(); ++t) {
+    std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+    for (const auto& slice : setup.layout.slices[t + 1]) {
+      for (const auto r : slice) {
+        least = std::min(least, run.repeat_cycles.empty() ? 0 : run.repeat_cycles[r]);
       }
-      return out;
     }
-    // Too short: the calibration (congestors alone, all starting at once) misjudged their pace
-    // beside the canaries. Take each one's iteration time from this run and cover the
-    // canaries' loaded time with a margin.
-    loaded_iteration_ps = congestor_paces(setup.layout, run, shape.congestor_iterations);
-    target_ps = std::max(1.25 * target_ps, 1.5 * static_cast<double>(run.canary_end_ps));
+    fewest.push_back(least == std::numeric_limits<std::uint64_t>::max() ? 0 : least);
   }
+  out.sizing["congestor_iterations"] = fewest;
+  out.sizing["congestors"] = "repeat until the canaries end";
+  return out;
 }
 
 // The report's context block: the network, the model, the job, the parameters and how the
@@ -905,7 +901,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   Json sizing = Json::array();
   std::uint64_t total_messages = 0;
   for (const CanaryKind canary : kCanaryKinds) {
-    CanaryRuns runs = run_canary(options, setup, calibration, canary, report.notes);
+    CanaryRuns runs = run_canary(options, setup, calibration, canary);
     isolated.canaries.push_back(std::move(runs.isolated));
     loaded.canaries.push_back(std::move(runs.loaded));
     sizing.push_back(std::move(runs.sizing));

@@ -139,6 +139,9 @@ struct ScheduleShape {
   bool canaries = true;                    ///< false: congestors alone (calibration runs).
   /// Iterations of each congestor group, in gpcnet_congestors() order (empty: canaries alone).
   std::vector<std::uint64_t> congestor_iterations;
+  /// true: each congestor with a non-zero count is built as one iteration that repeats until the
+  /// canaries finish (sim::ScheduleBuilder::set_repeating), whatever its count.
+  bool congestors_repeat = false;
   sim::SimTime canary_delay;  ///< Calc before the canaries start (the congestors' warm-up).
   bool rma_by_nic = true;     ///< GpcnetOptions::rma_by_nic.
 };
