@@ -58,10 +58,9 @@ constexpr std::uint32_t kCongestorWindow = 2;
 // The application starts after this many congestor messages, when the competing flows are in
 // their steady state (the paper started SpMV beside congestors already running).
 constexpr double kWarmupMessages = 2;
-// The first congested run gives the congestors this many times the application's time alone; a
-// run in which a congestor ends before the application is repeated with longer congestors.
-constexpr double kFirstCongestedFactor = 3.0;
-constexpr int kMaxCongestedAttempts = 4;
+// The congestors repeat until the application ends; an application that has not ended this many
+// times its time alone after the warm-up made no headway beside them (starved), and the run stops.
+constexpr std::uint64_t kStarvedFactor = 32;
 
 constexpr double kPsPerUs = 1e6;
 
@@ -91,10 +90,13 @@ void reserve_mapping_run(const MappingPredictOptions& options, const mapping::Ta
 }
 
 // The application and the congestors; `iterations` may be 0 here (the calibration run).
+// `repeat_congestors`: each congestor rank is kCongestorWindow messages each way that repeat until
+// the application ends (congestor_messages is then ignored, but must not be 0).
 MappingSchedule build_schedule(const mapping::TaskGraph& graph, std::uint32_t iterations,
                                std::uint64_t compute_ps, std::uint64_t start_delay_ps,
                                const std::vector<std::pair<std::string, std::string>>& pairs,
-                               std::uint64_t congestor_bytes, std::uint64_t congestor_messages) {
+                               std::uint64_t congestor_bytes, std::uint64_t congestor_messages,
+                               bool repeat_congestors = false) {
   MappingSchedule out;
   out.app_ranks = graph.num_tasks;
   const std::uint64_t congestor_ranks = congestor_messages > 0 ? 2 * pairs.size() : 0;
@@ -148,8 +150,12 @@ MappingSchedule build_schedule(const mapping::TaskGraph& graph, std::uint32_t it
         b.begin_rank(rank);
         // Receives posted up front (a rendezvous send would otherwise wait for them); sends back
         // to back with kCongestorWindow in flight.
+        // Repeating, each of the kCongestorWindow sends and receives is a part of its own: the
+        // next send of a slot starts when its last one completes, as send k requires send
+        // k - kCongestorWindow when unrolled, and the slot's tag keeps the streams in order.
+        const std::uint64_t count = repeat_congestors ? kCongestorWindow : congestor_messages;
         std::vector<std::uint32_t> sends;
-        for (std::uint64_t k = 0; k < congestor_messages; ++k) {
+        for (std::uint64_t k = 0; k < count; ++k) {
           (void)b.recv(congestor_bytes, peer, static_cast<std::uint32_t>(k));
           const std::uint32_t s = b.send(congestor_bytes, peer, static_cast<std::uint32_t>(k));
           if (k >= kCongestorWindow) {
@@ -158,6 +164,9 @@ MappingSchedule build_schedule(const mapping::TaskGraph& graph, std::uint32_t it
           sends.push_back(s);
         }
         b.end_rank();
+        if (repeat_congestors) {
+          b.set_repeating(rank);
+        }
       }
     }
   }
@@ -167,19 +176,32 @@ MappingSchedule build_schedule(const mapping::TaskGraph& graph, std::uint32_t it
 
 struct RunTimes {
   std::uint64_t app_end_ps = 0;         // latest finish over the application's ranks
-  std::uint64_t congestors_end_ps = 0;  // earliest finish over the congestor ranks
+  std::uint64_t congestors_end_ps = 0;  // earliest finish over the congestor ranks (when the run stopped)
   std::uint64_t messages = 0;
+  bool starved = false;                  // repeating congestors: the time limit came first
+  std::uint64_t congestor_messages = 0;  // repeating congestors: messages each sent, on average
 };
 
+// `time_limit_ps`: with repeating congestors, when the application counts as starved.
 RunTimes run(const MappingSchedule& built, const std::shared_ptr<const Network>& network,
-             const MappingPredictOptions& options) {
+             const MappingPredictOptions& options, std::uint64_t time_limit_ps = 0) {
   PacketOptions packet = options.packet;
   packet.seed = options.seed;
   auto model = make_model(options.model, network, packet);
   sim::SimOptions so;
   so.params = options.params;
   so.network = model.get();
+  so.repeat_time_limit = sim::SimTime{time_limit_ps};
   const sim::SimResult result = sim::simulate(built.schedule, so);
+  const bool repeating = built.schedule.has_repeating();
+  if (repeating && result.time_limit_reached) {
+    RunTimes t;
+    t.starved = true;
+    t.messages = result.messages;
+    t.app_end_ps = result.stopped_at.ps;
+    t.congestors_end_ps = result.stopped_at.ps;
+    return t;
+  }
   if (!result.complete) {
     // gridlock generates the schedule: one that cannot finish is our defect, not the user's.
     throw InternalError(
@@ -189,12 +211,22 @@ RunTimes run(const MappingSchedule& built, const std::shared_ptr<const Network>&
   RunTimes t;
   t.messages = result.messages;
   t.congestors_end_ps = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t app_sends = 0;
   for (std::uint32_t r = 0; r < built.schedule.num_ranks(); ++r) {
     if (r < built.app_ranks) {
       t.app_end_ps = std::max(t.app_end_ps, result.finish[r].ps);
+      for (const sim::Op& op : built.schedule.program_of(r).ops) {
+        app_sends += op.type == sim::OpType::kSend ? 1 : 0;
+      }
     } else {
       t.congestors_end_ps = std::min(t.congestors_end_ps, result.finish[r].ps);
     }
+  }
+  const std::uint64_t congestor_ranks = built.schedule.num_ranks() - built.app_ranks;
+  if (repeating && congestor_ranks > 0) {
+    // The congestors ran until the application ended; the messages they sent are the rest.
+    t.congestors_end_ps = result.stopped_at.ps;
+    t.congestor_messages = (result.messages - std::min(result.messages, app_sends)) / congestor_ranks;
   }
   return t;
 }
@@ -382,46 +414,32 @@ class PlacementRuns {
   [[nodiscard]] std::uint64_t messages() const noexcept { return messages_; }
 
  private:
-  // Runs the application beside the congestors, which must outlast it: a run in which a
-  // congestor ends first is repeated with longer congestors (at most kMaxCongestedAttempts).
+  // Runs the application beside the congestors, which repeat until it ends; an application
+  // still running kStarvedFactor times its time alone after the warm-up is starved.
   void congested(PlacementTimes& p, const std::vector<topo::NodeId>& app_nodes, const std::string& method,
                  std::uint64_t alone_ps) {
     const std::uint64_t warmup_ps = calibration_.warmup_ps;
     std::vector<topo::NodeId> all_nodes = app_nodes;
     all_nodes.insert(all_nodes.end(), setup_.congestor_node_ids.begin(), setup_.congestor_node_ids.end());
     const auto network = make_network(setup_.topology, all_nodes, method + " and congestors", options_);
-    double cover_ps = static_cast<double>(warmup_ps) + kFirstCongestedFactor * static_cast<double>(alone_ps);
-    for (int attempt = 1;; ++attempt) {
-      // Clamped before the conversion (a double past 2^63 does not convert): the memory budget
-      // refuses such a run next.
-      const double wanted_messages = std::ceil(cover_ps / static_cast<double>(calibration_.message_ps));
-      const std::uint64_t messages =
-          (wanted_messages >= 0x1p62 ? std::uint64_t{1} << 62 : static_cast<std::uint64_t>(wanted_messages)) +
-          kCongestorWindow;
-      reserve_mapping_run(options_, setup_.graph, options_.iterations, messages, setup_.model_bytes);
-      const MappingSchedule built =
-          build_schedule(setup_.graph, options_.iterations, options_.compute_ps, warmup_ps,
-                         options_.congestor_pairs, options_.congestor_bytes, messages);
-      const RunTimes tc = run(built, network, options_);
-      messages_ += tc.messages;
-      const bool covered = tc.congestors_end_ps >= tc.app_end_ps;
-      say(options_,
-          fmt::format("{}: alone {:.2f} us, congested {:.2f} us (attempt {}, {} congestor messages each{})",
-                      method, p.alone_us, static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs, attempt,
-                      messages, covered ? "" : ", a congestor ended first"));
-      if (covered || attempt == kMaxCongestedAttempts) {
-        // Still not covered after the congestors ran 8 times longer: the application ends only
-        // after them whatever their length, so it made no headway beside them (starved). Its
-        // congested time is then unbounded, not a number.
-        p.starved = !covered;
-        p.congested_us = covered ? static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs : std::nan("");
-        p.congestor_messages = messages;
-        p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
-        p.attempts = attempt;
-        return;
-      }
-      cover_ps = 2.0 * std::max(cover_ps, static_cast<double>(tc.app_end_ps));
-    }
+    reserve_mapping_run(options_, setup_.graph, options_.iterations, kCongestorWindow, setup_.model_bytes);
+    const MappingSchedule built =
+        build_schedule(setup_.graph, options_.iterations, options_.compute_ps, warmup_ps,
+                       options_.congestor_pairs, options_.congestor_bytes, kCongestorWindow, true);
+    const std::uint64_t limit_ps =
+        saturating_add(warmup_ps, saturating_mul(kStarvedFactor, std::max<std::uint64_t>(alone_ps, 1)));
+    const RunTimes tc = run(built, network, options_, limit_ps);
+    messages_ += tc.messages;
+    // Its congested time is unbounded when starved, not a number.
+    p.starved = tc.starved;
+    p.congested_us = tc.starved ? std::nan("") : static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs;
+    p.congestor_messages = tc.congestor_messages;
+    p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
+    p.attempts = 1;
+    say(options_,
+        fmt::format("{}: alone {:.2f} us, congested {} ({} congestor messages each{})", method, p.alone_us,
+                    tc.starved ? std::string("starved") : fmt::format("{:.2f} us", p.congested_us),
+                    p.congestor_messages, tc.starved ? ", the application made no headway" : ""));
   }
 
   const MappingPredictOptions& options_;
