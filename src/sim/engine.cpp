@@ -313,11 +313,13 @@ class Engine {
          k < pr.succ_begin[2 * static_cast<std::size_t>(op) + 1]; ++k) {
       decrement(host, pr.succ[k], when);
     }
-    if (hosts_[host].shape == kNil) [[likely]] {
-      --finite_left_;
-      finite_end_ = std::max(finite_end_, when);
-    } else {
-      part_done(host, op, when);
+    if (repeating_) [[unlikely]] {
+      if (hosts_[host].shape == kNil) {
+        --finite_left_;
+        finite_end_ = std::max(finite_end_, when);
+      } else {
+        part_done(host, op, when);
+      }
     }
   }
   // Op `op` of a repeating program completed at `when`: the last one of its part re-arms the
