@@ -4,12 +4,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/net/factory.hpp"
+#include "gridlock/net/network.hpp"
+#include "gridlock/sim/engine.hpp"
+#include "gridlock/topo/spec.hpp"
 
 namespace gridlock::predict {
 
@@ -144,6 +152,75 @@ TEST(PredictGpcnet, RmaAnswersRunOnTheRootsNicAgents) {
   EXPECT_GT(cpu, 0);
   EXPECT_LT(cpu, 4096.0 / 2e-6 / (1 << 20) * 1.01) << "one CPU answers at most one 4 KiB put per 2o";
   EXPECT_GT(nic, 1.5 * cpu) << "the NIC's answers overlap";
+}
+
+// Congestors as generators (one iteration, repeating until the canaries end) against the same
+// congestors unrolled far beyond the canaries: every canary operation completes at the same
+// time, under both network models.
+TEST(PredictGpcnet, RepeatingCongestorsGiveTheUnrolledCanaryTimes) {
+  const std::string spec = "dragonfly:g=3,a=2,p=2,h=1";
+  const GpcnetLayout layout = make_gpcnet_layout(12, 2, 5, 0.2);
+  std::shared_ptr<const topo::Topology> topology = topo::make_topology(spec);
+  std::vector<topo::NodeId> node_of_rank(layout.ranks());
+  for (std::uint32_t r = 0; r < layout.ranks(); ++r) {
+    node_of_rank[r] = r / layout.ranks_per_node;
+  }
+  auto network = std::make_shared<const net::Network>(
+      topology, net::explicit_placement(*topology, layout.ranks(), node_of_rank, "test"),
+      net::NetworkParams{});
+  for (const CanaryKind kind : {CanaryKind::kLatency, CanaryKind::kBandwidth, CanaryKind::kAllreduce}) {
+    for (const ModelKind model : {ModelKind::kFlow, ModelKind::kPacket}) {
+      ScheduleShape shape;
+      shape.kind = kind;
+      shape.loop = CanaryLoop{1, 1, 3};
+      shape.canary_delay = sim::SimTime{20'000'000};
+      using Done = std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>>;
+      auto canary_ops = [&](bool repeat) {
+        shape.congestors_repeat = repeat;
+        shape.congestor_iterations.assign(4, repeat ? 1 : 3000);
+        const GpcnetSchedule built = build_gpcnet_schedule(layout, shape);
+        const std::set<std::uint32_t> canaries(built.canary_ranks.begin(), built.canary_ranks.end());
+        auto m = net::make_model(model, network, net::PacketOptions{});
+        sim::SimOptions so;
+        so.params.latency = sim::SimTime{500'000};
+        so.params.overhead_send = sim::SimTime{300'000};
+        so.params.overhead_recv = sim::SimTime{300'000};
+        so.network = m.get();
+        so.repeat_time_limit = sim::SimTime{std::uint64_t{1} << 50U};
+        Done done;
+        so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
+          if (canaries.count(rank) > 0) {
+            done.emplace_back(rank, op, end.ps);
+          }
+        };
+        const sim::SimResult r = sim::simulate(built.schedule, so);
+        EXPECT_TRUE(r.complete) << sim::stuck_report(r);
+        if (repeat) {
+          std::uint64_t most = 0;
+          for (const auto c : built.congestor_ranks) {
+            most = std::max(most, r.repeat_cycles.at(c));
+          }
+          EXPECT_GT(most, 1U);
+        } else {
+          // The unrolled congestors outlast the canaries, else the comparison says nothing.
+          std::uint64_t canary_end = 0;
+          std::uint64_t congestor_end = std::numeric_limits<std::uint64_t>::max();
+          for (const auto c : built.canary_ranks) {
+            canary_end = std::max(canary_end, r.finish[c].ps);
+          }
+          for (const auto c : built.congestor_ranks) {
+            congestor_end = std::min(congestor_end, r.finish[c].ps);
+          }
+          EXPECT_GT(congestor_end, canary_end);
+        }
+        return done;
+      };
+      const Done unrolled = canary_ops(false);
+      const Done repeated = canary_ops(true);
+      ASSERT_FALSE(repeated.empty());
+      EXPECT_EQ(repeated, unrolled) << canary_info(kind).key << " " << net::to_string(model);
+    }
+  }
 }
 
 TEST(PredictGpcnet, ImpactIsOneWhereNothingCongests) {
