@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -250,9 +251,13 @@ struct RunResult {
   double wall_s = 0;
 };
 
-// `time_limit_ps`: the repeating congestors' time limit (sim::SimOptions::repeat_time_limit).
+// Events between two progress lines of one run (about 10 s of a packet-model run).
+constexpr std::uint64_t kProgressEvents = std::uint64_t{1} << 25U;
+
+// `what` names the run in progress lines; `time_limit_ps`: the repeating congestors' time limit
+// (sim::SimOptions::repeat_time_limit).
 RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const Network>& network,
-                       const GpcnetOptions& options, std::uint64_t time_limit_ps = 0) {
+                       const GpcnetOptions& options, std::string_view what, std::uint64_t time_limit_ps = 0) {
   RunResult out;
   const std::uint32_t ranks = built.schedule.num_ranks();
   std::vector<std::int64_t> canary_index(ranks, -1);
@@ -268,6 +273,19 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   so.params = options.params;
   so.network = model.get();
   so.repeat_time_limit = sim::SimTime{time_limit_ps};
+  if (options.progress) {
+    // A loaded run of a large job simulates for minutes: say how far its canaries are.
+    so.progress_every_events = kProgressEvents;
+    // With repeating congestors only the canaries' operations count (sim::SimProgress).
+    const char* whose = built.schedule.has_repeating() ? "canaries'" : "run's";
+    so.progress = [&options, what, whose](const sim::SimProgress& p) {
+      options.progress(fmt::format(
+          "{}: {} simulated, {:.1f}% of the {} operations done, {} events", what, time_text(p.now.ps),
+          p.ops_total == 0 ? 100.0
+                           : 100.0 * static_cast<double>(p.ops_completed) / static_cast<double>(p.ops_total),
+          whose, p.events));
+    };
+  }
   so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
     const std::int64_t c = canary_index[rank];
     if (c < 0) {
@@ -722,7 +740,7 @@ Calibration calibrate(const GpcnetOptions& options, const GpcnetSetup& setup) {
   shape.congestor_iterations.assign(types.size(), kCalibrationIterations);
   reserve_run(options, setup.layout, shape, setup.model_bytes, "calibration");
   const auto built = build_gpcnet_schedule(setup.layout, shape);
-  const RunResult run = run_schedule(built, setup.network, options);
+  const RunResult run = run_schedule(built, setup.network, options, "calibration");
   Calibration out;
   out.iteration_ps = congestor_paces(setup.layout, run, shape.congestor_iterations);
   double slowest_iteration = 1;
@@ -800,7 +818,8 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
   shape.loop = canary_loop(options, canary);
   shape.ring_seed = setup.ring_seed;
   reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} isolated", key));
-  const RunResult iso = run_schedule(build_gpcnet_schedule(setup.layout, shape), setup.network, options);
+  const RunResult iso =
+      run_schedule(build_gpcnet_schedule(setup.layout, shape), setup.network, options, key + " isolated");
   out.messages += iso.messages;
   out.isolated = collect(canary, shape.loop, iso);
   say(options, fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", key,
@@ -814,7 +833,7 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
       saturating_add(calibration.warmup_ps,
                      saturating_mul(kLoadedTimeLimitFactor, std::max<std::uint64_t>(iso.canary_end_ps, 1)));
   const auto built = build_gpcnet_schedule(setup.layout, shape);
-  const RunResult run = run_schedule(built, setup.network, options, limit_ps);
+  const RunResult run = run_schedule(built, setup.network, options, key + " loaded", limit_ps);
   out.messages += run.messages;
   say(options, fmt::format("{} loaded: {} simulated, {} messages, {:.1f} s", key,
                            time_text(run.canary_end_ps), run.messages, run.wall_s));
