@@ -146,8 +146,8 @@ class Engine {
         progress_every_(options.progress_every_events),
         rerun_(rerun),
         repeating_(schedule.has_repeating()),
-        time_limit_(options.repeat_time_limit.ps),
-        stop_flag_(options.stop_flag) {}
+        stop_flag_(options.stop_flag),
+        time_limit_(options.repeat_time_limit.ps) {}
 
   // Runs the schedule. With WindowQueue, check order_failed() first: if true, the result is void.
   SimResult run();
@@ -583,10 +583,10 @@ class Engine {
   std::uint64_t finite_left_ = 0;           // of which not yet completed
   std::uint64_t stopped_at_ = 0;            // time of the last event processed
   std::uint64_t finite_end_ = 0;            // latest completion of an op that does not repeat
+  const bool* stop_flag_ = nullptr;         // SimOptions::stop_flag
   std::uint64_t time_limit_ = std::numeric_limits<std::uint64_t>::max();
   bool limit_reached_ = false;
-  const bool* stop_flag_ = nullptr;  // SimOptions::stop_flag
-  bool stopped_ = false;             // the stop flag was seen set
+  bool stopped_ = false;  // the stop flag was seen set
 };
 
 template <class Queue>
