@@ -122,15 +122,47 @@ ConfidenceInterval confidence_interval_mean(std::span<const double> values) {
   return ci;
 }
 
-ConfidenceInterval confidence_interval_quantile(std::vector<double>& values, double q) {
+double design_effect(std::span<const double> values, std::size_t cluster_size) noexcept {
+  const std::size_t m = cluster_size;
+  const std::size_t k = m == 0 ? 0 : values.size() / m;
+  if (m < 2 || k < 2) {
+    return 1.0;
+  }
+  double grand = 0;
+  for (std::size_t i = 0; i < k * m; ++i) {
+    grand += values[i];
+  }
+  grand /= static_cast<double>(k * m);
+  double between = 0;  // sum over clusters of m (cluster mean - grand mean)^2
+  double within = 0;   // sum of (value - its cluster's mean)^2
+  for (std::size_t c = 0; c < k; ++c) {
+    double mean = 0;
+    for (std::size_t i = c * m; i < (c + 1) * m; ++i) {
+      mean += values[i];
+    }
+    mean /= static_cast<double>(m);
+    between += static_cast<double>(m) * (mean - grand) * (mean - grand);
+    for (std::size_t i = c * m; i < (c + 1) * m; ++i) {
+      within += (values[i] - mean) * (values[i] - mean);
+    }
+  }
+  const double msb = between / static_cast<double>(k - 1);
+  const double msw = within / static_cast<double>(k * (m - 1));
+  const double denominator = msb + static_cast<double>(m - 1) * msw;
+  // Every value equal: nothing tells the clusters' values apart, so take them as one.
+  const double rho = denominator > 0 ? std::clamp((msb - msw) / denominator, 0.0, 1.0) : 1.0;
+  return 1.0 + static_cast<double>(m - 1) * rho;
+}
+
+ConfidenceInterval confidence_interval_quantile(std::vector<double>& values, double q, double design) {
   ConfidenceInterval ci;
   const std::size_t n = values.size();
   ci.samples = n;
-  if (n == 0 || !(q > 0.0 && q < 1.0)) {
+  if (n == 0 || !(q > 0.0 && q < 1.0) || !(design >= 1.0)) {
     return ci;
   }
   const double nq = static_cast<double>(n) * q;
-  const double spread = kZ975 * std::sqrt(nq * (1.0 - q));
+  const double spread = kZ975 * std::sqrt(nq * (1.0 - q) * design);
   // 1-based ranks of the estimate and of the interval's ends.
   const double rank = std::max(1.0, std::ceil(nq));
   const double lower = std::floor(nq - spread);

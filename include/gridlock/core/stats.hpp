@@ -71,11 +71,20 @@ struct ConfidenceInterval {
 /// widen the interval instead of hiding in it. The estimate is the mean of all values.
 [[nodiscard]] ConfidenceInterval confidence_interval_mean(std::span<const double> values);
 
+/// The design effect of values that come in clusters of `cluster_size` (values [k m, (k + 1) m)
+/// are cluster k; a last partial cluster is left out): 1 + (m - 1) rho, with rho the intraclass
+/// correlation of a one-way analysis of variance, clamped to [0, 1] (1 when every value is
+/// equal). n values are worth n / design effect independent ones (Kish): m when the values of a
+/// cluster move together, 1 when they are independent. 1 for fewer than 2 clusters or m < 2.
+[[nodiscard]] double design_effect(std::span<const double> values, std::size_t cluster_size) noexcept;
+
 /// 95% confidence interval of the `q`-quantile (0 < q < 1) of the population `values` were drawn
-/// from, independently, by order statistics (distribution-free): the number of samples below the
-/// quantile is binomial (n, q), so the l-th and u-th smallest samples with l = floor(nq - 1.96
-/// sqrt(nq(1-q))) and u = ceil(nq + 1.96 sqrt(nq(1-q))) bracket it with about 95% confidence.
-/// The estimate is the nearest-rank quantile (the ceil(nq)-th smallest). Reorders `values`.
-[[nodiscard]] ConfidenceInterval confidence_interval_quantile(std::vector<double>& values, double q);
+/// from, by order statistics (distribution-free): the number of samples below the quantile is
+/// binomial (n, q), so the l-th and u-th smallest samples with l = floor(nq - 1.96
+/// sqrt(nq(1-q) d)) and u = ceil(nq + 1.96 sqrt(nq(1-q) d)) bracket it with about 95%
+/// confidence, d the design effect of correlated samples (1: independent; design_effect()). The
+/// estimate is the nearest-rank quantile (the ceil(nq)-th smallest). Reorders `values`.
+[[nodiscard]] ConfidenceInterval confidence_interval_quantile(std::vector<double>& values, double q,
+                                                              double design = 1.0);
 
 }  // namespace gridlock

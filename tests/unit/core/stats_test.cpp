@@ -164,5 +164,43 @@ TEST(ConfidenceIntervalQuantile, CoversTheNormalP99About95PercentOfTheTime) {
   EXPECT_LE(covered, 298);
 }
 
+TEST(DesignEffect, IsTheClusterSizeWhenClustersMoveTogetherAndOneWhenIndependent) {
+  // 100 clusters of 10 equal values: worth 100 values, a design effect of 10.
+  const auto base = normal_samples(11, 100, 0.0, 1.0);
+  std::vector<double> together;
+  for (const double b : base) {
+    together.insert(together.end(), 10, b);
+  }
+  EXPECT_NEAR(design_effect(together, 10), 10.0, 1e-9);
+  // Independent values: about 1 (the estimate of rho is clamped at 0).
+  const auto independent = normal_samples(12, 1000, 0.0, 1.0);
+  EXPECT_NEAR(design_effect(independent, 10), 1.0, 0.3);
+  // Every value equal: taken as one per cluster. Too few clusters or clusters of 1: 1.
+  EXPECT_DOUBLE_EQ(design_effect(std::vector<double>(40, 3.0), 4), 4.0);
+  EXPECT_DOUBLE_EQ(design_effect(together, 1), 1.0);
+  EXPECT_DOUBLE_EQ(design_effect(std::vector<double>(10, 1.0), 10), 1.0);
+}
+
+TEST(ConfidenceIntervalQuantile, ADesignEffectWidensItToTheIndependentSamples) {
+  // 2000 values in clusters of 10 equal ones: the interval with design effect 10 is about that
+  // of the 200 distinct values.
+  const auto base = normal_samples(13, 200, 0.0, 1.0);
+  std::vector<double> clustered;
+  for (const double b : base) {
+    clustered.insert(clustered.end(), 10, b);
+  }
+  std::vector<double> distinct = base;
+  std::vector<double> pooled = clustered;
+  const ConfidenceInterval narrow = confidence_interval_quantile(pooled, 0.9);
+  pooled = clustered;
+  const ConfidenceInterval wide = confidence_interval_quantile(pooled, 0.9, design_effect(clustered, 10));
+  const ConfidenceInterval expected = confidence_interval_quantile(distinct, 0.9);
+  // Within one order statistic of it (ranks 1716 and 1884 of 2000 against 171 and 189 of 200).
+  EXPECT_GE(wide.low, expected.low);
+  EXPECT_LE(wide.high, expected.high);
+  EXPECT_GT(wide.high - wide.low, 0.8 * (expected.high - expected.low));
+  EXPECT_LT(narrow.high - narrow.low, wide.high - wide.low);
+}
+
 }  // namespace
 }  // namespace gridlock
