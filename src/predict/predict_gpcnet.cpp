@@ -275,6 +275,16 @@ struct RunResult {
   gpcnet::StoppingRule stopping;  // how a stopping rule ended the run (inactive without one)
 };
 
+// What a run needs for a stopping rule (null: the run goes to its end).
+struct RuleSpec {
+  CanaryKind kind = CanaryKind::kLatency;
+  CanaryLoop loop;
+  double target = 0;          // half-width over the estimate
+  std::uint64_t cap = 0;      // most timed iterations per rank
+  std::uint64_t fixed = 0;    // timed iterations per rank of the fixed count
+  std::uint64_t minimum = 0;  // timed iterations per rank before the rule is evaluated
+};
+
 // The stopping rule of one canary run (--precision, docs/predict.md "Stopping rules").
 //
 // Samples: a timed iteration's time on each canary rank, converted as the tables convert it.
@@ -283,28 +293,32 @@ struct RunResult {
 // series of those iteration means, itself autocorrelated under congestion, gets a batch-means t
 // interval (confidence_interval_mean). The tail (p99 for latencies, p1 for bandwidths, as the
 // tables) gets the distribution-free order-statistic interval over the pooled samples of all
-// ranks (confidence_interval_quantile), which takes them as independent: its width is a lower
-// bound, the reason the mean's interval, which does not, must be met too.
+// ranks (confidence_interval_quantile), widened by their design effect (design_effect, the ranks
+// of an iteration as one cluster): 10 iterations of 58 ranks that move together count as the 10
+// samples they are worth, not 580.
 //
-// The rule is evaluated whenever every rank has about 10% more timed iterations than at the last
-// evaluation (from kGpcnetPrecisionMinIterations on): each evaluation reads every sample, so
-// evaluating after each iteration would be quadratic; the run overshoots the point where the rule
-// is first met by at most 10%.
+// The rule is evaluated from `minimum` timed iterations on (every ring block of the fixed count
+// begun with kGpcnetPrecisionMinIterations timed iterations, or all of its: the first iterations
+// on a new ring, whose ranks arrive from the last one at different times, belong to the
+// population the fixed count measures and make the isolated latency's p99), then whenever every
+// rank has about 10% more timed iterations than at the last evaluation: each evaluation reads
+// every sample, so evaluating after each iteration would be quadratic; the run overshoots the
+// point where the rule is first met by at most 10%.
 class PrecisionTracker {
  public:
-  PrecisionTracker(CanaryKind kind, const CanaryLoop& loop, double target, std::uint64_t cap,
-                   std::uint64_t fixed, const std::vector<std::vector<std::uint64_t>>& marker_ps)
-      : kind_(kind),
-        loop_(loop),
-        target_(target),
-        cap_(cap),
+  PrecisionTracker(const RuleSpec& rule, const std::vector<std::vector<std::uint64_t>>& marker_ps)
+      : kind_(rule.kind),
+        loop_(rule.loop),
+        target_(rule.target),
+        cap_(rule.cap),
+        minimum_(std::min(rule.minimum, rule.cap)),
         marker_ps_(marker_ps),
         done_(marker_ps.size(), 0),
         at_min_(marker_ps.size()) {
     result_.active = true;
-    result_.target = target;
-    result_.cap = cap;
-    result_.fixed = fixed;
+    result_.target = rule.target;
+    result_.cap = rule.cap;
+    result_.fixed = rule.fixed;
   }
 
   // Canary rank `c` completed its marker `index` (they complete in order); returns true when the
@@ -320,7 +334,7 @@ class PrecisionTracker {
     const std::uint64_t timed = timed_of(min_);
     if (timed >= cap_) {
       finish(min_);
-    } else if (timed >= kGpcnetPrecisionMinIterations && timed >= next_check_) {
+    } else if (timed >= minimum_ && timed >= next_check_) {
       next_check_ = std::max(timed + 1, timed + timed / 10);
       if (evaluate(min_)) {
         finish(min_);
@@ -366,7 +380,9 @@ class PrecisionTracker {
     const double q = canary_info(kind_).better == Better::kLower ? 0.99 : 0.01;
     result_.iterations = means.size();
     result_.mean_half_width = confidence_interval_mean(means).relative_half_width();
-    result_.tail_half_width = confidence_interval_quantile(pooled, q).relative_half_width();
+    // `pooled` holds the iterations one after the other, the ranks of each together.
+    const double design = design_effect(pooled, marker_ps_.size());
+    result_.tail_half_width = confidence_interval_quantile(pooled, q, design).relative_half_width();
     result_.met = result_.mean_half_width <= target_ && result_.tail_half_width <= target_;
     return result_.met;
   }
@@ -383,6 +399,7 @@ class PrecisionTracker {
   CanaryLoop loop_;
   double target_;
   std::uint64_t cap_;
+  std::uint64_t minimum_;  // timed iterations before the first evaluation
   const std::vector<std::vector<std::uint64_t>>& marker_ps_;
   std::vector<std::uint64_t> done_;  // markers completed, per canary rank
   std::uint64_t min_ = 0;            // markers every rank completed
@@ -391,15 +408,6 @@ class PrecisionTracker {
   std::uint64_t used_ = 0;
   bool finished_ = false;
   gpcnet::StoppingRule result_;
-};
-
-// What a run needs for a stopping rule (null: the run goes to its end).
-struct RuleSpec {
-  CanaryKind kind = CanaryKind::kLatency;
-  CanaryLoop loop;
-  double target = 0;        // half-width over the estimate
-  std::uint64_t cap = 0;    // most timed iterations per rank
-  std::uint64_t fixed = 0;  // timed iterations per rank of the fixed count
 };
 
 // `time_limit_ps`: the repeating congestors' time limit (sim::SimOptions::repeat_time_limit).
@@ -425,8 +433,7 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
   std::unique_ptr<PrecisionTracker> tracker;
   bool stop = false;
   if (rule != nullptr) {
-    tracker = std::make_unique<PrecisionTracker>(rule->kind, rule->loop, rule->target, rule->cap, rule->fixed,
-                                                 out.marker_ps);
+    tracker = std::make_unique<PrecisionTracker>(*rule, out.marker_ps);
     so.stop_flag = &stop;
   }
   so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
@@ -1064,8 +1071,19 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
   const RuleSpec* rule = nullptr;
   if (options.precision_percent > 0) {
     const CanaryLoop fixed = fixed_loop(options, canary);
-    spec = RuleSpec{canary, shape.loop, options.precision_percent / 100, precision_cap(options, canary),
-                    std::uint64_t{fixed.rings} * fixed.iterations};
+    // Every ring block of the fixed count begun with kGpcnetPrecisionMinIterations timed
+    // iterations (or all of its), and at least that many in all, before the rule is evaluated
+    // (PrecisionTracker).
+    const std::uint64_t minimum =
+        std::max(kGpcnetPrecisionMinIterations,
+                 std::uint64_t{fixed.rings - 1} * fixed.iterations +
+                     std::min<std::uint64_t>(fixed.iterations, kGpcnetPrecisionMinIterations));
+    spec = RuleSpec{canary,
+                    shape.loop,
+                    options.precision_percent / 100,
+                    precision_cap(options, canary),
+                    std::uint64_t{fixed.rings} * fixed.iterations,
+                    minimum};
     rule = &spec;
   }
   reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} isolated", key));
