@@ -1023,13 +1023,20 @@ gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape
   return result;
 }
 
-// ", 120 iterations (rule met: mean +-1.2%, tail +-4.1%)" for a progress line; empty without a rule.
+// An achieved half-width over the estimate: "+-1.23%", or why there is none.
+std::string width_text(double width) {
+  return std::isfinite(width) ? fmt::format("+-{:.2f}%", width * 100) : std::string("no 95% interval yet");
+}
+
+// ", 120 timed iterations per rank (rule met: mean +-1.20%, tail +-4.10%)" for a progress line;
+// empty without a rule.
 std::string stopping_text(const gpcnet::StoppingRule& s) {
   if (!s.active) {
     return "";
   }
-  return fmt::format(", {} timed iterations per rank ({}: mean +-{:.2f}%, tail +-{:.2f}%)", s.iterations,
-                     s.met ? "rule met" : "cap hit", s.mean_half_width * 100, s.tail_half_width * 100);
+  return fmt::format(", {} timed iterations per rank ({}: mean {}, tail {})", s.iterations,
+                     s.met ? "rule met" : "cap hit", width_text(s.mean_half_width),
+                     width_text(s.tail_half_width));
 }
 
 // The report's note for a canary run that hit the cap of its stopping rule (empty if none).
@@ -1038,13 +1045,10 @@ std::string cap_note(const gpcnet::CanaryResult& c, std::string_view phase) {
   if (!s.active || s.met) {
     return "";
   }
-  auto width = [](double w) {
-    return std::isfinite(w) ? fmt::format("+-{:.2f}%", w * 100) : std::string("no 95% interval yet");
-  };
   return fmt::format(
       "{} {}: --precision {}% not reached within the cap of {} timed iterations per rank (achieved: mean "
       "{}, tail {}); give a larger --max-iterations or a looser --precision",
-      c.key, phase, s.target * 100, s.cap, width(s.mean_half_width), width(s.tail_half_width));
+      c.key, phase, s.target * 100, s.cap, width_text(s.mean_half_width), width_text(s.tail_half_width));
 }
 
 // One canary's isolated and loaded phases.
