@@ -46,6 +46,8 @@ struct PredictGpcnetArgs {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t iterations = 0;
   std::uint32_t rings = 4;
+  std::string precision;
+  std::uint64_t max_iterations = 0;
   std::string rma_target = "nic";
   PacketOptionsText packet;
   sim::LogGOPSText loggops;
@@ -69,6 +71,10 @@ void run_predict_gpcnet(const CLI::App& cmd, const PredictGpcnetArgs& a) {
   options.ranks_per_node = a.ranks_per_node;
   options.iterations = a.iterations;
   options.rings = a.rings;
+  if (cmd.count("--precision") > 0) {
+    options.precision_percent = predict::parse_gpcnet_precision(a.precision);
+  }
+  options.max_iterations = a.max_iterations;
   options.rma_by_nic = a.rma_target == "nic";
   options.hop_latency_ps = hop_latency_with(cmd, a.packet.hop_latency, preset);
   options.packet = packet_options_with(cmd, a.packet, preset);
@@ -305,6 +311,12 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rings", args->rings, "Random rings of the ring canaries (GPCNeT: 30)")
       ->capture_default_str();
+  cmd->add_option(
+      "--precision", args->precision,
+      "Stopping rule: run each canary until the 95% intervals of its mean and 99% tail are within "
+      "+-P% (e.g. 5 or 5%; 0.1 to 50), instead of a fixed count");
+  cmd->add_option("--max-iterations", args->max_iterations,
+                  "With --precision: most timed iterations per canary rank (default 20x the fixed count)");
   add_packet_model_options(*cmd, args->packet, false, true);
   cmd->add_option("-L", args->loggops.latency, "LogGOPS L (default 0.5us)");
   cmd->add_option("-o", args->loggops.overhead, "LogGOPS o on both sides (default 0.3us)");

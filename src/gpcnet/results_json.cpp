@@ -54,6 +54,19 @@ Json canary_to_json(const CanaryResult& c, Average average) {
     congestors.push_back(cj);
   }
   j["congestor_throughput"] = congestors;
+  if (c.stopping.active) {
+    // Only `gridlock predict gpcnet --precision` writes it (docs/formats/bench-json.md).
+    const StoppingRule& s = c.stopping;
+    j["stopping"] = {{"rule", "precision"},
+                     {"target", s.target},
+                     {"iterations", s.iterations},
+                     {"samples", s.iterations * c.ranks},
+                     {"cap", s.cap},
+                     {"fixed", s.fixed},
+                     {"mean_half_width", number(s.mean_half_width)},
+                     {"tail_half_width", number(s.tail_half_width)},
+                     {"met", s.met}};
+  }
   return j;
 }
 

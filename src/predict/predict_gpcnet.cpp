@@ -1,12 +1,15 @@
 #include "gridlock/predict/predict_gpcnet.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -238,6 +241,23 @@ std::unique_ptr<Model> make_network_model(const GpcnetOptions& options,
   return make_model(options.model, std::move(network), packet);
 }
 
+// One canary sample: a latency (half the ring exchange's time) or an allreduce time in us, or a
+// BW+Sync bandwidth in MiB/s per rank, of `iterations` iterations that took `dt_ps`.
+double canary_value(CanaryKind kind, std::uint64_t dt_ps, double iterations) {
+  const double bytes_per_iteration =
+      2.0 * static_cast<double>(kBandwidthOutstanding) * static_cast<double>(kBandwidthBytes);
+  const double seconds = static_cast<double>(dt_ps) * 1e-12;
+  switch (kind) {
+    case CanaryKind::kLatency:
+      return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations / 2.0;
+    case CanaryKind::kBandwidth:
+      return bytes_per_iteration * iterations / seconds / kMiB;
+    case CanaryKind::kAllreduce:
+      break;
+  }
+  return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations;
+}
+
 std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
 
 // A simulation's canary iteration ends and finish times.
@@ -249,15 +269,156 @@ struct RunResult {
   std::uint64_t stopped_ps = 0;              // with repeating congestors: when the run stopped
   std::uint64_t messages = 0;
   double wall_s = 0;
+  // Markers (per canary rank, from the first) that every canary rank completed and that the
+  // figures use: all of them, or those up to where a stopping rule ended the run.
+  std::uint64_t complete_markers = 0;
+  gpcnet::StoppingRule stopping;  // how a stopping rule ended the run (inactive without one)
+};
+
+// What a run needs for a stopping rule (null: the run goes to its end).
+struct RuleSpec {
+  CanaryKind kind = CanaryKind::kLatency;
+  CanaryLoop loop;
+  double target = 0;          // half-width over the estimate
+  std::uint64_t cap = 0;      // most timed iterations per rank
+  std::uint64_t fixed = 0;    // timed iterations per rank of the fixed count
+  std::uint64_t minimum = 0;  // timed iterations per rank before the rule is evaluated
+};
+
+// The stopping rule of one canary run (--precision, docs/predict.md "Stopping rules").
+//
+// Samples: a timed iteration's time on each canary rank, converted as the tables convert it.
+// The ranks of one iteration are not independent (they wait for each other in the ring or the
+// collective), so the mean over the ranks of each iteration is one sample of the mean, and the
+// series of those iteration means, itself autocorrelated under congestion, gets a batch-means t
+// interval (confidence_interval_mean). The tail (p99 for latencies, p1 for bandwidths, as the
+// tables) gets the distribution-free order-statistic interval over the pooled samples of all
+// ranks (confidence_interval_quantile), widened by their design effect (design_effect, the ranks
+// of an iteration as one cluster): 10 iterations of 58 ranks that move together count as the 10
+// samples they are worth, not 580.
+//
+// The rule is evaluated from `minimum` timed iterations on (every ring block of the fixed count
+// begun with kGpcnetPrecisionMinIterations timed iterations, or all of its: the first iterations
+// on a new ring, whose ranks arrive from the last one at different times, belong to the
+// population the fixed count measures and make the isolated latency's p99), then whenever every
+// rank has about 10% more timed iterations than at the last evaluation: each evaluation reads
+// every sample, so evaluating after each iteration would be quadratic; the run overshoots the
+// point where the rule is first met by at most 10%.
+class PrecisionTracker {
+ public:
+  PrecisionTracker(const RuleSpec& rule, const std::vector<std::vector<std::uint64_t>>& marker_ps)
+      : kind_(rule.kind),
+        loop_(rule.loop),
+        target_(rule.target),
+        cap_(rule.cap),
+        minimum_(std::min(rule.minimum, rule.cap)),
+        marker_ps_(marker_ps),
+        done_(marker_ps.size(), 0),
+        at_min_(marker_ps.size()) {
+    result_.active = true;
+    result_.target = rule.target;
+    result_.cap = rule.cap;
+    result_.fixed = rule.fixed;
+  }
+
+  // Canary rank `c` completed its marker `index` (they complete in order); returns true when the
+  // run can stop.
+  bool on_marker(std::size_t c, std::uint64_t index) {
+    done_[c] = index + 1;
+    if (index != min_ || finished_ || --at_min_ > 0) {
+      return finished_;
+    }
+    // The last rank at the fewest markers moved on: every rank has min_ + 1 now.
+    ++min_;
+    at_min_ = static_cast<std::size_t>(std::count(done_.begin(), done_.end(), min_));
+    const std::uint64_t timed = timed_of(min_);
+    if (timed >= cap_) {
+      finish(min_);
+    } else if (timed >= minimum_ && timed >= next_check_) {
+      next_check_ = std::max(timed + 1, timed + timed / 10);
+      if (evaluate(min_)) {
+        finish(min_);
+      }
+    }
+    return finished_;
+  }
+
+  // The markers the figures use, and the rule's record (evaluated now if the run ended first).
+  std::pair<std::uint64_t, gpcnet::StoppingRule> result() {
+    if (!finished_) {
+      finish(min_);
+    }
+    return {used_, result_};
+  }
+
+ private:
+  // Timed iterations in the first `markers` markers of a rank.
+  [[nodiscard]] std::uint64_t timed_of(std::uint64_t markers) const noexcept {
+    const std::uint64_t per_block = std::uint64_t{loop_.warmup} + loop_.iterations;
+    const std::uint64_t rest = markers % per_block;
+    return markers / per_block * loop_.iterations + (rest > loop_.warmup ? rest - loop_.warmup : 0);
+  }
+
+  // The intervals over the first `markers` markers of every rank; true when both are met.
+  bool evaluate(std::uint64_t markers) {
+    const std::uint64_t per_block = std::uint64_t{loop_.warmup} + loop_.iterations;
+    std::vector<double> means;
+    std::vector<double> pooled;
+    pooled.reserve(static_cast<std::size_t>(timed_of(markers)) * marker_ps_.size());
+    for (std::uint64_t m = 0; m < markers; ++m) {
+      if (m % per_block < loop_.warmup) {
+        continue;
+      }
+      double sum = 0;
+      for (const auto& marks : marker_ps_) {
+        const double v = canary_value(kind_, marks[m] - marks[m - 1], 1.0);
+        pooled.push_back(v);
+        sum += v;
+      }
+      means.push_back(sum / static_cast<double>(marker_ps_.size()));
+    }
+    const double q = canary_info(kind_).better == Better::kLower ? 0.99 : 0.01;
+    result_.iterations = means.size();
+    result_.mean_half_width = confidence_interval_mean(means).relative_half_width();
+    // `pooled` holds the iterations one after the other, the ranks of each together.
+    const double design = design_effect(pooled, marker_ps_.size());
+    result_.tail_half_width = confidence_interval_quantile(pooled, q, design).relative_half_width();
+    result_.met = result_.mean_half_width <= target_ && result_.tail_half_width <= target_;
+    return result_.met;
+  }
+
+  void finish(std::uint64_t markers) {
+    if (result_.iterations != timed_of(markers) || markers == 0) {
+      evaluate(markers);
+    }
+    used_ = markers;
+    finished_ = true;
+  }
+
+  CanaryKind kind_;
+  CanaryLoop loop_;
+  double target_;
+  std::uint64_t cap_;
+  std::uint64_t minimum_;  // timed iterations before the first evaluation
+  const std::vector<std::vector<std::uint64_t>>& marker_ps_;
+  std::vector<std::uint64_t> done_;  // markers completed, per canary rank
+  std::uint64_t min_ = 0;            // markers every rank completed
+  std::size_t at_min_;               // ranks with exactly min_ markers completed
+  std::uint64_t next_check_ = 0;     // timed iterations at the next evaluation
+  std::uint64_t used_ = 0;
+  bool finished_ = false;
+  gpcnet::StoppingRule result_;
 };
 
 // Events between two progress lines of one run (about 10 s of a packet-model run).
 constexpr std::uint64_t kProgressEvents = std::uint64_t{1} << 25U;
 
 // `what` names the run in progress lines; `time_limit_ps`: the repeating congestors' time limit
-// (sim::SimOptions::repeat_time_limit).
+// (sim::SimOptions::repeat_time_limit). `rule`: the canaries' stopping rule (null: none), which
+// ends the run through SimOptions::stop_flag.
 RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const Network>& network,
-                       const GpcnetOptions& options, std::string_view what, std::uint64_t time_limit_ps = 0) {
+                       const GpcnetOptions& options, std::string_view what, std::uint64_t time_limit_ps = 0,
+                       const RuleSpec* rule = nullptr) {
   RunResult out;
   const std::uint32_t ranks = built.schedule.num_ranks();
   std::vector<std::int64_t> canary_index(ranks, -1);
@@ -286,6 +447,12 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
           whose, p.events));
     };
   }
+  std::unique_ptr<PrecisionTracker> tracker;
+  bool stop = false;
+  if (rule != nullptr) {
+    tracker = std::make_unique<PrecisionTracker>(*rule, out.marker_ps);
+    so.stop_flag = &stop;
+  }
   so.on_op_done = [&](std::uint32_t rank, std::uint32_t op, sim::SimTime end) {
     const std::int64_t c = canary_index[rank];
     if (c < 0) {
@@ -294,8 +461,12 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
     const auto& marks = built.markers[static_cast<std::size_t>(c)];
     const auto it = std::lower_bound(marks.begin(), marks.end(), op);
     if (it != marks.end() && *it == op) {
-      out.marker_ps[static_cast<std::size_t>(c)][static_cast<std::size_t>(it - marks.begin())] = end.ps;
+      const auto index = static_cast<std::size_t>(it - marks.begin());
+      out.marker_ps[static_cast<std::size_t>(c)][index] = end.ps;
       out.canary_end_ps = std::max(out.canary_end_ps, end.ps);
+      if (tracker && tracker->on_marker(static_cast<std::size_t>(c), index)) {
+        stop = true;
+      }
     }
   };
   const sim::SimResult result = sim::simulate(built.schedule, so);
@@ -305,6 +476,10 @@ RunResult run_schedule(const GpcnetSchedule& built, const std::shared_ptr<const 
         "gridlock predict gpcnet: a simulation of a generated schedule did not finish{}:\n{}",
         result.time_limit_reached ? fmt::format(" within {} simulated", time_text(time_limit_ps)) : "",
         sim::stuck_report(result)));
+  }
+  out.complete_markers = built.markers.empty() ? 0 : built.markers.front().size();
+  if (tracker) {
+    std::tie(out.complete_markers, out.stopping) = tracker->result();
   }
   out.finish = result.finish;
   out.repeat_cycles = result.repeat_cycles;
@@ -326,7 +501,9 @@ std::uint64_t smallest_fitting_network(double canary_fraction) {
   return 0;
 }
 
-// Per-iteration samples and block figures of one canary run.
+// Per-iteration samples and block figures of one canary run: the markers every rank completed
+// (all of them, or those before a stopping rule ended the run; a block the stop cut counts with
+// its timed iterations done).
 gpcnet::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunResult& run) {
   const CanaryInfo info = canary_info(kind);
   gpcnet::CanaryResult c;
@@ -334,35 +511,28 @@ gpcnet::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunR
   c.title = info.title;
   c.units = info.units;
   c.better = info.better;
-  const double bytes_per_iteration =
-      2.0 * static_cast<double>(kBandwidthOutstanding) * static_cast<double>(kBandwidthBytes);
-  auto value = [&](std::uint64_t dt_ps, double iterations) {
-    const double seconds = static_cast<double>(dt_ps) * 1e-12;
-    switch (kind) {
-      case CanaryKind::kLatency:
-        return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations / 2.0;
-      case CanaryKind::kBandwidth:
-        return bytes_per_iteration * iterations / seconds / kMiB;
-      case CanaryKind::kAllreduce:
-        break;
-    }
-    return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations;
-  };
-  const std::uint32_t per_block = loop.warmup + loop.iterations;
+  const std::uint64_t per_block = std::uint64_t{loop.warmup} + loop.iterations;
+  const std::uint64_t markers = run.complete_markers;
   double sum_rank_means = 0;
   c.bulk_min = std::numeric_limits<double>::infinity();
   c.bulk_max = -std::numeric_limits<double>::infinity();
   for (const auto& marks : run.marker_ps) {
     double rank_sum = 0;
+    std::uint32_t blocks = 0;
     for (std::uint32_t blk = 0; blk < loop.rings; ++blk) {
-      const std::size_t first = static_cast<std::size_t>(blk) * per_block + loop.warmup;
-      for (std::uint32_t i = 0; i < loop.iterations; ++i) {
-        c.histogram.record(value(marks[first + i] - marks[first + i - 1], 1.0));
+      const std::uint64_t first = blk * per_block + loop.warmup;
+      if (first >= markers) {
+        break;
       }
-      const std::uint64_t block_ps = marks[first + loop.iterations - 1] - marks[first - 1];
-      rank_sum += value(block_ps, loop.iterations);
+      const std::uint64_t count = std::min<std::uint64_t>(loop.iterations, markers - first);
+      for (std::uint64_t i = 0; i < count; ++i) {
+        c.histogram.record(canary_value(kind, marks[first + i] - marks[first + i - 1], 1.0));
+      }
+      const std::uint64_t block_ps = marks[first + count - 1] - marks[first - 1];
+      rank_sum += canary_value(kind, block_ps, static_cast<double>(count));
+      ++blocks;
     }
-    const double rank_mean = rank_sum / loop.rings;
+    const double rank_mean = rank_sum / blocks;
     sum_rank_means += rank_mean;
     c.bulk_min = std::min(c.bulk_min, rank_mean);
     c.bulk_max = std::max(c.bulk_max, rank_mean);
@@ -370,8 +540,9 @@ gpcnet::CanaryResult collect(CanaryKind kind, const CanaryLoop& loop, const RunR
   c.fine = summarize(c.histogram);
   c.ranks = run.marker_ps.size();
   c.bulk_mean = run.marker_ps.empty() ? std::nan("") : sum_rank_means / static_cast<double>(c.ranks);
-  c.blocks_completed = loop.rings;
+  c.blocks_completed = std::min<std::uint64_t>(loop.rings, markers / per_block);
   c.blocks_planned = loop.rings;
+  c.stopping = run.stopping;
   c.elapsed_s = run.wall_s;
   return c;
 }
@@ -411,12 +582,18 @@ void reserve_run(const GpcnetOptions& options, const GpcnetLayout& layout, const
   const std::uint64_t ops = estimate_gpcnet_ops(layout, shape);
   budget.reserve(saturating_mul(ops, kGpcnetBytesPerOp),
                  fmt::format("the {} run ({} operations on {} ranks)", what, ops, layout.ranks()),
-                 "give fewer --iterations or --rings, fewer --ranks-per-node or a smaller --network");
+                 options.precision_percent > 0
+                     ? "give a smaller --max-iterations (the canaries are built for the cap), fewer "
+                       "--ranks-per-node or a smaller --network"
+                     : "give fewer --iterations or --rings, fewer --ranks-per-node or a smaller --network");
 }
 
 }  // namespace
 
-CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
+namespace {
+
+// The loop of the fixed count (no --precision).
+CanaryLoop fixed_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   CanaryLoop loop;
   switch (kind) {
     case CanaryKind::kLatency:
@@ -431,6 +608,32 @@ CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
   }
   if (options.iterations > 0) {
     loop.iterations = options.iterations;
+  }
+  return loop;
+}
+
+}  // namespace
+
+std::uint64_t precision_cap(const GpcnetOptions& options, CanaryKind kind) noexcept {
+  if (options.precision_percent <= 0) {
+    return 0;
+  }
+  if (options.max_iterations > 0) {
+    return options.max_iterations;
+  }
+  const CanaryLoop fixed = fixed_loop(options, kind);
+  const std::uint64_t count = std::uint64_t{fixed.rings} * fixed.iterations;
+  return std::min(saturating_mul(kGpcnetPrecisionCapFactor, count), kMaxGpcnetMaxIterations);
+}
+
+CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept {
+  CanaryLoop loop = fixed_loop(options, kind);
+  const std::uint64_t cap = precision_cap(options, kind);
+  if (cap > 0) {
+    // Blocks of the fixed count's length, each on a random ring of its own, until the cap: a run
+    // that stops early has sampled as many rings as its length allows, not one ring only.
+    // cap <= kMaxGpcnetMaxIterations: the count fits 32 bits.
+    loop.rings = static_cast<std::uint32_t>((cap + loop.iterations - 1) / loop.iterations);
   }
   return loop;
 }
@@ -450,6 +653,46 @@ void check_gpcnet_options(const GpcnetOptions& options) {
     throw InputError(
         fmt::format("--ranks-per-node {}: give 1 to {}", options.ranks_per_node, kMaxGpcnetRanksPerNode));
   }
+  const double p = options.precision_percent;
+  if (p != 0 && !(p >= kMinGpcnetPrecisionPercent && p <= kMaxGpcnetPrecisionPercent)) {
+    throw InputError(
+        fmt::format("--precision {}%: give {}% to {}% (the half-width of the 95% confidence "
+                    "intervals over the estimate, e.g. 5 or 5%)",
+                    p, kMinGpcnetPrecisionPercent, kMaxGpcnetPrecisionPercent));
+  }
+  if (options.max_iterations > 0 && p == 0) {
+    throw InputError(
+        "--max-iterations caps a stopping rule: give --precision P too (or --iterations for a "
+        "fixed count)");
+  }
+  if (p != 0 && options.max_iterations > 0 &&
+      (options.max_iterations < kGpcnetPrecisionMinIterations ||
+       options.max_iterations > kMaxGpcnetMaxIterations)) {
+    throw InputError(fmt::format("--max-iterations {}: give {} to {} timed iterations per canary rank",
+                                 options.max_iterations, kGpcnetPrecisionMinIterations,
+                                 kMaxGpcnetMaxIterations));
+  }
+}
+
+double parse_gpcnet_precision(const std::string& text) {
+  std::string_view number = text;
+  if (!number.empty() && number.back() == '%') {
+    number.remove_suffix(1);
+  }
+  double value = 0;
+  const char* end = number.data() + number.size();
+  const auto [ptr, ec] = std::from_chars(number.data(), end, value);
+  if (number.empty() || ec != std::errc{} || ptr != end || !std::isfinite(value)) {
+    throw InputError(fmt::format("--precision '{}': not a percentage: give {} to {}, e.g. 5 or 5%", text,
+                                 kMinGpcnetPrecisionPercent, kMaxGpcnetPrecisionPercent));
+  }
+  if (!(value >= kMinGpcnetPrecisionPercent && value <= kMaxGpcnetPrecisionPercent)) {
+    throw InputError(
+        fmt::format("--precision {}: give {}% to {}% (the half-width of the 95% confidence "
+                    "intervals over the estimate, e.g. 5 or 5%)",
+                    text, kMinGpcnetPrecisionPercent, kMaxGpcnetPrecisionPercent));
+  }
+  return value;
 }
 
 std::uint64_t estimate_gpcnet_ops(const GpcnetLayout& layout, const ScheduleShape& shape) noexcept {
@@ -797,6 +1040,34 @@ gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape
   return result;
 }
 
+// An achieved half-width over the estimate: "+-1.23%", or why there is none.
+std::string width_text(double width) {
+  return std::isfinite(width) ? fmt::format("+-{:.2f}%", width * 100) : std::string("no 95% interval yet");
+}
+
+// ", 120 timed iterations per rank (rule met: mean +-1.20%, tail +-4.10%)" for a progress line;
+// empty without a rule.
+std::string stopping_text(const gpcnet::StoppingRule& s) {
+  if (!s.active) {
+    return "";
+  }
+  return fmt::format(", {} timed iterations per rank ({}: mean {}, tail {})", s.iterations,
+                     s.met ? "rule met" : "cap hit", width_text(s.mean_half_width),
+                     width_text(s.tail_half_width));
+}
+
+// The report's note for a canary run that hit the cap of its stopping rule (empty if none).
+std::string cap_note(const gpcnet::CanaryResult& c, std::string_view phase) {
+  const gpcnet::StoppingRule& s = c.stopping;
+  if (!s.active || s.met) {
+    return "";
+  }
+  return fmt::format(
+      "{} {}: --precision {}% not reached within the cap of {} timed iterations per rank (achieved: mean "
+      "{}, tail {}); give a larger --max-iterations or a looser --precision",
+      c.key, phase, s.target * 100, s.cap, width_text(s.mean_half_width), width_text(s.tail_half_width));
+}
+
 // One canary's isolated and loaded phases.
 struct CanaryRuns {
   gpcnet::CanaryResult isolated;
@@ -817,13 +1088,33 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
   shape.kind = canary;
   shape.loop = canary_loop(options, canary);
   shape.ring_seed = setup.ring_seed;
+  RuleSpec spec;
+  const RuleSpec* rule = nullptr;
+  if (options.precision_percent > 0) {
+    const CanaryLoop fixed = fixed_loop(options, canary);
+    // Every ring block of the fixed count begun with kGpcnetPrecisionMinIterations timed
+    // iterations (or all of its), and at least that many in all, before the rule is evaluated
+    // (PrecisionTracker).
+    const std::uint64_t minimum =
+        std::max(kGpcnetPrecisionMinIterations,
+                 std::uint64_t{fixed.rings - 1} * fixed.iterations +
+                     std::min<std::uint64_t>(fixed.iterations, kGpcnetPrecisionMinIterations));
+    spec = RuleSpec{canary,
+                    shape.loop,
+                    options.precision_percent / 100,
+                    precision_cap(options, canary),
+                    std::uint64_t{fixed.rings} * fixed.iterations,
+                    minimum};
+    rule = &spec;
+  }
   reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} isolated", key));
-  const RunResult iso =
-      run_schedule(build_gpcnet_schedule(setup.layout, shape), setup.network, options, key + " isolated");
+  const RunResult iso = run_schedule(build_gpcnet_schedule(setup.layout, shape), setup.network, options,
+                                     key + " isolated", 0, rule);
   out.messages += iso.messages;
   out.isolated = collect(canary, shape.loop, iso);
-  say(options, fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s", key,
-                           time_text(iso.canary_end_ps), iso.messages, iso.wall_s));
+  say(options,
+      fmt::format("{} isolated: {} simulated, {} messages, {:.1f} s{}", key, time_text(iso.canary_end_ps),
+                  iso.messages, iso.wall_s, stopping_text(iso.stopping)));
 
   shape.canary_delay = sim::SimTime{calibration.warmup_ps};
   shape.congestors_repeat = true;
@@ -833,10 +1124,11 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
       saturating_add(calibration.warmup_ps,
                      saturating_mul(kLoadedTimeLimitFactor, std::max<std::uint64_t>(iso.canary_end_ps, 1)));
   const auto built = build_gpcnet_schedule(setup.layout, shape);
-  const RunResult run = run_schedule(built, setup.network, options, key + " loaded", limit_ps);
+  const RunResult run = run_schedule(built, setup.network, options, key + " loaded", limit_ps, rule);
   out.messages += run.messages;
-  say(options, fmt::format("{} loaded: {} simulated, {} messages, {:.1f} s", key,
-                           time_text(run.canary_end_ps), run.messages, run.wall_s));
+  say(options,
+      fmt::format("{} loaded: {} simulated, {} messages, {:.1f} s{}", key, time_text(run.canary_end_ps),
+                  run.messages, run.wall_s, stopping_text(run.stopping)));
   out.loaded = loaded_result(canary, shape, run, setup.layout);
   out.sizing["canary"] = key;
   out.sizing["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
@@ -889,6 +1181,11 @@ Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, cons
   params["rma_target"] = options.rma_by_nic ? "nic" : "cpu";
   params["rings"] = options.rings;
   params["iterations"] = options.iterations;
+  if (options.precision_percent > 0) {
+    // Only with --precision: the fixed-count context stays as it was.
+    params["precision_percent"] = options.precision_percent;
+    params["max_iterations"] = options.max_iterations;
+  }
   for (const CanaryKind canary : kCanaryKinds) {
     const CanaryLoop loop = canary_loop(options, canary);
     params["loops"][canary_info(canary).key] = {
@@ -921,6 +1218,11 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   std::uint64_t total_messages = 0;
   for (const CanaryKind canary : kCanaryKinds) {
     CanaryRuns runs = run_canary(options, setup, calibration, canary);
+    for (const std::string& note : {cap_note(runs.isolated, "isolated"), cap_note(runs.loaded, "loaded")}) {
+      if (!note.empty()) {
+        report.notes.push_back(note);
+      }
+    }
     isolated.canaries.push_back(std::move(runs.isolated));
     loaded.canaries.push_back(std::move(runs.loaded));
     sizing.push_back(std::move(runs.sizing));

@@ -146,6 +146,7 @@ class Engine {
         progress_every_(options.progress_every_events),
         rerun_(rerun),
         repeating_(schedule.has_repeating()),
+        stop_flag_(options.stop_flag),
         time_limit_(options.repeat_time_limit.ps) {}
 
   // Runs the schedule. With WindowQueue, check order_failed() first: if true, the result is void.
@@ -349,6 +350,13 @@ class Engine {
   }
   // The run is over: every rank that does not repeat has finished (only with repeating ones).
   [[nodiscard]] bool finite_done() const noexcept { return repeating_ && finite_left_ == 0; }
+  // SimOptions::stop_flag is set: the run stops here (one load and compare per event).
+  [[nodiscard]] bool stop_requested() noexcept {
+    if (stop_flag_ != nullptr && *stop_flag_) [[unlikely]] {
+      stopped_ = true;
+    }
+    return stopped_;
+  }
   // Stops a run with repeating programs at an event past the time limit (true: do not process it).
   [[nodiscard]] bool past_time_limit(std::uint64_t t) {
     if (repeating_ && t > time_limit_) [[unlikely]] {
@@ -577,8 +585,10 @@ class Engine {
   std::uint64_t finite_left_ = 0;           // of which not yet completed
   std::uint64_t stopped_at_ = 0;            // time of the last event processed
   std::uint64_t finite_end_ = 0;            // latest completion of an op that does not repeat
+  const bool* stop_flag_ = nullptr;         // SimOptions::stop_flag
   std::uint64_t time_limit_ = std::numeric_limits<std::uint64_t>::max();
   bool limit_reached_ = false;
+  bool stopped_ = false;  // the stop flag was seen set
 };
 
 template <class Queue>
@@ -1003,7 +1013,7 @@ void Engine<Queue>::run_with_network(std::uint64_t total, std::uint64_t& next_re
     std::uint64_t last_net = 0;
     std::uint32_t stalled = 0;
     for (;;) {
-      if (finite_done() || limit_reached_) {
+      if (finite_done() || limit_reached_ || stop_requested()) {
         return;
       }
       const std::uint64_t net_time = net_->next_time();
@@ -1242,7 +1252,7 @@ SimResult Engine<Queue>::run() {
       run_with_network(total, next_report, every);
     }
   }
-  while (!queue_.empty() && !queue_.failed() && !finite_done() && !limit_reached_) {
+  while (!queue_.empty() && !queue_.failed() && !finite_done() && !limit_reached_ && !stop_requested()) {
     if constexpr (Queue::kWindowed) {
       if (queue_.window_done()) {
         // Stamps handed out in the window become LogGOPSim's (detail/window_queue.hpp).
@@ -1271,6 +1281,14 @@ SimResult Engine<Queue>::run() {
     return result;
   }
   collect_finish(total, result);
+  if (stopped_) {
+    // Stopped as asked: what did not run was cut off, not stuck.
+    result.stopped_by_request = true;
+    result.stopped_at = SimTime{stopped_at_};
+    result.complete = true;
+    result.timeline = std::move(timeline_);
+    return result;
+  }
   report_stuck(result);
   if (net_ != nullptr) {
     result.network_in_flight = net_->in_flight();
@@ -1296,7 +1314,7 @@ constexpr std::uint32_t kWindowedMinRanks = 2048;
 // least kWindowedMinRanks ranks.
 std::uint64_t window_lookahead(const Schedule& schedule, const SimOptions& options) {
   if (options.event_order == EventOrder::kGlobal || options.record_timeline || schedule.num_ranks() < 2 ||
-      options.network != nullptr || schedule.has_repeating()) {
+      options.network != nullptr || schedule.has_repeating() || options.stop_flag != nullptr) {
     return 0;
   }
   if (options.event_order == EventOrder::kAuto &&

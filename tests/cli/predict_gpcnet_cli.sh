@@ -58,6 +58,26 @@ case "$case_name" in
     expect 2 'valiant routing needs a dragonfly' -- "$G" predict gpcnet --network fattree:4x4 --net-model packet --routing valiant -q --json nothing.json
     [ ! -e nothing.json ] || fail "a refused run wrote JSON"
     ;;
+  precision)
+    # --precision (docs/predict.md, "Stopping rules"): every canary records how it stopped; a
+    # steady network meets 5% before the cap, a cap of 20 iterations cannot and the notes say so.
+    STEADY=(predict gpcnet --network dragonfly:g=3,a=2,p=2,h=1,local=1e15,global=1e15,terminal=1e15 --seed 3
+            --iterations 4 --rings 2 -q)
+    expect 0 'Congestion Impact' -- "$G" "${STEADY[@]}" --precision 5% --max-iterations 2000 --json met.json
+    [ "$(jq '[.phases[].canaries[] | select(.stopping.met and .stopping.iterations < 2000
+              and .stopping.samples == .samples and .stopping.target == 0.05)] | length' met.json)" = 6 ] ||
+      fail "not every canary met 5% before the cap: $(jq -c '[.phases[].canaries[].stopping]' met.json)"
+    [ "$(jq '.notes | length' met.json)" = 0 ] || fail "notes without a cap hit"
+    [ "$(jq '.context.parameters.precision_percent' met.json)" = 5 ] || fail "precision not in the context"
+    expect 0 'not reached within the cap of 20 timed iterations' -- "$G" "${STEADY[@]}" --precision 1 --max-iterations 20 --json cap.json
+    [ "$(jq '[.phases[].canaries[] | select(.stopping.met == false and .stopping.iterations == 20)] | length' cap.json)" = 6 ] ||
+      fail "the cap did not end every canary at 20"
+    [ "$(jq '.notes | length' cap.json)" = 6 ] || fail "no note per canary run that hit the cap"
+    # Without --precision no canary has a stopping object.
+    "$G" "${STEADY[@]}" --json fixed.json >/dev/null
+    [ "$(jq '[.phases[].canaries[] | select(has("stopping"))] | length' fixed.json)" = 0 ] ||
+      fail "a fixed-count run wrote a stopping object"
+    ;;
   *)
     fail "unknown case $case_name"
     ;;

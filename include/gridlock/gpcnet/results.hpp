@@ -28,6 +28,19 @@ struct CongestorResult {
   bool timed_out = false;                         ///< Stopped by its own timeout, not by the canaries.
 };
 
+/// How a canary of `gridlock predict gpcnet --precision` stopped (docs/predict.md, "Stopping
+/// rules"): the 95% confidence intervals of its mean and of its 99% tail against the target.
+struct StoppingRule {
+  bool active = false;           ///< A stopping rule ran (--precision); false: a fixed count.
+  double target = 0;             ///< Target half-width over the estimate (0.05 for 5%).
+  std::uint64_t iterations = 0;  ///< Timed iterations every rank completed (the samples used per rank).
+  std::uint64_t cap = 0;         ///< Most timed iterations per rank (--max-iterations).
+  std::uint64_t fixed = 0;       ///< Timed iterations per rank of the fixed count (rings x iterations).
+  double mean_half_width = 0;    ///< Achieved half-width of the mean's interval over the mean.
+  double tail_half_width = 0;    ///< Achieved half-width of the tail's interval over the tail.
+  bool met = false;              ///< Both half-widths within the target (false: the cap was hit).
+};
+
 /// Statistics of one canary test in one state (isolated, or loaded by a set of congestors).
 ///
 /// `fine` summarises the pooled per-iteration samples of every canary rank (one sample per
@@ -52,6 +65,7 @@ struct CanaryResult {
   bool skipped = false;                     ///< Not run because --deadline had passed.
   double elapsed_s = 0;                     ///< Wall time of the test on rank 0 of the canaries.
   std::vector<CongestorResult> congestors;  ///< Congestor throughput while this test ran.
+  StoppingRule stopping;                    ///< How a simulated canary stopped (predict gpcnet --precision).
 
   /// The figure in the table's "Avg" column: the block-based mean or the samples' mean.
   [[nodiscard]] double avg(Average average) const noexcept {

@@ -43,6 +43,19 @@ inline constexpr std::uint32_t kMaxGpcnetIterations = 1'000'000;
 inline constexpr std::uint32_t kMaxGpcnetRings = 10'000;
 /// Most ranks per node (--ranks-per-node): beyond any node's cores.
 inline constexpr std::uint32_t kMaxGpcnetRanksPerNode = 4096;
+/// Bounds of --precision, in percent: below 0.1% a canary would need millions of iterations; a
+/// half-width of 50% of the estimate says little.
+inline constexpr double kMinGpcnetPrecisionPercent = 0.1;
+/// Upper bound of --precision, in percent (see kMinGpcnetPrecisionPercent).
+inline constexpr double kMaxGpcnetPrecisionPercent = 50;
+/// With --precision: the rule is evaluated only once every canary rank has this many timed
+/// iterations (fewer give no interval worth the name), and --max-iterations is at least this.
+inline constexpr std::uint64_t kGpcnetPrecisionMinIterations = 10;
+/// With --precision and no --max-iterations: the cap is this many times the fixed count.
+inline constexpr std::uint64_t kGpcnetPrecisionCapFactor = 20;
+/// Most timed iterations per canary rank with --precision (--max-iterations): far beyond any
+/// memory budget at 100 ops per iteration, and inside 32 bits of markers.
+inline constexpr std::uint64_t kMaxGpcnetMaxIterations = 100'000'000;
 /// Bytes one scheduled operation of a prediction's run costs: the schedule builder's op, its edges
 /// and peer offset, the engine's per-op state and the model's messages. Calibrated with
 /// /usr/bin/time -v on `predict gpcnet --network torus:8x8x4 --iterations 1 --rings 1`: 72 MB at
@@ -64,7 +77,15 @@ struct GpcnetOptions {
   std::uint32_t ranks_per_node = 1;              ///< GPCNeT's PPort (one port per node).
   std::uint32_t iterations = 0;                  ///< Timed iterations per ring (0: per-kernel default).
   std::uint32_t rings = 4;                       ///< Random rings per ring test (paper nR = 30).
-  std::uint64_t hop_latency_ps = 100'000;        ///< Router-to-router hop latency.
+  /// Stopping rule (`--precision`, in percent; 0: off, the fixed counts of `iterations` and
+  /// `rings`): each canary, isolated and loaded, runs until the 95% confidence intervals of its
+  /// mean and of its 99% tail are each within +-precision_percent% of their estimates, or until
+  /// max_iterations (docs/predict.md, "Stopping rules").
+  double precision_percent = 0;
+  /// With precision_percent: the most timed iterations per canary rank (`--max-iterations`; 0:
+  /// kGpcnetPrecisionCapFactor times the fixed count, rings x iterations).
+  std::uint64_t max_iterations = 0;
+  std::uint64_t hop_latency_ps = 100'000;                     ///< Router-to-router hop latency.
   sim::LogGOPSParams params = net::default_predict_params();  ///< Host and NIC parameters.
   double canary_fraction = 0.2;                               ///< Canary share of the nodes (GPCNeT's 20%).
   /// Packet model parameters (routing, congestion control; ignored by the flow model); the
@@ -82,9 +103,15 @@ struct GpcnetOptions {
   std::uint64_t max_memory_bytes = 0;
 };
 
-/// Throws InputError naming the option unless --iterations, --rings and --ranks-per-node of
-/// `options` are within their bounds (kMaxGpcnetIterations, kMaxGpcnetRings, kMaxGpcnetRanksPerNode).
+/// Throws InputError naming the option unless --iterations, --rings, --ranks-per-node,
+/// --precision and --max-iterations of `options` are within their bounds (kMaxGpcnetIterations,
+/// kMaxGpcnetRings, kMaxGpcnetRanksPerNode, kMinGpcnetPrecisionPercent..kMaxGpcnetPrecisionPercent,
+/// kGpcnetPrecisionMinIterations..kMaxGpcnetMaxIterations and only with --precision).
 void check_gpcnet_options(const GpcnetOptions& options);
+
+/// Parses a --precision value: a percentage, `5` or `5%` (check_gpcnet_options() bounds it).
+/// Throws InputError naming the option and the value otherwise.
+[[nodiscard]] double parse_gpcnet_precision(const std::string& text);
 
 /// Loop counts of one canary kind: `rings` blocks of `warmup` untimed and `iterations` timed
 /// iterations (the allreduce has one block).
@@ -95,8 +122,14 @@ struct CanaryLoop {
 };
 
 /// The loop counts `options` give `kind` (defaults: latency 50, BW+Sync 8, allreduce 200 timed
-/// iterations per block; --iterations replaces them all).
+/// iterations per block; --iterations replaces them all). With --precision: blocks of the same
+/// length, as many as precision_cap() needs, block b on random ring b (the run stops when the
+/// rule is met).
 [[nodiscard]] CanaryLoop canary_loop(const GpcnetOptions& options, CanaryKind kind) noexcept;
+
+/// With --precision: the most timed iterations per canary rank of `kind` (--max-iterations, or
+/// kGpcnetPrecisionCapFactor x the fixed count, at most kMaxGpcnetMaxIterations); 0 without.
+[[nodiscard]] std::uint64_t precision_cap(const GpcnetOptions& options, CanaryKind kind) noexcept;
 
 /// Stable key, table title and units of a canary kind (as gridlock-bench names them).
 struct CanaryInfo {

@@ -102,6 +102,11 @@ struct SimOptions {
   /// later than this, so that a rank that never finishes cannot keep the repeating ones running
   /// for ever. Required (non-zero) for such a schedule; no effect on others.
   SimTime repeat_time_limit{};
+  /// Stop on request (not owned; null: never): read once per event, and when it is true the run
+  /// stops after that event, as a repeating run stops when its finite ranks end: the operations
+  /// not done then are not a defect (SimResult::stopped_by_request). Set it from on_op_done, e.g.
+  /// when a measurement has enough samples. A run with it is processed in global event order.
+  const bool* stop_flag = nullptr;
 };
 
 /// One slice of the timeline: an interval on a rank's CPU or network track.
@@ -125,8 +130,8 @@ struct StuckOp {
 
 /// What a simulation produced.
 struct SimResult {
-  bool complete = false;                ///< All ops completed and no message is left over.
-  SimTime max_finish;                   ///< Latest finish time over all ranks.
+  bool complete = false;  ///< All ops completed and no message is left over (or stopped_by_request).
+  SimTime max_finish;     ///< Latest finish time over all ranks.
   std::uint32_t max_finish_rank = 0;    ///< First rank with the latest finish time.
   std::vector<SimTime> finish;          ///< Per-rank finish time (CPU free time at the end).
   std::uint64_t ops_completed = 0;      ///< Operations that completed.
@@ -151,6 +156,10 @@ struct SimResult {
   SimTime stopped_at;
   /// With repeating programs: the run reached SimOptions::repeat_time_limit first (incomplete).
   bool time_limit_reached = false;
+  /// SimOptions::stop_flag was set: the run stopped at `stopped_at` as asked. `complete` then
+  /// means "stopped as asked" (no stuck operations are reported: ops and messages left over are
+  /// those the stop cut off), and ops_completed counts what ran.
+  bool stopped_by_request = false;
 };
 
 /// Simulates `schedule` and returns finish times and counters. Never throws for a deadlocked or

@@ -342,5 +342,125 @@ TEST(PredictGpcnet, BadModelInputIsRefused) {
   }
 }
 
+TEST(PredictGpcnetPrecision, StopsBeforeTheCapWhereTheCanariesAreSteady) {
+  // Nothing congests: every canary iteration takes nearly the same time, so the intervals are
+  // narrow as soon as there are enough samples for a 99% tail (about 380 pooled: 2 canary ranks).
+  GpcnetOptions options;
+  options.network_spec = "dragonfly:g=3,a=2,p=2,h=1,local=1e15,global=1e15,terminal=1e15";
+  options.seed = 5;
+  options.iterations = 4;
+  options.rings = 2;
+  options.precision_percent = 5;
+  options.max_iterations = 2000;
+  const gpcnet::Report report = predict_gpcnet(options);
+  ASSERT_EQ(report.phases.size(), 2U);
+  for (const auto& phase : report.phases) {
+    for (const auto& c : phase.canaries) {
+      const gpcnet::StoppingRule& s = c.stopping;
+      SCOPED_TRACE(phase.label + " " + c.key);
+      EXPECT_TRUE(s.active);
+      EXPECT_TRUE(s.met);
+      EXPECT_GE(s.iterations, kGpcnetPrecisionMinIterations);
+      EXPECT_LT(s.iterations, 2000U);
+      EXPECT_EQ(s.cap, 2000U);
+      EXPECT_EQ(s.fixed, c.key == "multiple_allreduce" ? 4U : 8U);
+      EXPECT_LE(s.mean_half_width, 0.05);
+      EXPECT_LE(s.tail_half_width, 0.05);
+      // The figures use exactly the iterations every rank completed before the stop.
+      EXPECT_EQ(c.fine.count, s.iterations * c.ranks);
+      EXPECT_LT(c.blocks_completed, c.blocks_planned);
+      EXPECT_TRUE(std::isfinite(c.bulk_mean));
+    }
+  }
+  EXPECT_TRUE(report.notes.empty());
+  for (const auto& row : gpcnet::congestion_impacts(report)) {
+    EXPECT_NEAR(row.mean, 1.0, 0.05) << row.key;
+  }
+  EXPECT_EQ(report.context["parameters"]["precision_percent"], 5.0);
+}
+
+TEST(PredictGpcnetPrecision, TheCapEndsARunThatDoesNotConvergeAndSaysSo) {
+  // 20 iterations of 2 ranks are too few for any interval of a 99% tail: the cap ends each run.
+  GpcnetOptions options;
+  options.network_spec = "dragonfly:g=3,a=2,p=2,h=1";
+  options.seed = 5;
+  options.iterations = 4;
+  options.rings = 2;
+  options.precision_percent = 1;
+  options.max_iterations = 20;
+  const gpcnet::Report report = predict_gpcnet(options);
+  for (const auto& phase : report.phases) {
+    for (const auto& c : phase.canaries) {
+      SCOPED_TRACE(phase.label + " " + c.key);
+      EXPECT_TRUE(c.stopping.active);
+      EXPECT_FALSE(c.stopping.met);
+      EXPECT_EQ(c.stopping.iterations, 20U);
+      EXPECT_EQ(c.fine.count, 20 * c.ranks);
+      EXPECT_TRUE(std::isinf(c.stopping.tail_half_width));
+    }
+  }
+  ASSERT_EQ(report.notes.size(), 6U);  // 3 canaries, isolated and loaded
+  EXPECT_NE(report.notes[0].find("--precision 1% not reached within the cap of 20"), std::string::npos)
+      << report.notes[0];
+}
+
+TEST(PredictGpcnetPrecision, BlocksKeepTheFixedLengthUpToTheCap) {
+  GpcnetOptions options;
+  options.rings = 3;
+  EXPECT_EQ(precision_cap(options, CanaryKind::kLatency), 0U);
+  options.precision_percent = 5;
+  // Default cap: 20x the fixed count (3 rings x 50), in blocks of 50 on rings of their own.
+  EXPECT_EQ(precision_cap(options, CanaryKind::kLatency), 3000U);
+  EXPECT_EQ(canary_loop(options, CanaryKind::kLatency).rings, 60U);
+  EXPECT_EQ(canary_loop(options, CanaryKind::kLatency).iterations, 50U);
+  options.max_iterations = 101;
+  EXPECT_EQ(canary_loop(options, CanaryKind::kBandwidth).rings, 13U);  // ceil(101 / 8)
+  options.iterations = kMaxGpcnetIterations;
+  options.rings = kMaxGpcnetRings;
+  options.max_iterations = 0;
+  EXPECT_EQ(precision_cap(options, CanaryKind::kLatency), kMaxGpcnetMaxIterations);
+}
+
+TEST(PredictGpcnetPrecision, OptionsBeyondTheirBoundsAreRefused) {
+  EXPECT_DOUBLE_EQ(parse_gpcnet_precision("5"), 5.0);
+  EXPECT_DOUBLE_EQ(parse_gpcnet_precision("2.5%"), 2.5);
+  EXPECT_DOUBLE_EQ(parse_gpcnet_precision("0.1"), 0.1);
+  EXPECT_DOUBLE_EQ(parse_gpcnet_precision("50%"), 50.0);
+  for (const char* bad : {"", "%", "five", "5%%", "0", "0.05", "51", "-5", "nan", "inf", "5 %", "1e400"}) {
+    EXPECT_THROW((void)parse_gpcnet_precision(bad), InputError) << bad;
+  }
+  GpcnetOptions options;
+  options.network_spec = "torus:2x2x2";
+  options.max_iterations = 100;
+  EXPECT_THROW(check_gpcnet_options(options), InputError) << "--max-iterations without --precision";
+  options.precision_percent = 5;
+  EXPECT_NO_THROW(check_gpcnet_options(options));
+  options.max_iterations = kGpcnetPrecisionMinIterations - 1;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+  options.max_iterations = kMaxGpcnetMaxIterations + 1;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+  options.max_iterations = 0;
+  options.precision_percent = 60;
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+  options.precision_percent = std::nan("");
+  EXPECT_THROW(check_gpcnet_options(options), InputError);
+}
+
+TEST(PredictGpcnetPrecision, TheCapsRunIsSizedForTheMemoryBudget) {
+  // The canary programs are built with the cap's iterations: a cap the budget cannot hold is
+  // refused before it is built, naming --max-iterations.
+  GpcnetOptions options;
+  options.network_spec = "torus:2x2x2";
+  options.precision_percent = 5;
+  options.max_iterations = kMaxGpcnetMaxIterations;
+  options.max_memory_bytes = std::uint64_t{256} << 20;
+  try {
+    (void)predict_gpcnet(options);
+    FAIL() << "a cap of 10^8 iterations must be refused before it is built";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-iterations"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gridlock::predict
