@@ -46,7 +46,7 @@ TEST(OracleCommands, QueryNamesAndUsageAreCheckedBeforeAnyRequest) {
   // Port 9 (discard) on loopback: nothing is asked, so nothing needs to listen there.
   Client client("http://127.0.0.1:9", 1);
   const MetricQuery query;
-  const auto usage = [&](const char* what, std::vector<std::string> args) {
+  const auto usage = [&](const char* what, const std::vector<std::string>& args) {
     try {
       (void)query_text(client, what, args, query, 10, false);
     } catch (const InputError& e) {
