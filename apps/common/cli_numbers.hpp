@@ -5,11 +5,12 @@
 // past 2^64 - 1 saturates silently, and "010" is octal. A user who types `--seed -1` or
 // `-S -1` must hear about it, not run with a number they never gave.
 
-#include <charconv>
 #include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::cli {
 
@@ -22,16 +23,15 @@ inline std::string check_unsigned_text(std::string& text) {
   if (text.front() == '-') {
     return "'" + text + "' is negative; expected a non-negative whole number";
   }
-  // Not parse_u64(): a number too large for 64 bits gets its own message.
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range) {
+  bool out_of_range = false;
+  const auto value = parse_number<std::uint64_t>(text, out_of_range);
+  if (out_of_range) {
     return "'" + text + "' is too large (at most 18446744073709551615)";
   }
-  if (ec != std::errc() || end != text.data() + text.size()) {
+  if (!value) {
     return "'" + text + "' is not a decimal whole number";
   }
-  text = std::to_string(value);
+  text = std::to_string(*value);
   return {};
 }
 

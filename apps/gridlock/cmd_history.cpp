@@ -150,40 +150,9 @@ void run_trend(const HistoryArgs& a) {
   }
   // The CSV first: a closed standard output (`| head`) must not lose it.
   if (!a.csv.empty()) {
-    Json context = base_context("gridlock history trend", schemas::kHistoryTrend);
-    context["db"] = std::filesystem::absolute(a.db).lexically_normal().string();
-    context["metric"] = metric;
-    context["better"] = model::direction_name(history.direction(metric));
-    context["parameters"] = {{"last", a.last}};
-    CsvWriter csv(context, {"run_id", "date", "host", "value"});
-    for (const model::TrendPoint& p : points) {
-      csv.add_row({std::to_string(p.run_id), p.date, p.host, fmt::format("{:.17g}", p.value)});
-    }
-    csv.write(a.csv);
+    write_file_atomic(a.csv, model::trend_csv(a.db, metric, history.direction(metric), a.last, points));
   }
   fmt::print("{}", model::trend_table(metric, points));
-}
-
-double parse_min_change(const std::string& text) {
-  std::string digits = text;
-  if (!digits.empty() && digits.back() == '%') {
-    digits.pop_back();
-  }
-  double value = 0;
-  try {
-    std::size_t used = 0;
-    value = std::stod(digits, &used);
-    if (used != digits.size()) {
-      value = -1;
-    }
-  } catch (const std::exception&) {
-    value = -1;
-  }
-  if (!(value >= 0) || value > 1000) {
-    throw InputError(
-        fmt::format("--min-change '{}': give a percentage from 0 to 1000, e.g. --min-change 5%", text));
-  }
-  return value / 100.0;
 }
 
 void run_regress(const HistoryArgs& a) {
@@ -195,7 +164,7 @@ void run_regress(const HistoryArgs& a) {
                     a.threshold, kMaxThreshold));
   }
   options.threshold = a.threshold;
-  options.min_change = parse_min_change(a.min_change);
+  options.min_change = model::parse_min_change(a.min_change);
   if (a.run.has_value()) {
     // --run 0 or -1 used to check the newest run as if --run had been left out.
     if (*a.run < 1) {

@@ -1,9 +1,6 @@
 // `gridlock map TOPOLOGY --nodes ... --cores-per-node N --tasks SPEC`: congestion-aware task
 // mapping with Scotch (docs/mapping.md). Parses, calls gridlock::mapping, writes the outputs.
-#include <unistd.h>
-
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -21,7 +18,6 @@
 #include "gridlock/mapping/launch_files.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/mapping/study_json.hpp"
-#include "gridlock/mapping/task_graph_json.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "memory_option.hpp"
 #include "output_guard.hpp"
@@ -59,19 +55,6 @@ struct MapArgs {
 constexpr std::uint32_t kMaxTwoLevelAbove = 1U << 31U;
 constexpr double kMaxStallWeight = 1e6;
 
-mapping::Levels parse_levels(const std::string& text) {
-  if (text == "auto") {
-    return mapping::Levels::kAuto;
-  }
-  if (text == "cores") {
-    return mapping::Levels::kCores;
-  }
-  if (text == "nodes") {
-    return mapping::Levels::kNodes;
-  }
-  throw InputError(fmt::format("--levels '{}': use auto, cores (one level) or nodes (two levels)", text));
-}
-
 // Every output checked before the work (a typo in a path must not cost a 60-second mapping):
 // distinct, none of them an input, each writable.
 void check_map_outputs(const MapArgs& a) {
@@ -103,7 +86,7 @@ void check_map_outputs(const MapArgs& a) {
 mapping::StudyOptions map_study_options(const MapArgs& a, double& timeout_s) {
   mapping::StudyOptions study_options;
   study_options.seed = a.seed;
-  study_options.scotch.levels = parse_levels(a.levels);
+  study_options.scotch.levels = mapping::parse_levels(a.levels);
   study_options.scotch.two_level_above = a.two_level_above;
   study_options.scotch.tries = a.tries;
   study_options.scotch.refine = a.refine;
@@ -123,72 +106,40 @@ mapping::StudyOptions map_study_options(const MapArgs& a, double& timeout_s) {
   return study_options;
 }
 
-// The result files, before anything is printed: a closed standard output (`| head`) must not lose them.
-void write_map_outputs(const MapArgs& a, const mapping::Study& study, std::size_t chosen,
-                       const mapping::Machine& machine, const mapping::TaskGraph& graph,
-                       const std::string& source, double fetch_seconds, double timeout_s) {
-  const mapping::StudyRow& result = study.rows[chosen];
-  const mapping::Allocation& alloc = machine.allocation();
-  const topo::Topology& topology = machine.topology();
-  if (!a.rankfile.empty()) {
-    write_file_atomic(a.rankfile, mapping::write_rankfile(result.placement, alloc));
-  }
-  if (!a.slurm_hostfile.empty()) {
-    write_file_atomic(a.slurm_hostfile, mapping::write_slurm_hostfile(result.placement, alloc));
-  }
-  if (!a.mpich_rank_order.empty()) {
-    write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(result.placement, alloc));
-  }
-  if (!a.json.empty()) {
-    Json context = base_context("gridlock map", schemas::kMap);
-    context["seed"] = a.seed;
-    context["parameters"] = {{"topology", topology.spec()},
-                             {"nodes", alloc.names},
-                             {"cores_per_node", alloc.cores_per_node},
-                             {"tasks", graph.spec},
-                             {"metric", a.metric},
-                             {"method", result.method.name()},
-                             {"source", source},
-                             {"sim_rate", a.sim_rate},
-                             {"timeout_s", timeout_s},
-                             {"levels", a.levels},
-                             {"two_level_above", a.two_level_above},
-                             {"architecture", a.architecture},
-                             {"stall_weight", a.stall_weight},
-                             {"compare", a.compare},
-                             {"refine", a.refine},
-                             {"tries", a.tries}};
-    Json body{{"task_graph", mapping::summary_json(graph)},
-              {"metrics", {{"source", source}, {"fetch_seconds", fetch_seconds}}},
-              {"chosen", result.method.name()},
-              {"mappings", mapping::study_json(study, machine, {chosen})}};
-    write_json_file(a.json, context, body);
-  }
+// The options as the JSON's `parameters` give them.
+mapping::MapParameters map_parameters(const MapArgs& a, double timeout_s) {
+  mapping::MapParameters p;
+  p.metric = a.metric;
+  p.sim_rate = a.sim_rate;
+  p.timeout_s = timeout_s;
+  p.levels = a.levels;
+  p.two_level_above = a.two_level_above;
+  p.architecture = a.architecture;
+  p.stall_weight = a.stall_weight;
+  p.compare = a.compare;
+  p.refine = a.refine;
+  p.tries = a.tries;
+  p.seed = a.seed;
+  return p;
 }
 
-// The summary lines and the study's table on stdout.
-void print_map_result(const MapArgs& a, const mapping::Study& study, std::size_t chosen,
-                      const mapping::Machine& machine, const mapping::TaskGraph& graph,
-                      const std::string& source, double fetch_seconds) {
-  const mapping::StudyRow& result = study.rows[chosen];
+// The result files, before anything is printed: a closed standard output (`| head`) must not lose them.
+void write_map_outputs(const MapArgs& a, const mapping::MapResult& result, const mapping::Machine& machine,
+                       const mapping::TaskGraph& graph, double timeout_s) {
+  const mapping::Placement& placement = result.study.rows[result.chosen].placement;
   const mapping::Allocation& alloc = machine.allocation();
-  const topo::Topology& topology = machine.topology();
-  fmt::print("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n", topology.spec(),
-             alloc.num_nodes(), alloc.cores_per_node, graph.spec, graph.messages.size(), graph.total_bytes());
-  fmt::print("Link metrics from {} in {:.3f} s; placement by {} (seed {})", source, fetch_seconds,
-             result.method.name(), a.seed);
-  if (result.method.kind == mapping::Method::Kind::kScotch) {
-    fmt::print("; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
-               result.scotch.scotch_version, result.scotch.levels, result.scotch.architecture,
-               result.scotch.terminals, result.scotch.tries,
-               result.scotch.build_seconds + result.scotch.map_seconds,
-               result.scotch.repaired_tasks > 0
-                   ? fmt::format(" ({} tasks moved to make it one per core)", result.scotch.repaired_tasks)
-                   : std::string());
+  if (!a.rankfile.empty()) {
+    write_file_atomic(a.rankfile, mapping::write_rankfile(placement, alloc));
   }
-  fmt::print("\n\n{}", mapping::study_table(study));
-  if (!machine.has(mapping::WeightMetric::kBandwidth) && !machine.has(mapping::WeightMetric::kStalls)) {
-    fmt::print("(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n");
+  if (!a.slurm_hostfile.empty()) {
+    write_file_atomic(a.slurm_hostfile, mapping::write_slurm_hostfile(placement, alloc));
+  }
+  if (!a.mpich_rank_order.empty()) {
+    write_file_atomic(a.mpich_rank_order, mapping::write_mpich_rank_order(placement, alloc));
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, mapping::map_context(map_parameters(a, timeout_s), result, machine, graph),
+                    mapping::map_body(result, machine, graph));
   }
 }
 
@@ -219,8 +170,7 @@ void run_map(const MapArgs& a) {
   // Hops come from the routes between the allocated nodes: only the part of the topology they use
   // is built (two nodes of torus:128x128x128 are a few hundred routers, not 2 million). Link values
   // of the whole network (an in-process oracle, an oracle's /v1/links) need the whole topology.
-  const bool whole_network =
-      a.source != "sim:none" && (!a.source.starts_with("oracle:") || needs.bw || needs.stalls);
+  const bool whole_network = mapping::needs_whole_topology(a.source, needs);
   budget.reserve(whole_network ? topo::estimate_topology_size(a.spec).bytes
                                : topo::estimate_topology_part_size(a.spec, names).bytes,
                  fmt::format("the topology '{}'", a.spec),
@@ -242,34 +192,24 @@ void run_map(const MapArgs& a) {
         graph.num_tasks, allocation.num_cores() - std::min(graph.num_tasks, allocation.num_cores()),
         allocation.num_cores()));
   }
-  if (graph.num_tasks > allocation.num_cores()) {
-    throw InputError(
-        fmt::format("{} tasks ({}) do not fit on {} cores ({} nodes x {} cores per node): give more "
-                    "--nodes or a larger --cores-per-node",
-                    graph.num_tasks, graph.spec, allocation.num_cores(), allocation.num_nodes(),
-                    allocation.cores_per_node));
-  }
+  mapping::check_tasks_fit(graph, allocation);
 
   say(fmt::format("reading link metrics from {} for {} nodes", a.source, allocation.num_nodes()));
   mapping::NodeMetrics metrics = mapping::fetch_node_metrics(*topology, allocation, a.source, needs, fetch);
-  const double fetch_seconds = metrics.fetch_seconds;
-  const std::string source = metrics.source;
+  mapping::MapResult result;
+  result.fetch_seconds = metrics.fetch_seconds;
+  result.source = metrics.source;
   mapping::WeightOptions weights;
   weights.stall_weight = a.stall_weight;
   const mapping::Machine machine(*topology, std::move(allocation), std::move(metrics), weights);
 
   const std::vector<mapping::Method> methods =
       a.compare ? mapping::comparison_methods(machine) : std::vector<mapping::Method>{method};
-  const mapping::Study study = mapping::run_study(graph, machine, methods, study_options, say);
+  result.study = mapping::run_study(graph, machine, methods, study_options, say);
   // The chosen method's row: with --compare, the one named by --method (or Scotch with --metric).
-  std::size_t chosen = 0;
-  for (std::size_t r = 0; r < study.rows.size(); ++r) {
-    if (study.rows[r].method.name() == method.name()) {
-      chosen = r;
-    }
-  }
-  write_map_outputs(a, study, chosen, machine, graph, source, fetch_seconds, timeout_s);
-  print_map_result(a, study, chosen, machine, graph, source, fetch_seconds);
+  result.chosen = mapping::row_of(result.study, method);
+  write_map_outputs(a, result, machine, graph, timeout_s);
+  fmt::print("{}", mapping::map_report_text(result, machine, graph, a.seed));
 }
 
 }  // namespace

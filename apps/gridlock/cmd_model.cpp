@@ -52,82 +52,6 @@ std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& name
   return {names.begin(), names.end()};
 }
 
-std::string pct(double v) { return fmt::format("{:.1f}%", 100 * v); }
-
-// A duration in microseconds in the one style of every table (docs/units.md): `1.2 us`, `850 ns`.
-std::string us(double microseconds) { return format_duration_s(microseconds * 1e-6); }
-
-std::string line_row(const std::string& op, const std::string& pairs, const char* method,
-                     const model::LineFit& f) {
-  return fmt::format("| {} | {} | {} | {} | {:.4g} | {} | {:.4f} | {} |", op, pairs, method, us(f.alpha_us),
-                     f.beta_us_per_byte,
-                     f.beta_us_per_byte > 0 ? fmt::format("{:.1f}", f.bandwidth_mib_s()) : "-", f.r2,
-                     pct(f.max_rel_err));
-}
-
-void print_fit(const model::FitResult& fit) {
-  fmt::print("Hockney fits T = alpha + beta*n (relative-error weighting; robust: Huber):\n");
-  fmt::print("| op | pairs | fit | alpha | beta us/B | MiB/s | R^2 | max rel err |\n");
-  for (const model::SeriesFit& s : fit.series) {
-    const std::string pairs =
-        s.key.kind == "collective" ? fmt::format("p={}", s.key.ranks) : s.key.pair_class;
-    fmt::print("{}\n", line_row(s.key.op, pairs, "LS", s.least_squares));
-    fmt::print("{}\n", line_row(s.key.op, pairs, "robust", s.robust));
-  }
-  bool any_switch = false;
-  for (const model::SeriesFit& s : fit.series) {
-    for (std::size_t i = 0; i + 1 < s.segments.size(); ++i) {
-      fmt::print("{}: {}\n", model::describe(s.key),
-                 model::describe_switch(s.segments[i], s.segments[i + 1]));
-      any_switch = true;
-    }
-  }
-  if (!any_switch) {
-    fmt::print("no protocol switch found (segmented regression, BIC)\n");
-  }
-  if (fit.p2p) {
-    fmt::print(
-        "point-to-point reference for the collective models: {} ({}): alpha {:.4g} us, beta {:.4g} us/B\n",
-        fit.p2p->op, fit.p2p->pair_class, fit.p2p->alpha_us, fit.p2p->beta_us_per_byte);
-  }
-  if (!fit.collectives.empty()) {
-    fmt::print("\nCollective models: median relative error per size range (best marked *):\n");
-    std::string header = "| op | p | sizes |";
-    for (const auto m : model::kAllCollectiveModels) {
-      header += fmt::format(" {} |", model::model_name(m));
-    }
-    fmt::print("{}\n", header);
-    for (const model::CollectiveFit& c : fit.collectives) {
-      const std::string ps = c.ranks.size() == 1 ? fmt::format("{}", c.ranks.front())
-                                                 : fmt::format("{}..{}", c.ranks.front(), c.ranks.back());
-      for (const model::SizeRange& r : c.ranges) {
-        std::string row = fmt::format("| {} | {} | {} .. {} |", c.op, ps, format_bytes(r.from_bytes),
-                                      format_bytes(r.to_bytes));
-        for (const auto m : model::kAllCollectiveModels) {
-          const auto& e = r.median_rel_err[static_cast<std::size_t>(m)];
-          row += e ? fmt::format(" {}{} |", pct(*e), m == r.best ? "*" : "") : " - |";
-        }
-        fmt::print("{}\n", row);
-      }
-      const auto& paper = c.models[static_cast<std::size_t>(model::CollectiveModel::kPaperDirect)];
-      const auto& bino = c.models[static_cast<std::size_t>(model::CollectiveModel::kBinomialDirect)];
-      if (bino.available) {
-        fmt::print("  {} binomial_fit: alpha {}, beta {:.4g} us/B\n", c.op, us(bino.alpha_us),
-                   bino.beta_us_per_byte);
-      }
-      if (paper.available) {
-        fmt::print("  {} paper_fit: gamma {}, delta {:.4g} us/B, alpha {}, beta {:.4g} us/B\n", c.op,
-                   us(paper.gamma_us), paper.delta_us_per_byte, us(paper.alpha_us), paper.beta_us_per_byte);
-      } else {
-        fmt::print("  {} paper_fit: {}\n", c.op, paper.note);
-      }
-    }
-  }
-  for (const std::string& n : fit.notes) {
-    fmt::print("note: {}\n", n);
-  }
-}
-
 void run_fit(const FitArgs& a) {
   const auto inputs = paths_of(a.sweeps);
   if (!a.json.empty()) {
@@ -149,7 +73,7 @@ void run_fit(const FitArgs& a) {
     write_json_file(a.json, context, model::fit_to_json(fit));
   }
   if (!a.quiet) {
-    print_fit(fit);
+    fmt::print("{}", model::fit_text(fit));
     if (!a.json.empty()) {
       fmt::print("wrote {}\n", a.json);
     }
@@ -205,26 +129,9 @@ void run_check(const CheckArgs& a) {
     write_json_file(a.json, context, model::check_to_json(report, o));
   }
   if (!a.quiet) {
-    fmt::print("Self-consistent guidelines (level {}, tolerance {}, seed {}):\n", a.level, pct(a.tolerance),
-               a.seed);
-    fmt::print("| guideline | p | size | lhs us | rhs us | lhs/rhs | test | p-value | result |\n");
-    for (const model::CheckResult& r : report.results) {
-      fmt::print("| {} | {} | {} | {:.4g} | {:.4g} | {:.3f} | {} | {} | {} |\n", r.guideline, r.ranks,
-                 format_bytes(r.size_bytes), r.lhs_median_us, r.rhs_median_us, r.factor, r.test,
-                 r.test == "rank-sum" ? fmt::format("{:.3g}", r.p_value) : "-",
-                 r.violated ? "VIOLATED" : "holds");
-    }
-    for (const std::string& n : report.not_checked) {
-      fmt::print("{}\n", n);
-    }
+    fmt::print("{}", model::check_table(report, o));
   }
-  fmt::print("{} of {} checks violated\n", report.violations(), report.results.size());
-  for (const model::CheckResult& r : report.results) {
-    if (r.violated) {
-      fmt::print("violation: {} at {} on {} ranks: factor {:.3f}\n", r.guideline, format_bytes(r.size_bytes),
-                 r.ranks, r.factor);
-    }
-  }
+  fmt::print("{}", model::check_summary(report));
   if (a.fail_on_violation && report.violations() > 0) {
     throw Error(fmt::format("{} guideline violation(s) (--fail-on-violation)", report.violations()));
   }

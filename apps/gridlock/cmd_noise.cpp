@@ -1,5 +1,4 @@
 // `gridlock noise measure|convert`: selfish-detour noise measurement and noise-trace conversion.
-#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,13 +38,6 @@ struct ConvertArgs {
   std::string to = "gridlock";
 };
 
-std::string fmt_ns(double ns) {
-  if (!(ns == ns)) {
-    return "-";
-  }
-  return format_duration_s(ns * 1e-9);
-}
-
 void run_measure(const MeasureArgs& a) {
   noise::MeasureOptions o;
   o.duration_s = parse_duration_seconds(a.duration, "--duration");
@@ -73,56 +65,19 @@ void run_measure(const MeasureArgs& a) {
   }
   noise::Measurement m = noise::measure(o);
   const noise::NoiseSummary s = noise::summarize(m, cutoff_ns);
-
-  Json context = base_context("gridlock noise measure", schemas::kNoiseMeasure);
-  context["timer"] = m.timer.name();
-  context["timer_ticks_per_ns"] = m.timer.ticks_per_ns;
-  context["cpu"] = m.cpu;
-  context["threshold"] = m.threshold;
-  context["t_min_ns"] = m.t_min_ns;
-  context["calibration_blocks"] = m.calibration.blocks;
-  context["duration_s"] = o.duration_s;
-  context["max_detours"] = o.max_detours;
-  context["detours_not_listed"] = m.detours_not_listed;
-
+  const Json context = noise::measurement_context(m, o);
   // The result files first: a closed standard output (`| head`) must not lose them.
   if (!a.json.empty()) {
     write_json_file(a.json, context, Json{{"summary", noise::summary_json(s)}});
   }
   if (!a.histogram.empty()) {
-    CsvWriter csv(context, {"lower_ns", "upper_ns", "count"});
-    for (const auto& row : noise::histogram_rows(m.lengths_ns)) {
-      csv.add_row(row);
-    }
-    csv.write(a.histogram);
+    write_file_atomic(a.histogram, noise::histogram_csv(context, m));
   }
   if (!a.trace.empty()) {
     m.trace.context = context;
     noise::write_trace(a.trace, m.trace, trace_format);
   }
-  fmt::print("timer: {} ({:.4f} ticks/ns), CPU {}\n", m.timer.name(), m.timer.ticks_per_ns,
-             m.cpu >= 0 ? std::to_string(m.cpu) : std::string("not pinned"));
-  fmt::print("t_min: {} ({} calibration blocks); threshold {} x t_min = {}\n", fmt_ns(s.t_min_ns),
-             m.calibration.blocks, m.threshold, fmt_ns(m.threshold * s.t_min_ns));
-  fmt::print("measured: {}, {} iterations, sampling rate {:.1f} MHz\n", format_duration_s(s.measured_s),
-             s.iterations, s.sampling_rate_hz / 1e6);
-  fmt::print("detours: {} ({:.1f}/s), noise fraction {:.4f}%\n", s.detours, s.detours_per_s,
-             100.0 * s.noise_fraction);
-  fmt::print("| detour length | min | median | 99% | 99.9% | max |\n");
-  fmt::print("| all | {} | {} | {} | {} | {} |\n", fmt_ns(s.lengths_ns.min), fmt_ns(s.lengths_ns.median),
-             fmt_ns(s.lengths_ns.p99), fmt_ns(s.lengths_ns.p99_9), fmt_ns(s.lengths_ns.max));
-  if (cutoff_ns > 0) {
-    const Summary& n = s.lengths_no_outliers_ns;
-    fmt::print("| <= {} | {} | {} | {} | {} | {} |\n", fmt_ns(cutoff_ns), fmt_ns(n.min), fmt_ns(n.median),
-               fmt_ns(n.p99), fmt_ns(n.p99_9), fmt_ns(n.max));
-    fmt::print("outliers above {}: {}; noise fraction without them {:.4f}%\n", fmt_ns(cutoff_ns), s.outliers,
-               100.0 * s.noise_fraction_no_outliers);
-  }
-  if (m.detours_not_listed > 0) {
-    fmt::print(
-        "note: {} detours beyond --max-detours are in the totals and the histogram, not in the trace\n",
-        m.detours_not_listed);
-  }
+  fmt::print("{}", noise::measurement_text(m, s));
 }
 
 void run_convert(const ConvertArgs& a) {

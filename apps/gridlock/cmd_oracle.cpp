@@ -1,18 +1,9 @@
 // `gridlock oracle serve` (the resource oracle service) and `gridlock oracle query` (its client).
-#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigtimedwait
-
-#include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <iostream>
-#include <iterator>
+#include <cstdio>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <system_error>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,7 +17,6 @@
 #include "gridlock/oracle/server.hpp"
 #include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
-#include "gridlock/oracle/tables.hpp"
 #include "gridlock/topo/spec.hpp"
 #include "output_guard.hpp"
 
@@ -74,40 +64,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// HOST:PORT, or [IPV6]:PORT: an IPv6 address has colons of its own, so it goes in brackets.
-std::pair<std::string, int> parse_listen(const std::string& text) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    throw InputError(
-        fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:8600 (port 0 picks a free one)", text));
-  }
-  std::string host = text.substr(0, colon);
-  if (host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']') {
-      throw InputError(fmt::format(
-          "--listen '{}': an IPv6 address goes in brackets before the port, e.g. [::1]:8600", text));
-    }
-    host = host.substr(1, host.size() - 2);
-  } else if (host.find(':') != std::string::npos) {
-    throw InputError(fmt::format(
-        "--listen '{}': an IPv6 address goes in brackets before the port, e.g. [::1]:8600", text));
-  }
-  int port = -1;
-  try {
-    std::size_t used = 0;
-    port = std::stoi(text.substr(colon + 1), &used);
-    if (used != text.size() - colon - 1) {
-      port = -1;
-    }
-  } catch (const std::exception&) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) {
-    throw InputError(fmt::format("--listen '{}': the port must be 0..65535", text));
-  }
-  return {host, port};
-}
-
 // The port_xmit_wait unit of the command line (--ib-tick-ns, if given, is a unit in ns).
 oracle::XmitWaitUnit xmit_wait_unit(const ServeArgs& args) {
   if (args.ib_tick_ns > 0) {
@@ -125,7 +81,7 @@ constexpr double kMinPollS = 0.01;
 
 void run_serve(const ServeArgs& args) {
   const auto topology = topo::make_topology(args.spec);
-  const auto [host, port] = parse_listen(args.listen);
+  const auto [host, port] = oracle::parse_listen(args.listen);
   const double poll_s = parse_duration_seconds(args.poll, "--poll");
   const double duration_s = parse_duration_seconds(args.duration, "--duration");
   if (!(poll_s >= kMinPollS)) {
@@ -182,38 +138,22 @@ void run_serve(const ServeArgs& args) {
                "intended\n",
                host);
   }
-  // Block SIGINT and SIGTERM in every thread (the server's inherit the mask); wait for them below.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before the server starts: its threads inherit the mask.
+  oracle::block_stop_signals();
   oracle::Server server(service, options);
   const int bound = server.start();
   service.start();
   if (!args.port_file.empty()) {
     write_file_atomic(args.port_file, fmt::format("{}\n", bound));
   }
-  const bool ipv6 = host.find(':') != std::string::npos;
-  fmt::print("gridlock oracle: serving {} on http://{}{}{}:{} ({}); stop with Ctrl-C\n", topology->spec(),
-             ipv6 ? "[" : "", host, ipv6 ? "]" : "", bound, fmt::join(service.source_names(), ", "));
+  fmt::print("gridlock oracle: serving {} on http://{}:{} ({}); stop with Ctrl-C\n", topology->spec(),
+             oracle::url_host(host), bound, fmt::join(service.source_names(), ", "));
   std::fflush(stdout);
-  timespec timeout{};
-  const bool forever = !(duration_s > 0);
-  timeout.tv_sec = forever ? 0 : static_cast<time_t>(duration_s);
-  timeout.tv_nsec = forever ? 0 : static_cast<long>((duration_s - std::floor(duration_s)) * 1e9);
-  while (true) {
-    const int got = forever ? sigwaitinfo(&signals, nullptr) : sigtimedwait(&signals, nullptr, &timeout);
-    if (got > 0 || !forever || errno != EINTR) {
-      break;
-    }
-  }
+  oracle::wait_for_stop_signal(duration_s);
   service.stop();
   server.stop();
   fmt::print("gridlock oracle: stopped after {} requests\n", server.requests());
 }
-
-void print_json(const Json& value) { fmt::print("{}\n", value.dump(2)); }
 
 oracle::MetricQuery make_query(const QueryArgs& args) {
   oracle::MetricQuery q;
@@ -245,62 +185,9 @@ void run_query(const QueryArgs& args) {
   // Every option is checked before the first request: a bad --metric or query name is the user's
   // mistake, and was reported as "cannot reach the oracle" when no server was running.
   const oracle::MetricQuery q = make_query(args);
-  static constexpr std::string_view kQueries[] = {"health", "topology", "node",  "route",
-                                                  "links",  "metrics",  "matrix"};
-  if (std::find(std::begin(kQueries), std::end(kQueries), args.what) == std::end(kQueries)) {
-    throw InputError(fmt::format(
-        "unknown query '{}': use health, topology, node, route, links, metrics or matrix", args.what));
-  }
+  oracle::check_query_name(args.what);
   oracle::Client client(args.server, timeout_s, max_response);
-  const auto need = [&](std::size_t count, const char* usage) {
-    if (args.args.size() != count) {
-      throw InputError(fmt::format("usage: gridlock oracle query {}", usage));
-    }
-  };
-  if (args.what == "health") {
-    need(0, "health");
-    print_json(client.health());
-  } else if (args.what == "topology") {
-    need(0, "topology");
-    print_json(client.topology());
-  } else if (args.what == "node") {
-    need(1, "node NAME");
-    print_json(client.node(args.args[0]));
-  } else if (args.what == "route") {
-    need(2, "route SRC DST");
-    print_json(client.route(args.args[0], args.args[1], q.window_s));
-  } else if (args.what == "links") {
-    need(0, "links [--top N]");
-    print_json(client.get(fmt::format("/v1/links?top={}&window_s={}", args.top, q.window_s)));
-  } else if (args.what == "metrics") {
-    if (args.args.empty()) {
-      throw InputError("usage: gridlock oracle query metrics [--metric bw] [--reducer max] SRC:DST...");
-    }
-    std::vector<std::pair<std::string, std::string>> pairs;
-    for (const auto& pair : args.args) {
-      const auto colon = pair.find(':');
-      if (colon == std::string::npos) {
-        throw InputError(fmt::format("pair '{}' must be SRC:DST, e.g. nid00012:nid00038", pair));
-      }
-      pairs.emplace_back(pair.substr(0, colon), pair.substr(colon + 1));
-    }
-    const auto values = client.route_metrics(pairs, q);
-    if (args.json) {
-      Json out = Json::array();
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
-        out.push_back({{"src", pairs[i].first}, {"dst", pairs[i].second}, {"value", values[i]}});
-      }
-      print_json(out);
-      return;
-    }
-    fmt::print("{}", oracle::metrics_table(pairs, q.metric, q.reducer, values));
-  } else {  // matrix: the query's name was checked against kQueries before the first request
-    if (args.args.empty()) {
-      throw InputError("usage: gridlock oracle query matrix [--metric bw] NODE...");
-    }
-    const auto values = client.metric_matrix(args.args, q);
-    fmt::print("{}", oracle::matrix_table(args.args, q.metric, q.reducer, values));
-  }
+  fmt::print("{}", oracle::query_text(client, args.what, args.args, q, args.top, args.json));
 }
 
 }  // namespace

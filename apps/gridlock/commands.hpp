@@ -38,6 +38,9 @@ void add_report_command(CLI::App& app);
 /// `gridlock predict gpcnet`: GPCNeT's congestion benchmark on a simulated network.
 void add_predict_command(CLI::App& app);
 
+/// `gridlock predict mapping`: what task mappings recover under congestion; added to `predict`.
+void add_predict_mapping_command(CLI::App& predict);
+
 /// `gridlock predict traffic`: synthetic traffic on a network model; added to `predict`.
 void add_predict_traffic_command(CLI::App& predict);
 

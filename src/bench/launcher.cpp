@@ -2,14 +2,15 @@
 
 #include <mpi.h>
 
-#include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "detail/mpi_util.hpp"
 #include "gridlock/bench/errors.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::bench {
 namespace {
@@ -18,10 +19,8 @@ int positive_int(const char* text) {
   if (text == nullptr) {
     return 0;
   }
-  const std::string_view s(text);
-  int value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  return ec == std::errc() && end == s.data() + s.size() && value > 0 ? value : 0;
+  const std::optional<int> value = parse_int(text);
+  return value && *value > 0 ? *value : 0;
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "gridlock/core/units.hpp"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -19,20 +18,15 @@ namespace {
 // Splits "12.5us" into the number and the unit; the number must be non-negative and finite.
 std::pair<double, std::string_view> split_number(std::string_view text, std::string_view what,
                                                  std::string_view example) {
-  const std::string_view trimmed = trim(text);
-  // Not parse_double(): a unit follows the number.
-  double value = 0;
-  const auto* first = trimmed.data();
-  const auto* last = trimmed.data() + trimmed.size();
-  const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc{} || trimmed.empty()) {
+  const auto number = parse_number_prefix<double>(trim(text));
+  if (!number) {
     throw InputError(fmt::format("invalid {} '{}': expected a number with an optional unit, e.g. '{}'", what,
                                  text, example));
   }
-  if (!std::isfinite(value) || value < 0) {
+  if (!std::isfinite(number->value) || number->value < 0) {
     throw InputError(fmt::format("invalid {} '{}': must be a non-negative finite number", what, text));
   }
-  return {value, trim(std::string_view(ptr, static_cast<std::size_t>(last - ptr)))};
+  return {number->value, trim(number->rest)};
 }
 
 }  // namespace

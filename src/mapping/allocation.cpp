@@ -445,4 +445,35 @@ std::vector<topo::NodeId> allocate_nodes(std::uint32_t machine_nodes, std::uint3
   return nodes;
 }
 
+JobNodes allocate_job_nodes(std::uint64_t machine_nodes, std::uint32_t count, AllocationPolicy policy,
+                            std::uint64_t seed) {
+  if (machine_nodes > std::numeric_limits<std::uint32_t>::max()) {
+    throw InputError(fmt::format("--nodes {}: the network has {} nodes, more than --nodes can take", count,
+                                 machine_nodes));
+  }
+  const auto machine = static_cast<std::uint32_t>(machine_nodes);  // checked above
+  JobNodes job;
+  job.nodes = allocate_nodes(machine, count > 0 ? count : machine, policy, seed, "--nodes");
+  job.allocation = policy == AllocationPolicy::kRandom ? fmt::format("random, seed {}", seed)
+                                                       : std::string(to_string(policy));
+  return job;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_node_pairs(std::string_view text,
+                                                                  std::string_view what) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string_view item : split(text, ',')) {
+    const std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == item.size() ||
+        item.find(':', colon + 1) != std::string_view::npos) {
+      throw InputError(
+          fmt::format("{} '{}': expected node pairs A:B separated by commas, e.g. "
+                      "nid00016:nid00040,nid00048:nid00042",
+                      what, text));
+    }
+    pairs.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+  }
+  return pairs;
+}
+
 }  // namespace gridlock::mapping

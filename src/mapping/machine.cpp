@@ -276,6 +276,10 @@ std::uint64_t estimate_fetch_bytes(const topo::Topology& topology, std::uint64_t
   return bytes;
 }
 
+bool needs_whole_topology(std::string_view source, MetricNeeds needs) noexcept {
+  return source != kNoLoadSource && (!source.starts_with("oracle:") || needs.bw || needs.stalls);
+}
+
 Machine::Machine(const topo::Topology& topology, Allocation allocation, NodeMetrics metrics,
                  WeightOptions options)
     : topology_(topology),

@@ -87,6 +87,19 @@ std::string Method::name() const {
   return "?";
 }
 
+Levels parse_levels(std::string_view text) {
+  if (text == "auto") {
+    return Levels::kAuto;
+  }
+  if (text == "cores") {
+    return Levels::kCores;
+  }
+  if (text == "nodes") {
+    return Levels::kNodes;
+  }
+  throw InputError(fmt::format("--levels '{}': use auto, cores (one level) or nodes (two levels)", text));
+}
+
 Method parse_method(std::string_view text, WeightMetric default_metric) {
   Method method;
   method.metric = default_metric;
@@ -204,6 +217,52 @@ std::string study_table(const Study& study) {
     out += total ? "Total cost (sum over messages of bytes x weight; change against identity):\n"
                  : "\nCostliest single message (bytes x weight; the paper's Fig. 5):\n";
     out += markdown_table(header, rows);
+  }
+  return out;
+}
+
+std::size_t row_of(const Study& study, const Method& method) {
+  std::size_t row = 0;
+  for (std::size_t r = 0; r < study.rows.size(); ++r) {
+    if (study.rows[r].method.name() == method.name()) {
+      row = r;
+    }
+  }
+  return row;
+}
+
+void check_tasks_fit(const TaskGraph& graph, const Allocation& allocation) {
+  if (graph.num_tasks > allocation.num_cores()) {
+    throw InputError(
+        fmt::format("{} tasks ({}) do not fit on {} cores ({} nodes x {} cores per node): give more "
+                    "--nodes or a larger --cores-per-node",
+                    graph.num_tasks, graph.spec, allocation.num_cores(), allocation.num_nodes(),
+                    allocation.cores_per_node));
+  }
+}
+
+std::string map_report_text(const MapResult& result, const Machine& machine, const TaskGraph& graph,
+                            std::uint64_t seed) {
+  const StudyRow& row = result.study.rows[result.chosen];
+  const Allocation& alloc = machine.allocation();
+  std::string out = fmt::format("Topology {}; {} nodes x {} cores; tasks {} ({} messages, {} bytes)\n",
+                                machine.topology().spec(), alloc.num_nodes(), alloc.cores_per_node,
+                                graph.spec, graph.messages.size(), graph.total_bytes());
+  out += fmt::format("Link metrics from {} in {:.3f} s; placement by {} (seed {})", result.source,
+                     result.fetch_seconds, row.method.name(), seed);
+  if (row.method.kind == Method::Kind::kScotch) {
+    const ScotchReport& scotch = row.scotch;
+    out += fmt::format(
+        "; Scotch {} mapped {} on a {} architecture of {} terminals, best of {} tries, in {:.3f} s{}",
+        scotch.scotch_version, scotch.levels, scotch.architecture, scotch.terminals, scotch.tries,
+        scotch.build_seconds + scotch.map_seconds,
+        scotch.repaired_tasks > 0
+            ? fmt::format(" ({} tasks moved to make it one per core)", scotch.repaired_tasks)
+            : std::string());
+  }
+  out += fmt::format("\n\n{}", study_table(result.study));
+  if (!machine.has(WeightMetric::kBandwidth) && !machine.has(WeightMetric::kStalls)) {
+    out += "(bw and stalls columns need a metric that reads them: --metric bw|stalls or --compare)\n";
   }
   return out;
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "gridlock/mapping/task_graph_json.hpp"
+
 namespace gridlock::mapping {
 namespace {
 
@@ -57,6 +59,37 @@ Json study_json(const Study& study, const Machine& machine, const std::vector<st
     rows.push_back(std::move(item));
   }
   return rows;
+}
+
+Json map_context(const MapParameters& parameters, const MapResult& result, const Machine& machine,
+                 const TaskGraph& graph) {
+  const Allocation& alloc = machine.allocation();
+  Json context = base_context("gridlock map", schemas::kMap);
+  context["seed"] = parameters.seed;
+  context["parameters"] = {{"topology", machine.topology().spec()},
+                           {"nodes", alloc.names},
+                           {"cores_per_node", alloc.cores_per_node},
+                           {"tasks", graph.spec},
+                           {"metric", parameters.metric},
+                           {"method", result.study.rows[result.chosen].method.name()},
+                           {"source", result.source},
+                           {"sim_rate", parameters.sim_rate},
+                           {"timeout_s", parameters.timeout_s},
+                           {"levels", parameters.levels},
+                           {"two_level_above", parameters.two_level_above},
+                           {"architecture", parameters.architecture},
+                           {"stall_weight", parameters.stall_weight},
+                           {"compare", parameters.compare},
+                           {"refine", parameters.refine},
+                           {"tries", parameters.tries}};
+  return context;
+}
+
+Json map_body(const MapResult& result, const Machine& machine, const TaskGraph& graph) {
+  return Json{{"task_graph", summary_json(graph)},
+              {"metrics", {{"source", result.source}, {"fetch_seconds", result.fetch_seconds}}},
+              {"chosen", result.study.rows[result.chosen].method.name()},
+              {"mappings", study_json(result.study, machine, {result.chosen})}};
 }
 
 }  // namespace gridlock::mapping

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <limits>
 #include <thread>
@@ -1007,6 +1008,29 @@ Baseline parse_baseline(std::string_view text) {
   }
   throw InputError(fmt::format(
       "--baseline '{}': give last:N (the last N earlier runs, N >= 3, e.g. last:10) or all", text));
+}
+
+double parse_min_change(std::string_view text) {
+  std::string digits(text);
+  if (!digits.empty() && digits.back() == '%') {
+    digits.pop_back();
+  }
+  // std::stod, as the option has always been read: leading blanks and a '+' are accepted.
+  double value = 0;
+  try {
+    std::size_t used = 0;
+    value = std::stod(digits, &used);
+    if (used != digits.size()) {
+      value = -1;
+    }
+  } catch (const std::exception&) {
+    value = -1;
+  }
+  if (!(value >= 0) || value > 1000) {
+    throw InputError(
+        fmt::format("--min-change '{}': give a percentage from 0 to 1000, e.g. --min-change 5%", text));
+  }
+  return value / 100.0;
 }
 
 }  // namespace gridlock::model

@@ -1,11 +1,13 @@
 // Text tables of the history, in the `| name | ... |` layout of the other tools.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "gridlock/core/output.hpp"
 #include "gridlock/model/history.hpp"
 
 namespace gridlock::model {
@@ -75,6 +77,20 @@ std::string run_summary_text(const StoredRun& run) {
     out += fmt::format("| {} | {} | {} |\n", m.name, number(m.value), direction_name(m.better));
   }
   return out;
+}
+
+std::string trend_csv(const std::filesystem::path& db, std::string_view metric, Direction better,
+                      std::size_t last, const std::vector<TrendPoint>& points) {
+  Json context = base_context("gridlock history trend", schemas::kHistoryTrend);
+  context["db"] = std::filesystem::absolute(db).lexically_normal().string();
+  context["metric"] = metric;
+  context["better"] = direction_name(better);
+  context["parameters"] = {{"last", last}};
+  CsvWriter csv(context, {"run_id", "date", "host", "value"});
+  for (const TrendPoint& p : points) {
+    csv.add_row({std::to_string(p.run_id), p.date, p.host, fmt::format("{:.17g}", p.value)});
+  }
+  return csv.content();
 }
 
 std::string trend_table(std::string_view metric, const std::vector<TrendPoint>& points) {

@@ -397,4 +397,49 @@ std::vector<SystemPreset> list_systems() {
   return out;
 }
 
+std::string values_line(const PacketOptions& packet, std::uint64_t hop_latency_ps,
+                        const sim::LogGOPSParams& params) {
+  return fmt::format(
+      "values: routing {}, packet {} B, buffer {} B per VC, {} VCs, congestion control {}, hop latency {} "
+      "ps, "
+      "L {} ps, o {} ps, g {} ps, G {} ps/B, O {} ps/B",
+      to_string(packet.routing), packet.packet_bytes, packet.buffer_bytes, packet.vcs,
+      packet.congestion_control ? "on" : "off", hop_latency_ps, params.latency.ps, params.overhead_send.ps,
+      params.gap.ps, params.gap_per_byte.ps, params.overhead_per_byte.ps);
+}
+
+std::string systems_table(const std::vector<SystemPreset>& systems) {
+  if (systems.empty()) {
+    return "no system presets found (GRIDLOCK_SYSTEMS_DIR adds a directory)\n";
+  }
+  std::string out = fmt::format("{:<10} {:>6}  {:<60} {}\n", "name", "nodes", "network", "title");
+  for (const auto& preset : systems) {
+    out += fmt::format("{:<10} {:>6}  {:<60} {}\n", preset.name, preset.nodes, preset.network_spec,
+                       preset.title);
+  }
+  return out;
+}
+
+Json systems_context() {
+  Json context = base_context("gridlock predict systems", schemas::kSystems);
+  Json dirs = Json::array();
+  for (const auto& dir : system_dirs()) {
+    dirs.push_back(dir.string());
+  }
+  context["directories"] = dirs;
+  return context;
+}
+
+Json systems_body(const std::vector<SystemPreset>& systems) {
+  Json list = Json::array();
+  for (const auto& preset : systems) {
+    list.push_back({{"name", preset.name},
+                    {"title", preset.title},
+                    {"nodes", preset.nodes},
+                    {"network", preset.network_spec},
+                    {"file", preset.file}});
+  }
+  return Json{{"systems", list}};
+}
+
 }  // namespace gridlock::net

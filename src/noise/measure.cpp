@@ -11,6 +11,7 @@
 
 #include "detail/clock.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/units.hpp"
 
 namespace gridlock::noise {
 namespace {
@@ -217,6 +218,48 @@ NoiseSummary summarize(const Measurement& m, double outlier_cutoff_ns) {
                                                          static_cast<double>(m.measured_ns)
                                                    : 0;
   return s;
+}
+
+namespace {
+
+// A length in ns for the report, "-" when there is none (no detours).
+std::string fmt_ns(double ns) {
+  if (std::isnan(ns)) {
+    return "-";
+  }
+  return format_duration_s(ns * 1e-9);
+}
+
+}  // namespace
+
+std::string measurement_text(const Measurement& m, const NoiseSummary& s) {
+  std::string out;
+  const auto line = [&out](const std::string& text) { out += text + "\n"; };
+  line(fmt::format("timer: {} ({:.4f} ticks/ns), CPU {}", m.timer.name(), m.timer.ticks_per_ns,
+                   m.cpu >= 0 ? std::to_string(m.cpu) : std::string("not pinned")));
+  line(fmt::format("t_min: {} ({} calibration blocks); threshold {} x t_min = {}", fmt_ns(s.t_min_ns),
+                   m.calibration.blocks, m.threshold, fmt_ns(m.threshold * s.t_min_ns)));
+  line(fmt::format("measured: {}, {} iterations, sampling rate {:.1f} MHz", format_duration_s(s.measured_s),
+                   s.iterations, s.sampling_rate_hz / 1e6));
+  line(fmt::format("detours: {} ({:.1f}/s), noise fraction {:.4f}%", s.detours, s.detours_per_s,
+                   100.0 * s.noise_fraction));
+  line("| detour length | min | median | 99% | 99.9% | max |");
+  line(fmt::format("| all | {} | {} | {} | {} | {} |", fmt_ns(s.lengths_ns.min), fmt_ns(s.lengths_ns.median),
+                   fmt_ns(s.lengths_ns.p99), fmt_ns(s.lengths_ns.p99_9), fmt_ns(s.lengths_ns.max)));
+  const double cutoff_ns = s.outlier_cutoff_ns;
+  if (cutoff_ns > 0) {
+    const Summary& n = s.lengths_no_outliers_ns;
+    line(fmt::format("| <= {} | {} | {} | {} | {} | {} |", fmt_ns(cutoff_ns), fmt_ns(n.min), fmt_ns(n.median),
+                     fmt_ns(n.p99), fmt_ns(n.p99_9), fmt_ns(n.max)));
+    line(fmt::format("outliers above {}: {}; noise fraction without them {:.4f}%", fmt_ns(cutoff_ns),
+                     s.outliers, 100.0 * s.noise_fraction_no_outliers));
+  }
+  if (m.detours_not_listed > 0) {
+    line(fmt::format(
+        "note: {} detours beyond --max-detours are in the totals and the histogram, not in the trace",
+        m.detours_not_listed));
+  }
+  return out;
 }
 
 std::vector<std::vector<std::string>> histogram_rows(const LogHistogram& h) {

@@ -28,4 +28,26 @@ Json summary_json(const NoiseSummary& s) {
               {"detour_length_without_outliers_ns", summary_to_json(s.lengths_no_outliers_ns)}};
 }
 
+Json measurement_context(const Measurement& m, const MeasureOptions& options) {
+  Json context = base_context("gridlock noise measure", schemas::kNoiseMeasure);
+  context["timer"] = m.timer.name();
+  context["timer_ticks_per_ns"] = m.timer.ticks_per_ns;
+  context["cpu"] = m.cpu;
+  context["threshold"] = m.threshold;
+  context["t_min_ns"] = m.t_min_ns;
+  context["calibration_blocks"] = m.calibration.blocks;
+  context["duration_s"] = options.duration_s;
+  context["max_detours"] = options.max_detours;
+  context["detours_not_listed"] = m.detours_not_listed;
+  return context;
+}
+
+std::string histogram_csv(const Json& context, const Measurement& m) {
+  CsvWriter csv(context, {"lower_ns", "upper_ns", "count"});
+  for (const auto& row : histogram_rows(m.lengths_ns)) {
+    csv.add_row(row);
+  }
+  return csv.content();
+}
+
 }  // namespace gridlock::noise

@@ -1,6 +1,5 @@
 #include "gridlock/oracle/client.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -102,13 +101,10 @@ struct Client::Impl {
     request.response_handler = [&](const httplib::Response& response) {
       // A declared length over the limit is refused before any of the body is read.
       const std::string length = response.get_header_value("Content-Length");
-      // Not parse_u64(): a length too long for 64 bits must be told from one that is no number.
-      std::uint64_t declared = 0;
-      const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), declared);
       // A length too long for 64 bits is over any limit too.
-      too_large =
-          (error == std::errc{} && end == length.data() + length.size() && declared > max_response_bytes) ||
-          error == std::errc::result_out_of_range;
+      bool out_of_range = false;
+      const auto declared = parse_number<std::uint64_t>(length, out_of_range);
+      too_large = (declared && *declared > max_response_bytes) || out_of_range;
       return !too_large;
     };
     request.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {

@@ -27,16 +27,6 @@ const Json& phase_canaries(const Json& phase) {
   return field(phase, "canaries");
 }
 
-// The cells of one CSV line (the histogram files quote nothing). As the std::getline() loop this
-// replaces read them, one trailing empty cell is dropped: "1,2,3," has 3 cells.
-std::vector<std::string> split_commas(std::string_view line) {
-  std::vector<std::string_view> fields = split(line, ',');
-  if (fields.back().empty()) {
-    fields.pop_back();
-  }
-  return {fields.begin(), fields.end()};
-}
-
 // The CSV histogram of one phase and canary (docs/formats/bench-json.md): `<phase>_<key>.csv`,
 // `#` context lines, then `lower,upper,count`. Returns {x: geometric bucket middle, y: % of
 // samples} points, or an empty array when the file is missing or unreadable (a note says so).
@@ -67,15 +57,20 @@ Json read_histogram(const std::filesystem::path& dir, const std::string& phase, 
     if (line.empty() || line[0] == '#' || line.rfind("lower", 0) == 0) {
       continue;
     }
-    const std::vector<std::string> cells = split_commas(line);
+    // The cells (the histogram files quote nothing); as the std::getline() loop this replaced
+    // read them, one trailing empty cell is dropped: "1,2,3," has 3 cells.
+    std::vector<std::string_view> cells = split(line, ',');
+    if (cells.back().empty()) {
+      cells.pop_back();
+    }
     if (cells.size() != 3) {
       problem = fmt::format("{}: a row without 3 columns: '{}'", path.string(), line);
       return Json::array();
     }
     try {
-      const double lower = std::stod(cells[0]);
-      const double upper = std::stod(cells[1]);
-      const double count = std::stod(cells[2]);
+      const double lower = std::stod(std::string(cells[0]));
+      const double upper = std::stod(std::string(cells[1]));
+      const double count = std::stod(std::string(cells[2]));
       total += count;
       // The -inf/inf rows (samples out of the histogram's range) have no place on a log axis.
       if (std::isfinite(lower) && std::isfinite(upper) && lower > 0) {

@@ -1,7 +1,6 @@
 #include "gridlock/topo/simgrid_platform.hpp"
 
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <string>
 #include <system_error>
@@ -185,19 +184,17 @@ void write_simgrid_platform(const Topology& topo, const SimgridPlatformOptions& 
 double parse_speed_flops(std::string_view text, std::string_view what) {
   static constexpr std::array<std::pair<std::string_view, double>, 6> kPrefixes = {
       {{"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}}};
-  // Not parse_double(): a unit follows the number.
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto number = parse_number_prefix<double>(text);
   const auto bad = [&](std::string_view why) {
     return InputError(
         fmt::format("invalid {} '{}': {}; give flop/s with an optional unit f, kf, Mf, Gf, Tf "
                     "or Pf (or kflops, ...), e.g. 1Gf or 2.5e9",
                     what, text, why));
   };
-  if (text.empty() || ec != std::errc{} || ptr == text.data()) {
+  if (!number) {
     throw bad("it does not start with a number");
   }
-  const std::string_view unit = text.substr(static_cast<std::size_t>(ptr - text.data()));
+  const std::string_view unit = number->rest;
   double scale = 0;
   for (const auto& [prefix, factor] : kPrefixes) {
     if (unit.empty() || unit == fmt::format("{}f", prefix) || unit == fmt::format("{}flops", prefix)) {
@@ -208,7 +205,7 @@ double parse_speed_flops(std::string_view text, std::string_view what) {
   if (scale == 0) {
     throw bad(fmt::format("unknown unit '{}'", unit));
   }
-  const double flops = value * scale;
+  const double flops = number->value * scale;
   if (!(flops > 0) || !std::isfinite(flops)) {
     throw bad("it must be positive and finite");
   }

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <string>
 
 #include "detail/functions.hpp"
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::trace {
 namespace {
@@ -81,12 +81,6 @@ constexpr auto kFunctions = std::to_array<std::string_view>({"MPI_Init",
 // Every region id has its name (and an entry left empty would be a compile error here).
 static_assert(kFunctions.size() == static_cast<std::size_t>(detail::Fn::Count));
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 std::span<const std::string_view> traced_functions() { return kFunctions; }
@@ -97,11 +91,10 @@ std::uint64_t parse_byte_count(std::string_view text, std::string_view what) {
     return InputError(std::string(what) + ": '" + std::string(text) +
                       "' is not a byte count; write e.g. 4096, 64KiB, 100MB or 2GiB");
   };
-  // Not parse_double(): a unit follows the number.
-  double value = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc{} || !std::isfinite(value) || value < 0) throw fail();
-  std::string unit(trim(std::string_view(end, static_cast<std::size_t>(t.data() + t.size() - end))));
+  const auto number = parse_number_prefix<double>(t);
+  if (!number || !std::isfinite(number->value) || number->value < 0) throw fail();
+  const double value = number->value;
+  std::string unit(trim(number->rest));
   std::transform(unit.begin(), unit.end(), unit.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   double scale = 1;

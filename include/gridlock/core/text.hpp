@@ -63,6 +63,44 @@ template <typename T>
   return value;
 }
 
+/// parse_number() that also tells why there is no number: `out_of_range` is set when `text` starts
+/// with a number outside `T`'s range ("4294967296" for uint32_t, "1e999" for double), whatever
+/// follows it, so a caller can say "too large" rather than "not a number". Cleared otherwise.
+template <typename T>
+[[nodiscard]] std::optional<T> parse_number(std::string_view text, bool& out_of_range) noexcept {
+  static_assert(std::is_integral_v<T> || std::is_same_v<T, double>, "an integer type or double");
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  out_of_range = ec == std::errc::result_out_of_range;
+  if (text.empty() || ec != std::errc{} || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// A number at the start of a text and the text after it (a unit, say).
+template <typename T>
+struct NumberPrefix {
+  T value{};              ///< The number.
+  std::string_view rest;  ///< Everything after the number; points into the text read.
+};
+
+/// The number of type `T` that `text` starts with, in parse_number()'s syntax, and what follows
+/// it: "12.5us" gives {12.5, "us"}. Nothing when `text` does not start with a number or the number
+/// is outside `T`'s range. For values with units ("4KiB", "2.5Gf", "10ms").
+template <typename T>
+[[nodiscard]] std::optional<NumberPrefix<T>> parse_number_prefix(std::string_view text) noexcept {
+  static_assert(std::is_integral_v<T> || std::is_same_v<T, double>, "an integer type or double");
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{}) {
+    return std::nullopt;
+  }
+  return NumberPrefix<T>{value, text.substr(static_cast<std::size_t>(ptr - text.data()))};
+}
+
 /// parse_number() for a 32-bit unsigned integer.
 [[nodiscard]] inline std::optional<std::uint32_t> parse_u32(std::string_view text) noexcept {
   return parse_number<std::uint32_t>(text);
@@ -175,6 +213,52 @@ inline void append_xml_escaped(std::string& out, std::string_view text, bool quo
   out.reserve(text.size());
   append_xml_escaped(out, text, quotes);
   return out;
+}
+
+/// `text` for roff (man pages): a backslash becomes `\e` and a '.' or '\'' that starts a line is
+/// preceded by `\&`, so that neither reads as an escape or a request.
+[[nodiscard]] inline std::string roff_escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  bool line_start = true;
+  for (const char c : text) {
+    if (line_start && (c == '.' || c == '\'')) {
+      out += "\\&";
+    }
+    if (c == '\\') {
+      out += "\\e";
+    } else {
+      out += c;
+    }
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+/// A command-line word (an option name) for roff: every '-' as `\-`, a real minus, so that
+/// `--json` copied from a man page works in a shell; a backslash as `\e`.
+[[nodiscard]] inline std::string roff_word(std::string_view word) {
+  std::string out;
+  for (const char c : word) {
+    if (c == '-') {
+      out += "\\-";
+    } else if (c == '\\') {
+      out += "\\e";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// `text` with its ASCII letters in upper case (no locale; other bytes unchanged).
+[[nodiscard]] inline std::string ascii_upper(std::string text) {
+  for (char& c : text) {
+    if (c >= 'a' && c <= 'z') {
+      c = static_cast<char>(c - 'a' + 'A');
+    }
+  }
+  return text;
 }
 
 /// `text` without a leading UTF-8 byte-order mark (as some Windows editors write one), which is

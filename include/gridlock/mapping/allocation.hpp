@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gridlock/topo/topology.hpp"
@@ -78,5 +79,22 @@ enum class AllocationPolicy : std::uint8_t {
 [[nodiscard]] std::vector<topo::NodeId> allocate_nodes(std::uint32_t machine_nodes, std::uint32_t count,
                                                        AllocationPolicy policy, std::uint64_t seed,
                                                        std::string_view what = "--nodes");
+
+/// The nodes of a job on a machine and how they were taken.
+struct JobNodes {
+  std::vector<topo::NodeId> nodes;  ///< In ascending node order.
+  std::string allocation;           ///< `compact`, `spread` or `random, seed S`.
+};
+
+/// allocate_nodes() for a machine of `machine_nodes` nodes (a topology's count, which may pass
+/// 32 bits): `count` nodes (0: every node). Throws InputError naming --nodes when the machine has
+/// more nodes than --nodes can take, or as allocate_nodes() does.
+[[nodiscard]] JobNodes allocate_job_nodes(std::uint64_t machine_nodes, std::uint32_t count,
+                                          AllocationPolicy policy, std::uint64_t seed);
+
+/// Parses node pairs `A:B,C:D` (each name non-empty, one ':' per pair), e.g. the congestors of
+/// `gridlock predict mapping`. Throws InputError naming `what` and the form expected.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> parse_node_pairs(std::string_view text,
+                                                                                std::string_view what);
 
 }  // namespace gridlock::mapping

@@ -72,6 +72,11 @@ struct MetricNeeds {
 [[nodiscard]] std::uint64_t estimate_fetch_bytes(const topo::Topology& topology, std::uint64_t nodes,
                                                  std::string_view source, MetricNeeds needs) noexcept;
 
+/// True when fetching `needs` from `source` reads link values of the whole network (an in-process
+/// oracle, or an oracle service's /v1/links), so the whole topology must be built; false when the
+/// routes between the allocated nodes are enough (`sim:none`, or only hops from a service).
+[[nodiscard]] bool needs_whole_topology(std::string_view source, MetricNeeds needs) noexcept;
+
 /// Options of metric fetching.
 struct FetchOptions {
   double timeout_s = 5;  ///< Oracle service: deadline of each request (connect, send, receive).

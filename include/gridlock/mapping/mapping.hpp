@@ -43,6 +43,9 @@ enum class Levels : std::uint8_t {
   kNodes,  ///< Two levels: nodes first (core counts as weights), then cores inside each node.
 };
 
+/// Parses `--levels`: `auto`, `cores` or `nodes`. Throws InputError listing them.
+[[nodiscard]] Levels parse_levels(std::string_view text);
+
 /// Options of the Scotch mapper.
 struct ScotchOptions {
   std::uint64_t seed = 1;                ///< Seed of Scotch's random generator.

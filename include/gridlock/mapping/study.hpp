@@ -2,6 +2,7 @@
 /// @file
 /// One mapping run as the `gridlock map` tool and the in-application remapper do it: placements by
 /// several methods on one machine, their cost table, and its text and JSON forms.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -59,6 +60,45 @@ struct Study {
 [[nodiscard]] Study run_study(const TaskGraph& graph, const Machine& machine,
                               const std::vector<Method>& methods, const StudyOptions& options,
                               const std::function<void(const std::string&)>& progress = {});
+
+/// The row of `study` placed by `method` (the last one, as `--compare` may list it twice), or 0
+/// (identity) when no row was.
+[[nodiscard]] std::size_t row_of(const Study& study, const Method& method);
+
+/// Throws InputError unless the `graph`'s tasks fit on the cores of `allocation` (one task per
+/// core), naming --nodes and --cores-per-node as the fix.
+void check_tasks_fit(const TaskGraph& graph, const Allocation& allocation);
+
+/// The options of a `gridlock map` run as given on its command line (the `parameters` of its
+/// JSON; docs/formats/map-json.md).
+struct MapParameters {
+  std::string metric = "hops";        ///< --metric.
+  std::string sim_rate = "line";      ///< --sim-rate.
+  double timeout_s = 5;               ///< --timeout in seconds.
+  std::string levels = "auto";        ///< --levels.
+  std::uint32_t two_level_above = 1;  ///< --two-level-above.
+  std::string architecture = "auto";  ///< --architecture.
+  double stall_weight = 0.1;          ///< --stall-weight.
+  bool compare = false;               ///< --compare.
+  bool refine = false;                ///< --refine.
+  std::uint32_t tries = 1;            ///< --tries.
+  std::uint64_t seed = 1;             ///< --seed.
+};
+
+/// A finished `gridlock map` run: its study, the row written to the launch files and where the
+/// link metrics came from.
+struct MapResult {
+  Study study;               ///< Every method's row.
+  std::size_t chosen = 0;    ///< The row of the placement written out (row_of() the --method).
+  std::string source;        ///< Where the link metrics came from.
+  double fetch_seconds = 0;  ///< Time spent getting them.
+};
+
+/// The console report of `gridlock map`: the topology, allocation and task graph, where the
+/// metrics came from and how the chosen placement was made, then study_table() and a note when
+/// the bw and stalls columns are empty.
+[[nodiscard]] std::string map_report_text(const MapResult& result, const Machine& machine,
+                                          const TaskGraph& graph, std::uint64_t seed);
 
 /// The cost tables as text: total cost and costliest message under each metric, each with its
 /// change against identity in percent, plus hop-bytes, as Markdown-style `| ... |` rows.

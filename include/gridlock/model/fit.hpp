@@ -148,4 +148,9 @@ struct FitResult {
 [[nodiscard]] std::optional<CollectiveFit> fit_collective(const Sweep& sweep, std::string_view op,
                                                           const std::optional<P2pReference>& p2p);
 
+/// The console report of `gridlock model fit`: the Hockney fits (least squares and robust) per
+/// series, the protocol switches found, the point-to-point reference, the collective models' errors
+/// per size range with their fitted parameters, and the notes; one line each.
+[[nodiscard]] std::string fit_text(const FitResult& fit);
+
 }  // namespace gridlock::model

@@ -46,6 +46,14 @@ struct CheckReport {
 /// (the message lists what each one needs).
 [[nodiscard]] CheckReport check_guidelines(const Sweep& sweep, const CheckOptions& options);
 
+/// The table of `gridlock model check`: its settings, one row per check (guideline, p, size, the
+/// two medians, their ratio, the test, its p-value, the result), then what was not checked.
+[[nodiscard]] std::string check_table(const CheckReport& report, const CheckOptions& options);
+
+/// The summary `gridlock model check` always prints: how many checks were violated, and a line
+/// per violation.
+[[nodiscard]] std::string check_summary(const CheckReport& report);
+
 /// One-sided Mann-Whitney U (Wilcoxon rank-sum) test, normal approximation with tie correction and
 /// continuity correction: the p-value of H1 "values of `a` tend to be larger than those of `b`".
 /// 1 when either side is empty or every value is tied.

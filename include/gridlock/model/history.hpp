@@ -143,6 +143,10 @@ struct Baseline {
 /// Parses `--baseline`: `last:N` (N >= 3) or `all`. Throws InputError.
 [[nodiscard]] Baseline parse_baseline(std::string_view text);
 
+/// Parses `--min-change`: a percentage from 0 to 1000 with an optional `%` ("5%", "2.5"), as a
+/// fraction (0.05, 0.025). Throws InputError.
+[[nodiscard]] double parse_min_change(std::string_view text);
+
 /// Options of regress().
 struct RegressOptions {
   std::optional<std::int64_t> run;   ///< The candidate run; default: the newest.
@@ -237,6 +241,12 @@ class History {
 [[nodiscard]] std::string run_summary_text(const StoredRun& run);
 /// A trend as a text table `| run | date | host | value |` with its median and MAD.
 [[nodiscard]] std::string trend_table(std::string_view metric, const std::vector<TrendPoint>& points);
+/// A trend as CSV (`gridlock history trend --csv`, docs/model.md): a context block naming the
+/// database `db` (made absolute), the metric, which way is `better` and `last` (the runs asked for,
+/// 0: all), then `run_id,date,host,value` rows, values to 17 significant digits.
+[[nodiscard]] std::string trend_csv(const std::filesystem::path& db, std::string_view metric,
+                                    Direction better, std::size_t last,
+                                    const std::vector<TrendPoint>& points);
 /// A regression report as text: the test, then `| metric | baseline median | ... | verdict |` for
 /// the flagged metrics (every metric with `all_rows`), then the counts.
 [[nodiscard]] std::string regress_table(const RegressReport& report, bool all_rows = false);

@@ -77,4 +77,14 @@ struct SystemPreset {
 /// sorted by name. Throws InputError for a preset that does not parse.
 [[nodiscard]] std::vector<SystemPreset> list_systems();
 
+/// The values a prediction runs with as one line: `values: routing R, packet P B, buffer B B per
+/// VC, V VCs, congestion control on|off, hop latency H ps, L .. ps, o .. ps, g .. ps, G .. ps/B,
+/// O .. ps/B` (no newline), so that a run says what it took from a preset and the defaults.
+[[nodiscard]] std::string values_line(const PacketOptions& packet, std::uint64_t hop_latency_ps,
+                                      const sim::LogGOPSParams& params);
+
+/// `gridlock predict systems`: one line per preset (name, nodes, network, title) under a header,
+/// or a line saying there is none and how to add a directory.
+[[nodiscard]] std::string systems_table(const std::vector<SystemPreset>& systems);
+
 }  // namespace gridlock::net

@@ -93,6 +93,11 @@ struct NoiseSummary {
 /// taken from the listed detours plus, for unlisted ones, the histogram.
 [[nodiscard]] NoiseSummary summarize(const Measurement& m, double outlier_cutoff_ns);
 
+/// The console report of `gridlock noise measure`: the timer, t_min and threshold, the rates, the
+/// detour-length table (and, with a cut-off, the one without outliers) and a note on detours left
+/// out of the trace; one line each, every line ending in a newline.
+[[nodiscard]] std::string measurement_text(const Measurement& m, const NoiseSummary& s);
+
 /// CSV rows `lower_ns,upper_ns,count` of the non-empty histogram buckets.
 [[nodiscard]] std::vector<std::vector<std::string>> histogram_rows(const LogHistogram& h);
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,19 @@ class Client {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Throws InputError unless `what` is a query `gridlock oracle query` knows: health, topology,
+/// node, route, links, metrics or matrix (checked before the first request).
+void check_query_name(std::string_view what);
+
+/// Asks `client` what `gridlock oracle query WHAT ARGS...` asks and returns what the command
+/// prints: the answer as indented JSON (health, topology, node, route, and links with its `top`
+/// busiest), a table of one value per SRC:DST pair (metrics; with `json` a JSON list of
+/// src, dst and value) or of the node matrix (matrix), each ending in a newline. Throws
+/// InputError with the command's usage when `args` do not fit `what`, before any request.
+[[nodiscard]] std::string query_text(Client& client, std::string_view what,
+                                     const std::vector<std::string>& args, const MetricQuery& query,
+                                     std::size_t top, bool json);
 
 /// Percent-encodes a query-string value.
 [[nodiscard]] std::string url_encode(std::string_view text);

@@ -47,6 +47,28 @@ inline constexpr unsigned kHealthConnectionsPerAddress = 8;
 /// Upper bound of ServerOptions::request_timeout_s (`--request-timeout`): 5 minutes.
 inline constexpr int kMaxRequestTimeoutS = 300;
 
+/// Where `--listen` asks the service to listen.
+struct ListenAddress {
+  std::string host;  ///< Host name or address, without the brackets of an IPv6 address.
+  int port = 0;      ///< 0..65535; 0 picks a free port.
+};
+
+/// Parses `--listen`: HOST:PORT, or [IPV6]:PORT (an IPv6 address has colons of its own, so it
+/// goes in brackets). Throws InputError naming --listen and the form expected.
+[[nodiscard]] ListenAddress parse_listen(const std::string& text);
+
+/// `host` as the host part of a URL: an IPv6 address in brackets, anything else as it is.
+[[nodiscard]] std::string url_host(const std::string& host);
+
+/// Blocks SIGINT and SIGTERM in the calling thread, and so in the threads it starts afterwards (a
+/// Server's), so that wait_for_stop_signal() takes them instead of their default action. Call
+/// before Server::start().
+void block_stop_signals();
+
+/// Waits until SIGINT or SIGTERM arrives (blocked by block_stop_signals()) or, when `duration_s`
+/// is positive, at most `duration_s` seconds.
+void wait_for_stop_signal(double duration_s);
+
 /// True when `host` is a loopback address or `localhost` (127.0.0.0/8, ::1).
 [[nodiscard]] bool is_loopback_host(std::string_view host);
 

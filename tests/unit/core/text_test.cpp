@@ -94,3 +94,52 @@ TEST(Text, ParseDoubleLeavesInfAndNanToTheCaller) {
   ASSERT_TRUE(nan.has_value());
   EXPECT_TRUE(std::isnan(*nan));
 }
+
+// parse_number() tells a number beyond the type's range from text that is no number (the oracle
+// client's Content-Length and the CLI's unsigned options name the two differently).
+TEST(Text, ParseNumberTellsOutOfRangeFromNoNumber) {
+  bool out_of_range = true;
+  EXPECT_EQ(gridlock::parse_number<std::uint32_t>("4294967295", out_of_range), 4294967295U);
+  EXPECT_FALSE(out_of_range);
+  EXPECT_FALSE(gridlock::parse_number<std::uint32_t>("4294967296", out_of_range).has_value());
+  EXPECT_TRUE(out_of_range);
+  EXPECT_FALSE(gridlock::parse_number<std::uint64_t>("99999999999999999999x", out_of_range).has_value());
+  EXPECT_TRUE(out_of_range);
+  EXPECT_FALSE(gridlock::parse_number<std::uint64_t>("12x", out_of_range).has_value());
+  EXPECT_FALSE(out_of_range);
+  EXPECT_FALSE(gridlock::parse_number<std::uint64_t>("", out_of_range).has_value());
+  EXPECT_FALSE(out_of_range);
+  EXPECT_FALSE(gridlock::parse_number<double>("1e999", out_of_range).has_value());
+  EXPECT_TRUE(out_of_range);
+}
+
+// A number with a unit after it: the value and the rest; no number at the start, or one out of
+// range, gives nothing.
+TEST(Text, ParseNumberPrefixSplitsNumberAndUnit) {
+  const auto us = gridlock::parse_number_prefix<double>("12.5us");
+  ASSERT_TRUE(us.has_value());
+  EXPECT_EQ(us->value, 12.5);
+  EXPECT_EQ(us->rest, "us");
+  const auto bare = gridlock::parse_number_prefix<std::uint64_t>("4096");
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(bare->value, 4096U);
+  EXPECT_TRUE(bare->rest.empty());
+  EXPECT_EQ(gridlock::parse_number_prefix<double>("2e3 Gf")->rest, " Gf");
+  EXPECT_FALSE(gridlock::parse_number_prefix<double>("").has_value());
+  EXPECT_FALSE(gridlock::parse_number_prefix<double>("us").has_value());
+  EXPECT_FALSE(gridlock::parse_number_prefix<double>(" 1us").has_value());
+  EXPECT_FALSE(gridlock::parse_number_prefix<double>("1e999us").has_value());
+  EXPECT_FALSE(gridlock::parse_number_prefix<std::uint32_t>("-1KiB").has_value());
+}
+
+// roff for man pages: backslashes and line-leading requests escaped, option names with real
+// minus signs; ASCII upper case without the locale.
+TEST(Text, RoffEscapesAndUpperCase) {
+  EXPECT_EQ(gridlock::roff_escaped("a\\b"), "a\\eb");
+  EXPECT_EQ(gridlock::roff_escaped(".TH x\n'quote\nmid.dle"), "\\&.TH x\n\\&'quote\nmid.dle");
+  EXPECT_EQ(gridlock::roff_escaped(""), "");
+  EXPECT_EQ(gridlock::roff_word("--json"), "\\-\\-json");
+  EXPECT_EQ(gridlock::roff_word("a\\b"), "a\\eb");
+  EXPECT_EQ(gridlock::ascii_upper("gridlock-topo route"), "GRIDLOCK-TOPO ROUTE");
+  EXPECT_EQ(gridlock::ascii_upper("\xc3\xa9z"), "\xc3\xa9Z");
+}

@@ -212,5 +212,42 @@ TEST(AllocateNodes, RefusesZeroAndMoreThanTheMachine) {
               HasSubstr("--allocation 'scatter': give compact"));
 }
 
+// A job's nodes on a machine whose node count may pass 32 bits, and its description (moved from
+// `gridlock predict gpcnet`).
+TEST(JobNodes, CountZeroTakesEveryNodeAndTheDescriptionNamesTheSeed) {
+  const JobNodes all = allocate_job_nodes(6, 0, AllocationPolicy::kCompact, 1);
+  EXPECT_EQ(all.nodes.size(), 6U);
+  EXPECT_EQ(all.allocation, "compact");
+  const JobNodes some = allocate_job_nodes(100, 4, AllocationPolicy::kRandom, 7);
+  EXPECT_EQ(some.nodes.size(), 4U);
+  EXPECT_TRUE(std::is_sorted(some.nodes.begin(), some.nodes.end()));
+  EXPECT_EQ(some.allocation, "random, seed 7");
+  EXPECT_EQ(allocate_job_nodes(100, 4, AllocationPolicy::kSpread, 7).allocation, "spread");
+  try {
+    (void)allocate_job_nodes(std::uint64_t{1} << 33U, 2, AllocationPolicy::kCompact, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--nodes 2: the network has 8589934592 nodes, more than --nodes can take");
+  }
+}
+
+// Node pairs A:B,C:D (moved from `gridlock predict mapping --congestors`).
+TEST(JobNodes, NodePairsNeedOneColonAndTwoNames) {
+  const auto pairs = parse_node_pairs("a:b,nid1:nid2", "--congestors");
+  ASSERT_EQ(pairs.size(), 2U);
+  EXPECT_EQ(pairs[1].first, "nid1");
+  EXPECT_EQ(pairs[1].second, "nid2");
+  for (const char* bad : {"a", ":b", "a:", "a:b:c", "a:b,", ",a:b", "a:b,,c:d"}) {
+    try {
+      (void)parse_node_pairs(bad, "--congestors");
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--congestors '") + bad +
+                                           "': expected node pairs A:B separated by commas, e.g. "
+                                           "nid00016:nid00040,nid00048:nid00042");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gridlock::mapping

@@ -259,5 +259,67 @@ TEST(Study, IdentityComesFirstAndChangesAreAgainstIt) {
   EXPECT_THROW((void)parse_weight_metric("stall"), InputError);
 }
 
+// The run-level helpers `gridlock map` used to hold: --levels, the chosen row, the fit check and
+// when the whole topology must be built.
+TEST(MapRun, LevelsRowOfFitAndWholeTopology) {
+  EXPECT_EQ(parse_levels("auto"), Levels::kAuto);
+  EXPECT_EQ(parse_levels("cores"), Levels::kCores);
+  EXPECT_EQ(parse_levels("nodes"), Levels::kNodes);
+  EXPECT_THAT([] { (void)parse_levels("Nodes"); },
+              ::testing::ThrowsMessage<InputError>(HasSubstr("--levels 'Nodes': use auto, cores")));
+  const SmallMachine m;
+  const TaskGraph graph = parse_task_graph("alltoall:6");
+  EXPECT_NO_THROW(check_tasks_fit(graph, m.machine.allocation()));
+  EXPECT_THAT([&] { check_tasks_fit(parse_task_graph("alltoall:7"), m.machine.allocation()); },
+              ::testing::ThrowsMessage<InputError>(HasSubstr(
+                  "7 tasks (alltoall:7,bytes=20000) do not fit on 6 cores (3 nodes x 2 cores per node)")));
+  const Study study =
+      run_study(graph, m.machine, {parse_method("cyclic", WeightMetric::kHops)}, StudyOptions{});
+  ASSERT_EQ(study.rows.size(), 2U);
+  EXPECT_EQ(row_of(study, parse_method("cyclic", WeightMetric::kHops)), 1U);
+  EXPECT_EQ(row_of(study, parse_method("random", WeightMetric::kHops)), 0U);
+  EXPECT_FALSE(needs_whole_topology("sim:none", MetricNeeds{true, true}));
+  EXPECT_FALSE(needs_whole_topology("oracle:http://127.0.0.1:1", MetricNeeds{}));
+  EXPECT_TRUE(needs_whole_topology("oracle:http://127.0.0.1:1", MetricNeeds{false, true}));
+  EXPECT_TRUE(needs_whole_topology("sim:paper", MetricNeeds{}));
+}
+
+// The report and JSON of a map run (moved from the CLI): summary lines, the table, the JSON's
+// parameters in their order and the chosen row's placement.
+TEST(MapRun, ReportTextAndJson) {
+  const SmallMachine m;
+  const TaskGraph graph = parse_task_graph("alltoall:6");
+  MapResult result;
+  result.study = run_study(graph, m.machine, {parse_method("cyclic", WeightMetric::kHops)}, StudyOptions{});
+  result.chosen = 1;
+  result.source = "sim:test";
+  result.fetch_seconds = 0.5;
+  const std::string text = map_report_text(result, m.machine, graph, 7);
+  EXPECT_THAT(text,
+              HasSubstr("; 3 nodes x 2 cores; tasks alltoall:6,bytes=20000 (30 messages, 600000 bytes)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("Link metrics from sim:test in 0.500 s; placement by cyclic (seed 7)\n\nTotal cost"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("bw and stalls columns need")));
+  MapParameters parameters;
+  parameters.seed = 7;
+  const Json context = map_context(parameters, result, m.machine, graph);
+  EXPECT_EQ(context["tool"], "gridlock map");
+  EXPECT_EQ(context["seed"], 7);
+  std::vector<std::string> keys;
+  for (const auto& item : context["parameters"].items()) {
+    keys.push_back(item.key());
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"topology", "nodes", "cores_per_node", "tasks", "metric", "method",
+                                      "source", "sim_rate", "timeout_s", "levels", "two_level_above",
+                                      "architecture", "stall_weight", "compare", "refine", "tries"}));
+  EXPECT_EQ(context["parameters"]["method"], "cyclic");
+  const Json body = map_body(result, m.machine, graph);
+  EXPECT_EQ(body["chosen"], "cyclic");
+  EXPECT_EQ(body["metrics"]["source"], "sim:test");
+  EXPECT_TRUE(body["mappings"][1].contains("placement"));
+  EXPECT_FALSE(body["mappings"][0].contains("placement"));
+}
+
 }  // namespace
 }  // namespace gridlock::mapping

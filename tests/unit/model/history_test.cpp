@@ -807,5 +807,41 @@ TEST_F(HistoryTest, ConcurrentWritersLoseNothing) {
   EXPECT_EQ(h.trend("sweep.allreduce.1MiB.median").size(), runs.size());
 }
 
+// --min-change moved from the CLI: a percentage with an optional '%', 0 to 1000, as a fraction.
+TEST(HistoryOptions, MinChangeIsAPercentageUpTo1000) {
+  EXPECT_DOUBLE_EQ(parse_min_change("5%"), 0.05);
+  EXPECT_DOUBLE_EQ(parse_min_change("2.5"), 0.025);
+  EXPECT_DOUBLE_EQ(parse_min_change("0"), 0.0);
+  EXPECT_DOUBLE_EQ(parse_min_change("1000%"), 10.0);
+  for (const char* bad : {"", "%", "-1%", "1001", "5%%", "5x", "nan"}) {
+    try {
+      (void)parse_min_change(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--min-change"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The trend CSV moved from the CLI: context block with the database, metric, direction and
+// --last, then one row per point with 17 significant digits.
+TEST(HistoryOptions, TrendCsvHasContextAndRows) {
+  const std::vector<TrendPoint> points{{1, "2026-01-01T00:00:00Z", "h1", 0.1},
+                                       {4, "2026-01-02T00:00:00Z", "h2", 2}};
+  const std::string csv =
+      trend_csv("rel/db.sqlite", "sweep.allreduce.1MiB.median", Direction::kLower, 7, points);
+  EXPECT_NE(csv.find("# tool: gridlock history trend\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# db: " + fs::absolute("rel/db.sqlite").lexically_normal().string() + "\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("# metric: sweep.allreduce.1MiB.median\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# better: lower\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# parameters: {\"last\":7}\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("run_id,date,host,value\n1,2026-01-01T00:00:00Z,h1,0.10000000000000001\n4,"
+                     "2026-01-02T00:00:00Z,h2,2\n"),
+            std::string::npos)
+      << csv;
+}
+
 }  // namespace
 }  // namespace gridlock::model

@@ -386,5 +386,47 @@ TEST(LogGp, FromAFitWithASwitch) {
               HasSubstr("no pingpong series"));
 }
 
+// The console reports moved from `gridlock model fit|check` into the library.
+TEST(ModelReports, FitTextWithoutSeriesSaysNoSwitchAndListsNotes) {
+  FitResult fit;
+  fit.notes = {"only one size"};
+  const std::string text = fit_text(fit);
+  EXPECT_EQ(text,
+            "Hockney fits T = alpha + beta*n (relative-error weighting; robust: Huber):\n"
+            "| op | pairs | fit | alpha | beta us/B | MiB/s | R^2 | max rel err |\n"
+            "no protocol switch found (segmented regression, BIC)\n"
+            "note: only one size\n");
+}
+
+TEST(ModelReports, CheckTableAndSummary) {
+  CheckReport report;
+  CheckResult r;
+  r.guideline = "allreduce(n) <= reduce(n) + bcast(n)";
+  r.size_bytes = 1024;
+  r.ranks = 4;
+  r.lhs_median_us = 12;
+  r.rhs_median_us = 10;
+  r.factor = 1.2;
+  r.test = "rank-sum";
+  r.p_value = 0.001;
+  r.violated = true;
+  report.results.push_back(r);
+  report.not_checked.push_back("gather(n) <= ...: not checked");
+  CheckOptions options;
+  const std::string table = check_table(report, options);
+  EXPECT_EQ(table.rfind("Self-consistent guidelines (level 0.05, tolerance 5.0%, seed 1):\n", 0), 0U)
+      << table;
+  EXPECT_NE(
+      table.find("| allreduce(n) <= reduce(n) + bcast(n) | 4 | 1 KiB | 12 | 10 | 1.200 | rank-sum | 0.001 | "
+                 "VIOLATED |\n"),
+      std::string::npos)
+      << table;
+  EXPECT_NE(table.find("gather(n) <= ...: not checked\n"), std::string::npos);
+  EXPECT_EQ(
+      check_summary(report),
+      "1 of 1 checks violated\nviolation: allreduce(n) <= reduce(n) + bcast(n) at 1 KiB on 4 ranks: factor "
+      "1.200\n");
+}
+
 }  // namespace
 }  // namespace gridlock::model

@@ -13,6 +13,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
+#include "gridlock/net/system_json.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::net {
@@ -195,6 +196,37 @@ TEST(SystemLookup, NamesAndFiles) {
     EXPECT_THAT(e.what(), HasSubstr("give a preset name"));
   }
   EXPECT_GE(list_systems().size(), 7U);
+}
+
+// The lines and JSON of `gridlock predict` moved from the CLI: the values line, the presets'
+// table (and its empty form) and the list's JSON.
+TEST(SystemReports, ValuesLineTableAndJson) {
+  PacketOptions packet;
+  sim::LogGOPSParams params = default_predict_params();
+  const std::string line = values_line(packet, 100'000, params);
+  EXPECT_EQ(line.rfind("values: routing minimal, packet 2048 B, buffer 32768 B per VC, 3 VCs, congestion "
+                       "control off, hop latency 100000 ps, L 500000 ps, o 300000 ps, g 50000 ps, G ",
+                       0),
+            0U)
+      << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(systems_table({}), "no system presets found (GRIDLOCK_SYSTEMS_DIR adds a directory)\n");
+  SystemPreset preset;
+  preset.name = "tiny";
+  preset.title = "A tiny machine";
+  preset.nodes = 8;
+  preset.network_spec = "torus:2x2x2";
+  preset.file = "/x/tiny.json";
+  const std::string table = systems_table({preset});
+  EXPECT_THAT(table, HasSubstr("name        nodes  network"));
+  EXPECT_THAT(table, HasSubstr("tiny            8  torus:2x2x2"));
+  EXPECT_THAT(table, HasSubstr("A tiny machine\n"));
+  const Json body = systems_body({preset});
+  EXPECT_EQ(body["systems"][0]["file"], "/x/tiny.json");
+  EXPECT_EQ(body["systems"][0]["nodes"], 8);
+  const Json context = systems_context();
+  EXPECT_EQ(context["tool"], "gridlock predict systems");
+  EXPECT_TRUE(context["directories"].is_array());
 }
 
 }  // namespace

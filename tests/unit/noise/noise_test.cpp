@@ -457,3 +457,68 @@ TEST(DetourPattern, CursorsFoundTogetherGiveTheSameAnswers) {
     }
   }
 }
+
+namespace {
+
+// A measurement made by hand for the report functions: two detours, one of them beyond a cut-off.
+gn::Measurement sample_measurement() {
+  gn::Measurement m;
+  m.t_min_ns = 20;
+  m.threshold = 9;
+  m.cpu = 3;
+  m.calibration.blocks = 7;
+  m.iterations = 1'000'000;
+  m.measured_ns = 1'000'000'000;
+  m.detour_count = 2;
+  m.detour_total_ns = 3000;
+  m.lengths_ns.record(1000);
+  m.lengths_ns.record(2000);
+  return m;
+}
+
+}  // namespace
+
+// The context block of the measure command's files (moved out of the CLI): its keys in order.
+TEST(Measure, MeasurementContextNamesTimerCalibrationAndLimits) {
+  const gn::Measurement m = sample_measurement();
+  gn::MeasureOptions o;
+  o.duration_s = 1;
+  o.max_detours = 5;
+  const gridlock::Json c = gn::measurement_context(m, o);
+  EXPECT_EQ(c["tool"], "gridlock noise measure");
+  EXPECT_EQ(c["cpu"], 3);
+  EXPECT_EQ(c["calibration_blocks"], 7);
+  EXPECT_EQ(c["duration_s"], 1.0);
+  EXPECT_EQ(c["max_detours"], 5);
+  EXPECT_EQ(c["detours_not_listed"], 0);
+  EXPECT_TRUE(c.contains("timer_ticks_per_ns"));
+}
+
+// The histogram CSV has the context block, the header and one row per non-empty bucket.
+TEST(Measure, HistogramCsvHasContextHeaderAndRows) {
+  const gn::Measurement m = sample_measurement();
+  const gridlock::Json context = gn::measurement_context(m, gn::MeasureOptions{});
+  const std::string csv = gn::histogram_csv(context, m);
+  EXPECT_EQ(csv.rfind("# ", 0), 0U) << csv;
+  EXPECT_NE(csv.find("lower_ns,upper_ns,count\n"), std::string::npos) << csv;
+  const std::size_t rows = gn::histogram_rows(m.lengths_ns).size();
+  EXPECT_EQ(rows, 2U);
+  EXPECT_NE(csv.find(",1\n"), std::string::npos) << csv;
+}
+
+// The console report: the table, the outlier lines only with a cut-off, the note only when detours
+// were left out of the trace.
+TEST(Measure, MeasurementTextShowsOutliersAndNoteOnlyWhenThereAreAny) {
+  gn::Measurement m = sample_measurement();
+  const std::string plain = gn::measurement_text(m, gn::summarize(m, 0));
+  EXPECT_NE(plain.find("CPU 3\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("detours: 2 (2.0/s)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("| detour length | min | median | 99% | 99.9% | max |\n"), std::string::npos);
+  EXPECT_EQ(plain.find("outliers above"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("note:"), std::string::npos) << plain;
+  m.detours_not_listed = 2;
+  const std::string cut = gn::measurement_text(m, gn::summarize(m, 1500));
+  EXPECT_NE(cut.find("outliers above"), std::string::npos) << cut;
+  EXPECT_NE(cut.find("note: 2 detours beyond --max-detours"), std::string::npos) << cut;
+  EXPECT_EQ(cut.back(), '\n');
+}
