@@ -397,4 +397,9 @@ std::vector<SystemPreset> list_systems() {
   return out;
 }
 
+std::string system_line(const SystemPreset& preset) {
+  return fmt::format("system {}: {} ({}; {} nodes of {})", preset.name, preset.title, preset.file,
+                     preset.nodes, preset.network_spec);
+}
+
 }  // namespace gridlock::net

@@ -77,4 +77,7 @@ struct SystemPreset {
 /// sorted by name. Throws InputError for a preset that does not parse.
 [[nodiscard]] std::vector<SystemPreset> list_systems();
 
+/// One line naming the preset and where it was read from, for a run's header.
+[[nodiscard]] std::string system_line(const SystemPreset& preset);
+
 }  // namespace gridlock::net
