@@ -2,7 +2,7 @@
 // The simulator options both command-line tools take (`gridlock sim`, `gridlock-bench
 // sim-replicas`): LogGOPS parameters, --loggops-from, the noise model. The options are added here
 // once; their conversion and validation are gridlock::sim's (loggops_from_text) and
-// gridlock::noise's.
+// gridlock::noise's (noise_spec_of_options).
 
 #include <cmath>
 #include <cstdint>
@@ -19,7 +19,6 @@
 #endif
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/loggops_options.hpp"
-#include "noise_options.hpp"
 
 namespace gridlock::cli {
 
@@ -120,22 +119,9 @@ inline void add_noise_model_options(CLI::App& cmd, NoiseText& t) {
   cmd.add_flag("--noise-cosched", t.cosched, "Co-scheduled noise: every rank the same phase");
 }
 
-/// The noise model of the options (kind none when no noise option is given).
+/// The noise model of the options (kind none when no noise option is given; noise::noise_spec_of_options).
 inline noise::NoiseSpec noise_spec_from(const NoiseText& t) {
-  if (!noise_option_given(t.trace, t.periodic, t.random)) {
-    return {};
-  }
-  if (!t.trace.empty()) {
-    noise::NoiseSpec spec;
-    spec.kind = noise::NoiseSpec::Kind::kTrace;
-    spec.trace_path = t.trace;
-    spec.format = noise::parse_trace_format(t.format, "--noise-format");
-    return spec;
-  }
-  if (!t.periodic.empty()) {
-    return noise::parse_periodic_spec(t.periodic);
-  }
-  return noise::parse_random_spec(t.random);
+  return noise::noise_spec_of_options(t.trace, t.format, t.periodic, t.random);
 }
 
 }  // namespace gridlock::cli

@@ -13,7 +13,6 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/replicas.hpp"
-#include "noise_options.hpp"
 #include "output_guard.hpp"
 
 namespace gridlock::bench_cli {
@@ -191,7 +190,7 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   study.noise = gridlock::cli::noise_spec_from(t.noise);
   study.cosched = t.noise.cosched;
   if (study.noise.kind == gridlock::noise::NoiseSpec::Kind::kNone) {
-    throw gridlock::InputError(fmt::format("sim-replicas needs noise: {}", gridlock::cli::kHowToGiveNoise));
+    throw gridlock::InputError(fmt::format("sim-replicas needs noise: {}", gridlock::noise::kHowToGiveNoise));
   }
 }
 

@@ -22,7 +22,6 @@
 #include "gridlock/sim/replicas.hpp"
 #include "gridlock/sim/runs.hpp"
 #include "memory_option.hpp"
-#include "noise_options.hpp"
 #include "output_guard.hpp"
 #include "placement_options.hpp"
 #include "sim_options.hpp"
@@ -66,13 +65,13 @@ noise::NoiseSpec noise_spec_of(const SimArgs& a) {
     return spec;
   }
   if (a.model.loggops.noise_rule) {
-    throw InputError(fmt::format("--noise-rule needs noise: {}", cli::kHowToGiveNoise));
+    throw InputError(fmt::format("--noise-rule needs noise: {}", noise::kHowToGiveNoise));
   }
   if (a.noise.cosched || a.replicas_given) {
     const char* needing = a.noise.cosched && a.replicas_given ? "--noise-cosched and --replicas need"
                           : a.noise.cosched                   ? "--noise-cosched needs"
                                                               : "--replicas needs";
-    throw InputError(fmt::format("{} noise: {}", needing, cli::kHowToGiveNoise));
+    throw InputError(fmt::format("{} noise: {}", needing, noise::kHowToGiveNoise));
   }
   return spec;
 }
