@@ -4,7 +4,6 @@
 // once; their conversion and validation are gridlock::sim's (loggops_from_text) and
 // gridlock::noise's (noise_spec_of_options).
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -14,7 +13,6 @@
 
 #include "gridlock/core/error.hpp"
 #ifndef GRIDLOCK_NO_MODEL
-#include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/loggp.hpp"
 #endif
 #include "gridlock/noise/pattern.hpp"
@@ -67,24 +65,12 @@ inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool
   (void)quiet;
 #else
   if (!t.loggops_from.empty()) {
-    const model::LogGpFromFit f = model::loggp_from_fit(model::load_fit(t.loggops_from));
-    // A fit file is input like any other: NaN, infinite, negative or absurd values (a fit of
-    // `alpha_us = -1e300`) are refused, not converted (a double out of range does not convert).
-    const auto ps = [&t](double us, const char* name) {
-      constexpr double kMaxUs = 1e6;  // 1 s: far above any network's latency, overhead or gap
-      if (!std::isfinite(us) || us < 0 || us > kMaxUs) {
-        throw InputError(
-            fmt::format("--loggops-from {}: the fit gives {} = {} us; expected a finite value from 0 "
-                        "to 1 s (fit the sweep again, or give the parameter on the command line)",
-                        t.loggops_from, name, us));
-      }
-      return sim::SimTime{static_cast<std::uint64_t>(std::llround(us * 1e6))};
-    };
-    base.latency = ps(f.latency_us, "L");
-    base.overhead_send = ps(f.overhead_us, "o");
-    base.overhead_recv = ps(f.overhead_us, "o");
-    base.gap = ps(f.gap_us, "g");
-    base.gap_per_byte = ps(f.gap_per_byte_us, "G");
+    const model::LogGpPs f = model::loggp_ps_from_fit_file(t.loggops_from);
+    base.latency = sim::SimTime{f.latency_ps};
+    base.overhead_send = sim::SimTime{f.overhead_ps};
+    base.overhead_recv = sim::SimTime{f.overhead_ps};
+    base.gap = sim::SimTime{f.gap_ps};
+    base.gap_per_byte = sim::SimTime{f.gap_per_byte_ps};
     if (f.eager_threshold_bytes) {
       base.eager_threshold_bytes = *f.eager_threshold_bytes;
     }
