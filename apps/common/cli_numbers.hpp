@@ -1,16 +1,21 @@
 #pragma once
-// Strict unsigned options for both command-line tools.
+// Strict unsigned options, and byte-size options converted as they are parsed, for both
+// command-line tools.
 //
 // CLI11 2.1 converts unsigned options with strtoull(..., 0): "-1" wraps to 2^64 - 1, a value
 // past 2^64 - 1 saturates silently, and "010" is octal. A user who types `--seed -1` or
 // `-S -1` must hear about it, not run with a number they never gave.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/core/units.hpp"
 
 namespace gridlock::cli {
 
@@ -49,6 +54,26 @@ inline void check_unsigned_options(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
     check_unsigned_options(*sub);
   }
+}
+
+/// Adds a byte-size option (`2KiB`, `4096`) of at most 4 GiB to `cmd`, converted into `target` as
+/// CLI11 parses it (left unset when the option is not given); `default_text` is what --help shows.
+/// Throws InputError naming the option for a malformed or larger value.
+inline CLI::Option* add_byte_size_option(CLI::App& cmd, const std::string& name,
+                                         std::optional<std::uint32_t>& target, const std::string& help,
+                                         const std::string& default_text) {
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [&target, name](const std::string& text) {
+            const std::uint64_t value = parse_byte_size(text, name);
+            if (value > 0xFFFFFFFFU) {
+              throw InputError(fmt::format("{} {} bytes: at most 4 GiB", name, value));
+            }
+            target = static_cast<std::uint32_t>(value);
+          },
+          help)
+      ->default_str(default_text);
 }
 
 }  // namespace gridlock::cli

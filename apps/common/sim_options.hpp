@@ -2,9 +2,8 @@
 // The simulator options both command-line tools take (`gridlock sim`, `gridlock-bench
 // sim-replicas`): LogGOPS parameters, --loggops-from, the noise model. The options are added here
 // once; their conversion and validation are gridlock::sim's (loggops_from_text) and
-// gridlock::noise's.
+// gridlock::noise's (noise_spec_of_options).
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -14,12 +13,10 @@
 
 #include "gridlock/core/error.hpp"
 #ifndef GRIDLOCK_NO_MODEL
-#include "gridlock/model/fit_json.hpp"
 #include "gridlock/model/loggp.hpp"
 #endif
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/loggops_options.hpp"
-#include "noise_options.hpp"
 
 namespace gridlock::cli {
 
@@ -68,24 +65,12 @@ inline sim::LogGOPSChoice sim_model_from(const SimModelText& t, const char* tool
   (void)quiet;
 #else
   if (!t.loggops_from.empty()) {
-    const model::LogGpFromFit f = model::loggp_from_fit(model::load_fit(t.loggops_from));
-    // A fit file is input like any other: NaN, infinite, negative or absurd values (a fit of
-    // `alpha_us = -1e300`) are refused, not converted (a double out of range does not convert).
-    const auto ps = [&t](double us, const char* name) {
-      constexpr double kMaxUs = 1e6;  // 1 s: far above any network's latency, overhead or gap
-      if (!std::isfinite(us) || us < 0 || us > kMaxUs) {
-        throw InputError(
-            fmt::format("--loggops-from {}: the fit gives {} = {} us; expected a finite value from 0 "
-                        "to 1 s (fit the sweep again, or give the parameter on the command line)",
-                        t.loggops_from, name, us));
-      }
-      return sim::SimTime{static_cast<std::uint64_t>(std::llround(us * 1e6))};
-    };
-    base.latency = ps(f.latency_us, "L");
-    base.overhead_send = ps(f.overhead_us, "o");
-    base.overhead_recv = ps(f.overhead_us, "o");
-    base.gap = ps(f.gap_us, "g");
-    base.gap_per_byte = ps(f.gap_per_byte_us, "G");
+    const model::LogGpPs f = model::loggp_ps_from_fit_file(t.loggops_from);
+    base.latency = sim::SimTime{f.latency_ps};
+    base.overhead_send = sim::SimTime{f.overhead_ps};
+    base.overhead_recv = sim::SimTime{f.overhead_ps};
+    base.gap = sim::SimTime{f.gap_ps};
+    base.gap_per_byte = sim::SimTime{f.gap_per_byte_ps};
     if (f.eager_threshold_bytes) {
       base.eager_threshold_bytes = *f.eager_threshold_bytes;
     }
@@ -120,22 +105,9 @@ inline void add_noise_model_options(CLI::App& cmd, NoiseText& t) {
   cmd.add_flag("--noise-cosched", t.cosched, "Co-scheduled noise: every rank the same phase");
 }
 
-/// The noise model of the options (kind none when no noise option is given).
+/// The noise model of the options (kind none when no noise option is given; noise::noise_spec_of_options).
 inline noise::NoiseSpec noise_spec_from(const NoiseText& t) {
-  if (!noise_option_given(t.trace, t.periodic, t.random)) {
-    return {};
-  }
-  if (!t.trace.empty()) {
-    noise::NoiseSpec spec;
-    spec.kind = noise::NoiseSpec::Kind::kTrace;
-    spec.trace_path = t.trace;
-    spec.format = noise::parse_trace_format(t.format, "--noise-format");
-    return spec;
-  }
-  if (!t.periodic.empty()) {
-    return noise::parse_periodic_spec(t.periodic);
-  }
-  return noise::parse_random_spec(t.random);
+  return noise::noise_spec_of_options(t.trace, t.format, t.periodic, t.random);
 }
 
 }  // namespace gridlock::cli

@@ -9,7 +9,6 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "gridlock/net/system.hpp"
@@ -76,10 +75,7 @@ inline std::uint64_t hop_latency_with(const CLI::App& cmd, const std::string& te
   return parse_hop_latency_ps(text);
 }
 
-/// One line naming the preset and where it was read from, for a run's header.
-inline std::string system_line(const net::SystemPreset& preset) {
-  return fmt::format("system {}: {} ({}; {} nodes of {})", preset.name, preset.title, preset.file,
-                     preset.nodes, preset.network_spec);
-}
+// The run header's line naming the preset is gridlock::net's (net/system.hpp).
+using net::system_line;
 
 }  // namespace gridlock::cli

@@ -18,6 +18,9 @@ void add_oracle_command(CLI::App& app);
 /// `gridlock sim`, `gridlock schedgen`, `gridlock schedule convert|info`: the LogGOPS simulator.
 void add_sim_commands(CLI::App& app);
 
+/// `gridlock schedgen`, `gridlock schedule convert|info`: schedule files; called by add_sim_commands.
+void add_schedule_file_commands(CLI::App& app);
+
 /// `gridlock schedule from-trace`: an MPI trace (OTF2) into a schedule; added to `schedule`.
 void add_from_trace_command(CLI::App& schedule);
 

@@ -8,6 +8,7 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/core/units.hpp"
 #include "gridlock/gpcnet/suite.hpp"
 
 namespace gridlock::gpcnet {
@@ -146,6 +147,74 @@ std::string_view idle_wait_key(IdleWait value) noexcept {
       return "poll";
   }
   return "barrier";
+}
+
+void check_at_most(std::uint64_t value, std::uint64_t most, const std::string& option) {
+  if (value > most) {
+    throw InputError(fmt::format("{} {}: give at most {}", option, value, most));
+  }
+}
+
+namespace {
+
+void check_loop_bounds(const LoopCounts& loop, const char* name) {
+  check_at_most(loop.measurements, kMaxLoopMeasurements, fmt::format("--{}-measurements", name));
+  check_at_most(loop.rings, kMaxLoopRings, fmt::format("--{}-rings", name));
+  check_at_most(loop.iterations, kMaxLoopIterations, fmt::format("--{}-iterations", name));
+  check_at_most(loop.warmup, kMaxLoopIterations, fmt::format("--{}-warmup", name));
+}
+
+// --quick's profile on `o`, then the counts given on the command line (kept in `user`) back.
+void apply_quick_keeping_given(Options& o, const std::set<std::string>& given) {
+  const Options user = o;
+  apply_quick_profile(o);
+  const auto has = [&given](const std::string& name) { return given.count(name) > 0; };
+  const auto keep = [&](const char* name, LoopCounts& target, const LoopCounts& from) {
+    if (has(fmt::format("--{}-measurements", name))) target.measurements = from.measurements;
+    if (has(fmt::format("--{}-rings", name))) target.rings = from.rings;
+    if (has(fmt::format("--{}-iterations", name))) target.iterations = from.iterations;
+    if (has(fmt::format("--{}-warmup", name))) target.warmup = from.warmup;
+  };
+  keep("latency", o.latency, user.latency);
+  keep("bandwidth", o.bandwidth, user.bandwidth);
+  keep("allreduce", o.allreduce, user.allreduce);
+  keep("alltoall", o.alltoall, user.alltoall);
+  if (has("--congestor-warmup")) o.congestor_warmup = user.congestor_warmup;
+  if (has("--congestor-check")) o.congestor_check = user.congestor_check;
+}
+
+}  // namespace
+
+void finish_options(Options& o, const OptionsText& t, const std::set<std::string>& given) {
+  if (o.quick) {
+    apply_quick_keeping_given(o, given);
+  }
+  if (given.count("--seed") > 0) {
+    o.seed = t.seed;
+  }
+  o.congestors = parse_congestor_list(t.congestors);
+  o.latency_bytes = parse_byte_size(t.latency_size, "--latency-size");
+  o.bandwidth_bytes = parse_byte_size(t.bandwidth_size, "--bandwidth-size");
+  o.allreduce_bytes = parse_byte_size(t.allreduce_size, "--allreduce-size");
+  o.alltoall_bytes = parse_byte_size(t.alltoall_size, "--alltoall-size");
+  o.congestor_bytes = parse_byte_size(t.congestor_size, "--congestor-size");
+  o.allreduce_congestor_bytes = parse_byte_size(t.allreduce_congestor_size, "--allreduce-congestor-size");
+  const double timeout = parse_duration_seconds(t.test_timeout, "--test-timeout");
+  // The quick profile's shorter limit stays unless --test-timeout was given.
+  o.test_timeout_s =
+      (o.quick && given.count("--test-timeout") == 0) ? std::min(o.test_timeout_s, timeout) : timeout;
+  o.deadline_s = parse_duration_seconds(t.deadline, "--deadline");
+  check_loop_bounds(o.latency, "latency");
+  check_loop_bounds(o.bandwidth, "bandwidth");
+  check_loop_bounds(o.allreduce, "allreduce");
+  check_loop_bounds(o.alltoall, "alltoall");
+  check_at_most(o.congestor_warmup, kMaxLoopIterations, "--congestor-warmup");
+  check_at_most(o.congestor_check, kMaxLoopIterations, "--congestor-check");
+  if (o.test_timeout_s > kMaxRunSeconds || o.deadline_s > kMaxRunSeconds) {
+    throw InputError(fmt::format("--test-timeout {} and --deadline {}: give at most a week (168h) each",
+                                 t.test_timeout, t.deadline));
+  }
+  validate(o);
 }
 
 }  // namespace gridlock::gpcnet

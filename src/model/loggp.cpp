@@ -1,8 +1,11 @@
 #include "gridlock/model/loggp.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/model/fit_json.hpp"
 
 namespace gridlock::model {
 
@@ -49,6 +52,29 @@ LogGpFromFit loggp_from_fit(const FitResult& fit) {
                   out.eager_threshold_bytes
                       ? fmt::format("; S = {} B (the first protocol switch)", *out.eager_threshold_bytes)
                       : "");
+  return out;
+}
+
+LogGpPs loggp_ps_from_fit_file(const std::string& path) {
+  const LogGpFromFit f = loggp_from_fit(load_fit(path));
+  const auto ps = [&path](double us, const char* name) {
+    constexpr double kMaxUs = 1e6;  // 1 s: far above any network's latency, overhead or gap
+    if (!std::isfinite(us) || us < 0 || us > kMaxUs) {
+      throw InputError(
+          fmt::format("--loggops-from {}: the fit gives {} = {} us; expected a finite value from 0 "
+                      "to 1 s (fit the sweep again, or give the parameter on the command line)",
+                      path, name, us));
+    }
+    // Bounded above: the rounded picoseconds fit in 64 bits.
+    return static_cast<std::uint64_t>(std::llround(us * 1e6));
+  };
+  LogGpPs out;
+  out.latency_ps = ps(f.latency_us, "L");
+  out.overhead_ps = ps(f.overhead_us, "o");
+  out.gap_ps = ps(f.gap_us, "g");
+  out.gap_per_byte_ps = ps(f.gap_per_byte_us, "G");
+  out.eager_threshold_bytes = f.eager_threshold_bytes;
+  out.basis = f.basis;
   return out;
 }
 

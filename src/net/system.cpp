@@ -442,4 +442,9 @@ Json systems_body(const std::vector<SystemPreset>& systems) {
   return Json{{"systems", list}};
 }
 
+std::string system_line(const SystemPreset& preset) {
+  return fmt::format("system {}: {} ({}; {} nodes of {})", preset.name, preset.title, preset.file,
+                     preset.nodes, preset.network_spec);
+}
+
 }  // namespace gridlock::net

@@ -4,9 +4,12 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/rng.hpp"
@@ -395,6 +398,35 @@ DetourPattern make_pattern(const NoiseSpec& spec, std::uint64_t seed) {
       // 10 s of random noise, then it repeats; ranks start at random offsets in it.
       return DetourPattern::random(spec.rate_hz, spec.length_ps, spec.exponential, seed,
                                    10'000'000'000'000ULL);
+  }
+  return {};
+}
+
+NoiseSpec noise_spec_of_options(std::string_view trace, std::string_view format, std::string_view periodic,
+                                std::string_view random) {
+  std::vector<std::string_view> given;
+  for (const auto& [name, value] : {std::pair{"--noise", trace}, std::pair{"--noise-periodic", periodic},
+                                    std::pair{"--noise-random", random}}) {
+    if (!value.empty()) {
+      given.emplace_back(name);
+    }
+  }
+  if (given.size() > 1) {
+    throw InputError(fmt::format("give at most one of --noise, --noise-periodic and --noise-random (got {})",
+                                 fmt::join(given, " and ")));
+  }
+  if (!trace.empty()) {
+    NoiseSpec spec;
+    spec.kind = NoiseSpec::Kind::kTrace;
+    spec.trace_path = std::string(trace);
+    spec.format = parse_trace_format(format, "--noise-format");
+    return spec;
+  }
+  if (!periodic.empty()) {
+    return parse_periodic_spec(periodic);
+  }
+  if (!random.empty()) {
+    return parse_random_spec(random);
   }
   return {};
 }

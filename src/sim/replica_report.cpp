@@ -1,5 +1,7 @@
 #include "gridlock/sim/replica_report.hpp"
 
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "gridlock/core/units.hpp"
@@ -131,6 +133,36 @@ std::vector<std::unique_ptr<ReplicaReporter>> file_reporters(const std::string& 
     files.push_back(std::make_unique<SvgReplicaReporter>(svg_path, context, title));
   }
   return files;
+}
+
+void ClosedPipeQuietReporter::guard(const std::function<void()>& call) {
+  if (closed_) {
+    return;
+  }
+  try {
+    call();
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::broken_pipe) {
+      throw;
+    }
+    closed_ = true;
+  }
+}
+
+void ClosedPipeQuietReporter::study_started(const ReplicaStudyInfo& info) {
+  guard([&] { inner_.study_started(info); });
+}
+
+void ClosedPipeQuietReporter::scale_started(std::uint32_t ranks) {
+  guard([&] { inner_.scale_started(ranks); });
+}
+
+void ClosedPipeQuietReporter::scale_finished(const ReplicaStudyResult& so_far) {
+  guard([&] { inner_.scale_finished(so_far); });
+}
+
+void ClosedPipeQuietReporter::study_finished(const ReplicaStudyResult& result) {
+  guard([&] { inner_.study_finished(result); });
 }
 
 }  // namespace gridlock::sim

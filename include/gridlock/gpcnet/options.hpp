@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,5 +148,40 @@ void apply_quick_profile(Options& options) noexcept;
 /// Checks values that do not depend on the machine (sizes, counts, fractions); throws InputError
 /// with the option name and the accepted range.
 void validate(const Options& options);
+
+/// Upper bounds of the numeric options (docs/limits.md), checked before any rank allocates or
+/// loops: far above useful runs, low enough that counts cannot wrap when summed or multiplied.
+/// --*-measurements x --*-rings (blocks planned) stays below 2^64 with room; a run of 10^8
+/// measurements is how the MPI tests make a test run into --test-timeout.
+inline constexpr std::uint64_t kMaxLoopMeasurements = 1'000'000'000;  ///< --*-measurements
+inline constexpr std::uint64_t kMaxLoopRings = 1'000'000;             ///< --*-rings
+/// --*-iterations, --*-warmup and the congestors' counts.
+inline constexpr std::uint64_t kMaxLoopIterations = 1'000'000'000;
+inline constexpr double kMaxRunSeconds = 7 * 86400.0;  ///< --test-timeout, --deadline: a week
+/// Most --virtual-nodes and --ranks-per-node (far above any machine).
+inline constexpr int kMaxNodes = 10'000'000;
+
+/// Throws InputError naming `option` unless `value` is at most `most`.
+void check_at_most(std::uint64_t value, std::uint64_t most, const std::string& option);
+
+/// The options the command line gives as text (units, lists), converted by finish_options().
+struct OptionsText {
+  std::string congestors = "a2a,p2p-incast,rma-incast,rma-bcast";  ///< --congestors.
+  std::string latency_size = "8";                                  ///< --latency-size.
+  std::string bandwidth_size = "128KiB";                           ///< --bandwidth-size.
+  std::string allreduce_size = "8";                                ///< --allreduce-size.
+  std::string alltoall_size = "4KiB";                              ///< --alltoall-size.
+  std::string congestor_size = "4KiB";                             ///< --congestor-size.
+  std::string allreduce_congestor_size = "8MiB";                   ///< --allreduce-congestor-size.
+  std::string test_timeout = "10s";                                ///< --test-timeout.
+  std::string deadline = "0";                                      ///< --deadline (0: none).
+  std::uint64_t seed = 0;                                          ///< --seed (when given).
+};
+
+/// Completes `options` from `text` after parsing: with `options.quick` the quick profile first,
+/// then every count named in `given` (the long option names given on the command line, e.g.
+/// "--latency-measurements") back to the value given; the sizes and times converted, the bounds
+/// above checked, validate(). Throws InputError naming the option.
+void finish_options(Options& options, const OptionsText& text, const std::set<std::string>& given);
 
 }  // namespace gridlock::gpcnet

@@ -27,4 +27,20 @@ struct LogGpFromFit {
 /// when the fit has no pingpong series or alpha or beta is not positive.
 [[nodiscard]] LogGpFromFit loggp_from_fit(const FitResult& fit);
 
+/// A fit's LogGP parameters in picoseconds, as a simulator takes them.
+struct LogGpPs {
+  std::uint64_t latency_ps = 0;                        ///< L.
+  std::uint64_t overhead_ps = 0;                       ///< o, each side.
+  std::uint64_t gap_ps = 0;                            ///< g.
+  std::uint64_t gap_per_byte_ps = 0;                   ///< G (per byte).
+  std::optional<std::uint64_t> eager_threshold_bytes;  ///< S, when the fit shows it.
+  std::string basis;                                   ///< Which series each parameter came from.
+};
+
+/// The LogGP parameters of the `gridlock model fit --json` file `path` (--loggops-from) in
+/// picoseconds. A fit file is input like any other: NaN, infinite, negative or absurd values (a
+/// fit of `alpha_us = -1e300`) are refused (InputError naming the file, the parameter and the fix),
+/// not converted. Throws IoError when the file cannot be read.
+[[nodiscard]] LogGpPs loggp_ps_from_fit_file(const std::string& path);
+
 }  // namespace gridlock::model

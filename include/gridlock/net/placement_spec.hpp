@@ -24,6 +24,13 @@ struct PlacementSpec {
   std::string rankfile;                           ///< The file of `rankfile:FILE`; empty otherwise.
 };
 
+/// How the run placed its ranks, as given on the command line.
+struct PlacementChoice {
+  PlacementSpec spec;                ///< identity, random or rankfile:FILE.
+  std::uint32_t ranks_per_node = 1;  ///< Ranks per node (identity, random).
+  std::uint64_t seed = 0;            ///< The shuffle's seed (random).
+};
+
 /// Parses `identity`, `random` or `rankfile:FILE`; throws InputError naming `what` and the choices.
 [[nodiscard]] PlacementSpec parse_placement_spec(std::string_view text,
                                                  std::string_view what = "--placement");

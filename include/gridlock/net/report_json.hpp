@@ -14,13 +14,6 @@
 
 namespace gridlock::net {
 
-/// How the run placed its ranks, as given on the command line.
-struct PlacementChoice {
-  PlacementSpec spec;                ///< identity, random or rankfile:FILE.
-  std::uint32_t ranks_per_node = 1;  ///< Ranks per node (identity, random).
-  std::uint64_t seed = 0;            ///< The shuffle's seed (random).
-};
-
 /// The report alone: makespan_ps, messages, network_messages, bytes, links (total, busy, idle),
 /// utilisation (mean_busy, p99_busy, max, histogram of kUtilisationBins counts), top_links (name,
 /// kind, bytes, utilisation) and slowdown (count, mean, p50, p99, max).

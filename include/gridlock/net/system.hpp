@@ -87,4 +87,7 @@ struct SystemPreset {
 /// or a line saying there is none and how to add a directory.
 [[nodiscard]] std::string systems_table(const std::vector<SystemPreset>& systems);
 
+/// One line naming the preset and where it was read from, for a run's header.
+[[nodiscard]] std::string system_line(const SystemPreset& preset);
+
 }  // namespace gridlock::net

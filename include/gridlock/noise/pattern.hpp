@@ -185,6 +185,18 @@ struct NoiseSpec {
 /// Parses `RATE:LENGTH[:exp|fixed]` for --noise-random (e.g. `1000Hz:100us:exp`).
 [[nodiscard]] NoiseSpec parse_random_spec(std::string_view text);
 
+/// What to add when a run needs noise and none was given (both tools say the same).
+inline constexpr std::string_view kHowToGiveNoise =
+    "add --noise FILE, --noise-periodic FREQ:LENGTH or --noise-random RATE:LENGTH (e.g. --noise-periodic "
+    "1000Hz:100us)";
+
+/// The noise model of the noise options as text: `trace` (--noise FILE, read as `format`, the
+/// --noise-format text), `periodic` (--noise-periodic) or `random` (--noise-random); an empty text
+/// is an option not given, and kind none means none was. Throws InputError naming the options when
+/// more than one is given, or as the parsers do.
+[[nodiscard]] NoiseSpec noise_spec_of_options(std::string_view trace, std::string_view format,
+                                              std::string_view periodic, std::string_view random);
+
 /// What a run injects, for output: the spec, with a trace's format as it was read.
 [[nodiscard]] std::string describe(const NoiseSpec& spec, const DetourPattern& pattern);
 

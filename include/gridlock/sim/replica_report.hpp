@@ -42,4 +42,24 @@ class ConsoleReplicaReporter final : public ReplicaReporter {
   std::FILE* out_;
 };
 
+/// Forwards to another reporter (a table on standard output) until a write fails because the
+/// reader of the pipe is gone (std::system_error with EPIPE, `| head`), then stays quiet: the
+/// study goes on and its files are written. Other errors propagate.
+class ClosedPipeQuietReporter final : public ReplicaReporter {
+ public:
+  /// Forwards to `inner` (not owned).
+  explicit ClosedPipeQuietReporter(ReplicaReporter& inner) : inner_(inner) {}
+  void study_started(const ReplicaStudyInfo& info) override;
+  void scale_started(std::uint32_t ranks) override;
+  void scale_finished(const ReplicaStudyResult& so_far) override;
+  void study_finished(const ReplicaStudyResult& result) override;
+  /// True once a write found the pipe closed.
+  [[nodiscard]] bool closed() const { return closed_; }
+
+ private:
+  void guard(const std::function<void()>& call);
+  ReplicaReporter& inner_;
+  bool closed_ = false;
+};
+
 }  // namespace gridlock::sim
