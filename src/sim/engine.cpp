@@ -576,8 +576,10 @@ class Engine {
   const std::function<void(const SimProgress&)>& progress_;
   std::uint64_t progress_every_;
   bool rerun_;  // This run repeats a windowed one in global order (reported to progress_).
-  // Repeating programs (Schedule::repeats).
+  // Repeating programs (Schedule::repeats); the flags side by side (clang-analyzer's padding check).
   bool repeating_ = false;
+  bool limit_reached_ = false;
+  bool stopped_ = false;  // the stop flag was seen set
   std::vector<RepeatShape> shapes_;
   std::vector<std::uint32_t> part_left_;    // per part of a repeating rank: ops left in this cycle
   std::vector<std::uint64_t> part_cycles_;  // per part of a repeating rank: cycles completed
@@ -587,8 +589,6 @@ class Engine {
   std::uint64_t finite_end_ = 0;            // latest completion of an op that does not repeat
   const bool* stop_flag_ = nullptr;         // SimOptions::stop_flag
   std::uint64_t time_limit_ = std::numeric_limits<std::uint64_t>::max();
-  bool limit_reached_ = false;
-  bool stopped_ = false;  // the stop flag was seen set
 };
 
 template <class Queue>

@@ -31,7 +31,7 @@ Observed run(const Schedule& schedule, std::uint32_t watched, SimOptions options
     }
   };
   if (options.repeat_time_limit.ps == 0) {
-    options.repeat_time_limit = SimTime{1000 * 1000 * kUs};
+    options.repeat_time_limit = SimTime{kUs * 1000 * 1000};
   }
   out.result = simulate(schedule, options);
   return out;
@@ -236,7 +236,8 @@ recv 1000b from 2
       }
     }
     for (std::uint32_t i = 0; i < p.ops.size(); ++i) {
-      for (std::uint32_t k = p.succ_begin[2 * i]; k < p.succ_begin[2 * i + 1]; ++k) {
+      for (std::uint32_t k = p.succ_begin[std::size_t{2} * i]; k < p.succ_begin[std::size_t{2} * i + 1];
+           ++k) {
         b.add_requires(p.succ[k], i);
       }
     }
