@@ -143,9 +143,11 @@ std::vector<std::uint32_t> build_canary_rank(sim::ScheduleBuilder& b, const std:
 }
 
 // One congestor rank's program (paper §3.2; docs/predict.md says how each maps to LogGOPS).
+// `repeating`: the program is one iteration that repeats part by part (sim::ScheduleBuilder::
+// set_repeating), so its parts must be joined wherever the unrolled program's next iteration joins them.
 void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
                           const std::vector<std::uint32_t>& slice, std::uint32_t position,
-                          std::uint64_t iterations, bool rma_by_nic) {
+                          std::uint64_t iterations, bool rma_by_nic, bool repeating) {
   const auto n = static_cast<std::uint32_t>(slice.size());
   const std::uint32_t root = slice[0];
   std::vector<std::uint32_t> prev;
@@ -160,6 +162,12 @@ void build_congestor_rank(sim::ScheduleBuilder& b, CongestorType type,
           require_all(b, s, prev);
           require_all(b, r, prev);
           prev = {s, r};
+        }
+        if (repeating && n == 2) {
+          // One step of a send and a receive without dependencies would be two parts repeating
+          // apart (the send running ahead without bound); unrolled, the next step requires both.
+          const std::uint32_t join = b.calc(sim::SimTime{0});
+          require_all(b, join, prev);
         }
       }
       return;
@@ -815,7 +823,7 @@ GpcnetSchedule build_gpcnet_schedule(const GpcnetLayout& layout, const ScheduleS
     for (const auto& slice : layout.slices[t + 1]) {
       for (std::uint32_t pos = 0; pos < slice.size(); ++pos) {
         b.begin_rank(slice[pos]);
-        build_congestor_rank(b, types[t], slice, pos, iterations, shape.rma_by_nic);
+        build_congestor_rank(b, types[t], slice, pos, iterations, shape.rma_by_nic, shape.congestors_repeat);
         out.congestor_ranks.push_back(slice[pos]);
         b.end_rank();
         if (shape.congestors_repeat) {
