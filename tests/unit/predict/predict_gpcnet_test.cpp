@@ -89,7 +89,7 @@ TEST(PredictGpcnet, CanarySchedulesHaveGpcnetsMessages) {
   EXPECT_EQ(built.schedule.total_sends(), 4U * 2 * 4 * (16 + 2));
 
   shape.kind = CanaryKind::kAllreduce;
-  shape.loop = CanaryLoop{1, 1, 2};
+  shape.loop = CanaryLoop{1, 1, 3};
   built = build_gpcnet_schedule(layout, shape);
   // Recursive doubling on 4 ranks: 2 rounds of one send.
   EXPECT_EQ(built.schedule.total_sends(), 4U * 4 * 2);
