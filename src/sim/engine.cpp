@@ -56,10 +56,26 @@ std::uint64_t payload_of(std::uint32_t host, std::uint32_t op_and_kind) {
       "simulated time overflows 2^64 ps (about 213 days) at rank {}: check the sizes and parameters", rank));
 }
 
-// The weakly connected parts of `prog` (its requires and irequires edges undirected), found with a
-// union-find in `parent` (scratch). Part numbers follow the parts' first ops.
-template <class Shape>
-Shape make_repeat_shape(const Program& prog, std::vector<std::uint32_t>& parent) {
+// The weakly connected parts of a repeating program (Schedule::repeats): each part starts again
+// when all its ops have completed, as if the program were followed by itself with every op of
+// the next iteration requiring the last ops of its part in this one.
+struct RepeatShape {
+  std::vector<std::uint32_t> part_of;     // per op
+  std::vector<std::uint32_t> op_begin;    // per part, then the end: its ops in `ops`
+  std::vector<std::uint32_t> ops;         // ops grouped by part, in program order
+  std::vector<std::uint32_t> root_begin;  // per part, then the end: its roots in `roots`
+  std::vector<std::uint32_t> roots;       // roots grouped by part, in Program::roots order
+  [[nodiscard]] std::uint32_t parts() const noexcept {
+    return static_cast<std::uint32_t>(op_begin.size() - 1);
+  }
+  [[nodiscard]] std::uint32_t part_size(std::uint32_t part) const noexcept {
+    return op_begin[part + 1] - op_begin[part];
+  }
+};
+
+// The parts of `prog` (its requires and irequires edges undirected), found with a union-find in
+// `parent` (scratch). Part numbers follow the parts' first ops.
+RepeatShape make_repeat_shape(const Program& prog, std::vector<std::uint32_t>& parent) {
   const auto n = static_cast<std::uint32_t>(prog.ops.size());
   parent.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -82,7 +98,7 @@ Shape make_repeat_shape(const Program& prog, std::vector<std::uint32_t>& parent)
       }
     }
   }
-  Shape shape;
+  RepeatShape shape;
   shape.part_of.assign(n, 0);
   std::vector<std::uint32_t> part_of_leader(n, kNil);
   std::uint32_t parts = 0;
@@ -178,16 +194,6 @@ class Engine {
     // program does not repeat).
     std::uint32_t shape;
     std::uint32_t part_base;
-  };
-  // The weakly connected parts of a repeating program (Schedule::repeats): each part starts again
-  // when all its ops have completed, as if the program were followed by itself with every op of
-  // the next iteration requiring the last ops of its part in this one.
-  struct RepeatShape {
-    std::vector<std::uint32_t> part_of;     // per op
-    std::vector<std::uint32_t> op_begin;    // per part, then the end: its ops in `ops`
-    std::vector<std::uint32_t> ops;         // ops grouped by part, in program order
-    std::vector<std::uint32_t> root_begin;  // per part, then the end: its roots in `roots`
-    std::vector<std::uint32_t> roots;       // roots grouped by part, in Program::roots order
   };
   // Events that found their host busy and wait for the same free time, in stamp order. LogGOPSim
   // re-queues each of them every time the host frees up (quadratic when messages pile up at a
@@ -335,7 +341,7 @@ class Engine {
       return;
     }
     ++part_cycles_[slot];
-    part_left_[slot] = shape.op_begin[part + 1] - shape.op_begin[part];
+    part_left_[slot] = shape.part_size(part);
     for (std::uint32_t k = shape.op_begin[part]; k < shape.op_begin[part + 1]; ++k) {
       const std::uint32_t o = shape.ops[k];
       counter_[h.base + o] = h.prog->dep_count[o];
@@ -1137,7 +1143,6 @@ template <class Queue>
 void Engine<Queue>::prepare_repeating() {
   std::unordered_map<const Program*, std::uint32_t> shape_of;
   std::vector<std::uint32_t> parent;
-  std::uint64_t parts = 0;
   for (std::uint32_t r = 0; r < ranks_; ++r) {
     if (!s_.repeats(r)) {
       continue;
@@ -1151,29 +1156,22 @@ void Engine<Queue>::prepare_repeating() {
     h.root_end = 0;
     auto [it, added] = shape_of.try_emplace(prog, static_cast<std::uint32_t>(shapes_.size()));
     if (added) {
-      shapes_.push_back(make_repeat_shape<RepeatShape>(*prog, parent));
+      shapes_.push_back(make_repeat_shape(*prog, parent));
     }
     h.shape = it->second;
-    h.part_base = static_cast<std::uint32_t>(parts);
-    parts += shapes_[h.shape].op_begin.size() - 1;
+    h.part_base = static_cast<std::uint32_t>(part_left_.size());
+    // Each part starts with all its ops left.
+    const RepeatShape& shape = shapes_[h.shape];
+    for (std::uint32_t p = 0; p < shape.parts(); ++p) {
+      part_left_.push_back(shape.part_size(p));
+    }
   }
   if (finite_total_ == 0) {
     throw InputError(
         "every rank with operations repeats: nothing would end the run (a repeating program runs until "
         "the ranks that do not repeat have finished)");
   }
-  part_left_.assign(parts, 0);
-  part_cycles_.assign(parts, 0);
-  for (std::uint32_t r = 0; r < ranks_; ++r) {
-    const Host& h = hosts_[r];
-    if (h.shape == kNil) {
-      continue;
-    }
-    const RepeatShape& shape = shapes_[h.shape];
-    for (std::size_t p = 0; p + 1 < shape.op_begin.size(); ++p) {
-      part_left_[h.part_base + p] = shape.op_begin[p + 1] - shape.op_begin[p];
-    }
-  }
+  part_cycles_.assign(part_left_.size(), 0);
 }
 
 template <class Queue>
@@ -1191,9 +1189,9 @@ void Engine<Queue>::collect_finish(std::uint64_t total, SimResult& result) const
       if (h.shape == kNil) {
         continue;
       }
-      const std::size_t parts = shapes_[h.shape].op_begin.size() - 1;
+      const std::uint32_t parts = shapes_[h.shape].parts();
       std::uint64_t fewest = parts == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();
-      for (std::size_t p = 0; p < parts; ++p) {
+      for (std::uint32_t p = 0; p < parts; ++p) {
         fewest = std::min(fewest, part_cycles_[h.part_base + p]);
       }
       result.repeat_cycles[r] = fewest;
