@@ -958,8 +958,7 @@ void put_roles(gpcnet::Report& report, const GpcnetSetup& setup) {
 }
 
 // Per congestor type (gpcnet_congestors() order), the iteration time of its fastest rank in `run`
-// of `iterations[t]` iterations: the fastest rank of a type ends first, so its pace sizes the
-// next run. At least 1 ps.
+// of `iterations[t]` iterations (the calibration's progress line). At least 1 ps.
 std::vector<double> congestor_paces(const GpcnetLayout& layout, const RunResult& run,
                                     const std::vector<std::uint64_t>& iterations) {
   std::vector<double> pace(iterations.size(), 0);
@@ -981,8 +980,8 @@ struct Calibration {
   std::uint64_t warmup_ps = 0;       // the congestors' warm-up before the canaries start
 };
 
-// Runs the congestors alone for kCalibrationIterations: each one's iteration time sizes the
-// loaded runs (GOAL has no "until the canaries finish"), the slowest one's sets the warm-up.
+// Runs the congestors alone for kCalibrationIterations: the slowest one's iteration time sets the
+// warm-up, and each one's is reported.
 Calibration calibrate(const GpcnetOptions& options, const GpcnetSetup& setup) {
   const auto types = gpcnet_congestors();
   ScheduleShape shape;
@@ -1014,7 +1013,8 @@ Calibration calibrate(const GpcnetOptions& options, const GpcnetSetup& setup) {
   return out;
 }
 
-// A loaded run's canary result with the congestors' iterations, bytes and rates.
+// A loaded run's canary result with the congestors' iterations, bytes and rates: the iterations
+// each repeating congestor rank completed until the canaries finished, over that time.
 gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape, const RunResult& run,
                                    const GpcnetLayout& layout) {
   const auto types = gpcnet_congestors();
@@ -1026,18 +1026,13 @@ gpcnet::CanaryResult loaded_result(CanaryKind canary, const ScheduleShape& shape
     for (const auto& slice : layout.slices[t + 1]) {
       const auto n = static_cast<std::uint32_t>(slice.size());
       for (std::uint32_t pos = 0; pos < n; ++pos) {
-        // Repeating congestors: the iterations each rank completed until the canaries finished,
-        // over that time; otherwise all of them, over the rank's own run.
-        const bool repeated = shape.congestors_repeat && !run.repeat_cycles.empty();
-        const std::uint64_t iterations =
-            repeated ? run.repeat_cycles[slice[pos]] : shape.congestor_iterations[t];
+        const std::uint64_t iterations = run.repeat_cycles.at(slice[pos]);
         const std::uint64_t bytes =
             saturating_mul(congestor_bytes_per_iteration(types[t], pos, n), iterations);
         cr.ranks += 1;
         cr.iterations = saturating_add(cr.iterations, iterations);
         cr.bytes = saturating_add(cr.bytes, bytes);
-        const double seconds =
-            static_cast<double>(repeated ? run.stopped_ps : run.finish[slice[pos]].ps) * 1e-12;
+        const double seconds = static_cast<double>(run.stopped_ps) * 1e-12;
         rate_sum += seconds > 0 ? static_cast<double>(bytes) / seconds / kMiB : 0.0;
       }
     }
@@ -1126,7 +1121,8 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
 
   shape.canary_delay = sim::SimTime{calibration.warmup_ps};
   shape.congestors_repeat = true;
-  shape.congestor_iterations.assign(calibration.iteration_ps.size(), 1);
+  const auto types = gpcnet_congestors();
+  shape.congestor_iterations.assign(types.size(), 1);
   reserve_run(options, setup.layout, shape, setup.model_bytes, fmt::format("{} loaded", key));
   const std::uint64_t limit_ps =
       saturating_add(calibration.warmup_ps,
@@ -1143,11 +1139,11 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
   out.sizing["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
   // Per congestor type, the fewest iterations one of its ranks completed before the canaries ended.
   std::vector<std::uint64_t> fewest;
-  for (std::size_t t = 0; t < calibration.iteration_ps.size(); ++t) {
+  for (std::size_t t = 0; t < types.size(); ++t) {
     std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
     for (const auto& slice : setup.layout.slices[t + 1]) {
       for (const auto r : slice) {
-        least = std::min(least, run.repeat_cycles.empty() ? 0 : run.repeat_cycles[r]);
+        least = std::min(least, run.repeat_cycles.at(r));
       }
     }
     fewest.push_back(least == std::numeric_limits<std::uint64_t>::max() ? 0 : least);
