@@ -37,9 +37,30 @@ Observed run(const Schedule& schedule, std::uint32_t watched, SimOptions options
   return out;
 }
 
-// Rank 0 sends `requests` messages to the server (rank 1), each after the last reply; the server
-// answers each one after a calc. `repeat`: the server is one iteration, repeated; otherwise it is
-// unrolled `requests` times.
+// Rank 1 as an echo server of rank 0: each request (tag 5) answered (tag 6) after a calc of
+// `calc_us`. `repeat`: one iteration, repeated; otherwise unrolled `requests` times.
+void echo_server(ScheduleBuilder& b, std::uint32_t requests, bool repeat, std::uint64_t bytes,
+                 std::uint64_t calc_us) {
+  b.begin_rank(1);
+  std::uint32_t prev = 0xFFFFFFFFU;
+  for (std::uint32_t i = 0; i < (repeat ? 1 : requests); ++i) {
+    const std::uint32_t r = b.recv(bytes, 0, 5);
+    if (prev != 0xFFFFFFFFU) {
+      b.add_requires(r, prev);
+    }
+    const std::uint32_t c = b.calc(SimTime{calc_us * kUs});
+    b.add_requires(c, r);
+    const std::uint32_t s = b.send(bytes, 0, 6);
+    b.add_requires(s, c);
+    prev = s;
+  }
+  b.end_rank();
+  if (repeat) {
+    b.set_repeating(1);
+  }
+}
+
+// Rank 0 sends `requests` messages to the echo server (rank 1), each after the last reply.
 Schedule echo(std::uint32_t requests, bool repeat, std::uint64_t bytes) {
   ScheduleBuilder b(2);
   b.begin_rank(0);
@@ -54,23 +75,7 @@ Schedule echo(std::uint32_t requests, bool repeat, std::uint64_t bytes) {
     prev = r;
   }
   b.end_rank();
-  b.begin_rank(1);
-  prev = 0xFFFFFFFFU;
-  for (std::uint32_t i = 0; i < (repeat ? 1 : requests); ++i) {
-    const std::uint32_t r = b.recv(bytes, 0, 5);
-    if (prev != 0xFFFFFFFFU) {
-      b.add_requires(r, prev);
-    }
-    const std::uint32_t c = b.calc(SimTime{3 * kUs});
-    b.add_requires(c, r);
-    const std::uint32_t s = b.send(bytes, 0, 6);
-    b.add_requires(s, c);
-    prev = s;
-  }
-  b.end_rank();
-  if (repeat) {
-    b.set_repeating(1);
-  }
+  echo_server(b, requests, repeat, bytes, 3);
   return b.finish();
 }
 
@@ -107,23 +112,7 @@ TEST(Repeat, MessagesAheadOfTheNextIterationAreMatchedFromTheUnexpectedQueue) {
       b.add_requires(r, sends.back());
     }
     b.end_rank();
-    b.begin_rank(1);
-    std::uint32_t prev = 0xFFFFFFFFU;
-    for (std::uint32_t i = 0; i < (repeat ? 1U : 5U); ++i) {
-      const std::uint32_t r = b.recv(8, 0, 5);
-      if (prev != 0xFFFFFFFFU) {
-        b.add_requires(r, prev);
-      }
-      const std::uint32_t c = b.calc(SimTime{10 * kUs});
-      b.add_requires(c, r);
-      const std::uint32_t s = b.send(8, 0, 6);
-      b.add_requires(s, c);
-      prev = s;
-    }
-    b.end_rank();
-    if (repeat) {
-      b.set_repeating(1);
-    }
+    echo_server(b, 5, repeat, 8, 10);
     return b.finish();
   };
   const Observed unrolled = run(build(false), 1);
