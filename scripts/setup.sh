@@ -23,7 +23,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
   libscotch-dev libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libeigen3-dev
-  clang clang-format clang-tidy libclang-rt-14-dev
+  clang clang-format clang-tidy libclang-rt-14-dev ccache
   groff-base
   libjs-chart.js chromium
 )

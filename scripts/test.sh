@@ -3,12 +3,13 @@
 #   1. format check (clang-format) of every C++ file,
 #   2. the "ci" build (optimised, warnings are errors) and every CTest test, then the install
 #      check (scripts/install-check.sh) and the Debian package check (scripts/deb-check.sh),
-#   3. clang-tidy on the libraries, apps and tests (warnings are errors),
-#   4. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
+#   3. the "mpich" build (gridlock-bench against MPICH) and the mpi-labelled tests,
+#   4. clang-tidy on the sources changed in the last 20 commits (warnings are errors),
+#   5. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
 #      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
-#   5. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters,
-#   6. the "mpich" build (gridlock-bench against MPICH) and the mpi-labelled tests,
+#   6. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters,
 #   7. bounded fuzzing of the input parsers.
+# Builds go through ccache when it is installed (scripts/setup.sh installs it).
 # Usage: scripts/test.sh [--fast]   (--fast: only step 2, for quick local iterations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,18 @@ trap summary EXIT
 step "dependencies (scripts/setup.sh)"
 scripts/setup.sh --deps-only
 
+# ccache (installed by scripts/setup.sh), its cache in build/ccache unless the caller has one: the
+# mpich tree compiles every library that does not include <mpi.h> from the same sources with the
+# same flags as the ci tree, and with the cache's base directory at the checkout it takes them from
+# the ci tree's compile (that second compile was 460 s of the CI run of 2026-11-29). A caller's own
+# compiler launcher wins.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
+  export CMAKE_C_COMPILER_LAUNCHER="${CMAKE_C_COMPILER_LAUNCHER:-ccache}"
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  export CCACHE_DIR="${CCACHE_DIR:-$PWD/build/ccache}"
+fi
+
 if ((!fast)); then
   step "clang-format check"
   git ls-files -z '*.cpp' '*.hpp' | xargs -0 -r clang-format --dry-run -Werror
@@ -72,31 +85,60 @@ scripts/install-check.sh build/ci
 step "deb package check"
 scripts/deb-check.sh build/ci
 
+# gridlock-bench and the MPI tests against Debian's MPICH as well as Open MPI (docs/install.md,
+# docs/gridlock-bench.md "MPICH"): the MPI test label only, the targets it needs only. The preset
+# leaves out the second and third runs of load_rma_slices (they repeat the first for Open MPI's
+# osc/rdma, CMakePresets.json). Right after the ci tree, whose objects it reuses
+# through ccache.
+step "mpich build"
+cmake --preset mpich >/dev/null
+cmake --build --preset mpich -j "$jobs"
+step "mpich tests"
+ctest --preset mpich -j "$jobs" --timeout 600
+
 step "clang-tidy"
-# Every check of .clang-tidy on every file, except the Clang static analyzer: it takes three to
-# four times as long as all other checks together (src/sim/engine.cpp: 21 s against 6 s of CPU)
-# and made this step 20-25 minutes of CI's 90 on two cores. The analyzer runs on the library and
-# tool sources changed in the last 20 commits of main (first parents: every file gets it when it
-# changes), the 16 most recently changed of them: 57 files made the step 25 minutes (2026-11-28),
-# 16 cost about 5. tests/.clang-tidy leaves it out for the tests, which run under ASan, UBSan and
-# TSan. The tests (70 GoogleTest files, 13 s each: 7 of the step's 18 minutes) follow the same rule
-# without the analyzer: those changed in the last 20 commits, where new code lands; they run under
-# the sanitizers besides. `scripts/tidy.sh` runs everything on everything.
+# Every check of .clang-tidy on the sources that the last 20 commits of main added or changed, where
+# new code lands; `scripts/tidy.sh` runs everything on everything (before a release, or after a
+# change to a widely included header). Every file gets checked when it changes. All 221 files made
+# this step 21 minutes of CI's 90 on two cores (2026-11-29): a file costs 6-13 s of CPU to parse
+# before any check runs, whether or not it changed.
+#   - A header changed in those commits is checked through one file that includes it: the source of
+#     the same name if there is one (engine.hpp: engine.cpp), else the first that includes it.
+#   - The Clang static analyzer takes three to four times as long as all other checks together
+#     (src/sim/engine.cpp: 21 s against 6 s of CPU); it runs on the 10 most recently changed library
+#     and tool sources only. tests/.clang-tidy leaves it out for the tests, which run under ASan,
+#     UBSan and TSan.
 # The files of the pathspecs that the last 20 commits of main added or changed, most recent first,
 # those that still exist.
 changed_recently() {
   git log --first-parent --max-count=20 --diff-filter=AM --name-only --format= HEAD -- "$@" |
     awk 'NF && !seen[$0]++' | while read -r f; do [ -f "$f" ] && echo "$f"; done
 }
-mapfile -t tidy_files < <(git ls-files 'src/*.cpp' 'apps/*.cpp'; changed_recently 'tests/*.cpp')
-mapfile -t tidy_recent < <(changed_recently 'src/*.cpp' 'apps/*.cpp' | head -16)
+# The source that checks header $1: the .cpp of the same name beside it or in its library's src/
+# folder, else the first source that includes it.
+header_includer() {
+  local name dir lib
+  name=$(basename "$1" .hpp)
+  dir=$(dirname "$1")
+  lib=$(echo "$dir" | sed -n 's|^include/gridlock/\([^/]*\).*|\1|p')
+  git ls-files "$dir/$name.cpp" ${lib:+"src/$lib/$name.cpp" "src/$lib/*/$name.cpp"} | head -1 | grep . ||
+    git grep -l -E "#include [<\"](([^<>\"]*/)?$(basename "$dir")/)?$name\.hpp[>\"]" -- 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp' | head -1
+}
+mapfile -t tidy_recent < <(changed_recently 'src/*.cpp' 'apps/*.cpp' | head -10)
+mapfile -t tidy_files < <(
+  {
+    changed_recently 'src/*.cpp' 'apps/*.cpp' 'tests/*.cpp'
+    changed_recently 'include/*.hpp' 'src/*.hpp' 'apps/*.hpp' | while read -r h; do header_includer "$h" || true; done
+  } | awk 'NF && !seen[$0]++')
 base=$(git rev-list --first-parent --max-count=21 HEAD | tail -1)
 mapfile -t tidy_rest < <(printf '%s\n' "${tidy_files[@]}" | grep -vxF -f <(printf '%s\n' "${tidy_recent[@]}" ""))
+echo "clang-tidy: ${#tidy_files[@]} files changed (or including a header changed) in the commits since $(git rev-parse --short "$base"), the static analyzer on ${#tidy_recent[@]} of them" >&2
 tidy_failed=0
-run-clang-tidy-14 -quiet -p build/ci -j "$jobs" -checks=-clang-analyzer-* "${tidy_rest[@]}" \
-  >build/ci/clang-tidy.log 2>&1 || tidy_failed=1
+if ((${#tidy_rest[@]} > 0)); then
+  run-clang-tidy-14 -quiet -p build/ci -j "$jobs" -checks=-clang-analyzer-* "${tidy_rest[@]}" \
+    >build/ci/clang-tidy.log 2>&1 || tidy_failed=1
+fi
 if ((${#tidy_recent[@]} > 0)); then
-  echo "clang-tidy with the static analyzer: ${#tidy_recent[@]} most recently changed files of the commits since $(git rev-parse --short "$base")" >&2
   run-clang-tidy-14 -quiet -p build/ci -j "$jobs" "${tidy_recent[@]}" >>build/ci/clang-tidy.log 2>&1 || tidy_failed=1
 fi
 if ((tidy_failed)); then
@@ -126,18 +168,9 @@ cmake --build --preset smpi -j "$jobs"
 step "smpi tests"
 ctest --preset smpi --timeout 600
 
-# gridlock-bench and the MPI tests against Debian's MPICH as well as Open MPI (docs/install.md,
-# docs/gridlock-bench.md "MPICH"): the MPI test label only, the targets it needs only. The preset
-# leaves out the second and third runs of load_rma_slices (they repeat the first for Open MPI's
-# osc/rdma, CMakePresets.json).
-step "mpich build"
-cmake --preset mpich >/dev/null
-cmake --build --preset mpich -j "$jobs"
-step "mpich tests"
-ctest --preset mpich -j "$jobs" --timeout 600
-
 if [ -x scripts/fuzz.sh ]; then
   step "fuzzing (bounded time)"
-  # Six targets at 30 s each: the three minutes the three targets had at 60 s (CI time budget).
-  scripts/fuzz.sh 30
+  # Six targets at 20 s each: two minutes, of CI's 90 (the CI run of 2026-11-29 took 5,400 s);
+  # the corpora in tests/fuzz hold what longer runs found.
+  scripts/fuzz.sh 20
 fi
