@@ -10,6 +10,13 @@ target_compile_options(gridlock_options INTERFACE
 if(GRIDLOCK_WERROR)
   target_compile_options(gridlock_options INTERFACE -Werror)
 endif()
+if(GRIDLOCK_LLD)
+  find_program(GRIDLOCK_LD_LLD ld.lld)
+  if(NOT GRIDLOCK_LD_LLD)
+    message(FATAL_ERROR "GRIDLOCK_LLD is ON but ld.lld is not installed: apt-get install lld (scripts/setup.sh), or configure with -DGRIDLOCK_LLD=OFF")
+  endif()
+  target_link_options(gridlock_options INTERFACE -fuse-ld=lld)
+endif()
 if(GRIDLOCK_SANITIZE)
   target_compile_options(gridlock_options INTERFACE
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)

@@ -15,7 +15,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential cmake ninja-build git pkg-config
+  build-essential cmake ninja-build git pkg-config lld
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   libsimgrid-dev jq
