@@ -20,10 +20,14 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/mapping/allocation.hpp"
-#include "gridlock/oracle/oracle.hpp"
 #include "gridlock/topo/topology.hpp"
+
+// Declared, not included: the oracle's header carries the JSON library (its HTTP API), and the
+// machine side of mapping only takes an oracle by reference (issue 38 §4).
+namespace gridlock::oracle {
+class Oracle;
+}  // namespace gridlock::oracle
 
 namespace gridlock::mapping {
 

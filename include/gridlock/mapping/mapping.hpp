@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "gridlock/core/output.hpp"
 #include "gridlock/mapping/machine.hpp"
 #include "gridlock/mapping/task_graph.hpp"
 
