@@ -1,40 +1,20 @@
 #pragma once
 // The packet model's options as the network commands take them (`gridlock predict gpcnet`,
-// `predict mapping`, `predict traffic`): added here once, converted and bounded here once; the
-// model's own checks (a buffer smaller than a packet, too few virtual channels for the routing)
-// stay gridlock::net::validate()'s.
+// `predict mapping`, `predict traffic`): declared here once; converted and bounded by
+// gridlock::net (net/packet_options_text.hpp).
 
 #include <cstdint>
-#include <string>
 
-#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "gridlock/core/error.hpp"
-#include "gridlock/core/units.hpp"
-#include "gridlock/net/packet_model.hpp"
+#include "gridlock/net/packet_options_text.hpp"
 
 namespace gridlock::cli {
 
-using net::kMaxBufferBytes;
-using net::kMaxHopLatencyPs;
-using net::kMaxPacketBytes;
-
-/// The packet model's options as text.
-struct PacketOptionsText {
-  std::string routing = "minimal";           ///< --routing.
-  std::string packet_size = "2KiB";          ///< --packet-size.
-  std::string buffer = "32KiB";              ///< --buffer.
-  std::uint32_t vcs = 3;                     ///< --vcs.
-  std::string hop_latency = "100ns";         ///< --hop-latency.
-  bool congestion_control = false;           ///< --congestion-control.
-  std::string terminal_latency = "0ns";      ///< --terminal-latency.
-  std::string global_extra_latency = "0ns";  ///< --global-extra-latency.
-  std::string credit_latency = "0ns";        ///< --credit-latency.
-  std::string vc_turnaround = "0ns";         ///< --vc-turnaround.
-  std::string ugal_rule = "hops";            ///< --ugal-rule.
-  std::string ugal_threshold = "0B";         ///< --ugal-threshold.
-};
+// The text and its conversion are gridlock::net's (net/packet_options_text.hpp).
+using net::packet_options_from;
+using net::PacketOptionsText;
+using net::parse_hop_latency_ps;
 
 /// Adds --routing, --packet-size, --buffer, --vcs (when `with_vcs`), --hop-latency and, when
 /// `with_congestion_control`, --congestion-control to `cmd`.
@@ -73,73 +53,6 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
   cmd.add_option("--ugal-threshold", t.ugal_threshold,
                  "Packet model: --ugal-rule booksim's bias to the minimal path, in buffered bytes")
       ->capture_default_str();
-}
-
-/// A byte size option within [1, most]; InputError naming the option and the bound otherwise.
-inline std::uint32_t bounded_bytes(const std::string& text, const char* option, std::uint64_t most) {
-  const std::uint64_t value = parse_byte_size(text, option);
-  if (value == 0 || value > most) {
-    throw InputError(fmt::format("{} {}: give 1 B to {} (docs/limits.md)", option, text, format_bytes(most)));
-  }
-  // Fits: most is below 2^32.
-  return static_cast<std::uint32_t>(value);
-}
-
-/// A latency option in ps, at most kMaxHopLatencyPs; InputError naming the option otherwise.
-inline std::uint64_t bounded_latency_ps(const std::string& text, const char* option) {
-  const std::uint64_t ps = parse_time_ps(text, option);
-  if (ps > kMaxHopLatencyPs) {
-    throw InputError(fmt::format(
-        "{} {}: at most 1 s per link (routers and cables take about 100ns; docs/limits.md)", option, text));
-  }
-  return ps;
-}
-
-/// The packet options of the text (the seed is the caller's); throws InputError naming the option.
-inline net::PacketOptions packet_options_from(const PacketOptionsText& t) {
-  net::PacketOptions p;
-  p.routing = net::parse_routing(t.routing);
-  p.congestion_control = t.congestion_control;
-  p.packet_bytes = bounded_bytes(t.packet_size, "--packet-size", kMaxPacketBytes);
-  p.buffer_bytes = bounded_bytes(t.buffer, "--buffer", kMaxBufferBytes);
-  if (t.vcs == 0 || t.vcs > 8) {
-    throw InputError(fmt::format("--vcs {}: give 1 to 8 virtual channels", t.vcs));
-  }
-  p.vcs = t.vcs;
-  p.terminal_latency_ps = bounded_latency_ps(t.terminal_latency, "--terminal-latency");
-  p.global_extra_latency_ps = bounded_latency_ps(t.global_extra_latency, "--global-extra-latency");
-  p.credit_latency_ps = bounded_latency_ps(t.credit_latency, "--credit-latency");
-  p.vc_turnaround_ps = bounded_latency_ps(t.vc_turnaround, "--vc-turnaround");
-  if (t.ugal_rule == "booksim") {
-    p.ugal_rule = net::UgalRule::kBookSim;
-  } else if (t.ugal_rule != "hops") {
-    throw InputError(
-        fmt::format("--ugal-rule '{}': give hops (queue x hops, Valiant when cheaper) or booksim (BookSim2's "
-                    "dragonflynew "
-                    "rule)",
-                    t.ugal_rule));
-  }
-  const std::uint64_t threshold = parse_byte_size(t.ugal_threshold, "--ugal-threshold");
-  if (threshold > kMaxBufferBytes) {
-    throw InputError(fmt::format("--ugal-threshold {}: give at most {} (a buffer's most; docs/limits.md)",
-                                 t.ugal_threshold, format_bytes(kMaxBufferBytes)));
-  }
-  if (threshold != 0 && p.ugal_rule != net::UgalRule::kBookSim) {
-    throw InputError(fmt::format("--ugal-threshold {}: only --ugal-rule booksim takes a threshold; add it",
-                                 t.ugal_threshold));
-  }
-  p.ugal_threshold_bytes = threshold;
-  return p;
-}
-
-/// A --hop-latency text in ps, at most kMaxHopLatencyPs; InputError otherwise.
-inline std::uint64_t parse_hop_latency_ps(const std::string& text) {
-  const std::uint64_t ps = parse_time_ps(text, "--hop-latency");
-  if (ps > kMaxHopLatencyPs) {
-    throw InputError(fmt::format(
-        "--hop-latency {}: at most 1 s per hop (routers take about 100ns; docs/limits.md)", text));
-  }
-  return ps;
 }
 
 /// --hop-latency in ps, at most kMaxHopLatencyPs.
