@@ -1,22 +1,15 @@
 #pragma once
-// One guard for both command-line tools: an output option naming a file that another argument
-// also names (an input, or a second output) is refused before any work or write, so `gridlock
-// sim --json S.goal S.goal` cannot destroy the schedule. Hard and symbolic links are caught:
-// files are compared by device and inode (std::filesystem::equivalent).
+// One guard for both command-line tools: the options that name outputs, marked where they are
+// added, and the check that none names an input, run before any work or write. The check itself is
+// gridlock::core's (gridlock/core/output_guard.hpp).
 
-#include <algorithm>
-#include <filesystem>
-#include <iterator>
-#include <map>
 #include <string>
-#include <string_view>
-#include <system_error>
+#include <utility>
 #include <vector>
 
-#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "gridlock/core/error.hpp"
+#include "gridlock/core/output_guard.hpp"
 
 namespace gridlock::cli {
 
@@ -32,30 +25,6 @@ inline CLI::Option* output_file(CLI::Option* option) {
   return option;
 }
 
-/// The paths an argument may name: itself and what follows each '@', ':' or '=' in it or in one of
-/// its comma-separated pieces (`@nodes.txt`, `matrix:m.csv`, `--json=r.json`, `torus:4x4,coords=F`).
-inline std::vector<std::string> path_candidates(std::string_view argument) {
-  std::vector<std::string> out{std::string(argument)};
-  const auto add_suffixes = [&out](std::string_view piece) {
-    out.emplace_back(piece);
-    for (std::size_t i = 0; i < piece.size(); ++i) {
-      if (piece[i] == '@' || piece[i] == ':' || piece[i] == '=') {
-        out.emplace_back(piece.substr(i + 1));
-      }
-    }
-  };
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = argument.find(',', start);
-    add_suffixes(
-        argument.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (comma == std::string_view::npos) {
-      return out;
-    }
-    start = comma + 1;
-  }
-}
-
 /// The options marked with output_directory(): directories a command writes into.
 inline std::vector<const CLI::Option*>& output_directory_options() {
   static std::vector<const CLI::Option*> options;
@@ -69,186 +38,23 @@ inline CLI::Option* output_directory(CLI::Option* option) {
   return option;
 }
 
-namespace detail {
-
-// True if `path` is `dir` or lies below it; both are absolute, canonical paths.
-inline bool is_within(const std::filesystem::path& path, const std::filesystem::path& dir) {
-  auto p = path.begin();
-  for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
-    if (d->empty() && std::next(d) == dir.end()) {
-      return true;  // `dir/` ends in an empty element
-    }
-    if (p == path.end() || *p != *d) {
-      return false;
+/// The given output options among `options`, as gridlock::check_outputs_not_inputs() takes them.
+inline std::vector<OutputArgument> given_outputs(const std::vector<const CLI::Option*>& options) {
+  std::vector<OutputArgument> out;
+  for (const CLI::Option* option : options) {
+    if (option->count() > 0) {
+      out.push_back({option->get_name(), option->results()});
     }
   }
-  return true;
+  return out;
 }
 
-// The canonical form of `path` with symbolic links of its existing part resolved (".", "..",
-// symlinked directories), or empty when it cannot be resolved.
-inline std::filesystem::path resolved(const std::filesystem::path& path) {
-  std::error_code ec;
-  std::filesystem::path out = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-  return ec ? std::filesystem::path() : out;
-}
-
-// Same file (device and inode) for two existing paths.
-inline bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec) && !ec;
-}
-
-// True if `output` is a hard link of a file under `dir` (a file with other links is looked for
-// among dir's files by device and inode; the first 100,000 entries are searched).
-inline bool is_linked_into(const std::filesystem::path& output, const std::filesystem::path& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_regular_file(output, ec) || fs::hard_link_count(output, ec) < 2 || ec) {
-    return false;
-  }
-  constexpr std::size_t kMaxEntries = 100000;
-  std::size_t seen = 0;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end && seen < kMaxEntries; it.increment(ec), ++seen) {
-    if (it->is_regular_file(ec) && same_file(it->path(), output)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Throws InputError when `output` (option `option`) is a file of the OTF2 archive whose anchor
-// file is `anchor` (`X.otf2`): the anchor, the global definitions `X.def`, or anything under the
-// archive's directory `X/`, existing or not.
-inline void check_not_in_archive(const CLI::Option& option, const std::string& output,
-                                 const std::filesystem::path& anchor) {
-  std::filesystem::path base = anchor;
-  base.replace_extension();
-  std::filesystem::path def = base;
-  def.replace_extension(".def");
-  const std::filesystem::path out = resolved(output);
-  const std::filesystem::path dir = resolved(base);
-  if (same_file(output, anchor) || same_file(output, def) ||
-      (!out.empty() && !dir.empty() && is_within(out, dir)) ||
-      (!dir.empty() && is_linked_into(output, dir))) {
-    throw InputError(fmt::format(
-        "{} '{}' is a file of the OTF2 trace '{}' (its files are {}, {} and everything under {}/): writing "
-        "it would damage the trace; give an output outside the archive",
-        option.get_name(), output, anchor.string(), anchor.filename().string(), def.filename().string(),
-        base.filename().string()));
-  }
-}
-
-// True for the kinds of file that gridlock reads from an input directory: histogram CSVs
-// (`report --csv-dir`, LDMS metric directories), scripts (`report --assets`), OTF2 archive files.
-inline bool is_read_from_directories(const std::filesystem::path& path) {
-  static constexpr std::string_view kKinds[] = {".csv", ".js", ".otf2", ".def", ".evt"};
-  const std::string extension = path.extension().string();
-  return std::find(std::begin(kKinds), std::end(kKinds), extension) != std::end(kKinds);
-}
-
-}  // namespace detail
-
-/// Throws InputError when a given output option names a file or directory that an input argument
-/// in `arguments` (the command line without the program name) also names, or that lies in one: an
-/// existing file equal to an input file, an input directory itself, an existing file inside an
-/// input directory of a kind commands read from directories (CSV, JS, OTF2), or a file of an input OTF2
-/// archive (for an input `X.otf2`, or a directory holding `traces.otf2`: `X.otf2`, `X.def`, anything under
-/// `X/`). Files are compared by device and inode, directories by canonical path, so hard and symbolic links
-/// and `./` spellings are caught. The values of output options are not inputs (two outputs naming one file
-/// are check_distinct_outputs()'s concern), nor are the names in `not_paths` (the subcommands given). Outputs
-/// that do not exist yet cannot be an input file; devices and FIFOs (`/dev/null`,
-/// `/dev/stdout`) are written in place, not replaced, and are left alone.
+/// gridlock::check_outputs_not_inputs() for the options marked with output_file() and
+/// output_directory(): throws InputError when an output names an input.
 inline void check_outputs_not_inputs(const std::vector<std::string>& arguments,
                                      const std::vector<std::string>& not_paths = {}) {
-  namespace fs = std::filesystem;
-  std::map<std::string, int> output_values;  // how many times each output value was given
-  for (const auto* list : {&output_options(), &output_directory_options()}) {
-    for (const CLI::Option* option : *list) {
-      if (option->count() > 0) {
-        for (const std::string& value : option->results()) {
-          ++output_values[value];
-        }
-      }
-    }
-  }
-  std::vector<std::string> inputs;
-  // Directories count as inputs only when an argument is the whole value (`DIR`, `--opt=DIR`),
-  // not a piece of one (`torus:4x4`, `--nodes @file`).
-  std::vector<std::string> input_values;
-  for (const std::string& argument : arguments) {
-    const std::size_t eq = argument.find('=');
-    const std::string value =
-        argument.starts_with('-') && eq != std::string::npos ? argument.substr(eq + 1) : argument;
-    if (const auto it = output_values.find(value); it != output_values.end() && it->second > 0) {
-      --it->second;
-      continue;
-    }
-    inputs.push_back(argument);
-    if (!value.empty() && !value.starts_with('-') &&
-        std::find(not_paths.begin(), not_paths.end(), value) == not_paths.end()) {
-      input_values.push_back(value);
-    }
-  }
-  for (const CLI::Option* option : output_options()) {
-    if (option->count() == 0) {
-      continue;
-    }
-    for (const std::string& output : option->results()) {
-      std::error_code ec;
-      const fs::file_status status = fs::status(output, ec);
-      if (output.empty() ||
-          (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status))) {
-        continue;
-      }
-      const bool exists = fs::exists(status);
-      for (const std::string& input : inputs) {
-        for (const std::string& candidate : path_candidates(input)) {
-          if (candidate.empty()) {
-            continue;
-          }
-          if (exists && fs::is_regular_file(status) && detail::same_file(candidate, output)) {
-            throw InputError(
-                fmt::format("{} '{}' is the input file '{}': writing it would destroy the input; give "
-                            "another output file",
-                            option->get_name(), output, candidate));
-          }
-          if (fs::path(candidate).extension() == ".otf2" && fs::is_regular_file(candidate, ec)) {
-            detail::check_not_in_archive(*option, output, candidate);
-          }
-        }
-      }
-      for (const std::string& input : input_values) {
-        if (!fs::is_directory(input, ec)) {
-          continue;
-        }
-        if (fs::is_regular_file(fs::path(input) / "traces.otf2", ec)) {
-          detail::check_not_in_archive(*option, output, fs::path(input) / "traces.otf2");
-        }
-        const fs::path dir = detail::resolved(input);
-        const fs::path out = detail::resolved(output);
-        if (!exists || dir.empty() || out.empty()) {
-          continue;
-        }
-        if (out == dir) {
-          throw InputError(fmt::format("{} '{}' is the input directory '{}': give an output file outside it",
-                                       option->get_name(), output, input));
-        }
-        // Only a file of a kind some command reads from a directory is refused (histogram CSVs of
-        // --csv-dir, --assets' chart.min.js, OTF2 files): refusing every existing file would refuse
-        // re-running `gridlock report load.json --csv-dir . -o report.html`, whose page no command
-        // reads back.
-        if ((detail::is_read_from_directories(out) && detail::is_within(out, dir)) ||
-            detail::is_linked_into(output, dir)) {
-          throw InputError(fmt::format(
-              "{} '{}' is inside the input directory '{}', whose files the command reads: writing "
-              "it could destroy an input; give an output outside '{}'",
-              option->get_name(), output, input, input));
-        }
-      }
-    }
-  }
+  gridlock::check_outputs_not_inputs(arguments, given_outputs(output_options()),
+                                     given_outputs(output_directory_options()), not_paths);
 }
 
 /// The names of the subcommands given on the command line of `app` (`schedule`, `info`): words of
