@@ -341,13 +341,171 @@ double evaluate(CollectiveModel model, const ModelParams& q, double n, double p)
   return 0;
 }
 
+namespace {
+
+// One measured point of a collective: message size n (bytes, also as a double), communicator
+// size p, median time t (us).
+struct CollectiveObs {
+  double n, p, t;
+  std::uint64_t size;
+};
+
+using ModelSet = std::array<ModelParams, kCollectiveModels>;
+using ModelErrors = std::array<std::optional<double>, kCollectiveModels>;
+
+constexpr std::array<CollectiveModel, 3> kP2pModels{
+    CollectiveModel::kBinomialP2p, CollectiveModel::kScatterRdP2p, CollectiveModel::kScatterRingP2p};
+
+// The models built on the point-to-point alpha and beta take them from `p2p` (none fitted here).
+void set_p2p_models(ModelSet& models, const std::optional<P2pReference>& p2p) {
+  for (const CollectiveModel m : kP2pModels) {
+    auto& q = models[static_cast<std::size_t>(m)];
+    if (p2p) {
+      q.available = true;
+      q.alpha_us = p2p->alpha_us;
+      q.beta_us_per_byte = p2p->beta_us_per_byte;
+      q.note = fmt::format("alpha, beta of {} ({})", p2p->op, p2p->pair_class);
+    } else {
+      q.note = "no pingpong series in the sweep";
+    }
+  }
+}
+
+// binomial_direct: t = (alpha + beta n) log2 p, weighted least squares; alpha only without sizes.
+void fit_binomial_direct(ModelParams& q, const std::vector<CollectiveObs>& obs, const Eigen::VectorXd& y,
+                         const Eigen::VectorXd& w, bool sized, std::string_view op) {
+  const auto rows = static_cast<Eigen::Index>(obs.size());
+  Eigen::MatrixXd a(rows, sized ? 2 : 1);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const CollectiveObs& o = obs[static_cast<std::size_t>(i)];
+    a(i, 0) = std::log2(o.p);
+    if (sized) {
+      a(i, 1) = o.n * std::log2(o.p);
+    }
+  }
+  try {
+    const Eigen::VectorXd c = detail::weighted_least_squares(
+        a, y, w, fmt::format("{} ({})", op, model_name(CollectiveModel::kBinomialDirect)));
+    q.available = true;
+    q.alpha_us = c(0);
+    q.beta_us_per_byte = sized ? c(1) : 0.0;
+    q.note = sized ? "fitted" : "fitted (no message size: alpha only)";
+  } catch (const InputError& e) {
+    q.note = e.what();
+  }
+}
+
+// paper_fit: t = gamma + delta n + (alpha + beta n) log2 p; needs two communicator sizes.
+void fit_paper_direct(ModelParams& q, const std::vector<CollectiveObs>& obs, const Eigen::VectorXd& y,
+                      const Eigen::VectorXd& w, bool sized, std::string_view op,
+                      const std::vector<std::uint32_t>& ranks) {
+  const std::set<std::uint32_t> distinct_p(ranks.begin(), ranks.end());
+  if (distinct_p.size() < 2) {
+    q.note = "needs at least 2 communicator sizes (gamma and alpha are not separable at one p)";
+    return;
+  }
+  const auto rows = static_cast<Eigen::Index>(obs.size());
+  const Eigen::Index cols = sized ? 4 : 2;
+  Eigen::MatrixXd a(rows, cols);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const CollectiveObs& o = obs[static_cast<std::size_t>(i)];
+    const double lg = std::log2(o.p);
+    a(i, 0) = 1.0;
+    a(i, 1) = lg;
+    if (sized) {
+      a(i, 2) = o.n;
+      a(i, 3) = o.n * lg;
+    }
+  }
+  try {
+    const Eigen::VectorXd c = detail::weighted_least_squares(a, y, w, fmt::format("{} (paper_fit)", op));
+    q.available = true;
+    q.gamma_us = c(0);
+    q.alpha_us = c(1);
+    q.delta_us_per_byte = sized ? c(2) : 0.0;
+    q.beta_us_per_byte = sized ? c(3) : 0.0;
+    q.note = "fitted";
+  } catch (const InputError& e) {
+    q.note = e.what();
+  }
+}
+
+// Each available model's median |relative error| over `pts`.
+ModelErrors model_errors(const ModelSet& models, const std::vector<const CollectiveObs*>& pts) {
+  ModelErrors e;
+  for (const CollectiveModel m : kAllCollectiveModels) {
+    const auto& q = models[static_cast<std::size_t>(m)];
+    if (!q.available) {
+      continue;
+    }
+    std::vector<double> errs;
+    errs.reserve(pts.size());
+    for (const CollectiveObs* o : pts) {
+      errs.push_back(std::abs(evaluate(m, q, o->n, o->p) - o->t) / o->t);
+    }
+    e[static_cast<std::size_t>(m)] = detail::median(errs);
+  }
+  return e;
+}
+
+// The model with the smallest error (the first of equals); nullopt when none is available.
+std::optional<CollectiveModel> best_model(const ModelErrors& e) {
+  std::optional<CollectiveModel> b;
+  for (const CollectiveModel m : kAllCollectiveModels) {
+    const auto& v = e[static_cast<std::size_t>(m)];
+    if (v && (!b || *v < *e[static_cast<std::size_t>(*b)])) {
+      b = m;
+    }
+  }
+  return b;
+}
+
+// Per size: each model's median |relative error| over the communicator sizes; then runs of sizes
+// with the same best model become one range.
+std::vector<SizeRange> best_model_ranges(const ModelSet& models, const std::vector<CollectiveObs>& obs) {
+  std::map<std::uint64_t, std::vector<const CollectiveObs*>> by_size;
+  for (const CollectiveObs& o : obs) {
+    by_size[o.size].push_back(&o);
+  }
+  std::vector<SizeRange> ranges;
+  std::vector<const CollectiveObs*> run;
+  std::optional<CollectiveModel> run_best;
+  std::uint64_t run_from = 0;
+  std::uint64_t run_to = 0;
+  const auto close_run = [&] {
+    if (run.empty() || !run_best) {
+      return;
+    }
+    SizeRange r;
+    r.from_bytes = run_from;
+    r.to_bytes = run_to;
+    r.best = *run_best;
+    r.median_rel_err = model_errors(models, run);
+    ranges.push_back(r);
+  };
+  for (const auto& [size, pts] : by_size) {
+    const auto b = best_model(model_errors(models, pts));
+    if (!b) {
+      continue;
+    }
+    if (run.empty() || b != run_best) {
+      close_run();
+      run.clear();
+      run_best = b;
+      run_from = size;
+    }
+    run.insert(run.end(), pts.begin(), pts.end());
+    run_to = size;
+  }
+  close_run();
+  return ranges;
+}
+
+}  // namespace
+
 std::optional<CollectiveFit> fit_collective(const Sweep& sweep, std::string_view op,
                                             const std::optional<P2pReference>& p2p) {
-  struct Obs {
-    double n, p, t;
-    std::uint64_t size;
-  };
-  std::vector<Obs> obs;
+  std::vector<CollectiveObs> obs;
   CollectiveFit fit;
   fit.op = std::string(op);
   for (const Series& s : sweep.series) {
@@ -363,7 +521,7 @@ std::optional<CollectiveFit> fit_collective(const Sweep& sweep, std::string_view
   if (obs.empty()) {
     return std::nullopt;
   }
-  const bool sized = std::any_of(obs.begin(), obs.end(), [](const Obs& o) { return o.n > 0; });
+  const bool sized = std::any_of(obs.begin(), obs.end(), [](const CollectiveObs& o) { return o.n > 0; });
   const auto rows = static_cast<Eigen::Index>(obs.size());
   Eigen::VectorXd y(rows);
   Eigen::VectorXd w(rows);
@@ -371,136 +529,12 @@ std::optional<CollectiveFit> fit_collective(const Sweep& sweep, std::string_view
     y(i) = obs[static_cast<std::size_t>(i)].t;
     w(i) = 1.0 / (y(i) * y(i));
   }
-  auto& models = fit.models;
-  if (p2p) {
-    for (const CollectiveModel m :
-         {CollectiveModel::kBinomialP2p, CollectiveModel::kScatterRdP2p, CollectiveModel::kScatterRingP2p}) {
-      auto& q = models[static_cast<std::size_t>(m)];
-      q.available = true;
-      q.alpha_us = p2p->alpha_us;
-      q.beta_us_per_byte = p2p->beta_us_per_byte;
-      q.note = fmt::format("alpha, beta of {} ({})", p2p->op, p2p->pair_class);
-    }
-  } else {
-    for (const CollectiveModel m :
-         {CollectiveModel::kBinomialP2p, CollectiveModel::kScatterRdP2p, CollectiveModel::kScatterRingP2p}) {
-      models[static_cast<std::size_t>(m)].note = "no pingpong series in the sweep";
-    }
-  }
-  const std::string what = fmt::format("{} ({})", op, model_name(CollectiveModel::kBinomialDirect));
-  {
-    auto& q = models[static_cast<std::size_t>(CollectiveModel::kBinomialDirect)];
-    Eigen::MatrixXd a(rows, sized ? 2 : 1);
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      const Obs& o = obs[static_cast<std::size_t>(i)];
-      a(i, 0) = std::log2(o.p);
-      if (sized) {
-        a(i, 1) = o.n * std::log2(o.p);
-      }
-    }
-    try {
-      const Eigen::VectorXd c = detail::weighted_least_squares(a, y, w, what);
-      q.available = true;
-      q.alpha_us = c(0);
-      q.beta_us_per_byte = sized ? c(1) : 0.0;
-      q.note = sized ? "fitted" : "fitted (no message size: alpha only)";
-    } catch (const InputError& e) {
-      q.note = e.what();
-    }
-  }
-  {
-    auto& q = models[static_cast<std::size_t>(CollectiveModel::kPaperDirect)];
-    const std::set<std::uint32_t> distinct_p(fit.ranks.begin(), fit.ranks.end());
-    if (distinct_p.size() < 2) {
-      q.note = "needs at least 2 communicator sizes (gamma and alpha are not separable at one p)";
-    } else {
-      const Eigen::Index cols = sized ? 4 : 2;
-      Eigen::MatrixXd a(rows, cols);
-      for (Eigen::Index i = 0; i < rows; ++i) {
-        const Obs& o = obs[static_cast<std::size_t>(i)];
-        const double lg = std::log2(o.p);
-        a(i, 0) = 1.0;
-        a(i, 1) = lg;
-        if (sized) {
-          a(i, 2) = o.n;
-          a(i, 3) = o.n * lg;
-        }
-      }
-      try {
-        const Eigen::VectorXd c = detail::weighted_least_squares(a, y, w, fmt::format("{} (paper_fit)", op));
-        q.available = true;
-        q.gamma_us = c(0);
-        q.alpha_us = c(1);
-        q.delta_us_per_byte = sized ? c(2) : 0.0;
-        q.beta_us_per_byte = sized ? c(3) : 0.0;
-        q.note = "fitted";
-      } catch (const InputError& e) {
-        q.note = e.what();
-      }
-    }
-  }
-  // Per size: each model's median |relative error| over the communicator sizes; then runs of
-  // sizes with the same best model become one range.
-  std::map<std::uint64_t, std::vector<const Obs*>> by_size;
-  for (const Obs& o : obs) {
-    by_size[o.size].push_back(&o);
-  }
-  const auto errors_of = [&](const std::vector<const Obs*>& pts) {
-    std::array<std::optional<double>, kCollectiveModels> e;
-    for (const CollectiveModel m : kAllCollectiveModels) {
-      const auto& q = models[static_cast<std::size_t>(m)];
-      if (!q.available) {
-        continue;
-      }
-      std::vector<double> errs;
-      errs.reserve(pts.size());
-      for (const Obs* o : pts) {
-        errs.push_back(std::abs(evaluate(m, q, o->n, o->p) - o->t) / o->t);
-      }
-      e[static_cast<std::size_t>(m)] = detail::median(errs);
-    }
-    return e;
-  };
-  const auto best_of = [](const std::array<std::optional<double>, kCollectiveModels>& e) {
-    std::optional<CollectiveModel> b;
-    for (const CollectiveModel m : kAllCollectiveModels) {
-      const auto& v = e[static_cast<std::size_t>(m)];
-      if (v && (!b || *v < *e[static_cast<std::size_t>(*b)])) {
-        b = m;
-      }
-    }
-    return b;
-  };
-  std::vector<const Obs*> run;
-  std::optional<CollectiveModel> run_best;
-  std::uint64_t run_from = 0;
-  std::uint64_t run_to = 0;
-  const auto close_run = [&] {
-    if (run.empty() || !run_best) {
-      return;
-    }
-    SizeRange r;
-    r.from_bytes = run_from;
-    r.to_bytes = run_to;
-    r.best = *run_best;
-    r.median_rel_err = errors_of(run);
-    fit.ranges.push_back(r);
-  };
-  for (const auto& [size, pts] : by_size) {
-    const auto b = best_of(errors_of(pts));
-    if (!b) {
-      continue;
-    }
-    if (run.empty() || b != run_best) {
-      close_run();
-      run.clear();
-      run_best = b;
-      run_from = size;
-    }
-    run.insert(run.end(), pts.begin(), pts.end());
-    run_to = size;
-  }
-  close_run();
+  set_p2p_models(fit.models, p2p);
+  fit_binomial_direct(fit.models[static_cast<std::size_t>(CollectiveModel::kBinomialDirect)], obs, y, w,
+                      sized, op);
+  fit_paper_direct(fit.models[static_cast<std::size_t>(CollectiveModel::kPaperDirect)], obs, y, w, sized, op,
+                   fit.ranks);
+  fit.ranges = best_model_ranges(fit.models, obs);
   std::sort(fit.ranks.begin(), fit.ranks.end());
   return fit;
 }

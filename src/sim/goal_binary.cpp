@@ -764,58 +764,56 @@ struct DecodedV2 {
   Hosts hosts;
 };
 
-// Version 2. The columns are bounds-checked as wholes. A first pass decodes every program's peers
-// and finds the distinct programs (by their bytes, peers aside); a second decodes only those. Both
-// run in shares of about equal size on several threads (each share of the first pass starts at
-// known positions in every column, found while the kinds are counted).
-DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks,
-                             std::uint32_t num_programs, unsigned requested_threads) {
-  Columns c;
-  c.count_width = in.byte();
-  if (c.count_width != 0 && c.count_width != 1 && c.count_width != 2 && c.count_width != 4) {
-    in.fail_at(in.pos() - 1, fmt::format("dependant count width {} is not 0, 1, 2 or 4", c.count_width));
-  }
-  const std::uint8_t dep_width = in.byte();
-  if (dep_width != 1 && dep_width != 2 && dep_width != 4) {
-    in.fail_at(in.pos() - 1, fmt::format("dependant width {} is not 1, 2 or 4", dep_width));
-  }
-  std::vector<FileProgram> programs(num_programs);
+// A version 2 file's program table: each program's op and dependant counts and where they start
+// in the columns, and the totals.
+struct ProgramTable {
+  std::vector<FileProgram> programs;
   std::uint64_t total_ops = 0;
   std::uint64_t total_succ = 0;
-  for (FileProgram& e : programs) {
+};
+
+ProgramTable read_program_table(Reader& in, std::size_t file_size, std::uint32_t num_programs) {
+  ProgramTable table;
+  table.programs.resize(num_programs);
+  for (FileProgram& e : table.programs) {
     e.num_ops =
         static_cast<std::uint32_t>(in.varint_below(std::uint64_t{kMaxOpsPerRank} + 1, "operation count"));
     e.num_succ = static_cast<std::uint32_t>(in.varint_below(kMaxOpsPerRank, "dependency count"));
-    e.op_begin = total_ops;
-    e.succ_offset = total_succ;
-    total_ops += e.num_ops;
-    total_succ += e.num_succ;
+    e.op_begin = table.total_ops;
+    e.succ_offset = table.total_succ;
+    table.total_ops += e.num_ops;
+    table.total_succ += e.num_succ;
     // Every op and every dependency takes at least one byte: bounds allocations on corrupt input.
-    if (total_ops > file_size || total_succ > file_size) {
+    if (table.total_ops > file_size || table.total_succ > file_size) {
       in.fail("operation or dependency counts larger than the file");
     }
   }
+  return table;
+}
 
-  // Shares of programs with about equal numbers of ops and dependencies.
-  const unsigned threads = decode_threads(total_ops, requested_threads);
+// Takes every column of the file into `c` (each bounds-checked whole) and returns where each of
+// `threads` shares of programs with about equal numbers of ops and dependencies starts in every
+// column. The kinds come first, alone: they say how long the later columns are; each share sums
+// the column lengths its own kinds imply (on its own thread), and the prefix sums are where the
+// shares start.
+std::vector<ColumnCursor> take_columns(Reader& in, Columns& c, unsigned dep_width, const ProgramTable& table,
+                                       std::uint32_t num_ranks, unsigned threads) {
+  const std::vector<FileProgram>& programs = table.programs;
+  const std::size_t num_programs = programs.size();
   std::vector<ColumnCursor> shares(threads);
   for (unsigned t = 1; t < threads; ++t) {
-    const std::uint64_t goal = (total_ops + total_succ) * t / threads;
+    const std::uint64_t goal = (table.total_ops + table.total_succ) * t / threads;
     std::size_t p = shares[t - 1].first_program;
     while (p < num_programs && programs[p].op_begin + programs[p].succ_offset < goal) {
       ++p;
     }
     shares[t].first_program = p;
   }
-
-  // Kinds first, alone: they say how long the later columns are and where each share starts.
   const std::size_t kinds_pos = in.pos();
-  c.kinds = reinterpret_cast<const std::uint8_t*>(in.take(total_ops).data());
-  // Each share sums the column lengths its own kinds imply (on its own thread); the prefix sums
-  // are where the shares start in each column.
+  c.kinds = reinterpret_cast<const std::uint8_t*>(in.take(table.total_ops).data());
   const auto first_op = [&](unsigned t) {
     return t < threads && shares[t].first_program < num_programs ? programs[shares[t].first_program].op_begin
-                                                                 : total_ops;
+                                                                 : table.total_ops;
   };
   std::vector<KindSums> partial(threads);
   run_on_threads(threads, [&](unsigned t) {
@@ -834,7 +832,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
     invalid = invalid || partial[t].invalid;
   }
   if (invalid) {
-    for (std::size_t i = 0; i < total_ops; ++i) {
+    for (std::size_t i = 0; i < table.total_ops; ++i) {
       if (kKinds[c.kinds[i]].valid == 0) {
         in.fail_at(kinds_pos + i,
                    fmt::format("{} (kind byte 0x{:02x})", kind_problem(c.kinds[i]), c.kinds[i]));
@@ -843,7 +841,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
   }
   const unsigned pw = peer_width(num_ranks);
   c.count_bytes = c.count_width == 0 ? 1 : 2U * c.count_width;
-  // Each column is taken (bounds-checked) whole; `*_pos` are file offsets for error messages.
+  // `*_pos` are file offsets for error messages.
   const auto column = [&in](std::uint64_t length) {
     return reinterpret_cast<const std::uint8_t*>(in.take(length).data());
   };
@@ -855,17 +853,37 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
   c.cpu_nic_pos = in.pos();
   c.cpu_nic = column(sums.cpu_nic * 2);
   c.counts_pos = in.pos();
-  c.counts = column(total_ops * c.count_bytes);
+  c.counts = column(table.total_ops * c.count_bytes);
   c.deps_pos = in.pos();
-  c.deps = column(total_succ * dep_width);
+  c.deps = column(table.total_succ * dep_width);
   for (ColumnCursor& share : shares) {
     share.peer *= pw;
     share.tag *= 4;
     share.cpu_nic *= 2;
   }
+  return shares;
+}
 
-  DecodedV2 decoded;
-  decoded.peers = std::make_shared_for_overwrite<std::uint32_t[]>(total_ops);
+// Rethrows the first share's error: the one a single-threaded reader would have met first.
+void rethrow_first(const std::vector<std::exception_ptr>& errors) {
+  for (const std::exception_ptr& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
+}
+
+// First pass: decodes every program's peers into decoded.peers and finds the distinct programs
+// (into `reps`, in order of first appearance in the file; decoded.shape_of maps each program to
+// its representative), share by share on several threads.
+void identify_programs(Reader& in, const Columns& c, unsigned dep_width, std::uint32_t num_ranks,
+                       const ProgramTable& table, const std::vector<ColumnCursor>& shares,
+                       RepresentativeSet& reps, DecodedV2& decoded) {
+  const std::vector<FileProgram>& programs = table.programs;
+  const auto threads = static_cast<unsigned>(shares.size());
+  const std::size_t num_programs = programs.size();
+  const unsigned pw = peer_width(num_ranks);
+  decoded.peers = std::make_shared_for_overwrite<std::uint32_t[]>(table.total_ops);
   // Each share writes its programs' share-local representative indices; made global below.
   decoded.shape_of.resize(num_programs);
   std::vector<std::optional<RepresentativeSet>> found(threads);
@@ -882,14 +900,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
       errors[t] = std::current_exception();
     }
   });
-  // The first share's error is the one a single-threaded reader would have met first.
-  for (const std::exception_ptr& error : errors) {
-    if (error) {
-      std::rethrow_exception(error);
-    }
-  }
-  // The shares' representatives merged in order of first appearance in the file.
-  RepresentativeSet reps(c, programs, dep_width);
+  rethrow_first(errors);
   for (unsigned t = 0; t < threads; ++t) {
     const std::vector<Representative>& local = found[t]->list();
     std::vector<std::uint32_t> global(local.size());
@@ -902,9 +913,13 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
     }
     found[t].reset();
   }
+}
 
-  // The distinct programs, decoded in place into a store laid out for them.
-  const std::vector<Representative>& list = reps.list();
+// Second pass: the distinct programs `list`, decoded in place into decoded.store (laid out for
+// them) on several threads; sets decoded.hosts.
+void decode_representatives(Reader& in, const Columns& c, unsigned dep_width,
+                            const std::vector<FileProgram>& programs, const std::vector<Representative>& list,
+                            unsigned requested_threads, DecodedV2& decoded) {
   ProgramStore& store = decoded.store;
   store.extents.resize(list.size());
   std::uint64_t rep_ops = 0;
@@ -934,7 +949,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
     first_rep[t] = id;
   }
   std::vector<ShareResult> results(decoders);
-  errors.assign(decoders, nullptr);
+  std::vector<std::exception_ptr> errors(decoders);
   run_on_threads(decoders, [&](unsigned t) {
     try {
       switch (dep_width) {
@@ -952,11 +967,7 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
       errors[t] = std::current_exception();
     }
   });
-  for (const std::exception_ptr& error : errors) {
-    if (error) {
-      std::rethrow_exception(error);
-    }
-  }
+  rethrow_first(errors);
   std::uint32_t max_cpu = 0;
   std::uint32_t max_nic = 0;
   std::size_t roots = 0;
@@ -973,9 +984,33 @@ DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t nu
     max_cpu = std::max(max_cpu, results[t].max_cpu);
     max_nic = std::max(max_nic, results[t].max_nic);
   }
-  decoded.programs = std::move(programs);
   decoded.hosts.num_cpus = max_cpu + 1;
   decoded.hosts.num_nics = max_nic + 1;
+}
+
+// Version 2. The columns are bounds-checked as wholes. A first pass decodes every program's peers
+// and finds the distinct programs (by their bytes, peers aside); a second decodes only those. Both
+// run in shares of about equal size on several threads (each share of the first pass starts at
+// known positions in every column, found while the kinds are counted).
+DecodedV2 decode_programs_v2(Reader& in, std::size_t file_size, std::uint32_t num_ranks,
+                             std::uint32_t num_programs, unsigned requested_threads) {
+  Columns c;
+  c.count_width = in.byte();
+  if (c.count_width != 0 && c.count_width != 1 && c.count_width != 2 && c.count_width != 4) {
+    in.fail_at(in.pos() - 1, fmt::format("dependant count width {} is not 0, 1, 2 or 4", c.count_width));
+  }
+  const std::uint8_t dep_width = in.byte();
+  if (dep_width != 1 && dep_width != 2 && dep_width != 4) {
+    in.fail_at(in.pos() - 1, fmt::format("dependant width {} is not 1, 2 or 4", dep_width));
+  }
+  ProgramTable table = read_program_table(in, file_size, num_programs);
+  const std::vector<ColumnCursor> shares =
+      take_columns(in, c, dep_width, table, num_ranks, decode_threads(table.total_ops, requested_threads));
+  DecodedV2 decoded;
+  RepresentativeSet reps(c, table.programs, dep_width);
+  identify_programs(in, c, dep_width, num_ranks, table, shares, reps, decoded);
+  decode_representatives(in, c, dep_width, table.programs, reps.list(), requested_threads, decoded);
+  decoded.programs = std::move(table.programs);
   return decoded;
 }
 
