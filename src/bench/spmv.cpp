@@ -253,119 +253,163 @@ struct RankRun {
   double residual2 = 0;  // last global r.r summed over the vectors
 };
 
-RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<std::uint32_t, 3>& grid,
-                    const Block& block) {
-  int task = 0;
-  GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
-  const auto t = static_cast<std::uint32_t>(task);
-  const std::array<std::uint64_t, 3> origin{std::uint64_t{t % grid[0]} * block.n[0],
-                                            std::uint64_t{(t / grid[0]) % grid[1]} * block.n[1],
-                                            std::uint64_t{t / (grid[0] * grid[1])} * block.n[2]};
-  const std::size_t vecs = block.vectors;
-  std::vector<double> x(block.doubles(), 0.0);
-  std::vector<double> next(block.doubles(), 0.0);
-  std::vector<double> b(block.doubles(), 0.0);
-  for (std::size_t k = 1; k <= block.n[2]; ++k) {
-    for (std::size_t j = 1; j <= block.n[1]; ++j) {
-      for (std::size_t i = 1; i <= block.n[0]; ++i) {
-        const std::size_t c = block.offset(i, j, k);
-        for (std::size_t v = 0; v < vecs; ++v) {
-          b[c + v] = rhs(origin[0] + i - 1, origin[1] + j - 1, origin[2] + k - 1, v);
-        }
+// One rank's block of the product (its rank in `comm` is its task): x, b and the halo buffers,
+// and the three steps of an iteration.
+class JacobiBlock {
+ public:
+  JacobiBlock(MPI_Comm comm, const std::array<std::uint32_t, 3>& grid, const Block& block)
+      : comm_(comm), block_(block), vecs_(block.vectors) {
+    int task = 0;
+    GRIDLOCK_MPI(MPI_Comm_rank(comm, &task));
+    const auto t = static_cast<std::uint32_t>(task);
+    const std::array<std::uint64_t, 3> origin{std::uint64_t{t % grid[0]} * block.n[0],
+                                              std::uint64_t{(t / grid[0]) % grid[1]} * block.n[1],
+                                              std::uint64_t{t / (grid[0] * grid[1])} * block.n[2]};
+    x_.assign(block.doubles(), 0.0);
+    next_.assign(block.doubles(), 0.0);
+    b_.assign(block.doubles(), 0.0);
+    for_interior([&](std::size_t c, std::size_t i, std::size_t j, std::size_t k) {
+      for (std::size_t v = 0; v < vecs_; ++v) {
+        b_[c + v] = rhs(origin[0] + i - 1, origin[1] + j - 1, origin[2] + k - 1, v);
+      }
+    });
+    nb_ = neighbours_of(task, grid);
+    for (int face = 0; face < kFaces; ++face) {
+      if (nb_[static_cast<std::size_t>(face)] >= 0) {
+        const std::size_t count = block.face_cells(face / 2) * vecs_;
+        send_buf_[static_cast<std::size_t>(face)].resize(count);
+        recv_buf_[static_cast<std::size_t>(face)].resize(count);
       }
     }
+    dots_.resize(vecs_);
+    global_dots_.resize(vecs_);
   }
-  const std::array<int, kFaces> nb = neighbours_of(task, grid);
-  std::array<std::vector<double>, kFaces> send_buf;
-  std::array<std::vector<double>, kFaces> recv_buf;
-  for (int face = 0; face < kFaces; ++face) {
-    if (nb[static_cast<std::size_t>(face)] >= 0) {
-      const std::size_t count = block.face_cells(face / 2) * vecs;
-      send_buf[static_cast<std::size_t>(face)].resize(count);
-      recv_buf[static_cast<std::size_t>(face)].resize(count);
-    }
-  }
-  const std::size_t bytes_per_cell = vecs * sizeof(double);
 
-  // Exchanges the faces of `x` into its ghost cells. A message sent on face f carries tag f; the
+  // Exchanges the faces of x into its ghost cells. A message sent on face f carries tag f; the
   // neighbour across it receives it on the opposite face (f ^ 1).
-  const auto halo = [&] {
+  void halo() {
+    const std::size_t bytes_per_cell = vecs_ * sizeof(double);
     std::array<MPI_Request, std::size_t{2} * kFaces> requests{};
     int count = 0;
     for (int face = 0; face < kFaces; ++face) {
       const auto f = static_cast<std::size_t>(face);
-      if (nb[f] < 0) {
+      if (nb_[f] < 0) {
         continue;
       }
-      GRIDLOCK_MPI(MPI_Irecv(recv_buf[f].data(), detail::to_count(recv_buf[f].size(), "halo doubles"),
-                             MPI_DOUBLE, nb[f], face ^ 1, comm,
+      GRIDLOCK_MPI(MPI_Irecv(recv_buf_[f].data(), detail::to_count(recv_buf_[f].size(), "halo doubles"),
+                             MPI_DOUBLE, nb_[f], face ^ 1, comm_,
                              &requests[static_cast<std::size_t>(count++)]));
     }
     for (int face = 0; face < kFaces; ++face) {
       const auto f = static_cast<std::size_t>(face);
-      if (nb[f] < 0) {
+      if (nb_[f] < 0) {
         continue;
       }
       const int dim = face / 2;
-      const std::size_t plane = face % 2 == 1 ? block.n[static_cast<std::size_t>(dim)] : 1;
-      double* out = send_buf[f].data();
-      block.for_plane(dim, plane, [&](std::size_t c) {
-        std::memcpy(out, &x[c], bytes_per_cell);
-        out += vecs;
+      const std::size_t plane = face % 2 == 1 ? block_.n[static_cast<std::size_t>(dim)] : 1;
+      double* out = send_buf_[f].data();
+      block_.for_plane(dim, plane, [&](std::size_t c) {
+        std::memcpy(out, &x_[c], bytes_per_cell);
+        out += vecs_;
       });
-      GRIDLOCK_MPI(MPI_Isend(send_buf[f].data(), detail::to_count(send_buf[f].size(), "halo doubles"),
-                             MPI_DOUBLE, nb[f], face, comm, &requests[static_cast<std::size_t>(count++)]));
+      GRIDLOCK_MPI(MPI_Isend(send_buf_[f].data(), detail::to_count(send_buf_[f].size(), "halo doubles"),
+                             MPI_DOUBLE, nb_[f], face, comm_, &requests[static_cast<std::size_t>(count++)]));
     }
     GRIDLOCK_MPI(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE));
     for (int face = 0; face < kFaces; ++face) {
       const auto f = static_cast<std::size_t>(face);
-      if (nb[f] < 0) {
+      if (nb_[f] < 0) {
         continue;
       }
       const int dim = face / 2;
-      const std::size_t plane = face % 2 == 1 ? block.n[static_cast<std::size_t>(dim)] + 1 : 0;
-      const double* in = recv_buf[f].data();
-      block.for_plane(dim, plane, [&](std::size_t c) {
-        std::memcpy(&x[c], in, bytes_per_cell);
-        in += vecs;
+      const std::size_t plane = face % 2 == 1 ? block_.n[static_cast<std::size_t>(dim)] + 1 : 0;
+      const double* in = recv_buf_[f].data();
+      block_.for_plane(dim, plane, [&](std::size_t c) {
+        std::memcpy(&x_[c], in, bytes_per_cell);
+        in += vecs_;
       });
     }
-  };
+  }
 
   // One Jacobi step on A x = b with the 7-point Laplacian (diagonal 6): r = b - A x, x += r / 6;
   // dots[v] = r.r of vector v. Ghost cells of the domain's boundary stay 0 (Dirichlet).
-  std::vector<double> dots(vecs);
-  std::vector<double> global_dots(vecs);
-  const std::size_t sy = block.stride(1);
-  const std::size_t sz = block.stride(2);
-  const auto compute = [&] {
-    std::fill(dots.begin(), dots.end(), 0.0);
-    for (std::size_t k = 1; k <= block.n[2]; ++k) {
-      for (std::size_t j = 1; j <= block.n[1]; ++j) {
-        for (std::size_t i = 1; i <= block.n[0]; ++i) {
-          const std::size_t c = block.offset(i, j, k);
-          for (std::size_t v = 0; v < vecs; ++v) {
-            const std::size_t e = c + v;
-            const double ax =
-                6.0 * x[e] - x[e - vecs] - x[e + vecs] - x[e - sy] - x[e + sy] - x[e - sz] - x[e + sz];
-            const double r = b[e] - ax;
-            next[e] = x[e] + r / 6.0;
-            dots[v] += r * r;
-          }
+  void compute() {
+    const std::size_t sy = block_.stride(1);
+    const std::size_t sz = block_.stride(2);
+    const std::size_t vecs = vecs_;
+    std::fill(dots_.begin(), dots_.end(), 0.0);
+    for_interior([&](std::size_t c, std::size_t /*i*/, std::size_t /*j*/, std::size_t /*k*/) {
+      for (std::size_t v = 0; v < vecs; ++v) {
+        const std::size_t e = c + v;
+        const double ax =
+            6.0 * x_[e] - x_[e - vecs] - x_[e + vecs] - x_[e - sy] - x_[e + sy] - x_[e - sz] - x_[e + sz];
+        const double r = b_[e] - ax;
+        next_[e] = x_[e] + r / 6.0;
+        dots_[v] += r * r;
+      }
+    });
+    std::swap(x_, next_);
+  }
+
+  // The residuals' global sums, per vector.
+  void allreduce() {
+    GRIDLOCK_MPI(MPI_Allreduce(dots_.data(), global_dots_.data(), detail::to_count(vecs_, "vectors"),
+                               MPI_DOUBLE, MPI_SUM, comm_));
+  }
+
+  // The sum of x over this block's cells (the checksum).
+  [[nodiscard]] double local_sum() const {
+    double sum = 0;
+    for_interior([&](std::size_t c, std::size_t /*i*/, std::size_t /*j*/, std::size_t /*k*/) {
+      for (std::size_t v = 0; v < vecs_; ++v) {
+        sum += x_[c + v];
+      }
+    });
+    return sum;
+  }
+
+  // The last global r.r, summed over the vectors.
+  [[nodiscard]] double residual2() const {
+    double sum = 0;
+    for (const double d : global_dots_) {
+      sum += d;
+    }
+    return sum;
+  }
+
+ private:
+  // Calls f(offset, i, j, k) for every interior cell, k outermost (1-based: 0 is a ghost cell).
+  template <typename F>
+  void for_interior(F&& f) const {
+    for (std::size_t k = 1; k <= block_.n[2]; ++k) {
+      for (std::size_t j = 1; j <= block_.n[1]; ++j) {
+        for (std::size_t i = 1; i <= block_.n[0]; ++i) {
+          f(block_.offset(i, j, k), i, j, k);
         }
       }
     }
-    std::swap(x, next);
-  };
-  const auto allreduce = [&] {
-    GRIDLOCK_MPI(MPI_Allreduce(dots.data(), global_dots.data(), detail::to_count(vecs, "vectors"), MPI_DOUBLE,
-                               MPI_SUM, comm));
-  };
+  }
 
+  MPI_Comm comm_;
+  const Block& block_;
+  std::size_t vecs_;
+  std::vector<double> x_;
+  std::vector<double> next_;
+  std::vector<double> b_;
+  std::array<int, kFaces> nb_{};
+  std::array<std::vector<double>, kFaces> send_buf_;
+  std::array<std::vector<double>, kFaces> recv_buf_;
+  std::vector<double> dots_;
+  std::vector<double> global_dots_;
+};
+
+RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<std::uint32_t, 3>& grid,
+                    const Block& block) {
+  JacobiBlock jacobi(comm, grid, block);
   for (std::uint64_t it = 0; it < options.warmup; ++it) {
-    halo();
-    compute();
-    allreduce();
+    jacobi.halo();
+    jacobi.compute();
+    jacobi.allreduce();
   }
   RankRun run;
   const std::size_t n = options.iterations;
@@ -374,11 +418,11 @@ RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<
   const double loop_start = MPI_Wtime();
   for (std::size_t it = 0; it < n; ++it) {
     const double t0 = MPI_Wtime();
-    halo();
+    jacobi.halo();
     const double t1 = MPI_Wtime();
-    compute();
+    jacobi.compute();
     const double t2 = MPI_Wtime();
-    allreduce();
+    jacobi.allreduce();
     const double t3 = MPI_Wtime();
     run.times[it] = t1 - t0;
     run.times[n + it] = t2 - t1;
@@ -386,19 +430,8 @@ RankRun run_product(const SpmvOptions& options, MPI_Comm comm, const std::array<
     run.times[3 * n + it] = t3 - t0;
   }
   run.loop_s = MPI_Wtime() - loop_start;
-  for (std::size_t k = 1; k <= block.n[2]; ++k) {
-    for (std::size_t j = 1; j <= block.n[1]; ++j) {
-      for (std::size_t i = 1; i <= block.n[0]; ++i) {
-        const std::size_t c = block.offset(i, j, k);
-        for (std::size_t v = 0; v < vecs; ++v) {
-          run.local_sum += x[c + v];
-        }
-      }
-    }
-  }
-  for (const double d : global_dots) {
-    run.residual2 += d;
-  }
+  run.local_sum = jacobi.local_sum();
+  run.residual2 = jacobi.residual2();
   return run;
 }
 

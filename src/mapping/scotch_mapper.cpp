@@ -403,9 +403,39 @@ void check_scotch_library() {
   }
 }
 
-Placement scotch_placement(const TaskGraph& graph, const Machine& machine, WeightMetric metric,
-                           const ScotchOptions& options, ScotchReport* report) {
-  check_scotch_library();
+namespace {
+
+// Scotch's version, as "7.0.3".
+std::string scotch_version_text() {
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  SCOTCH_version(&major, &minor, &patch);
+  return fmt::format("{}.{}.{}", major, minor, patch);
+}
+
+// The target architecture --architecture asks for (auto: deco up to kMaxDecoOneTerminals terminals).
+std::string architecture_for(const ScotchOptions& options, std::uint32_t terminals) {
+  if (options.architecture == "auto") {
+    return terminals <= kMaxDecoOneTerminals ? "deco" : "deco2";
+  }
+  if (options.architecture == "deco" || options.architecture == "deco2") {
+    return options.architecture;
+  }
+  throw InputError(
+      fmt::format("unknown Scotch architecture '{}': use auto, deco or deco2", options.architecture));
+}
+
+// The terminals Scotch maps onto: the allocation's nodes (each holding cores_per_node tasks) or
+// its cores; refuses a graph that does not fit and a machine graph too large.
+struct Terminals {
+  bool by_nodes = false;
+  std::uint32_t count = 0;
+  std::uint32_t capacity = 1;  // Tasks per terminal.
+};
+
+Terminals choose_terminals(const TaskGraph& graph, const Machine& machine, WeightMetric metric,
+                           const ScotchOptions& options) {
   const Allocation& allocation = machine.allocation();
   const std::uint32_t cores = allocation.num_cores();
   if (graph.num_tasks > cores) {
@@ -417,18 +447,102 @@ Placement scotch_placement(const TaskGraph& graph, const Machine& machine, Weigh
   if (!machine.has(metric)) {
     throw InputError(fmt::format("metric '{}' needs link metrics that were not fetched", to_string(metric)));
   }
-  const bool by_nodes =
+  Terminals t;
+  t.by_nodes =
       options.levels == Levels::kNodes ||
       (options.levels == Levels::kAuto && cores > options.two_level_above && allocation.cores_per_node > 1);
-  const std::uint32_t terminals = by_nodes ? allocation.num_nodes() : cores;
-  const std::uint32_t capacity = by_nodes ? allocation.cores_per_node : 1;
-  if (terminals > kMaxNodeTerminals) {
+  t.count = t.by_nodes ? allocation.num_nodes() : cores;
+  t.capacity = t.by_nodes ? allocation.cores_per_node : 1;
+  if (t.count > kMaxNodeTerminals) {
     throw InputError(fmt::format(
         "Scotch mapping of {} {}: the complete machine graph would have {} edges; at most {} are supported "
         "(use more cores per node, or a smaller allocation)",
-        terminals, by_nodes ? "nodes" : "cores", static_cast<std::uint64_t>(terminals) * (terminals - 1),
+        t.count, t.by_nodes ? "nodes" : "cores", static_cast<std::uint64_t>(t.count) * (t.count - 1),
         kMaxNodeTerminals));
   }
+  return t;
+}
+
+// Maps the tasks (and fillers up to the terminals' capacity) onto `terminals` with Scotch,
+// options.tries times with derived seeds, and returns each vertex's terminal, the cheapest by
+// gridlock's own cost; fills the report's times, swaps and repaired tasks.
+template <typename TerminalWeight>
+std::vector<SCOTCH_Num> map_with_scotch(const TaskGraph& graph, const Terminals& terminals,
+                                        const ScotchOptions& options, TerminalWeight terminal_weight,
+                                        ScotchReport& local) {
+  std::vector<SCOTCH_Num> part(static_cast<std::size_t>(terminals.count) * terminals.capacity, 0);
+  const std::uint32_t fillers = terminals.count * terminals.capacity - graph.num_tasks;
+  const auto start = std::chrono::steady_clock::now();
+  Csr arch_csr = complete_graph(terminals.count, terminals.capacity, terminal_weight);
+  Csr task = task_csr(graph, fillers);
+  const std::lock_guard lock(scotch_mutex());
+  scotch_messages().clear();
+  // Scotch's generator is process-wide: seeding it here, under the lock, makes a mapping depend
+  // on the seed only.
+  SCOTCH_randomSeed(static_cast<SCOTCH_Num>(options.seed & 0x7FFFFFFFFFFFFFFFULL));
+  SCOTCH_randomReset();
+  ScotchGraph arch_graph;
+  build_graph(arch_graph, arch_csr, "machine");
+  ScotchArch arch;
+  ScotchStrat arch_strat;
+  const int built = local.architecture == "deco"
+                        ? SCOTCH_archBuild0(&arch.arch, &arch_graph.graph, 0, nullptr, &arch_strat.strat)
+                        : SCOTCH_archBuild2(&arch.arch, &arch_graph.graph, 0, nullptr);
+  if (built != 0) {
+    throw Error(fmt::format("Scotch: cannot build the {}-terminal architecture: {}", terminals.count,
+                            take_scotch_errors()));
+  }
+  ScotchGraph task_graph;
+  build_graph(task_graph, task, "task");
+  ScotchStrat strat;
+  // Zero imbalance: every terminal gets exactly its capacity (filler vertices make the totals equal).
+  const SCOTCH_Num flags = part.size() <= 4096 ? SCOTCH_STRATQUALITY : SCOTCH_STRATDEFAULT;
+  if (SCOTCH_stratGraphMapBuild(&strat.strat, flags | SCOTCH_STRATBALANCE,
+                                static_cast<SCOTCH_Num>(terminals.count), 0.0) != 0) {
+    throw Error("Scotch: cannot build the mapping strategy: " + take_scotch_errors());
+  }
+  local.build_seconds = seconds_since(start);
+  const auto map_start = std::chrono::steady_clock::now();
+  // Several tries with derived seeds, keeping the cheapest placement by gridlock's own cost:
+  // Scotch's result varies with its seed by several percent of the total.
+  double best_cost = std::numeric_limits<double>::infinity();
+  std::vector<SCOTCH_Num> tried(part.size());
+  for (std::uint32_t attempt = 0; attempt < options.tries; ++attempt) {
+    SCOTCH_randomSeed(static_cast<SCOTCH_Num>(derive_seed(options.seed, attempt) & 0x7FFFFFFFFFFFFFFFULL));
+    SCOTCH_randomReset();
+    if (SCOTCH_graphMap(&task_graph.graph, &arch.arch, &strat.strat, tried.data()) != 0) {
+      throw Error(fmt::format("Scotch: SCOTCH_graphMap failed: {}", take_scotch_errors()));
+    }
+    check_terminals(tried, terminals.count);
+    const auto moved =
+        repair(tried, graph.num_tasks, terminals.count, terminals.capacity, graph, terminal_weight);
+    if (options.refine) {
+      if (part.size() > kMaxRefineVertices) {
+        throw InputError(
+            fmt::format("--refine is for at most {} cores (it tries every pair); this mapping has {}",
+                        kMaxRefineVertices, part.size()));
+      }
+      local.swaps += refine_by_swaps(tried, graph, terminal_weight, kRefinePasses);
+    }
+    const double cost = options.tries == 1 ? 0 : part_cost(tried, graph, terminal_weight);
+    if (cost < best_cost) {
+      best_cost = cost;
+      part.swap(tried);
+      local.repaired_tasks = moved;
+    }
+  }
+  local.map_seconds = seconds_since(map_start);
+  return part;
+}
+
+}  // namespace
+
+Placement scotch_placement(const TaskGraph& graph, const Machine& machine, WeightMetric metric,
+                           const ScotchOptions& options, ScotchReport* report) {
+  check_scotch_library();
+  const Allocation& allocation = machine.allocation();
+  const Terminals terminals = choose_terminals(graph, machine, metric, options);
+  const bool by_nodes = terminals.by_nodes;
   const auto terminal_weight = [&](std::uint32_t a, std::uint32_t b) {
     if (a == b) {
       return by_nodes ? 1.0 : 0.0;
@@ -437,95 +551,23 @@ Placement scotch_placement(const TaskGraph& graph, const Machine& machine, Weigh
   };
   ScotchReport local;
   local.levels = by_nodes ? "nodes" : "cores";
-  local.terminals = terminals;
-  if (options.architecture == "auto") {
-    local.architecture = terminals <= kMaxDecoOneTerminals ? "deco" : "deco2";
-  } else if (options.architecture == "deco" || options.architecture == "deco2") {
-    local.architecture = options.architecture;
-  } else {
-    throw InputError(
-        fmt::format("unknown Scotch architecture '{}': use auto, deco or deco2", options.architecture));
-  }
-  {
-    int major = 0;
-    int minor = 0;
-    int patch = 0;
-    SCOTCH_version(&major, &minor, &patch);
-    local.scotch_version = fmt::format("{}.{}.{}", major, minor, patch);
-  }
-  std::vector<SCOTCH_Num> part(static_cast<std::size_t>(terminals) * capacity, 0);
+  local.terminals = terminals.count;
+  local.architecture = architecture_for(options, terminals.count);
+  local.scotch_version = scotch_version_text();
   if (options.tries == 0 || options.tries > kMaxTries) {
     throw InputError(
         fmt::format("--tries {}: must be 1..{} (Scotch runs with derived seeds)", options.tries, kMaxTries));
   }
-  const std::uint32_t tries = options.tries;
-  const std::uint32_t fillers = terminals * capacity - graph.num_tasks;
-  const auto start = std::chrono::steady_clock::now();
-  if (terminals > 1) {
-    Csr arch_csr = complete_graph(terminals, capacity, terminal_weight);
-    Csr task = task_csr(graph, fillers);
-    const std::lock_guard lock(scotch_mutex());
-    scotch_messages().clear();
-    // Scotch's generator is process-wide: seeding it here, under the lock, makes a mapping depend
-    // on the seed only.
-    SCOTCH_randomSeed(static_cast<SCOTCH_Num>(options.seed & 0x7FFFFFFFFFFFFFFFULL));
-    SCOTCH_randomReset();
-    ScotchGraph arch_graph;
-    build_graph(arch_graph, arch_csr, "machine");
-    ScotchArch arch;
-    ScotchStrat arch_strat;
-    const int built = local.architecture == "deco"
-                          ? SCOTCH_archBuild0(&arch.arch, &arch_graph.graph, 0, nullptr, &arch_strat.strat)
-                          : SCOTCH_archBuild2(&arch.arch, &arch_graph.graph, 0, nullptr);
-    if (built != 0) {
-      throw Error(fmt::format("Scotch: cannot build the {}-terminal architecture: {}", terminals,
-                              take_scotch_errors()));
-    }
-    ScotchGraph task_graph;
-    build_graph(task_graph, task, "task");
-    ScotchStrat strat;
-    // Zero imbalance: every terminal gets exactly its capacity (filler vertices make the totals equal).
-    const SCOTCH_Num flags = part.size() <= 4096 ? SCOTCH_STRATQUALITY : SCOTCH_STRATDEFAULT;
-    if (SCOTCH_stratGraphMapBuild(&strat.strat, flags | SCOTCH_STRATBALANCE,
-                                  static_cast<SCOTCH_Num>(terminals), 0.0) != 0) {
-      throw Error("Scotch: cannot build the mapping strategy: " + take_scotch_errors());
-    }
-    local.build_seconds = seconds_since(start);
-    const auto map_start = std::chrono::steady_clock::now();
-    // Several tries with derived seeds, keeping the cheapest placement by gridlock's own cost:
-    // Scotch's result varies with its seed by several percent of the total.
-    double best_cost = std::numeric_limits<double>::infinity();
-    std::vector<SCOTCH_Num> tried(part.size());
-    for (std::uint32_t attempt = 0; attempt < tries; ++attempt) {
-      SCOTCH_randomSeed(static_cast<SCOTCH_Num>(derive_seed(options.seed, attempt) & 0x7FFFFFFFFFFFFFFFULL));
-      SCOTCH_randomReset();
-      if (SCOTCH_graphMap(&task_graph.graph, &arch.arch, &strat.strat, tried.data()) != 0) {
-        throw Error(fmt::format("Scotch: SCOTCH_graphMap failed: {}", take_scotch_errors()));
-      }
-      check_terminals(tried, terminals);
-      const auto moved = repair(tried, graph.num_tasks, terminals, capacity, graph, terminal_weight);
-      if (options.refine) {
-        if (part.size() > kMaxRefineVertices) {
-          throw InputError(
-              fmt::format("--refine is for at most {} cores (it tries every pair); this mapping has {}",
-                          kMaxRefineVertices, part.size()));
-        }
-        local.swaps += refine_by_swaps(tried, graph, terminal_weight, kRefinePasses);
-      }
-      const double cost = tries == 1 ? 0 : part_cost(tried, graph, terminal_weight);
-      if (cost < best_cost) {
-        best_cost = cost;
-        part.swap(tried);
-        local.repaired_tasks = moved;
-      }
-    }
-    local.map_seconds = seconds_since(map_start);
-  }
-  local.tries = tries;
+  // One terminal takes every task: nothing to map.
+  const std::vector<SCOTCH_Num> part =
+      terminals.count > 1
+          ? map_with_scotch(graph, terminals, options, terminal_weight, local)
+          : std::vector<SCOTCH_Num>(static_cast<std::size_t>(terminals.count) * terminals.capacity, 0);
+  local.tries = options.tries;
   Placement placement(graph.num_tasks);
   if (by_nodes) {
     // Inside a node every core weighs the same (1), so tasks take its slots in task order.
-    std::vector<std::uint32_t> next_slot(terminals, 0);
+    std::vector<std::uint32_t> next_slot(terminals.count, 0);
     for (std::uint32_t t = 0; t < graph.num_tasks; ++t) {
       const auto node = static_cast<std::uint32_t>(part[t]);
       placement[t] = node * allocation.cores_per_node + next_slot[node]++;
@@ -535,7 +577,7 @@ Placement scotch_placement(const TaskGraph& graph, const Machine& machine, Weigh
       placement[t] = static_cast<std::uint32_t>(part[t]);
     }
   }
-  check_placement(placement, graph.num_tasks, cores);
+  check_placement(placement, graph.num_tasks, allocation.num_cores());
   if (report != nullptr) {
     *report = local;
   }
