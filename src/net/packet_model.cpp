@@ -403,6 +403,7 @@ struct PacketModel::State {
   bool take_valiant(Message& m);
   void try_request(std::uint32_t q);
   void arbitrate(std::uint32_t port);
+  std::uint32_t ejection_vc(std::uint32_t port, std::uint32_t preferred, std::uint64_t& turned);
   void forward(std::uint32_t q, std::uint32_t port, std::uint32_t vc);
   void received(std::uint32_t p, std::uint64_t tail);
   void process(const Event& e);
@@ -546,6 +547,27 @@ void PacketModel::State::try_request(std::uint32_t q) {
   }
 }
 
+// A torus' ejection link needs no dateline (nothing waits on a channel beyond it), so a packet
+// takes any of its channels, as BookSim's dim_order_torus allows at the destination router: the
+// first from `preferred` on that may take it now (free of its turnaround, with a free slot).
+// kNone if none may: then `turned` holds the earliest end of their turnarounds, and each channel
+// without a slot has a credit event due, either of which arbitrates again.
+std::uint32_t PacketModel::State::ejection_vc(std::uint32_t port, std::uint32_t preferred,
+                                              std::uint64_t& turned) {
+  for (std::uint32_t i = 0; i < vcs; ++i) {
+    const std::uint32_t v = (preferred + i) % vcs;
+    const std::uint32_t d = port * vcs + v;
+    if (vc_free[d] > now) {
+      turned = std::min(turned, vc_free[d]);
+    } else if (refresh(d) == 0) {
+      wait_credit(d);
+    } else {
+      return v;
+    }
+  }
+  return kNone;
+}
+
 void PacketModel::State::arbitrate(std::uint32_t port) {
   std::vector<std::uint32_t>& waiting = requesters[port];
   if (waiting.empty()) {
@@ -573,6 +595,12 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
       vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port], turning[q] != 0));
+      if (rule == detail::VcRule::kTorus && ejection[port] != 0) {
+        vc = ejection_vc(port, vc, turned);
+        if (vc == kNone) {
+          continue;
+        }
+      }
     }
     if (port < rx_base && vc_free[port * vcs + vc] > now) {
       turned = std::min(turned, vc_free[port * vcs + vc]);
