@@ -403,7 +403,8 @@ struct PacketModel::State {
   bool take_valiant(Message& m);
   void try_request(std::uint32_t q);
   void arbitrate(std::uint32_t port);
-  std::uint32_t ejection_vc(std::uint32_t port, std::uint32_t preferred, std::uint64_t& turned);
+  std::uint32_t ready_vc(std::uint32_t port, std::uint32_t first, std::uint32_t choices,
+                         std::uint64_t& turned);
   void forward(std::uint32_t q, std::uint32_t port, std::uint32_t vc);
   void received(std::uint32_t p, std::uint64_t tail);
   void process(const Event& e);
@@ -547,15 +548,14 @@ void PacketModel::State::try_request(std::uint32_t q) {
   }
 }
 
-// A torus' ejection link needs no dateline (nothing waits on a channel beyond it), so a packet
-// takes any of its channels, as BookSim's dim_order_torus allows at the destination router: the
-// first from `preferred` on that may take it now (free of its turnaround, with a free slot).
-// kNone if none may: then `turned` holds the earliest end of their turnarounds, and each channel
-// without a slot has a credit event due, either of which arbitrates again.
-std::uint32_t PacketModel::State::ejection_vc(std::uint32_t port, std::uint32_t preferred,
-                                              std::uint64_t& turned) {
-  for (std::uint32_t i = 0; i < vcs; ++i) {
-    const std::uint32_t v = (preferred + i) % vcs;
+// The first of `choices` channels of `port`, from `first` on, that may take a packet now: free of
+// its turnaround (vc_turnaround_ps) and with a free slot downstream. kNone if none may: then
+// `turned` holds the earliest end of their turnarounds, and each channel without a slot has a
+// kCredit event due, either of which arbitrates again.
+std::uint32_t PacketModel::State::ready_vc(std::uint32_t port, std::uint32_t first, std::uint32_t choices,
+                                           std::uint64_t& turned) {
+  for (std::uint32_t i = 0; i < choices; ++i) {
+    const std::uint32_t v = (first + i) % vcs;
     const std::uint32_t d = port * vcs + v;
     if (vc_free[d] > now) {
       turned = std::min(turned, vc_free[d]);
@@ -592,23 +592,21 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const std::uint32_t q = waiting[i];
     std::uint32_t vc = 0;
+    std::uint32_t choices = 1;
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
       vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port], turning[q] != 0));
+      // A torus' ejection link needs no dateline (nothing waits on a channel beyond it): any of
+      // its channels, from the rule's on, as BookSim's dim_order_torus at the destination router.
       if (rule == detail::VcRule::kTorus && ejection[port] != 0) {
-        vc = ejection_vc(port, vc, turned);
-        if (vc == kNone) {
-          continue;
-        }
+        choices = vcs;
       }
     }
-    if (port < rx_base && vc_free[port * vcs + vc] > now) {
-      turned = std::min(turned, vc_free[port * vcs + vc]);
-      continue;
-    }
-    if (port < rx_base && refresh(port * vcs + vc) == 0) {
-      wait_credit(port * vcs + vc);  // its kCredit event arbitrates again
-      continue;
+    if (port < rx_base) {
+      vc = ready_vc(port, vc, choices, turned);
+      if (vc == kNone) {
+        continue;
+      }
     }
     waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
     forward(q, port, vc);
