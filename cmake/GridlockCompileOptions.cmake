@@ -23,7 +23,8 @@ if(GRIDLOCK_SANITIZE)
   # (gridlock --version 0.45 s, 0.18 s without; the suite starts a binary about 3,000 times).
   # --param=asan-globals=0 leaves globals out; what covers their overflows instead: UBSan's
   # bounds check (indexes into arrays of known size), _GLIBCXX_ASSERTIONS (operator[] of
-  # std::array, vector, string_view and span) and the fuzzers' clang tree (full ASan, globals too).
+  # std::array, vector, string_view and span) and the fuzzers' clang tree (full ASan, globals too,
+  # on the parser sources).
   target_compile_options(gridlock_options INTERFACE
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
     $<$<CXX_COMPILER_ID:GNU>:--param=asan-globals=0> $<$<COMPILE_LANGUAGE:CXX>:-D_GLIBCXX_ASSERTIONS>)
