@@ -18,6 +18,13 @@ namespace gridlock::net {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+// What a waiting packet's channel on its next link follows (State::vc_hint): the topology's rule,
+// the rule at a Valiant path's turn, or kHintFixed + v: channel v, by BookSim's UGAL phases.
+constexpr std::uint8_t kHintRule = 0;
+constexpr std::uint8_t kHintTurned = 1;
+constexpr std::uint8_t kHintFixed = 2;
+// Message::booksim_phase of a message that does not route by BookSim's UGAL.
+constexpr std::uint8_t kNoPhase = 0xFF;
 constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // Inputs still waiting for an ejection link when a packet crosses it that count as endpoint
 // congestion (congestion control marks the packet): two, so that two senders taking turns at one
@@ -154,6 +161,13 @@ void validate(const PacketOptions& options, const Network& network) {
         to_string(options.routing), network.topology().spec(), options.vcs, options.vcs == 1 ? "" : "s", why,
         needed));
   }
+  if (options.ugal_rule == UgalRule::kBookSim && options.vcs < 3) {
+    throw InputError(
+        fmt::format("packet model: --ugal-rule booksim puts each phase of a path on its own channel "
+                    "(BookSim2's dragonflynew: to the intermediate router, on to a global link, "
+                    "after it), but there are {} virtual channels: give --vcs 3 or more",
+                    options.vcs));
+  }
 }
 
 struct PacketModel::State {
@@ -180,7 +194,11 @@ struct PacketModel::State {
     bool routed = false;
     // Index in its Valiant path (`alt`, or `path` under valiant routing) of the link that reaches
     // an intermediate router inside a group, where the packet changes channel; 0: no such turn.
+    // Under BookSim's UGAL: the link that reaches the random intermediate router.
     std::uint16_t turn = 0;
+    // BookSim's UGAL only: the phase, and so the channel, its minimal packets start in (1: they
+    // leave the group, 2: they stay); kNoPhase otherwise.
+    std::uint8_t booksim_phase = kNoPhase;
     std::vector<topo::LinkId> path;  // injection, network links, ejection (kept across reuse)
     std::vector<topo::LinkId> alt;   // UGAL: the Valiant path its packets may take instead
   };
@@ -242,7 +260,7 @@ struct PacketModel::State {
   std::vector<std::uint8_t> credit_wait;
   std::vector<std::uint8_t> credit_due;
   std::vector<std::uint8_t> requesting;
-  std::vector<std::uint8_t> turning;  // link queues: the requesting packet is at its path's turn
+  std::vector<std::uint8_t> vc_hint;  // link queues: kHint* for the requesting packet's next channel
   // Senders.
   std::vector<std::uint64_t> nic_free;
   std::vector<std::uint8_t> nic_wake;  // a kHead for the sender's queue is due
@@ -400,6 +418,9 @@ struct PacketModel::State {
 
   void start(const Injection& in);
   void route(Message& m);
+  void route_booksim_ugal(Message& m, topo::NodeId a, topo::NodeId b);
+  [[nodiscard]] std::uint32_t booksim_phase_vc(const Packet& p, const Message& m, std::uint32_t vc,
+                                               topo::LinkId next) const;
   bool take_valiant(Message& m);
   void try_request(std::uint32_t q);
   void arbitrate(std::uint32_t port);
@@ -460,18 +481,16 @@ void PacketModel::State::route(Message& m) {
   m.routed = true;
   network->path_into(m.src, m.dst, m.path);
   m.alt.clear();
+  m.turn = 0;
+  m.booksim_phase = kNoPhase;
   if (options.routing == Routing::kMinimal || dragonfly == nullptr) {
     return;
   }
   const topo::NodeId a = network->node_of(m.src);
   const topo::NodeId b = network->node_of(m.dst);
   if (options.routing == Routing::kUgal && options.ugal_rule == UgalRule::kBookSim) {
-    // BookSim's dragonflynew decides only for packets that leave their group: inside a group its
-    // UGAL is minimal routing. The BookSim rule keeps the reference's method.
-    const std::vector<topo::Node>& nodes = network->topology().nodes();
-    if (dragonfly->group_of(nodes[a].router) == dragonfly->group_of(nodes[b].router)) {
-      return;
-    }
+    route_booksim_ugal(m, a, b);
+    return;
   }
   const std::size_t choices = dragonfly->valiant_choices(a, b);
   if (choices == 0) {
@@ -487,6 +506,49 @@ void PacketModel::State::route(Message& m) {
   } else {
     m.path.swap(scratch);
   }
+}
+
+void PacketModel::State::route_booksim_ugal(Message& m, topo::NodeId a, topo::NodeId b) {
+  // BookSim2's ugal_dragonflynew, the reference's method whole: a packet that stays in its group
+  // goes minimal; one that leaves it draws a random node of the machine and, unless that node is
+  // in its own or its destination's group (then minimal too), weighs the minimal path against
+  // the path minimally to the node's router and minimally on. Drawing a node is drawing its
+  // router: every router has the same number of nodes.
+  const std::vector<topo::Node>& nodes = network->topology().nodes();
+  const int gs = dragonfly->group_of(nodes[a].router);
+  const int gd = dragonfly->group_of(nodes[b].router);
+  if (gs == gd) {
+    m.booksim_phase = 2;
+    return;
+  }
+  m.booksim_phase = 1;
+  const auto mid = static_cast<topo::RouterId>(uniform_below(rng, network->topology().routers().size()));
+  const int gm = dragonfly->group_of(mid);
+  if (gm == gs || gm == gd) {
+    return;
+  }
+  scratch.assign(1, m.path.front());
+  // The link that reaches the intermediate router follows the injection link.
+  m.turn = static_cast<std::uint16_t>(dragonfly->append_route_via_router(a, b, mid, scratch));
+  scratch.push_back(m.path.back());
+  m.alt.swap(scratch);
+}
+
+std::uint32_t PacketModel::State::booksim_phase_vc(const Packet& p, const Message& m, std::uint32_t vc,
+                                                   topo::LinkId next) const {
+  // dragonflynew's channel is the packet's phase: 0 on the way to the intermediate router, 1 from
+  // there (or from the source router, minimal) to a global link, 2 from that global link on and
+  // for packets that stay in their group. `vc` is the channel the packet holds now.
+  std::uint32_t phase = vc;
+  if (p.hop == 0) {
+    phase = p.alt ? 0 : m.booksim_phase;
+  } else if (p.alt && p.hop == m.turn) {
+    phase = 1;
+  }
+  if (phase == 1 && classes[next].global) {
+    phase = 2;
+  }
+  return phase;
 }
 
 bool PacketModel::State::take_valiant(Message& m) {
@@ -535,8 +597,12 @@ void PacketModel::State::try_request(std::uint32_t q) {
     const Message& m = messages[p.msg];
     const std::vector<topo::LinkId>& path = p.alt ? m.alt : m.path;
     port = p.hop + 1U < path.size() ? path[p.hop + 1U] : rx_base + m.dst;
-    const bool valiant = p.alt || options.routing == Routing::kValiant;
-    turning[q] = valiant && m.turn != 0 && p.hop == m.turn ? 1 : 0;
+    if (m.booksim_phase != kNoPhase && port < rx_base) {
+      vc_hint[q] = static_cast<std::uint8_t>(kHintFixed + booksim_phase_vc(p, m, q % vcs, port));
+    } else {
+      const bool valiant = p.alt || options.routing == Routing::kValiant;
+      vc_hint[q] = valiant && m.turn != 0 && p.hop == m.turn ? kHintTurned : kHintRule;
+    }
   }
   requesting[q] = 1;
   requesters[port].push_back(q);
@@ -595,7 +661,10 @@ void PacketModel::State::arbitrate(std::uint32_t port) {
     std::uint32_t choices = 1;
     if (port < rx_base && q < src_base) {
       const topo::LinkId prev = q / vcs;
-      vc = std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port], turning[q] != 0));
+      const std::uint8_t hint = vc_hint[q];
+      vc = hint >= kHintFixed ? static_cast<std::uint32_t>(hint - kHintFixed)
+                              : std::min(vcs - 1, detail::next_vc(rule, classes[prev], q % vcs, classes[port],
+                                                                  hint == kHintTurned));
       // A torus' ejection link needs no dateline (nothing waits on a channel beyond it): any of
       // its channels, from the rule's on, as BookSim's dim_order_torus at the destination router.
       if (rule == detail::VcRule::kTorus && ejection[port] != 0) {
@@ -857,7 +926,7 @@ void PacketModel::begin(std::uint32_t ranks, const sim::LogGOPSParams& params) {
   s.credit_wait.assign(s.src_base, 0);
   s.credit_due.assign(s.src_base, 0);
   s.requesting.assign(queues, 0);
-  s.turning.assign(queues, 0);
+  s.vc_hint.assign(queues, kHintRule);
   s.nic_free.assign(ranks, 0);
   s.nic_wake.assign(ranks, 0);
   s.rate.assign(ranks, 1.0);
@@ -925,7 +994,8 @@ std::string PacketModel::describe() const {
     text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);
   }
   if (options_.ugal_rule == UgalRule::kBookSim) {
-    text += fmt::format(", BookSim's UGAL rule (threshold {} B)", options_.ugal_threshold_bytes);
+    text += fmt::format(", BookSim's UGAL (threshold {} B, random intermediate router, channel per phase)",
+                        options_.ugal_threshold_bytes);
   }
   return text;
 }

@@ -50,8 +50,7 @@ PacketOptions packet_options_from(const PacketOptionsText& text) {
   } else if (text.ugal_rule != "hops") {
     throw InputError(
         fmt::format("--ugal-rule '{}': give hops (queue x hops, Valiant when cheaper) or booksim (BookSim2's "
-                    "dragonflynew "
-                    "rule)",
+                    "dragonflynew UGAL)",
                     text.ugal_rule));
   }
   const std::uint64_t threshold = parse_byte_size(text.ugal_threshold, "--ugal-threshold");

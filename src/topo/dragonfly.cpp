@@ -307,6 +307,23 @@ std::size_t Dragonfly::append_valiant_route(NodeId src, NodeId dst, std::size_t 
   return 0;
 }
 
+std::size_t Dragonfly::append_route_via_router(NodeId src, NodeId dst, RouterId intermediate,
+                                               std::vector<LinkId>& out) const {
+  const RouterId s = nodes().at(src).router;
+  const RouterId d = nodes().at(dst).router;
+  if (intermediate >= routers().size() || intermediate == s || intermediate == d) {
+    throw InputError(
+        fmt::format("path from node {} to node {} through router {}: give a router other than {} "
+                    "and {}, below {}",
+                    src, dst, intermediate, s, d, routers().size()));
+  }
+  const std::size_t start = out.size();
+  append_router_route(s, intermediate, out);
+  const std::size_t turn = out.size() - start;
+  append_router_route(intermediate, d, out);
+  return turn;
+}
+
 std::size_t Dragonfly::minimal_hops_closed_form(NodeId src, NodeId dst) const {
   const int a = options_.routers_per_group;
   const auto local_hops = [&](RouterId x, RouterId y) -> std::size_t {

@@ -39,9 +39,12 @@ enum class Routing : std::uint8_t {
 /// How UGAL weighs the minimal path against the Valiant path at the packet's source router.
 enum class UgalRule : std::uint8_t {
   kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper.
-  kBookSim,  ///< BookSim2's dragonflynew: minimal while its first link's downstream buffers hold
-             ///< at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted), and
-             ///< always minimal for packets that stay in their group.
+  kBookSim,  ///< BookSim2's dragonflynew whole: minimal while its first link's downstream buffers
+             ///< hold at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted);
+             ///< always minimal for packets that stay in their group; the Valiant path goes to a
+             ///< random router of the machine (minimal when it is in the source's or the
+             ///< destination's group); channel = phase (0 to that router, 1 on to a global link,
+             ///< 2 from it on and inside a group). Needs 3 virtual channels.
 };
 
 /// `minimal`, `valiant` or `ugal`.

@@ -94,6 +94,13 @@ class Dragonfly final : public Topology {
   /// for a choice out of range.
   std::size_t append_valiant_route(NodeId src, NodeId dst, std::size_t choice,
                                    std::vector<LinkId>& out) const;
+  /// Appends the path from `src`'s router minimally to router `intermediate`, then minimally to
+  /// `dst`'s router, to `out`: BookSim2's dragonflynew UGAL, whose non-minimal packets route to a
+  /// random intermediate router (not group). Returns how many of the appended links lead up to
+  /// `intermediate`. Throws InputError when `intermediate` is not a router of this dragonfly or
+  /// is `src`'s or `dst`'s router.
+  std::size_t append_route_via_router(NodeId src, NodeId dst, RouterId intermediate,
+                                      std::vector<LinkId>& out) const;
   /// Closed form of the minimal hop count for all-to-all groups: 0 same router, 1 same group,
   /// else [src is not the gateway] + 1 + [landing router is not the destination].
   [[nodiscard]] std::size_t minimal_hops_closed_form(NodeId src, NodeId dst) const;

@@ -407,11 +407,15 @@ TEST(PacketModel, NonMinimalRoutingBetweenTwoGroupsUsesOtherGateways) {
 TEST(PacketModel, BookSimUgalRuleStaysMinimalUpToItsThreshold) {
   // The adversarial pattern above with BookSim's UGAL rule: with a threshold above any buffer's
   // contents every packet goes minimally (the minimal run's times exactly); with none it turns to
-  // Valiant paths once the minimal one's buffers fill, and beats minimal routing.
+  // Valiant paths once the minimal one's buffers fill, and beats minimal routing. Each node's
+  // 256 kB go as 32 messages: a message draws one intermediate router, and 2 in 9 of them lie in
+  // the source's or the destination's group (then the message goes minimally, as BookSim's do).
   const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
   std::vector<Message> m;
-  for (std::uint32_t i = 0; i < 8; ++i) {
-    m.push_back({0, i, 8 + i, 262'145});
+  for (std::uint32_t k = 0; k < 32; ++k) {
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      m.push_back({0, i, 8 + i, 8'193});
+    }
   }
   PacketModel minimal(network, PacketOptions{});
   const auto base = deliveries(minimal, m, bare(), 72);
@@ -425,6 +429,70 @@ TEST(PacketModel, BookSimUgalRuleStaysMinimalUpToItsThreshold) {
   PacketModel adaptive(network, o);
   const auto spread = deliveries(adaptive, m, bare(), 72);
   EXPECT_LT(*std::max_element(spread.begin(), spread.end()) * 2, *std::max_element(base.begin(), base.end()));
+}
+
+// BookSim2's dragonflynew UGAL routes a non-minimal packet to a random router of the machine, not
+// only through the router where its global link lands in a random group: in an intermediate group
+// it may take a local hop to that router before the one to the gateway onward. Every node of group
+// 0 sends to group 1 (64 messages each, one intermediate router drawn per message); with the
+// BookSim rule, local links of the intermediate groups that end elsewhere than at the gateway to
+// group 1 carry bytes, with gridlock's own rule (through the landing router) none. And it draws the
+// router from the whole machine: links out of group 1 carry nothing either way.
+TEST(PacketModel, BookSimUgalGoesThroughARandomRouter) {
+  const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
+  const auto& t = dynamic_cast<const topo::Dragonfly&>(network->topology());
+  std::vector<Message> m;
+  for (std::uint32_t k = 0; k < 64; ++k) {
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      m.push_back({0, i, 8 + i, 16'385});
+    }
+  }
+  // Per group, its gateway towards group 1.
+  std::vector<topo::RouterId> gateway(9, 0);
+  for (const topo::Link& l : t.links()) {
+    if (l.kind == topo::LinkKind::kNetwork && t.group_of(l.dst_router) == 1 &&
+        t.group_of(l.src_router) != 1) {
+      gateway[static_cast<std::size_t>(t.group_of(l.src_router))] = l.src_router;
+    }
+  }
+  const auto detour_bytes = [&](UgalRule rule) {
+    PacketOptions o;
+    o.routing = Routing::kUgal;
+    o.ugal_rule = rule;
+    PacketModel model(network, o);
+    deliveries(model, m, bare(), 72);
+    double detour = 0;
+    double out_of_destination = 0;
+    for (std::size_t id = 0; id < t.links().size(); ++id) {
+      const topo::Link& l = t.links()[id];
+      if (l.kind != topo::LinkKind::kNetwork) {
+        continue;
+      }
+      const int gs = t.group_of(l.src_router);
+      const int gd = t.group_of(l.dst_router);
+      if (gs == gd && gs >= 2 && l.dst_router != gateway[static_cast<std::size_t>(gs)]) {
+        detour += model.stats().link_bytes[id];
+      }
+      if (gs == 1 && gd != 1) {
+        out_of_destination += model.stats().link_bytes[id];
+      }
+    }
+    EXPECT_EQ(out_of_destination, 0.0);
+    return detour;
+  };
+  EXPECT_GT(detour_bytes(UgalRule::kBookSim), 0.0);
+  EXPECT_EQ(detour_bytes(UgalRule::kHops), 0.0);
+}
+
+TEST(PacketModel, BookSimUgalNeedsAChannelPerPhase) {
+  const auto network = spec_network("dragonfly:g=2,a=4,p=2,h=1", 16);
+  PacketOptions o;
+  o.routing = Routing::kUgal;
+  o.ugal_rule = UgalRule::kBookSim;
+  o.vcs = 2;
+  EXPECT_THROW(PacketModel(network, o), InputError);
+  o.vcs = 3;
+  EXPECT_NO_THROW(PacketModel(network, o));
 }
 
 TEST(PacketModel, RandomTrafficIsDeliveredOnceAndNeverBeforeItsIdleTime) {
