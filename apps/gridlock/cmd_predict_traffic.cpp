@@ -40,6 +40,7 @@ struct PredictTrafficArgs {
   std::string max_time;
   std::string max_memory;
   std::string json;
+  std::string csv;
   bool quiet = false;
   bool progress = false;
 };
@@ -81,6 +82,19 @@ void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
     options.progress = [](std::string_view line) { fmt::print(stderr, "predict traffic: {}\n", line); };
   }
   const predict::TrafficReport report = predict::run_traffic(options);
+  // The files first, each written whole (atomically), then stdout.
+  if (!a.json.empty() || !a.csv.empty()) {
+    Json context = predict::traffic_context(report, options);
+    if (preset) {
+      context["system"] = net::system_json(*preset);
+    }
+    if (!a.json.empty()) {
+      write_json_file(a.json, context, predict::traffic_body(report));
+    }
+    if (!a.csv.empty()) {
+      write_file_atomic(a.csv, predict::traffic_csv(report, context));
+    }
+  }
   if (!a.quiet) {
     fmt::print("gridlock predict traffic: {}, {} model, pattern {}, seed {}\n", report.network, a.net_model,
                report.pattern, a.seed);
@@ -93,13 +107,6 @@ void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
                format_time_ps(report.packet_time_ps));
   }
   fmt::print("{}", predict::traffic_table(report));
-  if (!a.json.empty()) {
-    Json context = predict::traffic_context(report, options);
-    if (preset) {
-      context["system"] = net::system_json(*preset);
-    }
-    write_json_file(a.json, context, predict::traffic_body(report));
-  }
 }
 
 }  // namespace
@@ -130,6 +137,10 @@ void add_predict_traffic_command(CLI::App& predict) {
                   "Refuse a run whose estimate exceeds this (bytes or % of RAM; default 80%)");
   cmd->add_option("--json", args->json, "Write the curve as JSON (docs/formats/predict-traffic-json.md)");
   output_file(cmd->get_option("--json"));
+  cmd->add_option(
+      "--csv", args->csv,
+      "Write the curve as CSV, one row per load (context as # lines; docs/formats/predict-traffic-json.md)");
+  output_file(cmd->get_option("--csv"));
   cmd->add_flag("-q,--quiet", args->quiet, "Only the table");
   cmd->add_flag("--progress", args->progress, "One line per load on stderr");
   cmd->callback([cmd, args] { run_predict_traffic(*cmd, *args); });

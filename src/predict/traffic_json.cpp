@@ -1,5 +1,7 @@
 #include "gridlock/predict/traffic_json.hpp"
 
+#include <fmt/format.h>
+
 namespace gridlock::predict {
 
 using net::ModelKind;
@@ -66,6 +68,20 @@ Json traffic_body(const TrafficReport& report) {
       {"first_saturated_load",
        report.first_saturated_load < 0 ? Json(nullptr) : Json(report.first_saturated_load)}};
   return body;
+}
+
+std::string traffic_csv(const TrafficReport& report, const Json& context) {
+  CsvWriter csv(context, {"offered", "accepted", "latency_avg_ns", "latency_p99_ns", "hops_avg", "packets",
+                          "delivered", "batches", "converged", "saturated"});
+  // fmt's shortest round-trip form: the JSON's numbers, digit for digit.
+  for (const TrafficPoint& p : report.points) {
+    csv.add_row({fmt::format("{}", p.offered), fmt::format("{}", p.accepted),
+                 fmt::format("{}", p.latency_avg_ns), fmt::format("{}", p.latency_p99_ns),
+                 fmt::format("{}", p.hops_avg), fmt::format("{}", p.packets), fmt::format("{}", p.delivered),
+                 fmt::format("{}", p.batches), p.converged ? "true" : "false",
+                 p.saturated ? "true" : "false"});
+  }
+  return csv.content();
 }
 
 }  // namespace gridlock::predict

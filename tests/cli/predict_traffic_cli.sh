@@ -2,7 +2,7 @@
 # CLI checks of `gridlock predict traffic` (synthetic traffic on a simulated network;
 # docs/predict.md, "Synthetic traffic").
 # Usage: predict_traffic_cli.sh GRIDLOCK WORKDIR CASE DATA_DIR   (needs jq)
-# Cases: run (table, JSON, report). Its bad inputs are cases of cli.bad_input (tests/cli/bad_input/traffic.cases).
+# Cases: run (table, JSON, CSV, report). Its bad inputs are cases of cli.bad_input (tests/cli/bad_input/traffic.cases).
 set -euo pipefail
 . "$(dirname "$(realpath "$0")")/lib.sh"
 G="$(realpath "$1")"
@@ -20,7 +20,7 @@ DF='dragonfly:g=5,a=2,p=2,h=2,local=10GB/s,global=10GB/s,terminal=10GB/s'
 case "$case_name" in
   run)
     "$G" predict traffic --network "$DF" --pattern worst-case --load 0.1,1 --packet-size 256 --buffer 2KiB \
-      --seed 3 --json t.json >out 2>err
+      --seed 3 --json t.json --csv t.csv >out 2>err
     cat out
     grep -Eq '^\| +Offered \| +Accepted \| +Lat avg \| +Lat 99% \| +Hops \| Units \| State' out ||
       fail "no table header"
@@ -32,6 +32,14 @@ case "$case_name" in
       and has("hops_avg")' t.json >/dev/null || fail "point fields"
     jq -e '.saturation.throughput > 0.2 and .saturation.throughput < 0.3 and .saturation.first_saturated_load == 1' \
       t.json >/dev/null || fail "saturation block"
+    # The CSV: the context block as comments, a header, one row per load with the JSON's numbers.
+    grep -qx '# schema: gridlock.predict.traffic' t.csv || fail "CSV context block"
+    grep -qx 'offered,accepted,latency_avg_ns,latency_p99_ns,hops_avg,packets,delivered,batches,converged,saturated' \
+      t.csv || fail "CSV header"
+    [ "$(grep -vc '^#' t.csv)" = 3 ] || fail "CSV: a header and two rows"
+    [ "$(grep -v '^#' t.csv | tail -1 | cut -d, -f2)" = "$(jq -r '.points[1].accepted' t.json)" ] ||
+      fail "CSV accepted differs from the JSON's"
+    [ "$(grep -v '^#' t.csv | tail -1 | cut -d, -f10)" = true ] || fail "CSV: offered 1 is saturated"
     # Deterministic for a seed.
     "$G" predict traffic --network "$DF" --pattern worst-case --load 0.1,1 --packet-size 256 --buffer 2KiB \
       --seed 3 -q >out2

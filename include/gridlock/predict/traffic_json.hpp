@@ -1,7 +1,10 @@
 #pragma once
 /// @file
 /// The JSON of `gridlock predict traffic` (docs/formats/predict-traffic-json.md): schema
-/// `gridlock.predict.traffic` version 2, a context block and a body with the latency-load points.
+/// `gridlock.predict.traffic` version 2, a context block and a body with the latency-load points;
+/// and the same points as CSV.
+#include <string>
+
 #include "gridlock/core/output.hpp"
 #include "gridlock/predict/traffic.hpp"
 
@@ -12,5 +15,10 @@ namespace gridlock::predict {
 
 /// The body: `injection`, `zero_load`, `points` and `saturation`.
 [[nodiscard]] Json traffic_body(const TrafficReport& report);
+
+/// The points as CSV, one row per offered load in the order run (the columns of the JSON's
+/// `points`), after the context block as `# key: value` lines (CsvWriter): for plotting tools and
+/// spreadsheets, as network simulators' latency-load curves are usually kept.
+[[nodiscard]] std::string traffic_csv(const TrafficReport& report, const Json& context);
 
 }  // namespace gridlock::predict
