@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
@@ -46,6 +47,7 @@ struct PredictTrafficArgs {
 };
 
 void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
+  check_distinct_outputs({{"--json", a.json}, {"--csv", a.csv}});
   const std::optional<net::SystemPreset> preset = system_from(a.system);
   if (!preset && a.network.empty()) {
     throw InputError(
