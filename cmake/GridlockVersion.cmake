@@ -1,10 +1,15 @@
-# The git commit is read at configure time; a build from a tarball reports "unknown".
-execute_process(
-  COMMAND git -C "${CMAKE_CURRENT_SOURCE_DIR}" rev-parse --short=12 HEAD
-  OUTPUT_VARIABLE GRIDLOCK_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE
-  ERROR_QUIET RESULT_VARIABLE _gridlock_git_rc)
-if(NOT _gridlock_git_rc EQUAL 0 OR GRIDLOCK_GIT_COMMIT STREQUAL "")
-  set(GRIDLOCK_GIT_COMMIT "unknown")
-endif()
+# The version is fixed at configure time; the git commit is read again at every build (the target
+# gridlock_git_commit), so that a binary rebuilt after a commit or a pull does not report the commit
+# its tree was configured at. A build from a tarball reports "unknown"; uncommitted changes to
+# tracked files add "-dirty".
 configure_file("${CMAKE_CURRENT_SOURCE_DIR}/cmake/version.hpp.in"
                "${CMAKE_CURRENT_BINARY_DIR}/generated/gridlock/core/version.hpp" @ONLY)
+set(GRIDLOCK_GIT_COMMIT_CPP "${CMAKE_CURRENT_BINARY_DIR}/generated/git_commit.cpp")
+# The script rewrites the file only when the commit changed; as a byproduct, Ninja then recompiles
+# one file and relinks, and nothing when the commit is the same.
+add_custom_target(gridlock_git_commit
+  COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}"
+          "-DOUTPUT=${GRIDLOCK_GIT_COMMIT_CPP}" -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/WriteGitCommit.cmake"
+  BYPRODUCTS "${GRIDLOCK_GIT_COMMIT_CPP}"
+  COMMENT "Reading the git commit"
+  VERBATIM)
