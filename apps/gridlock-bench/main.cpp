@@ -99,7 +99,7 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     }
     return e.get_exit_code() == 0 ? 0 : to_int(ExitCode::kUsage);
   }
-  gridlock::cli::check_outputs_not_inputs(std::vector<std::string>(argv + 1, argv + argc),
+  gridlock::cli::check_outputs_not_inputs(app, std::vector<std::string>(argv + 1, argv + argc),
                                           gridlock::cli::given_subcommands(app));
   // Another MPI family's launcher would start N one-rank jobs that each measure alone.
   gb::check_launcher();

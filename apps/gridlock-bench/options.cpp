@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/replicas.hpp"
@@ -183,8 +182,6 @@ void finish_sim_replicas_options(gb::SimReplicasOptions& o, const SimReplicasTex
   study.scales = gs::parse_scales(t.ranks);
   study.replicas = t.replicas;
   gs::check_thread_count(o.threads);
-  gridlock::cli::check_distinct_outputs(
-      {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--svg", o.svg_path}});
   study.bottleneck_threshold = t.bottleneck_slowdown_pct / 100;
   gs::check_bottleneck_threshold(study.bottleneck_threshold);
   study.noise = gridlock::cli::noise_spec_from(t.noise);

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
@@ -55,13 +54,9 @@ struct MapArgs {
 constexpr std::uint32_t kMaxTwoLevelAbove = 1U << 31U;
 constexpr double kMaxStallWeight = 1e6;
 
-// Every output checked before the work (a typo in a path must not cost a 60-second mapping):
-// distinct, none of them an input, each writable.
+// Every output checked before the work (a typo in a path must not cost a 60-second mapping): none
+// of them an input, each writable (the command-line guard has made sure they are distinct).
 void check_map_outputs(const MapArgs& a) {
-  check_distinct_outputs({{"--json", a.json},
-                          {"--rankfile", a.rankfile},
-                          {"--slurm-hostfile", a.slurm_hostfile},
-                          {"--mpich-rank-order", a.mpich_rank_order}});
   std::vector<std::filesystem::path> inputs = mapping::task_graph_inputs(a.tasks);
   if (const auto list = mapping::node_list_input(a.nodes); !list.empty()) {
     inputs.push_back(list);

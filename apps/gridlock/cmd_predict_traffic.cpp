@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/output.hpp"
@@ -47,7 +46,6 @@ struct PredictTrafficArgs {
 };
 
 void run_predict_traffic(const CLI::App& cmd, const PredictTrafficArgs& a) {
-  check_distinct_outputs({{"--json", a.json}, {"--csv", a.csv}});
   const std::optional<net::SystemPreset> preset = system_from(a.system);
   if (!preset && a.network.empty()) {
     throw InputError(

@@ -10,7 +10,6 @@
 
 #include "cli_numbers.hpp"
 #include "commands.hpp"
-#include "distinct_outputs.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
@@ -132,8 +131,6 @@ void run_single(const SimArgs& a, sim::SimOptions options, const noise::NoiseSpe
 }
 
 void run_sim(const SimArgs& a) {
-  check_distinct_outputs(
-      {{"--json", a.json}, {"--timeline", a.timeline}, {"--csv", a.csv}, {"--svg", a.svg}});
   // The engine records a timeline in the global order only; an explicit windowed order ran global.
   if (a.event_order == "windowed" && !a.timeline.empty()) {
     throw InputError(

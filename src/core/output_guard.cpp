@@ -117,11 +117,57 @@ std::vector<std::string> path_candidates(std::string_view argument) {
   }
 }
 
+void check_outputs_distinct(const std::vector<OutputArgument>& outputs) {
+  namespace fs = std::filesystem;
+  // Each output is written whole (atomically, by rename), so of two outputs naming one file the
+  // later would silently replace the earlier. Paths compare after resolving `.`, `..` and symbolic
+  // links of the parts that exist.
+  std::map<std::string, std::string> written;  // resolved path -> the option that writes it
+  for (const OutputArgument& option : outputs) {
+    for (const std::string& output : option.values) {
+      std::error_code ec;
+      const fs::file_status status = fs::status(output, ec);
+      if (output.empty() || (fs::exists(status) && !fs::is_regular_file(status))) {
+        continue;  // devices and FIFOs (/dev/null) are written in place: any number may share one
+      }
+      // Absolute first: weakly_canonical() leaves a relative path whose first part does not exist
+      // relative ("n.out") but resolves "./n.out" against the working directory.
+      const fs::path resolved = fs::weakly_canonical(fs::absolute(output, ec), ec);
+      if (ec) {
+        continue;
+      }
+      const auto [it, inserted] = written.emplace(resolved.string(), option.option);
+      if (!inserted) {
+        throw InputError(
+            fmt::format("{} and {} both write '{}': one would replace the other; give them "
+                        "different files",
+                        it->second, option.option, output));
+      }
+    }
+  }
+}
+
 void check_outputs_not_inputs(const std::vector<std::string>& arguments,
                               const std::vector<OutputArgument>& outputs,
                               const std::vector<OutputArgument>& output_directories,
                               const std::vector<std::string>& not_paths) {
   namespace fs = std::filesystem;
+  {
+    // In the order the command line gives them, so that a refusal names the options that way.
+    const auto position = [&arguments](const OutputArgument& output) {
+      for (std::size_t i = 0; i < arguments.size(); ++i) {
+        if (arguments[i] == output.option || arguments[i].starts_with(output.option + "=")) {
+          return i;
+        }
+      }
+      return arguments.size();
+    };
+    std::vector<OutputArgument> ordered = outputs;
+    std::stable_sort(
+        ordered.begin(), ordered.end(),
+        [&position](const OutputArgument& a, const OutputArgument& b) { return position(a) < position(b); });
+    check_outputs_distinct(ordered);
+  }
   std::map<std::string, int> output_values;  // how many times each output value was given
   for (const auto* list : {&outputs, &output_directories}) {
     for (const OutputArgument& output : *list) {

@@ -138,7 +138,7 @@ case "$CASE" in
     expect 3 "cannot write '/nonexistent-dir/c.svg'" -- "$G" sim --program barrier --ranks 4 --replicas 2 \
       --noise-periodic 1000Hz:100us --svg /nonexistent-dir/c.svg
     if grep -q "replicas per scale" "$TMP/out"; then fail "the study started"; fi
-    expect 2 "--json and --svg both write" -- "$G" sim --program barrier --ranks 4 --replicas 2 \
+    expect 2 "--svg and --json both write" -- "$G" sim --program barrier --ranks 4 --replicas 2 \
       --noise-periodic 1000Hz:100us --svg "$TMP/d.out" --json "$TMP/d.out"
     [ ! -e "$TMP/c.svg" ] && [ ! -e "$TMP/d.out" ] || fail "an output was written" ;;
   noise_needed)

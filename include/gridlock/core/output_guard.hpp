@@ -21,7 +21,13 @@ struct OutputArgument {
 /// its comma-separated pieces (`@nodes.txt`, `matrix:m.csv`, `--json=r.json`, `torus:4x4,coords=F`).
 [[nodiscard]] std::vector<std::string> path_candidates(std::string_view argument);
 
-/// Throws InputError when one of `outputs` names a file or directory that an input argument in
+/// Throws InputError when two of `outputs` (two options, or one given twice) name the same file
+/// (after resolving `.`, `..` and symbolic links); devices and FIFOs may be shared.
+void check_outputs_distinct(const std::vector<OutputArgument>& outputs);
+
+/// Throws InputError when two of `outputs` name the same file (check_outputs_distinct(), naming the
+/// options in the order of `arguments`), or when
+/// one of `outputs` names a file or directory that an input argument in
 /// `arguments` (the command line without the program name) also names, or that lies in one: an
 /// existing file equal to an input file, an input directory itself, an existing file inside an
 /// input directory of a kind commands read from directories (CSV, JS, OTF2), or a file of an input

@@ -66,6 +66,41 @@ TEST_F(OutputGuardTest, TheOutputsOwnValueAndNewFilesAreAccepted) {
   EXPECT_EQ(refusal({"--json", out, in}, out), "");
 }
 
+// Two outputs naming one file: each is written whole, so the second would replace the first
+// (`predict traffic --json t.json --csv t.json` wrote only the CSV).
+TEST_F(OutputGuardTest, TwoOutputsNamingOneFileAreRefused) {
+  const std::string out = (dir_ / "out.json").string();
+  const std::string other = (dir_ / "out.csv").string();
+  const auto refused = [](const std::vector<OutputArgument>& outputs) {
+    try {
+      check_outputs_not_inputs({}, outputs, {});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused({{"--json", {out}}, {"--csv", {out}}}).find("--json and --csv both write '" + out + "'"),
+            std::string::npos);
+  // Spelled differently, and through a symbolic link to an existing output.
+  EXPECT_NE(refused({{"--json", {out}}, {"--csv", {(dir_ / "in" / ".." / "out.json").string()}}}), "");
+  std::ofstream(dir_ / "old.json") << "{}";
+  fs::create_symlink(dir_ / "old.json", dir_ / "link.json");
+  EXPECT_NE(refused({{"--json", {(dir_ / "old.json").string()}}, {"--csv", {(dir_ / "link.json").string()}}}),
+            "");
+  // One option given twice with one file.
+  EXPECT_NE(refused({{"--json", {out, out}}}), "");
+  // Relative spellings of one new file in the working directory (`n.out` and `./n.out` compared
+  // unequal: only the second resolved against the working directory).
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
+  const std::string relative = refused({{"--json", {"n.out"}}, {"--histogram", {"./n.out"}}});
+  fs::current_path(cwd);
+  EXPECT_NE(relative.find("--json and --histogram both write './n.out'"), std::string::npos) << relative;
+  // Distinct files, and a device shared by two outputs, are accepted.
+  EXPECT_EQ(refused({{"--json", {out}}, {"--csv", {other}}}), "");
+  EXPECT_EQ(refused({{"--json", {"/dev/null"}}, {"--csv", {"/dev/null"}}}), "");
+}
+
 TEST_F(OutputGuardTest, AnInputDirectoryAndTheFilesReadFromItAreRefused) {
   const std::string in_dir = (dir_ / "in").string();
   EXPECT_NE(refusal({"--json", in_dir, in_dir}, in_dir).find("is the input directory"), std::string::npos);
