@@ -46,6 +46,10 @@ summary() {
   printf '=== total: %d s (exit %d) ===\n' $((SECONDS - started)) "$rc" >&2
 }
 trap summary EXIT
+# A run stopped by a signal ends with 128 + its number: the summary's exit code said 0 for a CI run
+# killed during clang-tidy.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 step "dependencies (scripts/setup.sh)"
 scripts/setup.sh --deps-only
