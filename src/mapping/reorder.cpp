@@ -1,0 +1,324 @@
+#include "gridlock/mapping/reorder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <ranges>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
+#include "gridlock/mapping/allocation.hpp"
+#include "gridlock/topo/spec.hpp"
+#include "gridlock/topo/topology.hpp"
+
+namespace gridlock::mapping {
+
+namespace {
+
+/// Most nodes of the one-switch machine used without a topology (an allocation's limit).
+constexpr std::uint32_t kMaxFlatNodes = kMaxAllocationNodes;
+
+/// Rank of the grid position `coords` in MPI's row-major order.
+std::uint32_t cart_rank(std::span<const int> dims, std::span<const std::uint32_t> coords) {
+  std::uint64_t rank = 0;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    rank = rank * static_cast<std::uint64_t>(dims[d]) + coords[d];
+  }
+  return static_cast<std::uint32_t>(rank);
+}
+
+/// The job's (virtual) node of each rank, numbered in order of first appearance, and the nodes'
+/// names (a host's name, with `#k` for its k-th virtual node).
+struct Nodes {
+  std::vector<std::uint32_t> node_of_rank;
+  std::vector<std::uint32_t> slot_of_rank;
+  std::vector<std::string> names;
+  std::uint32_t ranks_per_node = 0;
+};
+
+Nodes group_ranks(std::span<const std::string> hosts, std::uint32_t virtual_nodes) {
+  const auto n = static_cast<std::uint32_t>(hosts.size());
+  // Ranks of each host in rank order, hosts in order of first appearance.
+  std::map<std::string_view, std::uint32_t> host_index;
+  std::vector<std::vector<std::uint32_t>> host_ranks;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const auto [it, inserted] = host_index.emplace(hosts[r], static_cast<std::uint32_t>(host_ranks.size()));
+    if (inserted) {
+      host_ranks.emplace_back();
+    }
+    host_ranks[it->second].push_back(r);
+  }
+  std::uint32_t group = 0;  // ranks per node
+  if (virtual_nodes > 0) {
+    if (n % virtual_nodes != 0) {
+      throw InputError(
+          fmt::format("GRIDLOCK_VIRTUAL_NODES={} does not divide the communicator's {} ranks; "
+                      "give a divisor of the rank count",
+                      virtual_nodes, n));
+    }
+    group = n / virtual_nodes;
+  } else {
+    group = static_cast<std::uint32_t>(host_ranks.front().size());
+  }
+  Nodes nodes;
+  nodes.node_of_rank.assign(n, 0);
+  nodes.slot_of_rank.assign(n, 0);
+  nodes.ranks_per_node = group;
+  for (std::size_t h = 0; h < host_ranks.size(); ++h) {
+    const std::vector<std::uint32_t>& ranks = host_ranks[h];
+    if (ranks.size() % group != 0) {
+      const std::string_view host = hosts[ranks.front()];
+      throw InputError(fmt::format(
+          "host '{}' runs {} of the communicator's ranks, not a multiple of {} ranks per node: a reorder "
+          "needs as many ranks on every node{}",
+          host, ranks.size(), group,
+          virtual_nodes > 0 ? "" : " (or GRIDLOCK_VIRTUAL_NODES dividing every host's ranks)"));
+    }
+    const auto parts = static_cast<std::uint32_t>(ranks.size() / group);
+    for (std::uint32_t k = 0; k < parts; ++k) {
+      const auto node = static_cast<std::uint32_t>(nodes.names.size());
+      nodes.names.push_back(parts == 1 ? std::string(hosts[ranks.front()])
+                                       : fmt::format("{}#{}", hosts[ranks.front()], k));
+      for (std::uint32_t s = 0; s < group; ++s) {
+        const std::uint32_t r = ranks[(k * group) + s];
+        nodes.node_of_rank[r] = node;
+        nodes.slot_of_rank[r] = s;
+      }
+    }
+  }
+  return nodes;
+}
+
+/// The topology's names of the job's nodes: GRIDLOCK_NODES in order, or the processor names.
+std::vector<std::string> topology_names(const ReorderConfig& config, const Nodes& nodes) {
+  if (config.nodes.empty()) {
+    return nodes.names;
+  }
+  std::vector<std::string> names = read_node_list(config.nodes);
+  if (names.size() != nodes.names.size()) {
+    throw InputError(
+        fmt::format("GRIDLOCK_NODES names {} nodes, but the communicator's ranks run on {} "
+                    "(first: '{}'): give one topology name per node, in the order the "
+                    "processor names first appear",
+                    names.size(), nodes.names.size(), nodes.names.front()));
+  }
+  return names;
+}
+
+}  // namespace
+
+TaskGraph cartesian_task_graph(std::span<const int> dims, std::span<const int> periods, std::uint64_t bytes) {
+  if (dims.empty() || dims.size() > kMaxCartesianDims) {
+    throw InputError(
+        fmt::format("Cartesian grid: {} dimensions; 1 to {} are supported", dims.size(), kMaxCartesianDims));
+  }
+  if (periods.size() != dims.size()) {
+    throw InputError(
+        fmt::format("Cartesian grid: {} periods for {} dimensions", periods.size(), dims.size()));
+  }
+  if (bytes == 0) {
+    throw InputError("Cartesian grid: 0 bytes per neighbour message");
+  }
+  std::uint64_t size = 1;
+  std::string spec = "cart:";
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 1) {
+      throw InputError(
+          fmt::format("Cartesian grid: dimension {} is {}; every dimension must be at least 1", d, dims[d]));
+    }
+    size *= static_cast<std::uint64_t>(dims[d]);
+    if (size > kMaxTasks) {
+      throw InputError(fmt::format("Cartesian grid: more than {} ranks", kMaxTasks));
+    }
+    spec += fmt::format("{}{}{}", d == 0 ? "" : "x", dims[d], periods[d] != 0 ? "p" : "");
+  }
+  const auto n = static_cast<std::uint32_t>(size);
+  std::vector<Message> messages;
+  std::vector<std::uint32_t> coords(dims.size(), 0);
+  std::vector<std::uint32_t> other(dims.size(), 0);
+  for (std::uint32_t rank = 0; rank < n; ++rank) {
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto extent = static_cast<std::uint32_t>(dims[d]);
+      if (extent == 1) {
+        continue;
+      }
+      // One message per distinct neighbour: with 2 positions, -1 and +1 wrap to the same rank.
+      std::array<std::optional<std::uint32_t>, 2> neighbours;
+      if (coords[d] + 1 < extent) {
+        neighbours[0] = coords[d] + 1;
+      } else if (periods[d] != 0) {
+        neighbours[0] = 0;
+      }
+      if (coords[d] > 0) {
+        neighbours[1] = coords[d] - 1;
+      } else if (periods[d] != 0) {
+        neighbours[1] = extent - 1;
+      }
+      if (neighbours[0] && neighbours[1] && *neighbours[0] == *neighbours[1]) {
+        neighbours[1].reset();
+      }
+      for (const std::optional<std::uint32_t>& position : neighbours) {
+        if (position) {
+          other = coords;
+          other[d] = *position;
+          messages.push_back({rank, cart_rank(dims, other), bytes});
+        }
+      }
+    }
+    // Next position, last dimension fastest.
+    for (std::size_t d = dims.size(); d-- > 0;) {
+      if (++coords[d] < static_cast<std::uint32_t>(dims[d])) {
+        break;
+      }
+      coords[d] = 0;
+    }
+  }
+  if (messages.empty()) {
+    TaskGraph graph;
+    graph.num_tasks = n;
+    graph.spec = spec;
+    return graph;
+  }
+  return make_task_graph(n, std::move(messages), spec, "Cartesian grid");
+}
+
+TaskGraph edge_task_graph(std::uint32_t num_tasks, std::vector<Message> edges, std::string spec) {
+  std::erase_if(edges, [](const Message& m) { return m.src == m.dst || m.bytes == 0; });
+  if (edges.empty()) {
+    if (num_tasks == 0 || num_tasks > kMaxTasks) {
+      throw InputError(fmt::format("graph topology: {} ranks; 1 to {} are supported", num_tasks, kMaxTasks));
+    }
+    TaskGraph graph;
+    graph.num_tasks = num_tasks;
+    graph.spec = std::move(spec);
+    return graph;
+  }
+  return make_task_graph(num_tasks, std::move(edges), std::move(spec), "graph topology");
+}
+
+ReorderConfig reorder_config_from(const std::function<std::optional<std::string>(std::string_view)>& lookup) {
+  ReorderConfig config;
+  const auto value = [&lookup](std::string_view name) { return lookup(name).value_or(std::string()); };
+  config.topology = value("GRIDLOCK_TOPOLOGY");
+  config.nodes = value("GRIDLOCK_NODES");
+  config.oracle = value("GRIDLOCK_ORACLE");
+  if (const std::string metric = value("GRIDLOCK_METRIC"); !metric.empty()) {
+    try {
+      config.metric = parse_weight_metric(metric);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("GRIDLOCK_METRIC: {}", e.what()));
+    }
+  }
+  if (const std::string nodes = value("GRIDLOCK_VIRTUAL_NODES"); !nodes.empty()) {
+    const std::optional<std::uint32_t> count = parse_number<std::uint32_t>(nodes);
+    if (!count || *count == 0 || *count > kMaxAllocationNodes) {
+      throw InputError(fmt::format("GRIDLOCK_VIRTUAL_NODES='{}': give a number of nodes from 1 to {}", nodes,
+                                   kMaxAllocationNodes));
+    }
+    config.virtual_nodes = *count;
+  }
+  if (const std::string seed = value("GRIDLOCK_REORDER_SEED"); !seed.empty()) {
+    const std::optional<std::uint64_t> parsed = parse_number<std::uint64_t>(seed);
+    if (!parsed) {
+      throw InputError(fmt::format("GRIDLOCK_REORDER_SEED='{}': give a non-negative integer", seed));
+    }
+    config.seed = *parsed;
+  }
+  if (!config.nodes.empty() && config.topology.empty()) {
+    throw InputError("GRIDLOCK_NODES names nodes of a topology, but GRIDLOCK_TOPOLOGY is not set");
+  }
+  const MetricNeeds needs = needs_of(std::span<const WeightMetric>(&config.metric, 1));
+  if ((needs.bw || needs.stalls) && config.oracle.empty()) {
+    throw InputError(
+        fmt::format("GRIDLOCK_METRIC={} needs GRIDLOCK_ORACLE (the URL of `gridlock oracle serve`); "
+                    "without it use hops",
+                    to_string(config.metric)));
+  }
+  return config;
+}
+
+ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> hosts,
+                         const ReorderConfig& config) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto n = static_cast<std::uint32_t>(hosts.size());
+  if (graph.num_tasks != n) {
+    throw InputError(fmt::format("reorder: the graph has {} ranks, the communicator {}", graph.num_tasks, n));
+  }
+  ReorderPlan plan;
+  plan.metric = config.metric;
+  plan.new_rank.resize(n);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    plan.new_rank[r] = r;
+  }
+  const auto elapsed = [&started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  if (n <= 1 || graph.messages.empty()) {
+    plan.note = n <= 1 ? "one rank: nothing to reorder" : "the ranks declare no communication";
+    plan.seconds = elapsed();
+    return plan;
+  }
+  const Nodes nodes = group_ranks(hosts, config.virtual_nodes);
+  const auto num_nodes = static_cast<std::uint32_t>(nodes.names.size());
+  std::vector<std::string> names;
+  std::unique_ptr<topo::Topology> topology;
+  if (config.topology.empty()) {
+    // One switch with every node on it: the weights then only tell a core of the same node (1)
+    // from a core of another (2), so the mapping keeps heavy traffic on a node.
+    if (num_nodes > kMaxFlatNodes) {
+      throw InputError(fmt::format("reorder: {} nodes; at most {} are supported", num_nodes, kMaxFlatNodes));
+    }
+    topology = topo::make_topology(fmt::format("fattree:{}", num_nodes));
+    for (std::uint32_t i = 0; i < num_nodes; ++i) {
+      names.push_back(topology->nodes()[i].name);
+    }
+    plan.machine = fmt::format("one switch, {} nodes x {} ranks", num_nodes, nodes.ranks_per_node);
+  } else {
+    names = topology_names(config, nodes);
+    topology = topo::make_topology_part(config.topology, names);
+    plan.machine = fmt::format("{}, {} nodes x {} ranks", config.topology, num_nodes, nodes.ranks_per_node);
+  }
+  Allocation allocation = make_allocation(*topology, names, nodes.ranks_per_node);
+  const MetricNeeds needs = needs_of(std::span<const WeightMetric>(&config.metric, 1));
+  const std::string source = config.oracle.empty() ? std::string("sim:none") : "oracle:" + config.oracle;
+  NodeMetrics metrics = fetch_node_metrics(*topology, allocation, source, needs);
+  const Machine machine(*topology, std::move(allocation), std::move(metrics));
+
+  // The core each old rank runs on, and the launcher's placement: task t is old rank t.
+  Placement before(n);
+  std::vector<std::uint32_t> rank_on_core(n);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const std::uint32_t core = (nodes.node_of_rank[r] * nodes.ranks_per_node) + nodes.slot_of_rank[r];
+    before[r] = core;
+    rank_on_core[core] = r;
+  }
+  ScotchOptions options;
+  options.seed = config.seed;
+  const Placement after = scotch_placement(graph, machine, config.metric, options);
+  plan.before = evaluate_placement(graph, machine, before, "launcher");
+  plan.after = evaluate_placement(graph, machine, after, fmt::format("scotch:{}", to_string(config.metric)));
+  const double cost_before = plan.before.cost(config.metric).value_or(Cost{}).total;
+  const double cost_after = plan.after.cost(config.metric).value_or(Cost{}).total;
+  if (cost_after >= cost_before) {
+    plan.note = fmt::format("the launcher's order costs no more ({} against {} under {})", cost_before,
+                            cost_after, to_string(config.metric));
+    plan.after = plan.before;
+    plan.seconds = elapsed();
+    return plan;
+  }
+  // Task t goes to the process on core after[t]: that process becomes rank t.
+  for (std::uint32_t t = 0; t < n; ++t) {
+    plan.new_rank[rank_on_core[after[t]]] = t;
+  }
+  plan.reordered = std::ranges::any_of(std::views::iota(0U, n),
+                                       [&plan](std::uint32_t r) { return plan.new_rank[r] != r; });
+  plan.seconds = elapsed();
+  return plan;
+}
+
+}  // namespace gridlock::mapping

@@ -1,0 +1,209 @@
+// The MPI-free half of libgridlock-reorder.so: task graphs of MPI topology calls, the
+// configuration from the environment, and the plan (mapping/reorder.hpp).
+#include "gridlock/mapping/reorder.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gridlock/core/error.hpp"
+
+namespace gridlock::mapping {
+namespace {
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(const TaskGraph& graph) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (const Message& m : graph.messages) {
+    out.emplace_back(m.src, m.dst);
+  }
+  return out;
+}
+
+TEST(CartesianTaskGraph, RanksAreRowMajorAsMpiNumbersThem) {
+  // 2 x 3, not periodic: rank (i, j) = 3i + j; rank 0's neighbours are 1 (j+1) and 3 (i+1).
+  const std::vector<int> dims{2, 3};
+  const std::vector<int> periods{0, 0};
+  const TaskGraph graph = cartesian_task_graph(dims, periods, 100);
+  EXPECT_EQ(graph.num_tasks, 6U);
+  // Edges: 2 rows x 2 horizontal + 3 vertical, each both ways.
+  EXPECT_EQ(graph.messages.size(), 14U);
+  const auto p = pairs(graph);
+  EXPECT_NE(std::ranges::find(p, std::pair<std::uint32_t, std::uint32_t>{0, 1}), p.end());
+  EXPECT_NE(std::ranges::find(p, std::pair<std::uint32_t, std::uint32_t>{0, 3}), p.end());
+  EXPECT_EQ(std::ranges::find(p, std::pair<std::uint32_t, std::uint32_t>{0, 2}), p.end());
+  EXPECT_EQ(graph.total_bytes(), 1400U);
+}
+
+TEST(CartesianTaskGraph, PeriodicDimensionsWrapOncePerDistinctNeighbour) {
+  const std::vector<int> periodic{1, 1};
+  // 3 x 3 periodic: four distinct neighbours each.
+  EXPECT_EQ(cartesian_task_graph(std::vector<int>{3, 3}, periodic).messages.size(), 36U);
+  // 2 x 3 periodic: one neighbour along the dimension of 2, two along the other.
+  EXPECT_EQ(cartesian_task_graph(std::vector<int>{2, 3}, periodic).messages.size(), 18U);
+  // A dimension of 1 adds none; one rank has no messages at all.
+  EXPECT_EQ(cartesian_task_graph(std::vector<int>{1, 4}, std::vector<int>{1, 0}).messages.size(), 6U);
+  EXPECT_TRUE(cartesian_task_graph(std::vector<int>{1}, std::vector<int>{1}).messages.empty());
+}
+
+TEST(CartesianTaskGraph, BadGridsAreRefused) {
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{}, std::vector<int>{}), InputError);
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{2, 0}, std::vector<int>{0, 0}), InputError);
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{2, -3}, std::vector<int>{0, 0}), InputError);
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{2, 2}, std::vector<int>{0}), InputError);
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{1 << 12, 1 << 12}, std::vector<int>{0, 0}),
+               InputError);
+  EXPECT_THROW((void)cartesian_task_graph(std::vector<int>(17, 2), std::vector<int>(17, 0)), InputError);
+}
+
+TEST(EdgeTaskGraph, SelfEdgesAreLeftOutAndRepeatsAddUp) {
+  const TaskGraph graph = edge_task_graph(3, {{0, 1, 5}, {0, 1, 5}, {1, 1, 7}, {2, 0, 1}}, "graph:3");
+  ASSERT_EQ(graph.messages.size(), 2U);
+  EXPECT_EQ(graph.messages[0].bytes, 10U);
+  EXPECT_TRUE(edge_task_graph(2, {{1, 1, 3}}, "graph:2").messages.empty());
+  EXPECT_THROW((void)edge_task_graph(2, {{0, 2, 1}}, "graph:2"), InputError);
+}
+
+std::function<std::optional<std::string>(std::string_view)> env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    const auto it = vars.find(std::string(name));
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
+std::string refusal(const std::map<std::string, std::string>& vars) {
+  try {
+    (void)reorder_config_from(env(vars));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ReorderConfig, ReadsTheEnvironmentAndNamesTheVariableItRefuses) {
+  const ReorderConfig config = reorder_config_from(env({{"GRIDLOCK_TOPOLOGY", "torus:4x4x4"},
+                                                        {"GRIDLOCK_METRIC", "hops"},
+                                                        {"GRIDLOCK_VIRTUAL_NODES", "8"},
+                                                        {"GRIDLOCK_REORDER_SEED", "7"}}));
+  EXPECT_EQ(config.topology, "torus:4x4x4");
+  EXPECT_EQ(config.virtual_nodes, 8U);
+  EXPECT_EQ(config.seed, 7U);
+  EXPECT_EQ(reorder_config_from(env({})).metric, WeightMetric::kHops);
+  EXPECT_NE(refusal({{"GRIDLOCK_METRIC", "latency"}}).find("GRIDLOCK_METRIC"), std::string::npos);
+  EXPECT_NE(refusal({{"GRIDLOCK_METRIC", "stalls"}}).find("needs GRIDLOCK_ORACLE"), std::string::npos);
+  EXPECT_NE(refusal({{"GRIDLOCK_VIRTUAL_NODES", "0"}}).find("GRIDLOCK_VIRTUAL_NODES='0'"), std::string::npos);
+  EXPECT_NE(refusal({{"GRIDLOCK_VIRTUAL_NODES", "two"}}).find("GRIDLOCK_VIRTUAL_NODES"), std::string::npos);
+  EXPECT_NE(refusal({{"GRIDLOCK_REORDER_SEED", "-1"}}).find("GRIDLOCK_REORDER_SEED"), std::string::npos);
+  EXPECT_NE(refusal({{"GRIDLOCK_NODES", "nid[0-3]"}}).find("GRIDLOCK_TOPOLOGY is not set"),
+            std::string::npos);
+}
+
+bool is_permutation_of_ranks(const std::vector<std::uint32_t>& order) {
+  std::vector<std::uint32_t> sorted = order;
+  std::ranges::sort(sorted);
+  std::vector<std::uint32_t> ranks(order.size());
+  std::iota(ranks.begin(), ranks.end(), 0U);
+  return sorted == ranks;
+}
+
+TEST(PlanReorder, WithoutATopologyKeepsNeighboursOnANode) {
+  // A 2 x 4 grid launched round-robin over two hosts (rank r on host r % 2): all 6 horizontal
+  // neighbour pairs cross the network. The best split of the grid into two halves of 4 (two 2 x 2
+  // blocks) cuts 2 pairs; the plan must find it.
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{2, 4}, std::vector<int>{0, 0}, 1000);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < 8; ++r) {
+    hosts.push_back(r % 2 == 0 ? "a" : "b");
+  }
+  const ReorderPlan plan = plan_reorder(graph, hosts, ReorderConfig{});
+  ASSERT_TRUE(plan.reordered) << plan.note;
+  ASSERT_TRUE(is_permutation_of_ranks(plan.new_rank));
+  EXPECT_LT(plan.after.cost(WeightMetric::kHops)->total, plan.before.cost(WeightMetric::kHops)->total);
+  // Which host runs each new rank, and how many messages then cross between hosts.
+  std::map<std::uint32_t, std::string> host_of_new;
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    host_of_new[plan.new_rank[r]] = hosts[r];
+  }
+  const auto crossing = [&graph](const std::map<std::uint32_t, std::string>& host_of) {
+    return std::ranges::count_if(
+        graph.messages, [&host_of](const Message& m) { return host_of.at(m.src) != host_of.at(m.dst); });
+  };
+  std::map<std::uint32_t, std::string> launcher;
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    launcher[r] = hosts[r];
+  }
+  EXPECT_EQ(crossing(launcher), 12);
+  EXPECT_EQ(crossing(host_of_new), 4);
+  EXPECT_NE(plan.machine.find("one switch, 2 nodes x 4 ranks"), std::string::npos) << plan.machine;
+}
+
+TEST(PlanReorder, OnATopologyLowersHopBytesOfAScrambledLaunch) {
+  // 16 nodes of an 4x4x4 torus, one rank each, named through GRIDLOCK_NODES; the processor names
+  // come in a scrambled order, so the launcher's order puts grid neighbours far apart.
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{4, 4}, std::vector<int>{1, 1}, 1000);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < 16; ++r) {
+    hosts.push_back("h" + std::to_string((r * 7) % 16));
+  }
+  ReorderConfig config;
+  config.topology = "torus:4x4x4";
+  // The i-th distinct processor name (in rank order) is the i-th node named here.
+  std::string nodes;
+  for (int i = 0; i < 16; ++i) {
+    nodes += (i == 0 ? "" : ",") + std::to_string((i * 5) % 64);
+  }
+  config.nodes = nodes;
+  const ReorderPlan plan = plan_reorder(graph, hosts, config);
+  ASSERT_TRUE(plan.reordered) << plan.note;
+  ASSERT_TRUE(is_permutation_of_ranks(plan.new_rank));
+  EXPECT_LT(plan.after.hop_bytes, plan.before.hop_bytes);
+}
+
+TEST(PlanReorder, KeepsTheOrderWhenNothingIsGained) {
+  // A line of 8 split in its middle: one pair crosses, the least any split of it can.
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{8}, std::vector<int>{0}, 1000);
+  const std::vector<std::string> hosts{"a", "a", "a", "a", "b", "b", "b", "b"};
+  const ReorderPlan plan = plan_reorder(graph, hosts, ReorderConfig{});
+  EXPECT_FALSE(plan.reordered);
+  EXPECT_NE(plan.note.find("costs no more"), std::string::npos) << plan.note;
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(plan.new_rank[r], r);
+  }
+  // No communication, one rank: kept, with the reason.
+  const std::vector<std::string> one{"a"};
+  EXPECT_NE(plan_reorder(cartesian_task_graph(std::vector<int>{1}, std::vector<int>{0}), one, ReorderConfig{})
+                .note.find("one rank"),
+            std::string::npos);
+}
+
+TEST(PlanReorder, VirtualNodesSplitAHostsRanksAndUnevenHostsAreRefused) {
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{8}, std::vector<int>{1}, 1000);
+  const std::vector<std::string> one_host(8, "vm");
+  ReorderConfig config;
+  config.virtual_nodes = 4;
+  const ReorderPlan plan = plan_reorder(graph, one_host, config);
+  EXPECT_NE(plan.machine.find("4 nodes x 2 ranks"), std::string::npos) << plan.machine;
+  config.virtual_nodes = 3;
+  EXPECT_THROW((void)plan_reorder(graph, one_host, config), InputError);
+  const std::vector<std::string> uneven{"a", "a", "a", "b", "b", "b", "b", "b"};
+  try {
+    (void)plan_reorder(graph, uneven, ReorderConfig{});
+    ADD_FAILURE() << "uneven hosts accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host 'b' runs 5"), std::string::npos) << e.what();
+  }
+  // GRIDLOCK_NODES naming another number of nodes than the job has.
+  ReorderConfig named;
+  named.topology = "torus:4x4x4";
+  named.nodes = "0,1,2";
+  EXPECT_THROW(
+      (void)plan_reorder(graph, std::vector<std::string>{"a", "a", "b", "b", "c", "c", "d", "d"}, named),
+      InputError);
+}
+
+}  // namespace
+}  // namespace gridlock::mapping
