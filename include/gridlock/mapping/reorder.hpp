@@ -5,8 +5,8 @@
 /// libgridlock-reorder.so (docs/mapping.md, "Reordering inside any MPI program"): the task graph a
 /// call declares, the allocation read from the ranks' processor names, the machine from a topology
 /// spec (or a one-switch machine of the job's nodes when there is none), and the new rank of every
-/// process, mapped with scotch_placement(). The PMPI library gathers the call's arguments and the
-/// names, calls plan_reorder() on one rank and applies the plan with MPI_Comm_split.
+/// process, mapped with geometric_placement() (grids) or scotch_placement(). The PMPI library gathers the
+/// call's arguments and the names, calls plan_reorder() on one rank and applies the plan with MPI_Comm_split.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -30,7 +30,8 @@ inline constexpr std::size_t kMaxCartesianDims = 16;
 /// neighbour along every dimension (periodic dimensions wrap around; a dimension of 1 adds none, a
 /// periodic dimension of 2 one). Throws InputError for no dimension, more than kMaxCartesianDims,
 /// a dimension below 1, a grid above kMaxTasks, `periods` of another length or 0 bytes; the graph
-/// of a grid without neighbours (one rank, or every dimension 1) has no messages.
+/// of a grid without neighbours (one rank, or every dimension 1) has no messages. Grids of up to 3
+/// dimensions carry their ranks' coordinates (for geometric mapping).
 [[nodiscard]] TaskGraph cartesian_task_graph(std::span<const int> dims, std::span<const int> periods,
                                              std::uint64_t bytes = kDefaultStencilBytes);
 
@@ -73,6 +74,7 @@ struct ReorderPlan {
   bool reordered = false;  ///< Whether new_rank differs from the identity.
   std::string machine;     ///< The machine mapped onto, e.g. `torus:4x4x4, 8 nodes x 2 ranks`.
   std::string note;        ///< Why the order was kept, when it was.
+  std::string method;      ///< `geometric` (a grid of up to 3 dimensions) or `scotch:METRIC`.
   CostRow before;          ///< Costs of the launcher's order (every metric the machine has).
   CostRow after;           ///< Costs of new_rank's order (equal to before when kept).
   WeightMetric metric = WeightMetric::kHops;  ///< The metric mapped with.

@@ -50,6 +50,17 @@ TEST(CartesianTaskGraph, PeriodicDimensionsWrapOncePerDistinctNeighbour) {
   EXPECT_TRUE(cartesian_task_graph(std::vector<int>{1}, std::vector<int>{1}).messages.empty());
 }
 
+TEST(CartesianTaskGraph, GridsOfUpToThreeDimensionsCarryCoordinates) {
+  const TaskGraph grid = cartesian_task_graph(std::vector<int>{2, 3}, std::vector<int>{0, 0});
+  ASSERT_EQ(grid.coords.size(), 6U);
+  // Rank 5 = (1, 2) in row-major order.
+  EXPECT_EQ(grid.coords[5][0], 1.0);
+  EXPECT_EQ(grid.coords[5][1], 2.0);
+  EXPECT_EQ(grid.coords[5][2], 0.0);
+  EXPECT_TRUE(
+      cartesian_task_graph(std::vector<int>{2, 2, 2, 2}, std::vector<int>{0, 0, 0, 0}).coords.empty());
+}
+
 TEST(CartesianTaskGraph, BadGridsAreRefused) {
   EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{}, std::vector<int>{}), InputError);
   EXPECT_THROW((void)cartesian_task_graph(std::vector<int>{2, 0}, std::vector<int>{0, 0}), InputError);
@@ -139,6 +150,22 @@ TEST(PlanReorder, WithoutATopologyKeepsNeighboursOnANode) {
   EXPECT_EQ(crossing(launcher), 12);
   EXPECT_EQ(crossing(host_of_new), 4);
   EXPECT_NE(plan.machine.find("one switch, 2 nodes x 4 ranks"), std::string::npos) << plan.machine;
+  EXPECT_EQ(plan.method, "geometric");
+}
+
+TEST(PlanReorder, GraphsWithoutCoordinatesGoToScotch) {
+  // A 4 x 2 x 2 x 2 grid (4-D: no coordinates) launched round-robin over two hosts: the 16 pairs
+  // along the last dimension cross; cutting the first dimension in its middle crosses 8.
+  const TaskGraph graph =
+      cartesian_task_graph(std::vector<int>{4, 2, 2, 2}, std::vector<int>{0, 0, 0, 0}, 1000);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < 32; ++r) {
+    hosts.push_back(r % 2 == 0 ? "a" : "b");
+  }
+  const ReorderPlan plan = plan_reorder(graph, hosts, ReorderConfig{});
+  EXPECT_EQ(plan.method, "scotch:hops");
+  ASSERT_TRUE(is_permutation_of_ranks(plan.new_rank));
+  EXPECT_LT(plan.after.cost(WeightMetric::kHops)->total, plan.before.cost(WeightMetric::kHops)->total);
 }
 
 TEST(PlanReorder, OnATopologyLowersHopBytesOfAScrambledLaunch) {
