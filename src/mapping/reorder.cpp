@@ -5,7 +5,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <ranges>
 #include <utility>
 
 #include <fmt/format.h>
@@ -55,7 +54,7 @@ Nodes group_ranks(std::span<const std::string> hosts, std::uint32_t virtual_node
   }
   std::uint32_t group = 0;  // ranks per node
   if (virtual_nodes > 0) {
-    if (n % virtual_nodes != 0) {
+    if (virtual_nodes > n || n % virtual_nodes != 0) {
       throw InputError(
           fmt::format("GRIDLOCK_VIRTUAL_NODES={} does not divide the communicator's {} ranks; "
                       "give a divisor of the rank count",
@@ -64,6 +63,9 @@ Nodes group_ranks(std::span<const std::string> hosts, std::uint32_t virtual_node
     group = n / virtual_nodes;
   } else {
     group = static_cast<std::uint32_t>(host_ranks.front().size());
+  }
+  if (group == 0) {
+    throw InputError("reorder: no ranks to group into nodes");
   }
   Nodes nodes;
   nodes.node_of_rank.assign(n, 0);
@@ -342,8 +344,9 @@ ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> ho
   for (std::uint32_t t = 0; t < n; ++t) {
     plan.new_rank[rank_on_core[after[t]]] = t;
   }
-  plan.reordered = std::ranges::any_of(std::views::iota(0U, n),
-                                       [&plan](std::uint32_t r) { return plan.new_rank[r] != r; });
+  for (std::uint32_t r = 0; r < n; ++r) {
+    plan.reordered = plan.reordered || plan.new_rank[r] != r;
+  }
   plan.seconds = elapsed();
   return plan;
 }

@@ -127,6 +127,7 @@ TEST(PlanReorder, WithoutATopologyKeepsNeighboursOnANode) {
   // blocks) cuts 2 pairs; the plan must find it.
   const TaskGraph graph = cartesian_task_graph(std::vector<int>{2, 4}, std::vector<int>{0, 0}, 1000);
   std::vector<std::string> hosts;
+  hosts.reserve(32);
   for (int r = 0; r < 8; ++r) {
     hosts.push_back(r % 2 == 0 ? "a" : "b");
   }
@@ -159,6 +160,7 @@ TEST(PlanReorder, GraphsWithoutCoordinatesGoToScotch) {
   const TaskGraph graph =
       cartesian_task_graph(std::vector<int>{4, 2, 2, 2}, std::vector<int>{0, 0, 0, 0}, 1000);
   std::vector<std::string> hosts;
+  hosts.reserve(32);
   for (int r = 0; r < 32; ++r) {
     hosts.push_back(r % 2 == 0 ? "a" : "b");
   }
@@ -173,6 +175,7 @@ TEST(PlanReorder, OnATopologyLowersHopBytesOfAScrambledLaunch) {
   // come in a scrambled order, so the launcher's order puts grid neighbours far apart.
   const TaskGraph graph = cartesian_task_graph(std::vector<int>{4, 4}, std::vector<int>{1, 1}, 1000);
   std::vector<std::string> hosts;
+  hosts.reserve(32);
   for (int r = 0; r < 16; ++r) {
     hosts.push_back("h" + std::to_string((r * 7) % 16));
   }
