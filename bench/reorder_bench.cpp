@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "gridlock/core/text.hpp"
 #include "gridlock/mapping/reorder.hpp"
 
 namespace {
@@ -70,7 +72,12 @@ int main(int argc, char** argv) {
   bool skip_large = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
+      const std::optional<int> parsed = parse_number<int>(argv[++i]);
+      if (!parsed || *parsed < 1 || *parsed > 1000) {
+        std::fprintf(stderr, "reorder_bench: --runs takes 1 to 1000\n");
+        return 2;
+      }
+      runs = *parsed;
     } else if (std::strcmp(argv[i], "--skip-large") == 0) {
       skip_large = true;
     } else {
