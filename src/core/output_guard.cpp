@@ -130,13 +130,13 @@ void check_outputs_distinct(const std::vector<OutputArgument>& outputs) {
       if (output.empty() || (fs::exists(status) && !fs::is_regular_file(status))) {
         continue;  // devices and FIFOs (/dev/null) are written in place: any number may share one
       }
-      // Absolute first: weakly_canonical() leaves a relative path whose first part does not exist
-      // relative ("n.out") but resolves "./n.out" against the working directory.
-      const fs::path resolved = fs::weakly_canonical(fs::absolute(output, ec), ec);
-      if (ec) {
+      // resolved() makes the path absolute first: weakly_canonical() alone leaves "n.out" relative
+      // but resolves "./n.out" against the working directory.
+      const fs::path path = resolved(output);
+      if (path.empty()) {
         continue;
       }
-      const auto [it, inserted] = written.emplace(resolved.string(), option.option);
+      const auto [it, inserted] = written.emplace(path.string(), option.option);
       if (!inserted) {
         throw InputError(
             fmt::format("{} and {} both write '{}': one would replace the other; give them "
