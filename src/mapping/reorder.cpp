@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,23 +20,18 @@ namespace gridlock::mapping {
 
 namespace {
 
-/// Most nodes of the one-switch machine used without a topology (an allocation's limit).
-constexpr std::uint32_t kMaxFlatNodes = kMaxAllocationNodes;
-
-/// Rank of the grid position `coords` in MPI's row-major order.
-std::uint32_t cart_rank(std::span<const int> dims, std::span<const std::uint32_t> coords) {
-  std::uint64_t rank = 0;
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    rank = rank * static_cast<std::uint64_t>(dims[d]) + coords[d];
-  }
-  return static_cast<std::uint32_t>(rank);
+/// A task graph of `num_tasks` ranks without messages (a call that declares no communication).
+TaskGraph empty_graph(std::uint32_t num_tasks, std::string spec) {
+  TaskGraph graph;
+  graph.num_tasks = num_tasks;
+  graph.spec = std::move(spec);
+  return graph;
 }
 
-/// The job's (virtual) node of each rank, numbered in order of first appearance, and the nodes'
-/// names (a host's name, with `#k` for its k-th virtual node).
+/// The job's (virtual) nodes, numbered in order of first appearance, their names (a host's name,
+/// with `#k` for its k-th virtual node), and the core (Allocation's numbering) of each rank.
 struct Nodes {
-  std::vector<std::uint32_t> node_of_rank;
-  std::vector<std::uint32_t> slot_of_rank;
+  std::vector<std::uint32_t> core_of_rank;
   std::vector<std::string> names;
   std::uint32_t ranks_per_node = 0;
 };
@@ -68,8 +64,7 @@ Nodes group_ranks(std::span<const std::string> hosts, std::uint32_t virtual_node
     throw InputError("reorder: no ranks to group into nodes");
   }
   Nodes nodes;
-  nodes.node_of_rank.assign(n, 0);
-  nodes.slot_of_rank.assign(n, 0);
+  nodes.core_of_rank.assign(n, 0);
   nodes.ranks_per_node = group;
   for (std::size_t h = 0; h < host_ranks.size(); ++h) {
     const std::vector<std::uint32_t>& ranks = host_ranks[h];
@@ -87,9 +82,7 @@ Nodes group_ranks(std::span<const std::string> hosts, std::uint32_t virtual_node
       nodes.names.push_back(parts == 1 ? std::string(hosts[ranks.front()])
                                        : fmt::format("{}#{}", hosts[ranks.front()], k));
       for (std::uint32_t s = 0; s < group; ++s) {
-        const std::uint32_t r = ranks[(k * group) + s];
-        nodes.node_of_rank[r] = node;
-        nodes.slot_of_rank[r] = s;
+        nodes.core_of_rank[ranks[(k * group) + s]] = (node * group) + s;
       }
     }
   }
@@ -140,9 +133,15 @@ TaskGraph cartesian_task_graph(std::span<const int> dims, std::span<const int> p
     spec += fmt::format("{}{}{}", d == 0 ? "" : "x", dims[d], periods[d] != 0 ? "p" : "");
   }
   const auto n = static_cast<std::uint32_t>(size);
+  // MPI's row-major order: the last dimension varies fastest.
+  std::vector<std::uint32_t> stride(dims.size(), 1);
+  for (std::size_t d = dims.size() - 1; d-- > 0;) {
+    stride[d] = stride[d + 1] * static_cast<std::uint32_t>(dims[d + 1]);
+  }
+  // Grid coordinates for geometric mapping, which takes up to three.
+  std::vector<std::array<double, 3>> grid_coords(dims.size() <= 3 ? n : 0, {0, 0, 0});
   std::vector<Message> messages;
   std::vector<std::uint32_t> coords(dims.size(), 0);
-  std::vector<std::uint32_t> other(dims.size(), 0);
   for (std::uint32_t rank = 0; rank < n; ++rank) {
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto extent = static_cast<std::uint32_t>(dims[d]);
@@ -166,11 +165,12 @@ TaskGraph cartesian_task_graph(std::span<const int> dims, std::span<const int> p
       }
       for (const std::optional<std::uint32_t>& position : neighbours) {
         if (position) {
-          other = coords;
-          other[d] = *position;
-          messages.push_back({rank, cart_rank(dims, other), bytes});
+          messages.push_back({rank, rank - (coords[d] * stride[d]) + (*position * stride[d]), bytes});
         }
       }
+    }
+    if (!grid_coords.empty()) {
+      std::ranges::copy(coords, grid_coords[rank].begin());
     }
     // Next position, last dimension fastest.
     for (std::size_t d = dims.size(); d-- > 0;) {
@@ -180,29 +180,10 @@ TaskGraph cartesian_task_graph(std::span<const int> dims, std::span<const int> p
       coords[d] = 0;
     }
   }
-  TaskGraph graph;
-  if (messages.empty()) {
-    graph.num_tasks = n;
-    graph.spec = spec;
-  } else {
-    graph = make_task_graph(n, std::move(messages), spec, "Cartesian grid");
-  }
-  // Grid coordinates for geometric mapping, which takes up to three.
-  if (dims.size() <= 3) {
-    graph.coords.assign(n, {0, 0, 0});
-    std::ranges::fill(coords, 0U);
-    for (std::uint32_t rank = 0; rank < n; ++rank) {
-      for (std::size_t d = 0; d < dims.size(); ++d) {
-        graph.coords[rank][d] = coords[d];
-      }
-      for (std::size_t d = dims.size(); d-- > 0;) {
-        if (++coords[d] < static_cast<std::uint32_t>(dims[d])) {
-          break;
-        }
-        coords[d] = 0;
-      }
-    }
-  }
+  TaskGraph graph = messages.empty()
+                        ? empty_graph(n, std::move(spec))
+                        : make_task_graph(n, std::move(messages), std::move(spec), "Cartesian grid");
+  graph.coords = std::move(grid_coords);
   return graph;
 }
 
@@ -212,10 +193,7 @@ TaskGraph edge_task_graph(std::uint32_t num_tasks, std::vector<Message> edges, s
     if (num_tasks == 0 || num_tasks > kMaxTasks) {
       throw InputError(fmt::format("graph topology: {} ranks; 1 to {} are supported", num_tasks, kMaxTasks));
     }
-    TaskGraph graph;
-    graph.num_tasks = num_tasks;
-    graph.spec = std::move(spec);
-    return graph;
+    return empty_graph(num_tasks, std::move(spec));
   }
   return make_task_graph(num_tasks, std::move(edges), std::move(spec), "graph topology");
 }
@@ -271,9 +249,7 @@ ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> ho
   ReorderPlan plan;
   plan.metric = config.metric;
   plan.new_rank.resize(n);
-  for (std::uint32_t r = 0; r < n; ++r) {
-    plan.new_rank[r] = r;
-  }
+  std::iota(plan.new_rank.begin(), plan.new_rank.end(), 0U);
   const auto elapsed = [&started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
@@ -289,8 +265,9 @@ ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> ho
   if (config.topology.empty()) {
     // One switch with every node on it: the weights then only tell a core of the same node (1)
     // from a core of another (2), so the mapping keeps heavy traffic on a node.
-    if (num_nodes > kMaxFlatNodes) {
-      throw InputError(fmt::format("reorder: {} nodes; at most {} are supported", num_nodes, kMaxFlatNodes));
+    if (num_nodes > kMaxAllocationNodes) {
+      throw InputError(
+          fmt::format("reorder: {} nodes; at most {} are supported", num_nodes, kMaxAllocationNodes));
     }
     topology = topo::make_topology(fmt::format("fattree:{}", num_nodes));
     for (std::uint32_t i = 0; i < num_nodes; ++i) {
@@ -312,13 +289,12 @@ ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> ho
   Placement before(n);
   std::vector<std::uint32_t> rank_on_core(n);
   for (std::uint32_t r = 0; r < n; ++r) {
-    const std::uint32_t core = (nodes.node_of_rank[r] * nodes.ranks_per_node) + nodes.slot_of_rank[r];
-    before[r] = core;
-    rank_on_core[core] = r;
+    before[r] = nodes.core_of_rank[r];
+    rank_on_core[before[r]] = r;
   }
   // A grid of up to three dimensions is cut by recursive coordinate bisection: on a 16 x 8 x 8
   // stencil over 64 nodes of 16 ranks it costs 0.5 ms and lowers the hop-weighted cost by 18%,
-  // where Scotch takes 0.3 to 0.9 s for 16% (docs/mapping.md); other graphs go to Scotch.
+  // where Scotch takes 0.3 to 0.9 s for 16% (bench/reorder_bench.cpp); other graphs go to Scotch.
   Placement after;
   if (graph.coords.size() == n) {
     plan.method = "geometric";
