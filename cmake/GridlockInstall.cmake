@@ -56,6 +56,11 @@ if(TARGET gridlock-trace)
   install(TARGETS gridlock-trace
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tools)
 endif()
+# The reorder library likewise: preloaded (or linked) into MPI programs (docs/mapping.md).
+if(TARGET gridlock-reorder)
+  install(TARGETS gridlock-reorder
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tools)
+endif()
 install(TARGETS ${_gridlock_lib_targets}
         EXPORT gridlockTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development

@@ -53,6 +53,8 @@ inline constexpr Schema kPredictTraffic{"gridlock.predict.traffic", 2};
 inline constexpr Schema kSystems{"gridlock.systems", 1};
 /// A machine preset (`--system FILE.json`; share/gridlock/systems/), an input only.
 inline constexpr Schema kSystem{"gridlock.system", 1};
+/// The report of libgridlock-reorder.so (`GRIDLOCK_REORDER_REPORT`).
+inline constexpr Schema kReorder{"gridlock.reorder", 1};
 /// The context block embedded in a `gridlock report` page.
 inline constexpr Schema kReport{"gridlock.report", 1};
 
@@ -60,7 +62,7 @@ inline constexpr Schema kReport{"gridlock.report", 1};
 inline constexpr std::array kAll{kBench,      kBenchNoise, kBenchSpmv,    kSweep,          kNoiseMeasure,
                                  kNoiseTrace, kSimResult,  kSimReplicas,  kScheduleInfo,   kMap,
                                  kModelFit,   kModelCheck, kHistoryTrend, kPredictMapping, kPredictTraffic,
-                                 kSystems,    kSystem,     kReport};
+                                 kSystems,    kSystem,     kReorder,      kReport};
 
 /// A name a format was written under before it was renamed. Readers still accept files that carry
 /// it (history databases and users keep old results) and treat them as the renamed format.

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/mapping/reorder_json.hpp"
 
 namespace gridlock::mapping {
 namespace {
@@ -233,6 +234,60 @@ TEST(PlanReorder, VirtualNodesSplitAHostsRanksAndUnevenHostsAreRefused) {
   EXPECT_THROW(
       (void)plan_reorder(graph, std::vector<std::string>{"a", "a", "b", "b", "c", "c", "d", "d"}, named),
       InputError);
+}
+
+TEST(ReorderReport, RecordsAPlanTheOrderKeptAndAFailure) {
+  // Two nodes of two ranks, partners (r + 2) on the other node: the plan pairs them.
+  const std::vector<std::string> hosts{"a", "a", "b", "b"};
+  std::vector<Message> edges{{0, 2, 100}, {2, 0, 100}, {1, 3, 100}, {3, 1, 100}};
+  ReorderRecord record;
+  record.call = "MPI_Dist_graph_create_adjacent";
+  record.binding = "c";
+  record.comm_size = 4;
+  record.members = 4;
+  const TaskGraph graph = edge_task_graph(4, edges, "dist_graph");
+  record.graph = graph.spec;
+  record.messages = graph.messages.size();
+  record.plan = plan_reorder(graph, hosts, ReorderConfig{});
+  ASSERT_TRUE(record.plan.reordered);
+  const Json json = reorder_record_json(record);
+  EXPECT_EQ(json["call"], "MPI_Dist_graph_create_adjacent");
+  EXPECT_EQ(json["messages"], 4);
+  EXPECT_TRUE(json["reordered"].get<bool>());
+  EXPECT_FALSE(json.contains("error"));
+  EXPECT_EQ(json["method"], "scotch:hops");
+  const double before = json["before"]["costs"]["hops"]["total"].get<double>();
+  const double after = json["after"]["costs"]["hops"]["total"].get<double>();
+  EXPECT_LT(after, before);
+  EXPECT_DOUBLE_EQ(json["after"]["costs"]["hops"]["total_change_pct"].get<double>(),
+                   100.0 * (after - before) / before);
+
+  // The order kept: the note, equal costs.
+  ReorderRecord kept = record;
+  kept.plan =
+      plan_reorder(edge_task_graph(4, {{0, 1, 100}, {2, 3, 100}}, "dist_graph"), hosts, ReorderConfig{});
+  const Json kept_json = reorder_record_json(kept);
+  EXPECT_FALSE(kept_json["reordered"].get<bool>());
+  EXPECT_NE(kept_json["note"].get<std::string>().find("costs no more"), std::string::npos);
+  EXPECT_EQ(kept_json["before"], kept_json["after"]);
+
+  // No plan: the error, no costs.
+  ReorderRecord failed = record;
+  failed.plan = ReorderPlan{};
+  failed.error = "GRIDLOCK_VIRTUAL_NODES=3 does not divide the communicator's 4 ranks";
+  const Json failed_json = reorder_record_json(failed);
+  EXPECT_FALSE(failed_json["reordered"].get<bool>());
+  EXPECT_EQ(failed_json["error"], failed.error);
+  EXPECT_FALSE(failed_json.contains("before"));
+
+  ReorderConfig config;
+  config.virtual_nodes = 2;
+  const Json context = reorder_report_context(4, "Open MPI v4.1.4", config);
+  EXPECT_EQ(context["schema"], "gridlock.reorder");
+  EXPECT_EQ(context["ranks"], 4);
+  EXPECT_EQ(context["mpi_library"], "Open MPI v4.1.4");
+  EXPECT_EQ(context["parameters"]["virtual_nodes"], 2);
+  EXPECT_EQ(context["parameters"]["metric"], "hops");
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+#pragma once
+// What the C and Fortran wrappers of libgridlock-reorder.so share: planning a communicator's new
+// order on its rank 0 (gridlock::mapping), applying it with a split, and the report.
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "gridlock/mapping/task_graph.hpp"
+
+namespace gridlock::reorder::detail {
+
+/// One edge a process declares in a distributed graph call, in ranks of the old communicator.
+struct Edge {
+  std::int64_t src = 0;
+  std::int64_t dst = 0;
+  std::int64_t weight = 1;
+};
+
+/// A topology call being reordered.
+struct CallInfo {
+  const char* call = "";     ///< e.g. `MPI_Cart_create`.
+  const char* binding = "";  ///< `c` or `fortran`.
+  int members = 0;           ///< Ranks that take part (the first `members` ranks of the communicator).
+  /// Builds the call's task graph on rank 0 from every process's edges (empty unless
+  /// `gather_edges`); throws InputError for arguments it cannot use.
+  std::function<mapping::TaskGraph(std::vector<mapping::Message>&&)> graph;
+  bool gather_edges = false;          ///< Whether each process holds part of the graph.
+  std::span<const Edge> local_edges;  ///< This process's edges (when gather_edges).
+};
+
+/// The communicator the real call is made on.
+struct Reordered {
+  MPI_Comm comm = MPI_COMM_NULL;  ///< The caller's communicator, or the split one when reordered.
+  bool split = false;             ///< Whether comm is a split the caller must free.
+  std::vector<int> new_rank;      ///< When split: the new rank of every old rank.
+};
+
+/// Plans and applies the reorder of `comm` for `info` (collective over comm): gathers the
+/// processor names (and edges) to rank 0, plans there, broadcasts the order and splits. Any failure
+/// to plan keeps the order with one warning on rank 0 (or aborts with GRIDLOCK_REORDER_STRICT=1).
+/// Returns an MPI error code of the library's own calls (MPI_SUCCESS when all went well).
+int reorder(MPI_Comm comm, const CallInfo& info, Reordered& out);
+
+/// Whether `comm` can be reordered at all (an intracommunicator; intercommunicators pass through).
+bool reorderable(MPI_Comm comm);
+
+/// The task graph of MPI_Graph_create's arguments (every process passes the whole graph): node i's
+/// neighbours are edges[index[i-1] .. index[i]). Throws InputError for inconsistent arguments.
+mapping::TaskGraph graph_call_graph(int nnodes, const int* index, const int* edges);
+
+/// `ranks` (ranks of the old communicator, or MPI_PROC_NULL) in the new order of `r`; a copy of
+/// them when the order was kept.
+std::vector<int> renumbered(const Reordered& r, const int* ranks, int count);
+
+/// Writes GRIDLOCK_REORDER_REPORT (collective over MPI_COMM_WORLD; before PMPI_Finalize).
+void write_report();
+
+}  // namespace gridlock::reorder::detail

@@ -1,0 +1,257 @@
+// Fortran bindings (`mpif.h` and `use mpi`, gfortran's names: lower case, one underscore) of the
+// four topology calls and MPI_Finalize. The MPI library's own Fortran bindings call PMPI_
+// directly, so the C wrappers never see Fortran programs' calls. Each function here plans in C on
+// the C handle of the communicator and calls the library's own binding (dlsym(RTLD_NEXT)) on the
+// split communicator's Fortran handle with reorder = .false., which leaves every Fortran
+// convention (logicals, handle tables, MPI_UNWEIGHTED) to the library.
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include "detail/plan.hpp"
+#include "gridlock/mapping/reorder.hpp"
+
+namespace {
+
+namespace detail = gridlock::reorder::detail;
+namespace mapping = gridlock::mapping;
+using F = MPI_Fint;
+// Fortran integers are C ints here (both MPIs, gfortran's default kind): rank arrays pass as they are.
+static_assert(sizeof(F) == sizeof(int));
+
+// Fortran's .false. (gfortran, Open MPI and MPICH alike); any other value reads as .true.
+constexpr F kFalse = 0;
+
+// The MPI library's binding of `name`, looked up once.
+template <typename Sig>
+Sig* real(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (f == nullptr) {
+    std::fprintf(stderr, "gridlock-reorder: error: the MPI library has no Fortran binding %s\n",
+                 name);  // NOLINT
+    std::abort();
+  }
+  return reinterpret_cast<Sig*>(f);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): dlsym
+}
+
+// Fortran's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are addresses of the library's own variables,
+// which Open MPI exports under these names; where they are not found, a distributed graph's
+// weights are not read (every edge weighs 1).
+struct FortranWeightSentinels {
+  const void* unweighted = dlsym(RTLD_DEFAULT, "mpi_fortran_unweighted_");
+  const void* empty = dlsym(RTLD_DEFAULT, "mpi_fortran_weights_empty_");
+};
+
+bool weights_readable(const F* weights) {
+  static const FortranWeightSentinels sentinels;
+  return sentinels.unweighted != nullptr && sentinels.empty != nullptr && weights != sentinels.unweighted &&
+         weights != sentinels.empty;
+}
+
+// Runs `body` (which plans and makes the real call), or on an exception of the library's own the
+// real call without reordering.
+template <typename Body, typename Fallback>
+void guarded(const char* call, F* ierr, Body body, Fallback fallback) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    std::fprintf(
+        stderr,
+        "gridlock-reorder: internal error in %s: %s; the call is made without reordering\n",  // NOLINT
+        call, e.what());
+    fallback();
+  }
+  (void)ierr;
+}
+
+// Plans for the C communicator of `comm`; the Fortran handle to make the real call on.
+F plan(F* comm, detail::CallInfo& info, detail::Reordered& r, F* ierr) {
+  *ierr = detail::reorder(PMPI_Comm_f2c(*comm), info, r);
+  return r.split ? PMPI_Comm_c2f(r.comm) : *comm;
+}
+
+void finish(detail::Reordered& r, F* ierr) {
+  if (r.split) {
+    const int rc = PMPI_Comm_free(&r.comm);
+    if (*ierr == MPI_SUCCESS) *ierr = rc;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, F* dims, F* periods,
+                                                             F* reorder, F* comm_cart, F* ierr) {
+  static auto* f = real<void(F*, F*, F*, F*, F*, F*, F*)>("mpi_cart_create_");
+  if (*reorder == kFalse || *ndims < 1 || !detail::reorderable(PMPI_Comm_f2c(*comm))) {
+    f(comm, ndims, dims, periods, reorder, comm_cart, ierr);
+    return;
+  }
+  F no = kFalse;
+  guarded(
+      "mpi_cart_create", ierr,
+      [&] {
+        std::vector<int> d(dims, dims + *ndims);
+        std::vector<int> p;
+        long long members = 1;
+        for (F i = 0; i < *ndims; ++i) {
+          p.push_back(periods[i] != kFalse ? 1 : 0);
+          members *= dims[i] > 0 ? dims[i] : 0;
+        }
+        int size = 0;
+        PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
+        if (members < 1 || members > size) {
+          f(comm, ndims, dims, periods, reorder, comm_cart, ierr);
+          return;
+        }
+        detail::CallInfo info;
+        info.call = "MPI_Cart_create";
+        info.binding = "fortran";
+        info.members = static_cast<int>(members);
+        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
+          return mapping::cartesian_task_graph(d, p);
+        };
+        detail::Reordered r;
+        F use = plan(comm, info, r, ierr);
+        if (*ierr != MPI_SUCCESS) return;
+        f(&use, ndims, dims, periods, &no, comm_cart, ierr);
+        finish(r, ierr);
+      },
+      [&] { f(comm, ndims, dims, periods, &no, comm_cart, ierr); });
+}
+
+__attribute__((visibility("default"))) void mpi_graph_create_(F* comm, F* nnodes, F* index, F* edges,
+                                                              F* reorder, F* comm_graph, F* ierr) {
+  static auto* f = real<void(F*, F*, F*, F*, F*, F*, F*)>("mpi_graph_create_");
+  int size = 0;
+  if (*reorder == kFalse || *nnodes < 1 || !detail::reorderable(PMPI_Comm_f2c(*comm)) ||
+      PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size) != MPI_SUCCESS || *nnodes > size) {
+    f(comm, nnodes, index, edges, reorder, comm_graph, ierr);
+    return;
+  }
+  F no = kFalse;
+  guarded(
+      "mpi_graph_create", ierr,
+      [&] {
+        std::vector<int> idx(index, index + *nnodes);
+        const int count = *nnodes > 0 ? std::max(idx.back(), 0) : 0;
+        std::vector<int> e(edges, edges + count);
+        detail::CallInfo info;
+        info.call = "MPI_Graph_create";
+        info.binding = "fortran";
+        info.members = *nnodes;
+        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
+          return detail::graph_call_graph(static_cast<int>(idx.size()), idx.data(), e.data());
+        };
+        detail::Reordered r;
+        F use = plan(comm, info, r, ierr);
+        if (*ierr != MPI_SUCCESS) return;
+        f(&use, nnodes, index, edges, &no, comm_graph, ierr);
+        finish(r, ierr);
+      },
+      [&] { f(comm, nnodes, index, edges, &no, comm_graph, ierr); });
+}
+
+__attribute__((visibility("default"))) void mpi_dist_graph_create_adjacent_(F* comm, F* indegree, F* sources,
+                                                                            F* sourceweights, F* outdegree,
+                                                                            F* destinations, F* destweights,
+                                                                            F* info_arg, F* reorder,
+                                                                            F* comm_dist, F* ierr) {
+  static auto* f = real<void(F*, F*, F*, F*, F*, F*, F*, F*, F*, F*, F*)>("mpi_dist_graph_create_adjacent_");
+  if (*reorder == kFalse || *indegree < 0 || *outdegree < 0 || !detail::reorderable(PMPI_Comm_f2c(*comm))) {
+    f(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info_arg, reorder,
+      comm_dist, ierr);
+    return;
+  }
+  F no = kFalse;
+  guarded(
+      "mpi_dist_graph_create_adjacent", ierr,
+      [&] {
+        int rank = 0;
+        int size = 0;
+        PMPI_Comm_rank(PMPI_Comm_f2c(*comm), &rank);
+        PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
+        const bool weighted = weights_readable(destweights);
+        std::vector<detail::Edge> mine;
+        mine.reserve(static_cast<std::size_t>(*outdegree));
+        for (F k = 0; k < *outdegree; ++k) {
+          mine.push_back({rank, destinations[k], weighted ? destweights[k] : 1});
+        }
+        detail::CallInfo info;
+        info.call = "MPI_Dist_graph_create_adjacent";
+        info.binding = "fortran";
+        info.members = size;
+        info.gather_edges = true;
+        info.local_edges = mine;
+        info.graph = [&](std::vector<mapping::Message>&& e) {
+          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(e), "dist_graph");
+        };
+        detail::Reordered r;
+        F use = plan(comm, info, r, ierr);
+        if (*ierr != MPI_SUCCESS) return;
+        std::vector<F> in = detail::renumbered(r, sources, *indegree);
+        std::vector<F> out = detail::renumbered(r, destinations, *outdegree);
+        f(&use, indegree, in.data(), sourceweights, outdegree, out.data(), destweights, info_arg, &no,
+          comm_dist, ierr);
+        finish(r, ierr);
+      },
+      [&] {
+        f(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info_arg, &no,
+          comm_dist, ierr);
+      });
+}
+
+__attribute__((visibility("default"))) void mpi_dist_graph_create_(F* comm, F* n, F* sources, F* degrees,
+                                                                   F* destinations, F* weights, F* info_arg,
+                                                                   F* reorder, F* comm_dist, F* ierr) {
+  static auto* f = real<void(F*, F*, F*, F*, F*, F*, F*, F*, F*, F*)>("mpi_dist_graph_create_");
+  if (*reorder == kFalse || *n < 0 || !detail::reorderable(PMPI_Comm_f2c(*comm))) {
+    f(comm, n, sources, degrees, destinations, weights, info_arg, reorder, comm_dist, ierr);
+    return;
+  }
+  F no = kFalse;
+  guarded(
+      "mpi_dist_graph_create", ierr,
+      [&] {
+        int size = 0;
+        PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
+        const bool weighted = weights_readable(weights);
+        std::vector<detail::Edge> mine;
+        F total = 0;
+        for (F i = 0; i < *n; ++i) {
+          for (F k = 0; k < degrees[i]; ++k, ++total) {
+            mine.push_back({sources[i], destinations[total], weighted ? weights[total] : 1});
+          }
+        }
+        detail::CallInfo info;
+        info.call = "MPI_Dist_graph_create";
+        info.binding = "fortran";
+        info.members = size;
+        info.gather_edges = true;
+        info.local_edges = mine;
+        info.graph = [&](std::vector<mapping::Message>&& e) {
+          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(e), "dist_graph");
+        };
+        detail::Reordered r;
+        F use = plan(comm, info, r, ierr);
+        if (*ierr != MPI_SUCCESS) return;
+        std::vector<F> src = detail::renumbered(r, sources, *n);
+        std::vector<F> dst = detail::renumbered(r, destinations, total);
+        f(&use, n, src.data(), degrees, dst.data(), weights, info_arg, &no, comm_dist, ierr);
+        finish(r, ierr);
+      },
+      [&] { f(comm, n, sources, degrees, destinations, weights, info_arg, &no, comm_dist, ierr); });
+}
+
+__attribute__((visibility("default"))) void mpi_finalize_(F* ierr) {
+  static auto* f = real<void(F*)>("mpi_finalize_");
+  detail::write_report();
+  f(ierr);
+}
+
+}  // extern "C"
