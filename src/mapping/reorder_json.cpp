@@ -56,7 +56,8 @@ Json reorder_report_context(std::uint32_t world_size, const std::string& mpi_lib
                            {"nodes", config.nodes},
                            {"oracle", config.oracle},
                            {"metric", std::string(to_string(config.metric))},
-                           {"virtual_nodes", config.virtual_nodes}};
+                           {"virtual_nodes", config.virtual_nodes},
+                           {"method", std::string(to_string(config.method))}};
   return context;
 }
 

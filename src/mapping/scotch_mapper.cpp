@@ -496,7 +496,9 @@ std::vector<SCOTCH_Num> map_with_scotch(const TaskGraph& graph, const Terminals&
   build_graph(task_graph, task, "task");
   ScotchStrat strat;
   // Zero imbalance: every terminal gets exactly its capacity (filler vertices make the totals equal).
-  const SCOTCH_Num flags = part.size() <= 4096 ? SCOTCH_STRATQUALITY : SCOTCH_STRATDEFAULT;
+  const SCOTCH_Num flags = options.speed         ? SCOTCH_STRATSPEED
+                           : part.size() <= 4096 ? SCOTCH_STRATQUALITY
+                                                 : SCOTCH_STRATDEFAULT;
   if (SCOTCH_stratGraphMapBuild(&strat.strat, flags | SCOTCH_STRATBALANCE,
                                 static_cast<SCOTCH_Num>(terminals.count), 0.0) != 0) {
     throw Error("Scotch: cannot build the mapping strategy: " + take_scotch_errors());

@@ -38,15 +38,22 @@ bool strict() {
   return value && !value->empty() && *value != "0";
 }
 
-// The report's entries of this process (it is rank 0 of the communicators it planned for), as
-// JSON text; a program may create communicators from several threads.
+// The report's entries, as JSON text, with the world rank of the process that planned them (rank
+// 0 of their communicator): a program may create communicators from several threads, and under
+// SimGrid SMPI every rank runs in this one process, sharing this list.
 std::mutex records_mutex;
-std::vector<std::string> records;
+std::vector<std::pair<int, std::string>> records;
+
+int world_rank() {
+  int rank = 0;
+  return PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS ? rank : -1;
+}
 
 void keep_record(const mapping::ReorderRecord& record) {
-  const std::string text = mapping::reorder_record_json(record).dump();
+  std::string text = mapping::reorder_record_json(record).dump();
+  const int rank = world_rank();
   const std::lock_guard<std::mutex> lock(records_mutex);
-  records.push_back(text);
+  records.emplace_back(rank, std::move(text));
 }
 
 // Most values (3 per edge) a distributed graph call may gather to rank 0: 64 M edges, 1.5 GB,
@@ -236,9 +243,11 @@ void write_report() {
   std::string mine;
   {
     const std::lock_guard<std::mutex> lock(records_mutex);
-    for (const std::string& r : records) {
-      mine += r;
-      mine += '\n';
+    for (const auto& [planner, text] : records) {
+      if (planner == rank) {
+        mine += text;
+        mine += '\n';
+      }
     }
   }
   const int count = static_cast<int>(std::min<std::size_t>(mine.size(), std::numeric_limits<int>::max() / 2));

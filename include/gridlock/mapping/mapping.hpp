@@ -59,6 +59,9 @@ struct ScotchOptions {
   /// Scotch architecture: `auto` (deco up to 256 terminals, deco2 above), `deco` (archBuild0, exact
   /// distances, cubic time) or `deco2` (archBuild2, multilevel).
   std::string architecture = "auto";
+  /// Scotch's speed strategy (SCOTCH_STRATSPEED) instead of its quality strategy (up to 4,096
+  /// vertices) or default one: for mappings made while an application waits (reorders).
+  bool speed = false;
 };
 
 /// What the Scotch mapper did.

@@ -42,6 +42,16 @@ inline constexpr std::size_t kMaxCartesianDims = 16;
 [[nodiscard]] TaskGraph edge_task_graph(std::uint32_t num_tasks, std::vector<Message> edges,
                                         std::string spec);
 
+/// How plan_reorder() maps (`GRIDLOCK_REORDER_METHOD`).
+enum class ReorderMethod {
+  kAuto,       ///< `auto`: geometric for a grid of up to 3 dimensions, Scotch otherwise.
+  kGeometric,  ///< `geometric`: recursive coordinate bisection (grids of up to 3 dimensions only).
+  kScotch,     ///< `scotch`: Scotch under the metric, for every graph.
+};
+
+/// The name of a method as GRIDLOCK_REORDER_METHOD spells it.
+[[nodiscard]] std::string_view to_string(ReorderMethod method) noexcept;
+
 /// Where the machine comes from, as the environment of the MPI job gives it.
 struct ReorderConfig {
   /// `GRIDLOCK_TOPOLOGY`: a topology spec as `gridlock topo` takes it; empty: a machine of one
@@ -60,6 +70,8 @@ struct ReorderConfig {
   std::uint32_t virtual_nodes = 0;
   /// `GRIDLOCK_REORDER_SEED`: Scotch's seed.
   std::uint64_t seed = 1;
+  /// `GRIDLOCK_REORDER_METHOD`: how to map.
+  ReorderMethod method = ReorderMethod::kAuto;
 };
 
 /// Reads ReorderConfig from the environment through `lookup` (a variable's value, or nothing when
@@ -74,7 +86,7 @@ struct ReorderPlan {
   bool reordered = false;  ///< Whether new_rank differs from the identity.
   std::string machine;     ///< The machine mapped onto, e.g. `torus:4x4x4, 8 nodes x 2 ranks`.
   std::string note;        ///< Why the order was kept, when it was.
-  std::string method;      ///< `geometric` (a grid of up to 3 dimensions) or `scotch:METRIC`.
+  std::string method;      ///< `geometric` or `scotch:METRIC` (ReorderConfig::method).
   CostRow before;          ///< Costs of the launcher's order (every metric the machine has).
   CostRow after;           ///< Costs of new_rank's order (equal to before when kept).
   WeightMetric metric = WeightMetric::kHops;  ///< The metric mapped with.

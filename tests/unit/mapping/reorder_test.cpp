@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gridlock/core/error.hpp"
@@ -110,6 +111,12 @@ TEST(ReorderConfig, ReadsTheEnvironmentAndNamesTheVariableItRefuses) {
   EXPECT_NE(refusal({{"GRIDLOCK_VIRTUAL_NODES", "0"}}).find("GRIDLOCK_VIRTUAL_NODES='0'"), std::string::npos);
   EXPECT_NE(refusal({{"GRIDLOCK_VIRTUAL_NODES", "two"}}).find("GRIDLOCK_VIRTUAL_NODES"), std::string::npos);
   EXPECT_NE(refusal({{"GRIDLOCK_REORDER_SEED", "-1"}}).find("GRIDLOCK_REORDER_SEED"), std::string::npos);
+  EXPECT_EQ(reorder_config_from(env({})).method, ReorderMethod::kAuto);
+  EXPECT_EQ(reorder_config_from(env({{"GRIDLOCK_REORDER_METHOD", "Scotch"}})).method, ReorderMethod::kScotch);
+  EXPECT_EQ(reorder_config_from(env({{"GRIDLOCK_REORDER_METHOD", "geometric"}})).method,
+            ReorderMethod::kGeometric);
+  EXPECT_NE(refusal({{"GRIDLOCK_REORDER_METHOD", "treematch"}}).find("GRIDLOCK_REORDER_METHOD='treematch'"),
+            std::string::npos);
   EXPECT_NE(refusal({{"GRIDLOCK_NODES", "nid[0-3]"}}).find("GRIDLOCK_TOPOLOGY is not set"),
             std::string::npos);
 }
@@ -153,6 +160,43 @@ TEST(PlanReorder, WithoutATopologyKeepsNeighboursOnANode) {
   EXPECT_EQ(crossing(host_of_new), 4);
   EXPECT_NE(plan.machine.find("one switch, 2 nodes x 4 ranks"), std::string::npos) << plan.machine;
   EXPECT_EQ(plan.method, "geometric");
+}
+
+TEST(PlanReorder, TheMethodSettingChoosesHowAGridIsMapped) {
+  // 16 nodes of a 4x4x4 torus named in a scrambled order, one rank each, a 4x4 grid.
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{4, 4}, std::vector<int>{0, 0}, 1000);
+  std::vector<std::string> hosts;
+  hosts.reserve(16);
+  for (int r = 0; r < 16; ++r) {
+    hosts.push_back(fmt::format("h{}", r));
+  }
+  ReorderConfig config;
+  config.topology = "torus:4x4x4";
+  config.nodes =
+      "nid00000,nid00037,nid00010,nid00063,nid00020,nid00005,nid00050,nid00031,nid00002,nid00041,"
+      "nid00012,nid00055,nid00024,nid00007,nid00046,nid00029";
+  config.method = ReorderMethod::kGeometric;
+  const ReorderPlan geometric = plan_reorder(graph, hosts, config);
+  EXPECT_EQ(geometric.method, "geometric");
+  config.method = ReorderMethod::kScotch;
+  const ReorderPlan scotch = plan_reorder(graph, hosts, config);
+  EXPECT_EQ(scotch.method, "scotch:hops");
+  // auto tries both and keeps the cheaper under the metric.
+  config.method = ReorderMethod::kAuto;
+  const ReorderPlan best = plan_reorder(graph, hosts, config);
+  const auto hops = [](const ReorderPlan& p) { return p.after.cost(WeightMetric::kHops)->total; };
+  EXPECT_EQ(hops(best), std::min(hops(geometric), hops(scotch)));
+  EXPECT_EQ(best.method, hops(scotch) < hops(geometric) ? "scotch:hops" : "geometric");
+  // A graph without coordinates cannot be mapped geometrically: refused, named.
+  config.method = ReorderMethod::kGeometric;
+  try {
+    (void)plan_reorder(edge_task_graph(16, {{0, 15, 100}, {15, 0, 100}}, "graph"), hosts, config);
+    ADD_FAILURE() << "geometric accepted a graph without coordinates";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("GRIDLOCK_REORDER_METHOD=geometric needs a Cartesian grid"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PlanReorder, GraphsWithoutCoordinatesGoToScotch) {
