@@ -69,7 +69,7 @@ void guarded(const char* call, F* ierr, Body body, Fallback fallback) {
 }
 
 // Plans for the C communicator of `comm`; the Fortran handle to make the real call on.
-F plan(F* comm, detail::CallInfo& info, detail::Reordered& r, F* ierr) {
+F plan(F* comm, const detail::CallInfo& info, detail::Reordered& r, F* ierr) {
   *ierr = detail::reorder(PMPI_Comm_f2c(*comm), info, r);
   return r.split ? PMPI_Comm_c2f(r.comm) : *comm;
 }
@@ -176,21 +176,10 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_adjacent_(F* c
         int size = 0;
         PMPI_Comm_rank(PMPI_Comm_f2c(*comm), &rank);
         PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
-        const bool weighted = weights_readable(destweights);
-        std::vector<detail::Edge> mine;
-        mine.reserve(static_cast<std::size_t>(*outdegree));
-        for (F k = 0; k < *outdegree; ++k) {
-          mine.push_back({rank, destinations[k], weighted ? destweights[k] : 1});
-        }
-        detail::CallInfo info;
-        info.call = "MPI_Dist_graph_create_adjacent";
-        info.binding = "fortran";
-        info.members = size;
-        info.gather_edges = true;
-        info.local_edges = mine;
-        info.graph = [&](std::vector<mapping::Message>&& e) {
-          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(e), "dist_graph");
-        };
+        const std::vector<detail::Edge> mine = detail::adjacent_edges(
+            rank, *outdegree, destinations, weights_readable(destweights) ? destweights : nullptr);
+        const detail::CallInfo info =
+            detail::dist_graph_call("MPI_Dist_graph_create_adjacent", "fortran", size, mine);
         detail::Reordered r;
         F use = plan(comm, info, r, ierr);
         if (*ierr != MPI_SUCCESS) return;
@@ -220,23 +209,10 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_(F* comm, F* n
       [&] {
         int size = 0;
         PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
-        const bool weighted = weights_readable(weights);
-        std::vector<detail::Edge> mine;
-        F total = 0;
-        for (F i = 0; i < *n; ++i) {
-          for (F k = 0; k < degrees[i]; ++k, ++total) {
-            mine.push_back({sources[i], destinations[total], weighted ? weights[total] : 1});
-          }
-        }
-        detail::CallInfo info;
-        info.call = "MPI_Dist_graph_create";
-        info.binding = "fortran";
-        info.members = size;
-        info.gather_edges = true;
-        info.local_edges = mine;
-        info.graph = [&](std::vector<mapping::Message>&& e) {
-          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(e), "dist_graph");
-        };
+        const std::vector<detail::Edge> mine = detail::dist_graph_edges(
+            *n, sources, degrees, destinations, weights_readable(weights) ? weights : nullptr);
+        const auto total = static_cast<F>(mine.size());
+        const detail::CallInfo info = detail::dist_graph_call("MPI_Dist_graph_create", "fortran", size, mine);
         detail::Reordered r;
         F use = plan(comm, info, r, ierr);
         if (*ierr != MPI_SUCCESS) return;

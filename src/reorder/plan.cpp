@@ -221,6 +221,40 @@ mapping::TaskGraph graph_call_graph(int nnodes, const int* index, const int* edg
   return mapping::edge_task_graph(static_cast<std::uint32_t>(nnodes), std::move(messages), "graph");
 }
 
+std::vector<Edge> adjacent_edges(int rank, int outdegree, const int* destinations, const int* weights) {
+  std::vector<Edge> edges;
+  edges.reserve(static_cast<std::size_t>(std::max(outdegree, 0)));
+  for (int k = 0; k < outdegree; ++k) {
+    edges.push_back({rank, destinations[k], weights != nullptr ? weights[k] : 1});
+  }
+  return edges;
+}
+
+std::vector<Edge> dist_graph_edges(int n, const int* sources, const int* degrees, const int* destinations,
+                                   const int* weights) {
+  std::vector<Edge> edges;
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < degrees[i]; ++d, ++k) {
+      edges.push_back({sources[i], destinations[k], weights != nullptr ? weights[k] : 1});
+    }
+  }
+  return edges;
+}
+
+CallInfo dist_graph_call(const char* call, const char* binding, int size, std::span<const Edge> edges) {
+  CallInfo info;
+  info.call = call;
+  info.binding = binding;
+  info.members = size;
+  info.gather_edges = true;
+  info.local_edges = edges;
+  info.graph = [size](std::vector<mapping::Message>&& messages) {
+    return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(messages), "dist_graph");
+  };
+  return info;
+}
+
 std::vector<int> renumbered(const Reordered& r, const int* ranks, int count) {
   std::vector<int> out(ranks, ranks + std::max(count, 0));
   if (!r.split) return out;

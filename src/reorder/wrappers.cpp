@@ -123,21 +123,11 @@ __attribute__((visibility("default"))) int MPI_Dist_graph_create_adjacent(
         PMPI_Comm_rank(comm, &rank);
         PMPI_Comm_size(comm, &size);
         // This process's out-edges are the graph's; its in-edges are other processes' out-edges.
-        std::vector<detail::Edge> mine;
-        mine.reserve(static_cast<std::size_t>(outdegree));
         const bool weighted = destweights != MPI_UNWEIGHTED && destweights != MPI_WEIGHTS_EMPTY;
-        for (int k = 0; k < outdegree; ++k) {
-          mine.push_back({rank, destinations[k], weighted ? destweights[k] : 1});
-        }
-        detail::CallInfo info;
-        info.call = "MPI_Dist_graph_create_adjacent";
-        info.binding = "c";
-        info.members = size;
-        info.gather_edges = true;
-        info.local_edges = mine;
-        info.graph = [&](std::vector<mapping::Message>&& edges) {
-          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(edges), "dist_graph");
-        };
+        const std::vector<detail::Edge> mine =
+            detail::adjacent_edges(rank, outdegree, destinations, weighted ? destweights : nullptr);
+        const detail::CallInfo info =
+            detail::dist_graph_call("MPI_Dist_graph_create_adjacent", "c", size, mine);
         detail::Reordered r;
         int rc = detail::reorder(comm, info, r);
         if (rc != MPI_SUCCESS) return rc;
@@ -168,22 +158,10 @@ __attribute__((visibility("default"))) int MPI_Dist_graph_create(MPI_Comm comm, 
         int size = 0;
         PMPI_Comm_size(comm, &size);
         const bool weighted = weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY;
-        std::vector<detail::Edge> mine;
-        int total = 0;
-        for (int i = 0; i < n; ++i) {
-          for (int k = 0; k < degrees[i]; ++k, ++total) {
-            mine.push_back({sources[i], destinations[total], weighted ? weights[total] : 1});
-          }
-        }
-        detail::CallInfo info;
-        info.call = "MPI_Dist_graph_create";
-        info.binding = "c";
-        info.members = size;
-        info.gather_edges = true;
-        info.local_edges = mine;
-        info.graph = [&](std::vector<mapping::Message>&& edges) {
-          return mapping::edge_task_graph(static_cast<std::uint32_t>(size), std::move(edges), "dist_graph");
-        };
+        const std::vector<detail::Edge> mine =
+            detail::dist_graph_edges(n, sources, degrees, destinations, weighted ? weights : nullptr);
+        const int total = static_cast<int>(mine.size());
+        const detail::CallInfo info = detail::dist_graph_call("MPI_Dist_graph_create", "c", size, mine);
         detail::Reordered r;
         int rc = detail::reorder(comm, info, r);
         if (rc != MPI_SUCCESS) return rc;

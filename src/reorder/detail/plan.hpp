@@ -31,12 +31,26 @@ struct CallInfo {
   std::span<const Edge> local_edges;  ///< This process's edges (when gather_edges).
 };
 
+/// The edges MPI_Dist_graph_create_adjacent declares on the process of rank `rank`: to each of its
+/// `outdegree` destinations (its sources are other processes' destinations), weighing `weights[k]`,
+/// or 1 when `weights` is null (MPI_UNWEIGHTED).
+std::vector<Edge> adjacent_edges(int rank, int outdegree, const int* destinations, const int* weights);
+
+/// The edges MPI_Dist_graph_create declares on one process: from each of its `n` sources to its
+/// `degrees[i]` destinations, weighing `weights[k]`, or 1 when `weights` is null.
+std::vector<Edge> dist_graph_edges(int n, const int* sources, const int* degrees, const int* destinations,
+                                   const int* weights);
+
 /// The communicator the real call is made on.
 struct Reordered {
   MPI_Comm comm = MPI_COMM_NULL;  ///< The caller's communicator, or the split one when reordered.
   bool split = false;             ///< Whether comm is a split the caller must free.
   std::vector<int> new_rank;      ///< When split: the new rank of every old rank.
 };
+
+/// The CallInfo of a distributed graph call on a communicator of `size` ranks: every process's
+/// `edges` (which must outlive the call) gathered to rank 0.
+CallInfo dist_graph_call(const char* call, const char* binding, int size, std::span<const Edge> edges);
 
 /// Plans and applies the reorder of `comm` for `info` (collective over comm): gathers the
 /// processor names (and edges) to rank 0, plans there, broadcasts the order and splits. Any failure
