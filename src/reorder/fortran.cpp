@@ -88,7 +88,8 @@ extern "C" {
 __attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, F* dims, F* periods,
                                                              F* reorder, F* comm_cart, F* ierr) {
   static auto* f = real<void(F*, F*, F*, F*, F*, F*, F*)>("mpi_cart_create_");
-  if (*reorder == kFalse || *ndims < 1 || !detail::reorderable(PMPI_Comm_f2c(*comm))) {
+  if (*reorder == kFalse || *ndims < 1 || *ndims > static_cast<F>(mapping::kMaxCartesianDims) ||
+      !detail::reorderable(PMPI_Comm_f2c(*comm))) {
     f(comm, ndims, dims, periods, reorder, comm_cart, ierr);
     return;
   }
@@ -97,14 +98,13 @@ __attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, 
       "mpi_cart_create", ierr,
       [&] {
         std::vector<int> d(dims, dims + *ndims);
-        std::vector<int> p;
-        long long members = 1;
-        for (F i = 0; i < *ndims; ++i) {
-          p.push_back(periods[i] != kFalse ? 1 : 0);
-          members *= dims[i] > 0 ? dims[i] : 0;
+        std::vector<int> p(d.size());
+        for (std::size_t i = 0; i < d.size(); ++i) {
+          p[i] = periods[i] != kFalse ? 1 : 0;
         }
         int size = 0;
         PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);
+        const long long members = detail::grid_members(d, size);
         if (members < 1 || members > size) {
           f(comm, ndims, dims, periods, reorder, comm_cart, ierr);
           return;

@@ -221,6 +221,16 @@ mapping::TaskGraph graph_call_graph(int nnodes, const int* index, const int* edg
   return mapping::edge_task_graph(static_cast<std::uint32_t>(nnodes), std::move(messages), "graph");
 }
 
+long long grid_members(const std::vector<int>& dims, int size) {
+  long long members = 1;
+  for (const int x : dims) {
+    if (x < 1) return 0;
+    members *= x;
+    if (members > size) return members;
+  }
+  return members;
+}
+
 std::vector<Edge> adjacent_edges(int rank, int outdegree, const int* destinations, const int* weights) {
   std::vector<Edge> edges;
   edges.reserve(static_cast<std::size_t>(std::max(outdegree, 0)));

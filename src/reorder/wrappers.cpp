@@ -48,7 +48,9 @@ extern "C" {
 __attribute__((visibility("default"))) int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
                                                            const int periods[], int reorder,
                                                            MPI_Comm* comm_cart) {
-  if (reorder == 0 || ndims < 1 || !detail::reorderable(comm)) {
+  // More dimensions than a reorder takes: MPI's call as it is (and its error, if any).
+  if (reorder == 0 || ndims < 1 || ndims > static_cast<int>(mapping::kMaxCartesianDims) ||
+      !detail::reorderable(comm)) {
     return PMPI_Cart_create(comm, ndims, dims, periods, reorder, comm_cart);
   }
   return guarded(
@@ -56,10 +58,9 @@ __attribute__((visibility("default"))) int MPI_Cart_create(MPI_Comm comm, int nd
       [&] {
         std::vector<int> d(dims, dims + ndims);
         std::vector<int> p(periods, periods + ndims);
-        long long members = 1;
-        for (const int x : d) members *= x > 0 ? x : 0;
         int size = 0;
         PMPI_Comm_size(comm, &size);
+        const long long members = detail::grid_members(d, size);
         if (members < 1 || members > size) {
           // MPI's own error to report, not ours.
           return PMPI_Cart_create(comm, ndims, dims, periods, reorder, comm_cart);

@@ -31,6 +31,10 @@ struct CallInfo {
   std::span<const Edge> local_edges;  ///< This process's edges (when gather_edges).
 };
 
+/// The ranks of a Cartesian grid of `dims`: their product, or 0 for a dimension below 1; the
+/// product stops growing once above `size` (the communicator's ranks; no overflow).
+long long grid_members(const std::vector<int>& dims, int size);
+
 /// The edges MPI_Dist_graph_create_adjacent declares on the process of rank `rank`: to each of its
 /// `outdegree` destinations (its sources are other processes' destinations), weighing `weights[k]`,
 /// or 1 when `weights` is null (MPI_UNWEIGHTED).
