@@ -58,7 +58,7 @@ mpiexec -n 2 "$bin/gridlock-bench" sweep --ops pingpong --sizes 8 --only-sizes -
   --json "$work/sweep.json" >/dev/null || fail "installed gridlock-bench under mpiexec"
 grep -q '"pingpong"' "$work/sweep.json" || fail "gridlock-bench sweep wrote no pingpong record"
 # The preloaded libraries: installed, nothing resolved in the build tree, and the reorder library
-# preloaded into an MPI job that creates no topology changes nothing (it exports MPI symbols only).
+# preloaded into an MPI job that makes no topology call changes nothing (it exports MPI symbols only).
 for lib in libgridlock-trace.so libgridlock-reorder.so; do
   so="$(find "$prefix" -name "$lib" | head -1)"
   [ -n "$so" ] || fail "$lib is not installed under $prefix"
@@ -66,9 +66,13 @@ for lib in libgridlock-trace.so libgridlock-reorder.so; do
     fail "$lib resolves a library inside the source or build tree, or not at all"
   fi
 done
-mpiexec -n 2 env LD_PRELOAD="$(find "$prefix" -name libgridlock-reorder.so | head -1)" GRIDLOCK_REORDER_STRICT=1 \
-  "$bin/gridlock-bench" sweep --ops pingpong --sizes 8 --only-sizes --reps 50 -q --json "$work/sweep2.json" \
-  >/dev/null || fail "installed gridlock-bench under mpiexec with libgridlock-reorder.so preloaded"
+# LD_PRELOAD splits its list at spaces, and the prefix has one: the library through a link.
+ln -s "$(find "$prefix" -name libgridlock-reorder.so | head -1)" "$work/libgridlock-reorder.so"
+mpiexec -n 2 env LD_PRELOAD="$work/libgridlock-reorder.so" GRIDLOCK_REORDER_STRICT=1 \
+  GRIDLOCK_REORDER_REPORT="$work/reorder.json" "$bin/gridlock-bench" sweep --ops pingpong --sizes 8 --only-sizes \
+  --reps 50 -q --json "$work/sweep2.json" >/dev/null || fail "installed gridlock-bench with libgridlock-reorder.so preloaded"
+# The report, written by the library's MPI_Finalize, shows it was loaded: no topology call, no entry.
+grep -q '"calls": \[\]' "$work/reorder.json" || fail "the preloaded libgridlock-reorder.so wrote no report"
 
 # A consumer project: CMake package, then pkg-config.
 cmake -S "$src/tests/install" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
