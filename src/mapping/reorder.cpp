@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/memory.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/topo/spec.hpp"
@@ -103,6 +104,56 @@ std::vector<std::string> topology_names(const ReorderConfig& config, const Nodes
                     names.size(), nodes.names.size(), nodes.names.front()));
   }
   return names;
+}
+
+/// The machine a reorder maps onto, with the topology it refers to, and its description.
+struct ReorderMachine {
+  std::unique_ptr<topo::Topology> topology;
+  std::unique_ptr<Machine> machine;
+  std::string description;
+};
+
+/// The machine of the job's `nodes`: one switch without GRIDLOCK_TOPOLOGY, else the topology (the
+/// part the allocation's routes use, or the whole for an oracle's link values) with the metrics.
+ReorderMachine reorder_machine(const ReorderConfig& config, const Nodes& nodes) {
+  ReorderMachine out;
+  const auto num_nodes = static_cast<std::uint32_t>(nodes.names.size());
+  std::vector<std::string> names;
+  const MetricNeeds needs = needs_of(std::span<const WeightMetric>(&config.metric, 1));
+  const std::string source = config.oracle.empty() ? std::string("sim:none") : "oracle:" + config.oracle;
+  if (config.topology.empty()) {
+    // One switch with every node on it: the weights then only tell a core of the same node (1)
+    // from a core of another (2), so the mapping keeps heavy traffic on a node.
+    if (num_nodes > kMaxAllocationNodes) {
+      throw InputError(
+          fmt::format("reorder: {} nodes; at most {} are supported", num_nodes, kMaxAllocationNodes));
+    }
+    out.topology = topo::make_topology(fmt::format("fattree:{}", num_nodes));
+    for (std::uint32_t i = 0; i < num_nodes; ++i) {
+      names.push_back(out.topology->nodes()[i].name);
+    }
+    out.description = fmt::format("one switch, {} nodes x {} ranks", num_nodes, nodes.ranks_per_node);
+  } else {
+    names = topology_names(config, nodes);
+    // An oracle's link values are numbered in the whole network, so they need the whole topology
+    // (as `gridlock map` builds it); hops need only the part the allocation's routes use.
+    if (needs_whole_topology(source, needs)) {
+      MemoryBudget budget(default_max_memory_bytes(), "GRIDLOCK_TOPOLOGY");
+      budget.reserve(
+          topo::estimate_topology_size(config.topology).bytes,
+          fmt::format("the topology '{}'", config.topology),
+          "give a smaller topology, or GRIDLOCK_METRIC=hops, which needs only the allocation's routes");
+      out.topology = topo::make_topology(config.topology);
+    } else {
+      out.topology = topo::make_topology_part(config.topology, names);
+    }
+    out.description =
+        fmt::format("{}, {} nodes x {} ranks", config.topology, num_nodes, nodes.ranks_per_node);
+  }
+  Allocation allocation = make_allocation(*out.topology, names, nodes.ranks_per_node);
+  NodeMetrics metrics = fetch_node_metrics(*out.topology, allocation, source, needs);
+  out.machine = std::make_unique<Machine>(*out.topology, std::move(allocation), std::move(metrics));
+  return out;
 }
 
 }  // namespace
@@ -280,31 +331,9 @@ ReorderPlan plan_reorder(const TaskGraph& graph, std::span<const std::string> ho
     return plan;
   }
   const Nodes nodes = group_ranks(hosts, config.virtual_nodes);
-  const auto num_nodes = static_cast<std::uint32_t>(nodes.names.size());
-  std::vector<std::string> names;
-  std::unique_ptr<topo::Topology> topology;
-  if (config.topology.empty()) {
-    // One switch with every node on it: the weights then only tell a core of the same node (1)
-    // from a core of another (2), so the mapping keeps heavy traffic on a node.
-    if (num_nodes > kMaxAllocationNodes) {
-      throw InputError(
-          fmt::format("reorder: {} nodes; at most {} are supported", num_nodes, kMaxAllocationNodes));
-    }
-    topology = topo::make_topology(fmt::format("fattree:{}", num_nodes));
-    for (std::uint32_t i = 0; i < num_nodes; ++i) {
-      names.push_back(topology->nodes()[i].name);
-    }
-    plan.machine = fmt::format("one switch, {} nodes x {} ranks", num_nodes, nodes.ranks_per_node);
-  } else {
-    names = topology_names(config, nodes);
-    topology = topo::make_topology_part(config.topology, names);
-    plan.machine = fmt::format("{}, {} nodes x {} ranks", config.topology, num_nodes, nodes.ranks_per_node);
-  }
-  Allocation allocation = make_allocation(*topology, names, nodes.ranks_per_node);
-  const MetricNeeds needs = needs_of(std::span<const WeightMetric>(&config.metric, 1));
-  const std::string source = config.oracle.empty() ? std::string("sim:none") : "oracle:" + config.oracle;
-  NodeMetrics metrics = fetch_node_metrics(*topology, allocation, source, needs);
-  const Machine machine(*topology, std::move(allocation), std::move(metrics));
+  const ReorderMachine built = reorder_machine(config, nodes);
+  const Machine& machine = *built.machine;
+  plan.machine = built.description;
 
   // The core each old rank runs on, and the launcher's placement: task t is old rank t.
   Placement before(n);

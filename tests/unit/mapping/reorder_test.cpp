@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@
 
 #include "gridlock/core/error.hpp"
 #include "gridlock/mapping/reorder_json.hpp"
+#include "gridlock/oracle/server.hpp"
+#include "gridlock/oracle/service.hpp"
+#include "gridlock/topo/spec.hpp"
+#include "gridlock/topo/topology.hpp"
 
 namespace gridlock::mapping {
 namespace {
@@ -278,6 +283,34 @@ TEST(PlanReorder, VirtualNodesSplitAHostsRanksAndUnevenHostsAreRefused) {
   EXPECT_THROW(
       (void)plan_reorder(graph, std::vector<std::string>{"a", "a", "b", "b", "c", "c", "d", "d"}, named),
       InputError);
+}
+
+TEST(PlanReorder, AnOraclesLinkMetricsMapOnTheWholeTopology) {
+  // The oracle numbers links in the whole torus; the plan used to build only the part the
+  // allocation's routes use, and refused the oracle's answer ("a link id 185 outside 0..159").
+  const std::unique_ptr<topo::Topology> paper = topo::make_topology("torus:2x2x8");
+  oracle::Service service(*paper, oracle::ServiceOptions{});
+  service.poll_once(1.0);
+  oracle::ServerOptions server_options;
+  server_options.port = 0;
+  oracle::Server server(service, server_options);
+  const int port = server.start();
+  const TaskGraph graph = cartesian_task_graph(std::vector<int>{2, 2, 2}, std::vector<int>{0, 0, 0}, 1000);
+  std::vector<std::string> hosts;
+  hosts.reserve(8);
+  for (int r = 0; r < 8; ++r) {
+    hosts.push_back(fmt::format("h{}", r));
+  }
+  ReorderConfig config;
+  config.topology = "torus:2x2x8";
+  config.nodes = "nid00017,nid00045,nid00033,nid00051,nid00024,nid00041,nid00018,nid00049";
+  config.oracle = fmt::format("http://127.0.0.1:{}", port);
+  config.metric = WeightMetric::kStalls;
+  const ReorderPlan plan = plan_reorder(graph, hosts, config);
+  server.stop();
+  EXPECT_EQ(plan.metric, WeightMetric::kStalls);
+  ASSERT_TRUE(plan.before.cost(WeightMetric::kStalls).has_value());
+  EXPECT_LE(plan.after.cost(WeightMetric::kStalls)->total, plan.before.cost(WeightMetric::kStalls)->total);
 }
 
 TEST(ReorderReport, RecordsAPlanTheOrderKeptAndAFailure) {
