@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <span>
 #include <vector>
 
 #include "detail/plan.hpp"
@@ -55,7 +56,7 @@ bool weights_readable(const F* weights) {
 // Runs `body` (which plans and makes the real call), or on an exception of the library's own the
 // real call without reordering.
 template <typename Body, typename Fallback>
-void guarded(const char* call, F* ierr, Body body, Fallback fallback) {
+void guarded(const char* call, Body body, Fallback fallback) {
   try {
     body();
   } catch (const std::exception& e) {
@@ -65,7 +66,6 @@ void guarded(const char* call, F* ierr, Body body, Fallback fallback) {
         call, e.what());
     fallback();
   }
-  (void)ierr;
 }
 
 // Plans for the C communicator of `comm`; the Fortran handle to make the real call on.
@@ -95,9 +95,10 @@ __attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, 
   }
   F no = kFalse;
   guarded(
-      "mpi_cart_create", ierr,
+      "mpi_cart_create",
       [&] {
-        std::vector<int> d(dims, dims + *ndims);
+        const std::span<const int> d(dims, static_cast<std::size_t>(*ndims));
+        // Fortran logicals as C's 0 or 1 (any non-zero value is .true.).
         std::vector<int> p(d.size());
         for (std::size_t i = 0; i < d.size(); ++i) {
           p[i] = periods[i] != kFalse ? 1 : 0;
@@ -109,13 +110,7 @@ __attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, 
           f(comm, ndims, dims, periods, reorder, comm_cart, ierr);
           return;
         }
-        detail::CallInfo info;
-        info.call = "MPI_Cart_create";
-        info.binding = "fortran";
-        info.members = static_cast<int>(members);
-        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
-          return mapping::cartesian_task_graph(d, p);
-        };
+        const detail::CallInfo info = detail::cart_call("fortran", d, p, static_cast<int>(members));
         detail::Reordered r;
         F use = plan(comm, info, r, ierr);
         if (*ierr != MPI_SUCCESS) return;
@@ -136,18 +131,9 @@ __attribute__((visibility("default"))) void mpi_graph_create_(F* comm, F* nnodes
   }
   F no = kFalse;
   guarded(
-      "mpi_graph_create", ierr,
+      "mpi_graph_create",
       [&] {
-        std::vector<int> idx(index, index + *nnodes);
-        const int count = *nnodes > 0 ? std::max(idx.back(), 0) : 0;
-        std::vector<int> e(edges, edges + count);
-        detail::CallInfo info;
-        info.call = "MPI_Graph_create";
-        info.binding = "fortran";
-        info.members = *nnodes;
-        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
-          return detail::graph_call_graph(static_cast<int>(idx.size()), idx.data(), e.data());
-        };
+        const detail::CallInfo info = detail::graph_call("fortran", *nnodes, index, edges);
         detail::Reordered r;
         F use = plan(comm, info, r, ierr);
         if (*ierr != MPI_SUCCESS) return;
@@ -170,7 +156,7 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_adjacent_(F* c
   }
   F no = kFalse;
   guarded(
-      "mpi_dist_graph_create_adjacent", ierr,
+      "mpi_dist_graph_create_adjacent",
       [&] {
         int rank = 0;
         int size = 0;
@@ -205,7 +191,7 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_(F* comm, F* n
   }
   F no = kFalse;
   guarded(
-      "mpi_dist_graph_create", ierr,
+      "mpi_dist_graph_create",
       [&] {
         int size = 0;
         PMPI_Comm_size(PMPI_Comm_f2c(*comm), &size);

@@ -221,7 +221,7 @@ mapping::TaskGraph graph_call_graph(int nnodes, const int* index, const int* edg
   return mapping::edge_task_graph(static_cast<std::uint32_t>(nnodes), std::move(messages), "graph");
 }
 
-long long grid_members(const std::vector<int>& dims, int size) {
+long long grid_members(std::span<const int> dims, int size) {
   long long members = 1;
   for (const int x : dims) {
     if (x < 1) return 0;
@@ -250,6 +250,29 @@ std::vector<Edge> dist_graph_edges(int n, const int* sources, const int* degrees
     }
   }
   return edges;
+}
+
+CallInfo cart_call(const char* binding, std::span<const int> dims, std::span<const int> periods,
+                   int members) {
+  CallInfo info;
+  info.call = "MPI_Cart_create";
+  info.binding = binding;
+  info.members = members;
+  info.graph = [dims, periods](std::vector<mapping::Message>&& /*unused*/) {
+    return mapping::cartesian_task_graph(dims, periods);
+  };
+  return info;
+}
+
+CallInfo graph_call(const char* binding, int nnodes, const int* index, const int* edges) {
+  CallInfo info;
+  info.call = "MPI_Graph_create";
+  info.binding = binding;
+  info.members = nnodes;
+  info.graph = [nnodes, index, edges](std::vector<mapping::Message>&& /*unused*/) {
+    return graph_call_graph(nnodes, index, edges);
+  };
+  return info;
 }
 
 CallInfo dist_graph_call(const char* call, const char* binding, int size, std::span<const Edge> edges) {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,7 @@ __attribute__((visibility("default"))) int MPI_Cart_create(MPI_Comm comm, int nd
   return guarded(
       "MPI_Cart_create",
       [&] {
-        std::vector<int> d(dims, dims + ndims);
-        std::vector<int> p(periods, periods + ndims);
+        const std::span<const int> d(dims, static_cast<std::size_t>(ndims));
         int size = 0;
         PMPI_Comm_size(comm, &size);
         const long long members = detail::grid_members(d, size);
@@ -65,13 +65,9 @@ __attribute__((visibility("default"))) int MPI_Cart_create(MPI_Comm comm, int nd
           // MPI's own error to report, not ours.
           return PMPI_Cart_create(comm, ndims, dims, periods, reorder, comm_cart);
         }
-        detail::CallInfo info;
-        info.call = "MPI_Cart_create";
-        info.binding = "c";
-        info.members = static_cast<int>(members);
-        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
-          return mapping::cartesian_task_graph(d, p);
-        };
+        const detail::CallInfo info =
+            detail::cart_call("c", d, std::span<const int>(periods, static_cast<std::size_t>(ndims)),
+                              static_cast<int>(members));
         detail::Reordered r;
         int rc = detail::reorder(comm, info, r);
         if (rc != MPI_SUCCESS) return rc;
@@ -92,13 +88,7 @@ __attribute__((visibility("default"))) int MPI_Graph_create(MPI_Comm comm, int n
   return guarded(
       "MPI_Graph_create",
       [&] {
-        detail::CallInfo info;
-        info.call = "MPI_Graph_create";
-        info.binding = "c";
-        info.members = nnodes;
-        info.graph = [&](std::vector<mapping::Message>&& /*unused*/) {
-          return detail::graph_call_graph(nnodes, index, edges);
-        };
+        const detail::CallInfo info = detail::graph_call("c", nnodes, index, edges);
         detail::Reordered r;
         int rc = detail::reorder(comm, info, r);
         if (rc != MPI_SUCCESS) return rc;

@@ -33,7 +33,7 @@ struct CallInfo {
 
 /// The ranks of a Cartesian grid of `dims`: their product, or 0 for a dimension below 1; the
 /// product stops growing once above `size` (the communicator's ranks; no overflow).
-long long grid_members(const std::vector<int>& dims, int size);
+long long grid_members(std::span<const int> dims, int size);
 
 /// The edges MPI_Dist_graph_create_adjacent declares on the process of rank `rank`: to each of its
 /// `outdegree` destinations (its sources are other processes' destinations), weighing `weights[k]`,
@@ -51,6 +51,14 @@ struct Reordered {
   bool split = false;             ///< Whether comm is a split the caller must free.
   std::vector<int> new_rank;      ///< When split: the new rank of every old rank.
 };
+
+/// The CallInfo of MPI_Cart_create over the first `members` ranks (grid_members()): the grid of
+/// `dims` with `periods` (0 or 1 each), which must outlive the call.
+CallInfo cart_call(const char* binding, std::span<const int> dims, std::span<const int> periods, int members);
+
+/// The CallInfo of MPI_Graph_create of `nnodes` nodes (graph_call_graph()); `index` and `edges`
+/// must outlive the call and are read on rank 0 only.
+CallInfo graph_call(const char* binding, int nnodes, const int* index, const int* edges);
 
 /// The CallInfo of a distributed graph call on a communicator of `size` ranks: every process's
 /// `edges` (which must outlive the call) gathered to rank 0.
