@@ -17,7 +17,6 @@
 #include "gridlock/mapping/launch_files.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/mapping/study_json.hpp"
-#include "gridlock/topo/spec.hpp"
 #include "memory_option.hpp"
 #include "output_guard.hpp"
 
@@ -162,15 +161,8 @@ void run_map(const MapArgs& a) {
   // Estimated before anything large is built: the topology, then what the allocation needs.
   MemoryBudget budget(max_memory_from(a.max_memory));
   const auto names = mapping::read_node_list(a.nodes);
-  // Hops come from the routes between the allocated nodes: only the part of the topology they use
-  // is built (two nodes of torus:128x128x128 are a few hundred routers, not 2 million). Link values
-  // of the whole network (an in-process oracle, an oracle's /v1/links) need the whole topology.
-  const bool whole_network = mapping::needs_whole_topology(a.source, needs);
-  budget.reserve(whole_network ? topo::estimate_topology_size(a.spec).bytes
-                               : topo::estimate_topology_part_size(a.spec, names).bytes,
-                 fmt::format("the topology '{}'", a.spec),
-                 whole_network ? "give a smaller topology, or --source sim:none" : "give a smaller topology");
-  const auto topology = whole_network ? topo::make_topology(a.spec) : topo::make_topology_part(a.spec, names);
+  const auto topology = mapping::make_metrics_topology(a.spec, names, a.source, needs, budget,
+                                                       "give a smaller topology, or --source sim:none");
   mapping::Allocation allocation = mapping::make_allocation(*topology, names, a.cores_per_node);
   budget.reserve(mapping::estimate_fetch_bytes(*topology, allocation.num_nodes(), a.source, needs),
                  fmt::format("the link metrics of {} nodes from {}", allocation.num_nodes(), a.source),

@@ -15,6 +15,7 @@
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/oracle/service.hpp"
 #include "gridlock/oracle/sources.hpp"
+#include "gridlock/topo/spec.hpp"
 
 namespace gridlock::mapping {
 namespace {
@@ -278,6 +279,17 @@ std::uint64_t estimate_fetch_bytes(const topo::Topology& topology, std::uint64_t
 
 bool needs_whole_topology(std::string_view source, MetricNeeds needs) noexcept {
   return source != kNoLoadSource && (!source.starts_with("oracle:") || needs.bw || needs.stalls);
+}
+
+std::unique_ptr<topo::Topology> make_metrics_topology(std::string_view spec,
+                                                      std::span<const std::string> nodes,
+                                                      std::string_view source, MetricNeeds needs,
+                                                      MemoryBudget& budget, std::string_view whole_hint) {
+  const bool whole = needs_whole_topology(source, needs);
+  budget.reserve(
+      whole ? topo::estimate_topology_size(spec).bytes : topo::estimate_topology_part_size(spec, nodes).bytes,
+      fmt::format("the topology '{}'", spec), whole ? whole_hint : "give a smaller topology");
+  return whole ? topo::make_topology(spec) : topo::make_topology_part(spec, nodes);
 }
 
 Machine::Machine(const topo::Topology& topology, Allocation allocation, NodeMetrics metrics,

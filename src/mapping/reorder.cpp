@@ -135,18 +135,10 @@ ReorderMachine reorder_machine(const ReorderConfig& config, const Nodes& nodes) 
     out.description = fmt::format("one switch, {} nodes x {} ranks", num_nodes, nodes.ranks_per_node);
   } else {
     names = topology_names(config, nodes);
-    // An oracle's link values are numbered in the whole network, so they need the whole topology
-    // (as `gridlock map` builds it); hops need only the part the allocation's routes use.
-    if (needs_whole_topology(source, needs)) {
-      MemoryBudget budget(default_max_memory_bytes(), "GRIDLOCK_TOPOLOGY");
-      budget.reserve(
-          topo::estimate_topology_size(config.topology).bytes,
-          fmt::format("the topology '{}'", config.topology),
-          "give a smaller topology, or GRIDLOCK_METRIC=hops, which needs only the allocation's routes");
-      out.topology = topo::make_topology(config.topology);
-    } else {
-      out.topology = topo::make_topology_part(config.topology, names);
-    }
+    MemoryBudget budget(default_max_memory_bytes(), "GRIDLOCK_TOPOLOGY");
+    out.topology = make_metrics_topology(
+        config.topology, names, source, needs, budget,
+        "give a smaller topology, or GRIDLOCK_METRIC=hops, which needs only the allocation's routes");
     out.description =
         fmt::format("{}, {} nodes x {} ranks", config.topology, num_nodes, nodes.ranks_per_node);
   }

@@ -15,11 +15,13 @@
 /// A core's weight to itself is 0.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gridlock/core/memory.hpp"
 #include "gridlock/mapping/allocation.hpp"
 #include "gridlock/topo/topology.hpp"
 
@@ -80,6 +82,16 @@ struct MetricNeeds {
 /// oracle, or an oracle service's /v1/links), so the whole topology must be built; false when the
 /// routes between the allocated nodes are enough (`sim:none`, or only hops from a service).
 [[nodiscard]] bool needs_whole_topology(std::string_view source, MetricNeeds needs) noexcept;
+
+/// The topology to read `needs` from `source` on: the whole network when needs_whole_topology()
+/// (an oracle's link values are numbered in it), else only the part the routes between `nodes` use
+/// (two nodes of torus:128x128x128 are a few hundred routers, not 2 million). Its estimated size is
+/// reserved from `budget` first; `whole_hint` says, in that refusal, how to do without the whole.
+[[nodiscard]] std::unique_ptr<topo::Topology> make_metrics_topology(std::string_view spec,
+                                                                    std::span<const std::string> nodes,
+                                                                    std::string_view source,
+                                                                    MetricNeeds needs, MemoryBudget& budget,
+                                                                    std::string_view whole_hint);
 
 /// Options of metric fetching.
 struct FetchOptions {
