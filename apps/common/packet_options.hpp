@@ -48,8 +48,10 @@ inline void add_packet_model_options(CLI::App& cmd, PacketOptionsText& t, bool w
   cmd.add_option("--vc-turnaround", t.vc_turnaround,
                  "Packet model: time a router's output channel rests after a packet's tail (allocation)")
       ->capture_default_str();
-  cmd.add_option("--ugal-rule", t.ugal_rule, "Packet model: UGAL's comparison, hops or booksim")
-      ->capture_default_str();
+  cmd.add_option("--ugal-rule", t.ugal_rule,
+                 "Packet model: UGAL's comparison, booksim (BookSim2's dragonflynew) or hops (queue x hops); "
+                 "a --system preset names its machine's")
+      ->default_str("booksim");
   cmd.add_option("--ugal-threshold", t.ugal_threshold,
                  "Packet model: --ugal-rule booksim's bias to the minimal path, in buffered bytes")
       ->capture_default_str();

@@ -40,29 +40,39 @@ inline bool option_given(const CLI::App& cmd, const std::string& name) {
   return opt != nullptr && opt->count() > 0;
 }
 
+/// The preset's packet values for every option not given on `cmd`'s command line.
+inline void apply_preset_packet_options(const CLI::App& cmd, const net::SystemPreset& preset,
+                                        net::PacketOptions& p) {
+  if (!option_given(cmd, "--routing")) {
+    p.routing = preset.packet.routing;
+  }
+  if (!option_given(cmd, "--packet-size")) {
+    p.packet_bytes = preset.packet.packet_bytes;
+  }
+  if (!option_given(cmd, "--buffer")) {
+    p.buffer_bytes = preset.packet.buffer_bytes;
+  }
+  if (!option_given(cmd, "--vcs")) {
+    p.vcs = preset.packet.vcs;
+  }
+  if (!option_given(cmd, "--congestion-control")) {
+    p.congestion_control = preset.packet.congestion_control;
+  }
+  if (!option_given(cmd, "--ugal-rule")) {
+    p.ugal_rule = preset.packet.ugal_rule;
+  }
+}
+
 /// The packet options of `t` (as packet_options_from()), with the preset's value for every
-/// option not given on `cmd`'s command line.
+/// option not given on `cmd`'s command line; UGAL options that would change nothing are refused
+/// (net::check_ugal_options()).
 inline net::PacketOptions packet_options_with(const CLI::App& cmd, const PacketOptionsText& t,
                                               const std::optional<net::SystemPreset>& preset) {
   net::PacketOptions p = packet_options_from(t);
-  if (!preset) {
-    return p;
+  if (preset) {
+    apply_preset_packet_options(cmd, *preset, p);
   }
-  if (!option_given(cmd, "--routing")) {
-    p.routing = preset->packet.routing;
-  }
-  if (!option_given(cmd, "--packet-size")) {
-    p.packet_bytes = preset->packet.packet_bytes;
-  }
-  if (!option_given(cmd, "--buffer")) {
-    p.buffer_bytes = preset->packet.buffer_bytes;
-  }
-  if (!option_given(cmd, "--vcs")) {
-    p.vcs = preset->packet.vcs;
-  }
-  if (!option_given(cmd, "--congestion-control")) {
-    p.congestion_control = preset->packet.congestion_control;
-  }
+  net::check_ugal_options(p, option_given(cmd, "--ugal-rule"), option_given(cmd, "--ugal-threshold"));
   return p;
 }
 

@@ -8,12 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "cli_numbers.hpp"
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/progress.hpp"
-#include "gridlock/net/packet_model.hpp"
 #include "gridlock/net/run.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/engine.hpp"
@@ -21,6 +19,7 @@
 #include "gridlock/sim/replicas.hpp"
 #include "gridlock/sim/runs.hpp"
 #include "memory_option.hpp"
+#include "network_run_options.hpp"
 #include "output_guard.hpp"
 #include "placement_options.hpp"
 #include "sim_options.hpp"
@@ -173,53 +172,12 @@ void run_sim(const SimArgs& a) {
   run_single(a, options, spec, model.network_scale, budget, network_run);
 }
 
-// The options of a run on a network model (docs/network-models.md), in the order --help lists
-// them. The packet model's are converted as they are parsed; left out, they take the --system
-// preset's values or the model's defaults (net::prepare_network_run()).
-void add_sim_network_options(CLI::App& cmd, net::NetworkRunOptions& o) {
-  cmd.add_option("--network", o.network,
-                 "Simulate on this network (a topology spec as `gridlock topo` takes it, e.g. "
-                 "dragonfly:g=9,a=4,p=2,h=2): messages share links (docs/network-models.md)");
-  cmd.add_option("--net-model", o.net_model, "With --network: flow (max-min fair flows) or packet")
-      ->capture_default_str();
-  cmd.add_option("--placement", o.placement,
-                 "With --network: identity, random (nodes shuffled with --seed) or rankfile:FILE")
-      ->capture_default_str();
-  cmd.add_option("--ranks-per-node", o.ranks_per_node,
-                 "With --network and an identity or random placement: ranks on each node")
-      ->check(CLI::Range(1U, 4096U))
-      ->capture_default_str();
-  cmd.add_option("--hop-latency", o.hop_latency,
-                 "With --network: latency of each router-to-router hop, e.g. 100ns")
-      ->default_str("0");
-  add_byte_size_option(cmd, "--packet-size", o.packet_bytes,
-                       "With --net-model packet: payload bytes per packet", "2KiB");
-  add_byte_size_option(cmd, "--buffer", o.buffer_bytes,
-                       "With --net-model packet: buffer per input port and virtual channel, in bytes",
-                       "32KiB");
-  cmd.add_option_function<std::uint32_t>(
-         "--vcs", [&o](std::uint32_t vcs) { o.vcs = vcs; },
-         "With --net-model packet: virtual channels per link (1-8)")
-      ->default_str("3");
-  cmd.add_option_function<std::string>(
-         "--routing", [&o](const std::string& text) { o.routing = net::parse_routing(text); },
-         "With --net-model packet: minimal, valiant or ugal (valiant and ugal: dragonfly only)")
-      ->default_str("minimal");
-  cmd.add_flag("--spread", o.spread,
-               "With --network: each message takes one of the topology's minimal routes, drawn with --seed "
-               "(flow model)");
-  cmd.add_flag_callback(
-      "--congestion-control", [&o] { o.congestion_control = true; },
-      "With --net-model packet: endpoint congestion control (rate halved on marks)");
-}
-
 // The sim command's checks after parsing: options of a network run need --network or --system,
 // and the preset is read (its values are defaults only).
 void finish_sim_args(SimArgs& args, const CLI::App& sim_cmd) {
   // Checked here rather than with CLI11's needs(): either --network or --system will do.
   const bool network = sim_cmd.count("--network") > 0 || sim_cmd.count("--system") > 0;
-  for (const char* name : {"--net-model", "--placement", "--ranks-per-node", "--hop-latency", "--packet-size",
-                           "--buffer", "--vcs", "--routing", "--congestion-control", "--spread"}) {
+  for (const char* name : kNetworkRunOptionNames) {
     if (sim_cmd.count(name) > 0 && !network) {
       throw InputError(fmt::format("{} requires --network (or --system)", name));
     }
@@ -271,7 +229,7 @@ void add_sim_command(CLI::App& app) {
   output_file(sim_cmd->get_option("--json"));
   sim_cmd->add_option("--timeline", sim_args->timeline, "Write a Chrome trace-event timeline (small runs)");
   output_file(sim_cmd->get_option("--timeline"));
-  add_sim_network_options(*sim_cmd, sim_args->net);
+  add_network_run_options(*sim_cmd, sim_args->net);
   add_max_memory_option(*sim_cmd, sim_args->max_memory);
   // Options that only mean something beside another are refused alone rather than ignored.
   sim_cmd->get_option("--csv")->needs("--replicas");

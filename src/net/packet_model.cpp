@@ -75,6 +75,21 @@ Routing parse_routing(std::string_view text, std::string_view what) {
       "{} '{}': give minimal (the topology's route), valiant or ugal (dragonfly only)", what, text));
 }
 
+const char* to_string(UgalRule rule) noexcept { return rule == UgalRule::kBookSim ? "booksim" : "hops"; }
+
+UgalRule parse_ugal_rule(std::string_view text, std::string_view what) {
+  if (text == "booksim") {
+    return UgalRule::kBookSim;
+  }
+  if (text == "hops") {
+    return UgalRule::kHops;
+  }
+  throw InputError(
+      fmt::format("{} '{}': give booksim (BookSim2's dragonflynew UGAL, the default) or hops "
+                  "(queue x hops, Valiant when cheaper)",
+                  what, text));
+}
+
 std::uint32_t required_vcs(Routing routing, const Network& network) {
   switch (detail::vc_rule(network)) {
     case detail::VcRule::kDragonfly:
@@ -137,12 +152,6 @@ void validate(const PacketOptions& options, const Network& network) {
                     "drop it or use --hop-latency",
                     network.topology().spec()));
   }
-  if (options.ugal_rule != UgalRule::kHops && options.routing != Routing::kUgal) {
-    throw InputError(
-        fmt::format("packet model: --ugal-rule booksim applies to ugal routing, not {}: give "
-                    "--routing ugal or drop it",
-                    to_string(options.routing)));
-  }
   const std::uint32_t needed = required_vcs(options.routing, network);
   if (options.vcs < needed) {
     const char* why =
@@ -161,11 +170,12 @@ void validate(const PacketOptions& options, const Network& network) {
         to_string(options.routing), network.topology().spec(), options.vcs, options.vcs == 1 ? "" : "s", why,
         needed));
   }
-  if (options.ugal_rule == UgalRule::kBookSim && options.vcs < 3) {
+  if (options.routing == Routing::kUgal && options.ugal_rule == UgalRule::kBookSim && options.vcs < 3) {
     throw InputError(
-        fmt::format("packet model: --ugal-rule booksim puts each phase of a path on its own channel "
-                    "(BookSim2's dragonflynew: to the intermediate router, on to a global link, "
-                    "after it), but there are {} virtual channels: give --vcs 3 or more",
+        fmt::format("packet model: ugal routing by BookSim2's rule (--ugal-rule booksim, the default) puts "
+                    "each phase of a path on its own channel (dragonflynew: to the intermediate router, on "
+                    "to a global link, after it), but there are {} virtual channels: give --vcs 3 or more, "
+                    "or --ugal-rule hops",
                     options.vcs));
   }
 }
@@ -993,9 +1003,11 @@ std::string PacketModel::describe() const {
   if (options_.vc_turnaround_ps != 0) {
     text += fmt::format(", channel turnaround {} ps", options_.vc_turnaround_ps);
   }
-  if (options_.ugal_rule == UgalRule::kBookSim) {
+  if (options_.routing == Routing::kUgal && options_.ugal_rule == UgalRule::kBookSim) {
     text += fmt::format(", BookSim's UGAL (threshold {} B, random intermediate router, channel per phase)",
                         options_.ugal_threshold_bytes);
+  } else if (options_.routing == Routing::kUgal) {
+    text += ", gridlock's UGAL (queue x hops)";
   }
   return text;
 }

@@ -45,25 +45,35 @@ PacketOptions packet_options_from(const PacketOptionsText& text) {
   p.global_extra_latency_ps = bounded_latency_ps(text.global_extra_latency, "--global-extra-latency");
   p.credit_latency_ps = bounded_latency_ps(text.credit_latency, "--credit-latency");
   p.vc_turnaround_ps = bounded_latency_ps(text.vc_turnaround, "--vc-turnaround");
-  if (text.ugal_rule == "booksim") {
-    p.ugal_rule = UgalRule::kBookSim;
-  } else if (text.ugal_rule != "hops") {
-    throw InputError(
-        fmt::format("--ugal-rule '{}': give hops (queue x hops, Valiant when cheaper) or booksim (BookSim2's "
-                    "dragonflynew UGAL)",
-                    text.ugal_rule));
+  if (!text.ugal_rule.empty()) {
+    p.ugal_rule = parse_ugal_rule(text.ugal_rule);
   }
-  const std::uint64_t threshold = parse_byte_size(text.ugal_threshold, "--ugal-threshold");
+  p.ugal_threshold_bytes = parse_ugal_threshold(text.ugal_threshold);
+  return p;
+}
+
+std::uint64_t parse_ugal_threshold(const std::string& text) {
+  const std::uint64_t threshold = parse_byte_size(text, "--ugal-threshold");
   if (threshold > kMaxBufferBytes) {
     throw InputError(fmt::format("--ugal-threshold {}: give at most {} (a buffer's most; docs/limits.md)",
-                                 text.ugal_threshold, format_bytes(kMaxBufferBytes)));
+                                 text, format_bytes(kMaxBufferBytes)));
   }
-  if (threshold != 0 && p.ugal_rule != UgalRule::kBookSim) {
-    throw InputError(fmt::format("--ugal-threshold {}: only --ugal-rule booksim takes a threshold; add it",
-                                 text.ugal_threshold));
+  return threshold;
+}
+
+void check_ugal_options(const PacketOptions& merged, bool rule_given, bool threshold_given) {
+  if ((rule_given || threshold_given) && merged.routing != Routing::kUgal) {
+    throw InputError(fmt::format("{} applies to ugal routing, not {}: give --routing ugal or drop it",
+                                 rule_given ? fmt::format("--ugal-rule {}", to_string(merged.ugal_rule))
+                                            : std::string("--ugal-threshold"),
+                                 to_string(merged.routing)));
   }
-  p.ugal_threshold_bytes = threshold;
-  return p;
+  if (threshold_given && merged.ugal_rule != UgalRule::kBookSim) {
+    throw InputError(
+        fmt::format("--ugal-threshold {} B: only --ugal-rule booksim takes a threshold, and the rule is hops "
+                    "({}): give --ugal-rule booksim or drop the threshold",
+                    merged.ugal_threshold_bytes, rule_given ? "--ugal-rule" : "the --system preset's"));
+  }
 }
 
 std::uint64_t parse_hop_latency_ps(const std::string& text) {

@@ -76,4 +76,28 @@ void write_run_json(const std::string& path, const Json& context, const sim::Sim
                   Json{{"result", sim::run_result_json(result, per_rank)}, {"network", network}});
 }
 
+Json packet_options_json(const PacketOptions& options) {
+  Json out = {{"packet_bytes", options.packet_bytes},
+              {"buffer_bytes", options.buffer_bytes},
+              {"vcs", options.vcs},
+              {"routing", to_string(options.routing)},
+              {"congestion_control", options.congestion_control}};
+  if (options.routing == Routing::kUgal) {
+    out["ugal_rule"] = to_string(options.ugal_rule);
+    if (options.ugal_rule == UgalRule::kBookSim) {
+      out["ugal_threshold_bytes"] = options.ugal_threshold_bytes;
+    }
+  }
+  // Only where set, as the model's describe() names them.
+  for (const auto& [key, ps] : {std::pair{"terminal_latency_ps", options.terminal_latency_ps},
+                                std::pair{"global_extra_latency_ps", options.global_extra_latency_ps},
+                                std::pair{"credit_latency_ps", options.credit_latency_ps},
+                                std::pair{"vc_turnaround_ps", options.vc_turnaround_ps}}) {
+    if (ps != 0) {
+      out[key] = ps;
+    }
+  }
+  return out;
+}
+
 }  // namespace gridlock::net

@@ -11,6 +11,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/net/factory.hpp"
+#include "gridlock/net/packet_options_text.hpp"
 #include "gridlock/net/report.hpp"
 #include "gridlock/net/report_json.hpp"
 #include "gridlock/net/system_json.hpp"
@@ -157,11 +158,11 @@ NetworkRun prepare_network_run(const NetworkRunOptions& options, MemoryBudget& b
   run.placement.ranks_per_node = options.ranks_per_node;
   run.placement.seed = options.seed;
   if ((options.packet_bytes || options.buffer_bytes || options.vcs || options.routing ||
-       options.congestion_control) &&
+       options.congestion_control || options.ugal_rule || options.ugal_threshold_bytes) &&
       run.kind != ModelKind::kPacket) {
     throw InputError(
-        "--packet-size, --buffer, --vcs, --routing and --congestion-control configure the packet model: "
-        "add --net-model packet");
+        "--packet-size, --buffer, --vcs, --routing, --ugal-rule, --ugal-threshold and --congestion-control "
+        "configure the packet model: add --net-model packet");
   }
   const PacketOptions defaults = preset != nullptr ? preset->packet : PacketOptions{};
   run.packet.packet_bytes = options.packet_bytes.value_or(defaults.packet_bytes);
@@ -169,9 +170,12 @@ NetworkRun prepare_network_run(const NetworkRunOptions& options, MemoryBudget& b
   run.packet.vcs = options.vcs.value_or(defaults.vcs);
   run.packet.routing = options.routing.value_or(defaults.routing);
   run.packet.congestion_control = options.congestion_control.value_or(defaults.congestion_control);
+  run.packet.ugal_rule = options.ugal_rule.value_or(defaults.ugal_rule);
+  run.packet.ugal_threshold_bytes = options.ugal_threshold_bytes.value_or(defaults.ugal_threshold_bytes);
   run.packet.seed = options.seed;
   if (run.kind == ModelKind::kPacket) {
     check_packet_sizes(run.packet);
+    check_ugal_options(run.packet, options.ugal_rule.has_value(), options.ugal_threshold_bytes.has_value());
   }
   run.spec = options.network;
   if (topo::has_topology_parts(options.network)) {

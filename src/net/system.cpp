@@ -116,6 +116,7 @@ class Reader {
   std::string_view where_;
 };
 
+// Every field but the optional ones (notes, ugal_rule) must be there.
 void check_keys(const Reader& r, const Json& object, std::string_view path,
                 std::initializer_list<std::string_view> allowed) {
   for (const auto& [key, unused] : object.items()) {
@@ -129,7 +130,7 @@ void check_keys(const Reader& r, const Json& object, std::string_view path,
     }
   }
   for (const auto a : allowed) {
-    if (a != "notes" && !object.contains(a)) {
+    if (a != "notes" && a != "ugal_rule" && !object.contains(a)) {
       r.fail(path.empty() ? std::string(a) : fmt::format("{}.{}", path, a), "missing field");
     }
   }
@@ -182,9 +183,10 @@ SystemPreset parse_system(std::string_view text, std::string_view where) {
   if (!doc.is_object()) {
     r.fail("(top level)", fmt::format("expected an object, found {}", doc.type_name()));
   }
-  check_keys(r, doc, "",
-             {"schema", "version", "name", "title", "notes", "network", "nodes", "ports_per_node",
-              "hop_latency", "packet_size", "buffer", "vcs", "routing", "congestion_control", "loggops"});
+  check_keys(
+      r, doc, "",
+      {"schema", "version", "name", "title", "notes", "network", "nodes", "ports_per_node", "hop_latency",
+       "packet_size", "buffer", "vcs", "routing", "ugal_rule", "congestion_control", "loggops"});
   if (!doc["schema"].is_string() || doc["schema"].get<std::string>() != kSchema) {
     r.fail("schema", fmt::format("expected \"{}\", found {}", kSchema, doc["schema"].dump()));
   }
@@ -241,6 +243,16 @@ SystemPreset parse_system(std::string_view text, std::string_view where) {
   if (preset.packet.routing != Routing::kMinimal && summary.kind != "dragonfly") {
     r.fail("routing.value", fmt::format("{} routes a dragonfly only; the network is a {}: give minimal",
                                         routing, summary.kind));
+  }
+  if (doc.contains("ugal_rule")) {
+    // Optional: without it a ugal preset takes the default rule (BookSim2's).
+    const std::string rule = r.text(doc["ugal_rule"], "ugal_rule");
+    preset.packet.ugal_rule = r.checked("ugal_rule", [&] { return parse_ugal_rule(rule, "ugal_rule"); });
+    if (preset.packet.routing != Routing::kUgal) {
+      r.fail("ugal_rule.value", fmt::format("{}: a UGAL rule needs routing ugal, and the routing is {}: drop "
+                                            "ugal_rule",
+                                            rule, routing));
+    }
   }
   preset.packet.congestion_control = r.flag(doc["congestion_control"], "congestion_control");
   r.checked("packet_size", [&] {
@@ -403,9 +415,11 @@ std::string values_line(const PacketOptions& packet, std::uint64_t hop_latency_p
       "values: routing {}, packet {} B, buffer {} B per VC, {} VCs, congestion control {}, hop latency {} "
       "ps, "
       "L {} ps, o {} ps, g {} ps, G {} ps/B, O {} ps/B",
-      to_string(packet.routing), packet.packet_bytes, packet.buffer_bytes, packet.vcs,
-      packet.congestion_control ? "on" : "off", hop_latency_ps, params.latency.ps, params.overhead_send.ps,
-      params.gap.ps, params.gap_per_byte.ps, params.overhead_per_byte.ps);
+      packet.routing == Routing::kUgal ? fmt::format("ugal ({} rule)", to_string(packet.ugal_rule))
+                                       : std::string(to_string(packet.routing)),
+      packet.packet_bytes, packet.buffer_bytes, packet.vcs, packet.congestion_control ? "on" : "off",
+      hop_latency_ps, params.latency.ps, params.overhead_send.ps, params.gap.ps, params.gap_per_byte.ps,
+      params.overhead_per_byte.ps);
 }
 
 std::string systems_table(const std::vector<SystemPreset>& systems) {

@@ -24,6 +24,7 @@
 #include "gridlock/core/stats.hpp"
 #include "gridlock/gpcnet/suite.hpp"
 #include "gridlock/net/factory.hpp"
+#include "gridlock/net/report_json.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/params_json.hpp"
 #include "gridlock/topo/spec.hpp"
@@ -1165,11 +1166,7 @@ Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, cons
   context["network"] = topology.spec();
   context["net_model"] = to_string(kind);
   if (kind == ModelKind::kPacket) {
-    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
-                         {"buffer_bytes", options.packet.buffer_bytes},
-                         {"vcs", options.packet.vcs},
-                         {"routing", to_string(options.packet.routing)},
-                         {"congestion_control", options.packet.congestion_control}};
+    context["packet"] = net::packet_options_json(options.packet);
   }
   context["model"] = fmt::format("{} model on {}", to_string(kind), topology.spec());
   context["nodes"] = static_cast<std::uint32_t>(setup.job.size());

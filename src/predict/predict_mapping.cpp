@@ -18,6 +18,7 @@
 #include "gridlock/core/memory.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
+#include "gridlock/net/report_json.hpp"
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/predict/predict_gpcnet.hpp"
 #include "gridlock/sim/params_json.hpp"
@@ -542,11 +543,7 @@ Json mapping_context(const MappingPredictOptions& options, const MappingSetup& s
   context["network"] = setup.topology->spec();
   context["net_model"] = to_string(options.model);
   if (options.model == ModelKind::kPacket) {
-    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
-                         {"buffer_bytes", options.packet.buffer_bytes},
-                         {"vcs", options.packet.vcs},
-                         {"routing", to_string(options.packet.routing)},
-                         {"congestion_control", options.packet.congestion_control}};
+    context["packet"] = net::packet_options_json(options.packet);
   }
   context["nodes"] = alloc.names;
   context["cores_per_node"] = alloc.cores_per_node;

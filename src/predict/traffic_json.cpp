@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "gridlock/net/report_json.hpp"
+
 namespace gridlock::predict {
 
 using net::ModelKind;
@@ -13,10 +15,7 @@ Json traffic_context(const TrafficReport& report, const TrafficOptions& options)
   context["net_model"] = to_string(options.model);
   context["model"] = report.model;
   if (options.model == ModelKind::kPacket) {
-    context["packet"] = {{"packet_bytes", options.packet.packet_bytes},
-                         {"buffer_bytes", options.packet.buffer_bytes},
-                         {"vcs", options.packet.vcs},
-                         {"routing", to_string(options.packet.routing)}};
+    context["packet"] = net::packet_options_json(options.packet);
   } else {
     context["packet"] = {{"packet_bytes", options.packet.packet_bytes}};
   }

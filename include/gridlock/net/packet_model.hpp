@@ -36,9 +36,13 @@ enum class Routing : std::uint8_t {
   kUgal,     ///< Dragonfly only: per packet, minimal or the message's Valiant path, by queue x hops.
 };
 
-/// How UGAL weighs the minimal path against the Valiant path at the packet's source router.
+/// How UGAL weighs the minimal path against the Valiant path at the packet's source router. The
+/// default is the reference simulator's (kBookSim); the system presets of Aries and Slingshot
+/// machines name kHops, their routers' in-group detours (docs/predict.md, "Which UGAL rule").
 enum class UgalRule : std::uint8_t {
-  kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper.
+  kHops,     ///< Queue x hops of each path's first link; Valiant only when strictly cheaper. Its
+             ///< Valiant path turns at a random router of an intermediate group (a router of the
+             ///< source's group on 2 groups).
   kBookSim,  ///< BookSim2's dragonflynew whole: minimal while its first link's downstream buffers
              ///< hold at most 2 x the Valiant one's + ugal_threshold_bytes (hops not counted);
              ///< always minimal for packets that stay in their group; the Valiant path goes to a
@@ -51,6 +55,11 @@ enum class UgalRule : std::uint8_t {
 [[nodiscard]] const char* to_string(Routing routing) noexcept;
 /// Parses a --routing value; throws InputError naming `what` and the choices otherwise.
 [[nodiscard]] Routing parse_routing(std::string_view text, std::string_view what = "--routing");
+
+/// `hops` or `booksim`.
+[[nodiscard]] const char* to_string(UgalRule rule) noexcept;
+/// Parses a --ugal-rule value; throws InputError naming `what` and the choices otherwise.
+[[nodiscard]] UgalRule parse_ugal_rule(std::string_view text, std::string_view what = "--ugal-rule");
 
 /// Parameters of the packet model (docs/network-models.md, "Packet model").
 struct PacketOptions {
@@ -92,9 +101,11 @@ struct PacketOptions {
   /// only then (BookSim's iq router: vc_alloc_delay + sw_alloc_delay = 2 cycles). Other channels of
   /// the link may send meanwhile. Injection links (NIC to router) take none. 0 (the default): none.
   std::uint64_t vc_turnaround_ps = 0;
-  /// UGAL's comparison (routing ugal only); kHops (the default) as before.
-  UgalRule ugal_rule = UgalRule::kHops;
-  /// kBookSim's bias towards the minimal path, in bytes of buffer contents (BookSim: 30 flits).
+  /// UGAL's comparison (routing ugal only; other routings ignore it): BookSim2's, the reference's,
+  /// unless a system preset or --ugal-rule names gridlock's kHops.
+  UgalRule ugal_rule = UgalRule::kBookSim;
+  /// kBookSim's bias towards the minimal path, in bytes of buffer contents (BookSim: 30 flits;
+  /// bench/compare_booksim.sh gives 480 B, 30 of its 16-byte flits).
   std::uint64_t ugal_threshold_bytes = 0;
 };
 

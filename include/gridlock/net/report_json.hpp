@@ -8,6 +8,7 @@
 
 #include "gridlock/core/output.hpp"
 #include "gridlock/net/network.hpp"
+#include "gridlock/net/packet_model.hpp"
 #include "gridlock/net/placement_spec.hpp"
 #include "gridlock/net/report.hpp"
 #include "gridlock/sim/engine.hpp"
@@ -24,6 +25,12 @@ namespace gridlock::net {
 /// report (net_report_json()).
 [[nodiscard]] Json network_json(const Network& network, const PlacementChoice& placement,
                                 const std::string& title, const NetReport& report);
+
+/// The packet model's options as the context blocks of `predict gpcnet`, `predict mapping` and
+/// `predict traffic` record them: packet_bytes, buffer_bytes, vcs, routing, congestion_control;
+/// with ugal routing ugal_rule (and, for booksim, ugal_threshold_bytes); the router latencies
+/// (terminal_latency_ps, global_extra_latency_ps, credit_latency_ps, vc_turnaround_ps) where set.
+[[nodiscard]] Json packet_options_json(const PacketOptions& options);
 
 /// Writes `{context, "result": sim::run_result_json(), "network": network}` to `path` atomically.
 void write_run_json(const std::string& path, const Json& context, const sim::SimResult& result, bool per_rank,

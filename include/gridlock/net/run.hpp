@@ -75,19 +75,21 @@ struct PlacedTopology {
 /// The options of a run on a network, as the command line gives them. A packet option left empty
 /// takes the preset's value (when there is one), else the model's default.
 struct NetworkRunOptions {
-  std::string network;                        ///< Topology spec (--network, or the preset's).
-  std::string net_model = "flow";             ///< flow or packet.
-  std::string placement = "identity";         ///< identity, random or rankfile:FILE.
-  std::string hop_latency;                    ///< Time text; empty: the preset's, else 0.
-  std::optional<SystemPreset> preset;         ///< --system: its values are defaults.
-  std::optional<std::uint32_t> packet_bytes;  ///< --packet-size.
-  std::optional<std::uint32_t> buffer_bytes;  ///< --buffer.
-  std::optional<std::uint32_t> vcs;           ///< --vcs.
-  std::optional<Routing> routing;             ///< --routing.
-  std::optional<bool> congestion_control;     ///< --congestion-control.
-  std::uint64_t seed = 1;                     ///< Random placement, spread and packet model seed.
-  std::uint32_t ranks_per_node = 1;           ///< Identity and random placements.
-  bool spread = false;                        ///< Per-message route spread (flow model).
+  std::string network;                                ///< Topology spec (--network, or the preset's).
+  std::string net_model = "flow";                     ///< flow or packet.
+  std::string placement = "identity";                 ///< identity, random or rankfile:FILE.
+  std::string hop_latency;                            ///< Time text; empty: the preset's, else 0.
+  std::optional<SystemPreset> preset;                 ///< --system: its values are defaults.
+  std::optional<std::uint32_t> packet_bytes;          ///< --packet-size.
+  std::optional<std::uint32_t> buffer_bytes;          ///< --buffer.
+  std::optional<std::uint32_t> vcs;                   ///< --vcs.
+  std::optional<Routing> routing;                     ///< --routing.
+  std::optional<bool> congestion_control;             ///< --congestion-control.
+  std::optional<UgalRule> ugal_rule;                  ///< --ugal-rule.
+  std::optional<std::uint64_t> ugal_threshold_bytes;  ///< --ugal-threshold.
+  std::uint64_t seed = 1;                             ///< Random placement, spread and packet model seed.
+  std::uint32_t ranks_per_node = 1;                   ///< Identity and random placements.
+  bool spread = false;                                ///< Per-message route spread (flow model).
 };
 
 /// A run on a simulated network. Everything but the placement (which needs the schedule's rank

@@ -302,7 +302,10 @@ TEST(PacketModel, CongestionControlSeesAnIncastWhoseBottleneckIsTheEjectionLink)
 TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   // Group 0's eight nodes each send 256 kB to a node of group 1: minimal routing puts them all on
   // the one global link between the two groups (4.7 GB/s); Valiant spreads them over seven
-  // intermediate groups, and UGAL turns to Valiant paths once the minimal one queues up.
+  // intermediate groups, and UGAL turns to Valiant paths once the minimal one queues up. UGAL by
+  // gridlock's rule (queue x hops) here; BookSim2's (the default) draws one intermediate router
+  // per message, and BookSimUgalRuleStaysMinimalUpToItsThreshold gives it this pattern in 32
+  // messages per node.
   const auto network = spec_network("dragonfly:g=9,a=4,p=2,h=2", 72);
   std::vector<Message> m;
   for (std::uint32_t i = 0; i < 8; ++i) {
@@ -312,6 +315,7 @@ TEST(PacketModel, NonMinimalRoutingSpreadsAnAdversarialPattern) {
   for (const Routing routing : {Routing::kMinimal, Routing::kValiant, Routing::kUgal}) {
     PacketOptions o;
     o.routing = routing;
+    o.ugal_rule = UgalRule::kHops;
     PacketModel model(network, o);
     for (const std::uint64_t t : deliveries(model, m, bare(), 72)) {
       last[static_cast<int>(routing)] = std::max(last[static_cast<int>(routing)], t);
@@ -681,6 +685,7 @@ TEST(PacketModel, IntraGroupValiantIsDeadlockFreeWithTheRequiredChannels) {
       o.packet_bytes = 128;
       o.buffer_bytes = 256;
       o.routing = routing;
+      o.ugal_rule = UgalRule::kHops;  // the rule whose paths need only `needed` channels
       o.vcs = needed;
       PacketModel model(network, o);
       const auto at = deliveries(model, m, bare(), ranks);

@@ -28,7 +28,9 @@ TEST(PacketOptionsText, DefaultsConvertToTheModelsDefaults) {
   EXPECT_EQ(p.buffer_bytes, model.buffer_bytes);
   EXPECT_EQ(p.vcs, model.vcs);
   EXPECT_EQ(p.routing, Routing::kMinimal);
-  EXPECT_EQ(p.ugal_rule, UgalRule::kHops);
+  // Not given: the model's default, BookSim2's rule (the reference's).
+  EXPECT_EQ(p.ugal_rule, model.ugal_rule);
+  EXPECT_EQ(p.ugal_rule, UgalRule::kBookSim);
   EXPECT_FALSE(p.congestion_control);
 }
 
@@ -65,10 +67,42 @@ TEST(PacketOptionsText, BadValuesNameTheirOption) {
   t.ugal_rule = "fast";
   EXPECT_NE(error_of(t).find("--ugal-rule 'fast'"), std::string::npos) << error_of(t);
   t = {};
-  t.ugal_threshold = "1KiB";
-  EXPECT_NE(error_of(t).find("only --ugal-rule booksim takes a threshold"), std::string::npos) << error_of(t);
+  t.ugal_threshold = "1GiB";
+  EXPECT_NE(error_of(t).find("--ugal-threshold 1GiB: give at most 256 MiB"), std::string::npos)
+      << error_of(t);
   EXPECT_THROW((void)parse_hop_latency_ps("2s"), InputError);
   EXPECT_EQ(parse_hop_latency_ps("100ns"), 100'000U);
+}
+
+// UGAL options that would change nothing are refused once a preset's values are in.
+TEST(PacketOptionsText, UgalOptionsThatChangeNothingAreRefused) {
+  const auto error = [](const PacketOptions& p, bool rule, bool threshold) {
+    try {
+      check_ugal_options(p, rule, threshold);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  PacketOptions p;
+  EXPECT_EQ(error(p, false, false), "(no error)");  // minimal routing, the default rule untouched
+  EXPECT_NE(error(p, true, false).find("--ugal-rule booksim applies to ugal routing, not minimal"),
+            std::string::npos);
+  EXPECT_NE(error(p, false, true).find("--ugal-threshold applies to ugal routing, not minimal"),
+            std::string::npos);
+  p.routing = Routing::kUgal;
+  p.ugal_threshold_bytes = 480;
+  EXPECT_EQ(error(p, true, true), "(no error)");
+  EXPECT_EQ(error(p, false, true), "(no error)");  // the default rule takes a threshold
+  p.ugal_rule = UgalRule::kHops;                   // e.g. a preset's
+  EXPECT_NE(error(p, false, true)
+                .find("only --ugal-rule booksim takes a threshold, and the rule is hops (the "
+                      "--system preset's)"),
+            std::string::npos)
+      << error(p, false, true);
+  EXPECT_NE(error(p, true, true).find("and the rule is hops (--ugal-rule)"), std::string::npos);
+  EXPECT_EQ(parse_ugal_rule("hops"), UgalRule::kHops);
+  EXPECT_STREQ(to_string(UgalRule::kBookSim), "booksim");
 }
 
 }  // namespace

@@ -165,6 +165,30 @@ TEST(NetReport, JsonAndText) {
   EXPECT_NE(text.find("|                          50-60% |            1 |"), std::string::npos) << text;
 }
 
+// The packet block of the predict commands' contexts names the UGAL rule a run took (it became
+// BookSim2's by default, so a reader must see which) and the router latencies where set.
+TEST(PacketOptionsJson, NamesTheUgalRuleAndTheLatenciesSet) {
+  PacketOptions o;
+  Json j = packet_options_json(o);
+  EXPECT_EQ(j["routing"], "minimal");
+  EXPECT_EQ(j["vcs"], 3);
+  EXPECT_EQ(j["congestion_control"], false);
+  EXPECT_FALSE(j.contains("ugal_rule"));
+  EXPECT_FALSE(j.contains("credit_latency_ps"));
+  o.routing = Routing::kUgal;
+  o.ugal_threshold_bytes = 480;
+  o.credit_latency_ps = 1600;
+  j = packet_options_json(o);
+  EXPECT_EQ(j["ugal_rule"], "booksim");
+  EXPECT_EQ(j["ugal_threshold_bytes"], 480);
+  EXPECT_EQ(j["credit_latency_ps"], 1600);
+  EXPECT_FALSE(j.contains("terminal_latency_ps"));
+  o.ugal_rule = UgalRule::kHops;
+  j = packet_options_json(o);
+  EXPECT_EQ(j["ugal_rule"], "hops");
+  EXPECT_FALSE(j.contains("ugal_threshold_bytes"));
+}
+
 TEST(PlacementSpec, Parses) {
   EXPECT_EQ(parse_placement_spec("identity").kind, PlacementKind::kIdentity);
   EXPECT_EQ(parse_placement_spec("random").kind, PlacementKind::kRandom);

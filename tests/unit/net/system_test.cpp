@@ -44,9 +44,11 @@ TEST(SystemPresets, EveryCheckedInPresetParsesWithASourceForEveryValue) {
     EXPECT_EQ(p.name, file.stem().string());
     EXPECT_FALSE(p.title.empty());
     // network, nodes, ports_per_node, hop_latency, packet_size, buffer, vcs, routing,
-    // congestion_control and the five LogGOPS values.
-    ASSERT_EQ(p.values.size(), 14U);
-    ASSERT_EQ(p.sources.size(), 14U);
+    // congestion_control and the five LogGOPS values; the UGAL rule with it where the machine
+    // routes ugal (its rule is a choice, and a choice names its source).
+    const std::size_t fields = p.packet.routing == Routing::kUgal ? 15U : 14U;
+    ASSERT_EQ(p.values.size(), fields);
+    ASSERT_EQ(p.sources.size(), fields);
     for (const auto& [path, source] : p.sources) {
       EXPECT_GT(source.size(), 10U) << path;
     }
@@ -109,6 +111,11 @@ TEST(SystemFile, ValidFileParses) {
   EXPECT_EQ(p.name, "mine");
   EXPECT_EQ(p.nodes, 10U);
   EXPECT_EQ(p.packet.routing, Routing::kUgal);
+  // Without ugal_rule, the default rule: BookSim2's, the reference's.
+  EXPECT_EQ(p.packet.ugal_rule, UgalRule::kBookSim);
+  Json hops = valid();
+  hops["ugal_rule"] = Json{{"value", "hops"}, {"source", "a test"}};
+  EXPECT_EQ(parse_system(hops.dump(), "mine.json").packet.ugal_rule, UgalRule::kHops);
   EXPECT_EQ(p.hop_latency_ps, 100'000U);
   EXPECT_EQ(p.params.latency.ps, 500'000U);
   EXPECT_EQ(p.params.overhead_send.ps, 300'000U);
@@ -151,6 +158,22 @@ TEST(SystemFile, BadFilesNameTheFileTheFieldAndTheFix) {
       {"ugal on a fat tree", [](Json& d) { d["network"]["value"] = "fattree:4x4"; },
        "routing.value: ugal routes a dragonfly only; the network is a fattree: give minimal"},
       {"unknown routing", [](Json& d) { d["routing"]["value"] = "adaptive"; }, "routing.value:"},
+      {"unknown UGAL rule",
+       [](Json& d) {
+         d["ugal_rule"] = Json{{"value", "fast"}, {"source", "x"}};
+       },
+       "ugal_rule.value: ugal_rule 'fast': give booksim"},
+      {"UGAL rule without ugal routing",
+       [](Json& d) {
+         d["routing"]["value"] = "minimal";
+         d["ugal_rule"] = Json{{"value", "hops"}, {"source", "x"}};
+       },
+       "ugal_rule.value: hops: a UGAL rule needs routing ugal, and the routing is minimal: drop ugal_rule"},
+      {"UGAL rule without a source",
+       [](Json& d) {
+         d["ugal_rule"] = Json{{"value", "hops"}};
+       },
+       "ugal_rule: missing \"source\""},
       {"wrong schema", [](Json& d) { d["schema"] = "gridlock.bench"; },
        "schema: expected \"gridlock.system\""},
       {"wrong version", [](Json& d) { d["version"] = 2; }, "version: expected 1"},
