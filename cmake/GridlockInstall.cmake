@@ -35,7 +35,7 @@ install(CODE "${_gridlock_version_check}")
 
 # The libraries another project may link, exported as gridlock::<name>. gridlock::bench (MPI) only
 # where it is built.
-set(_gridlock_exported core noise sim gpcnet topo oracle mapping model trace net predict report)
+set(_gridlock_exported core noise sim gpcnet nic topo oracle mapping model trace net predict report)
 if(TARGET gridlock_bench)
   list(APPEND _gridlock_exported bench)
 endif()

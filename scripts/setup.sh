@@ -21,7 +21,7 @@ packages=(
   libsimgrid-dev jq
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopen-trace-format2-dev otf2-tools
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev libhwloc-dev
   libscotch-dev libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libeigen3-dev
   clang clang-format clang-tidy libclang-rt-14-dev ccache
   groff-base
