@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/gpcnet/nics.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/replicas.hpp"
 #include "output_guard.hpp"
@@ -53,6 +54,17 @@ void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t
 
 void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load) {
   add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
+  auto* nics = cmd.add_option("--nics-per-node", o.nics_per_node,
+                              "NICs per node, local ranks split evenly in order (default: found with hwloc, "
+                              "each rank on the NIC nearest to its binding); PPort is ranks per NIC")
+                   ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{gpcnet::kMaxNicsPerNode}));
+  cmd.add_option(
+         "--virtual-nics", o.virtual_nics,
+         "Virtual NICs per node, each local to an equal share of the host's CPUs (testing on one machine)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{gpcnet::kMaxNicsPerNode}))
+      ->excludes(nics);
+  cmd.add_flag("--allow-uneven", o.allow_uneven,
+               "Run even when a node's ranks are not spread evenly over its NICs (reported)");
   cmd.add_option("--seed", t.seed,
                  "Seed of the node shuffle and the random rings (default: from the clock, printed)");
   cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");

@@ -42,6 +42,7 @@ class Gridlock(CMakePackage):
     depends_on("bzip2")
     depends_on("xz")
     depends_on("otf2@3:")
+    depends_on("hwloc@2.1:")
     depends_on("mpi", when="+mpi")
     depends_on("simgrid", when="+simgrid")
 

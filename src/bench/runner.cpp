@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
@@ -340,6 +341,12 @@ Json make_context(const RunState& s) {
   context["nodes"] = s.layout.nodes();
   context["ranks_per_node"] = s.layout.ranks_per_node();
   context["virtual_nodes"] = s.layout.virtual_nodes();
+  // GPCNeT's PPort is processes per port: ranks per NIC (issue 41).
+  context["nics_per_node"] = s.layout.nics();
+  context["ranks_per_nic"] = s.layout.ranks_per_nic();
+  context["nic_source"] = s.layout.nic_source();
+  context["nics"] = s.layout.nic_names();
+  context["nics_even"] = s.layout.nics_even();
   context["seed"] = s.seed;
   context["seed_source"] = s.seed_from_time ? "time" : (s.options.seed ? "option" : "simulation default");
   context["parameters"] = gpcnet::options_to_json(s.options);
@@ -380,6 +387,10 @@ void describe_run(Report& report, const RunState& s, const std::vector<std::stri
              report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
              s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
              seed_from_time ? " (from the clock; repeat with --seed)" : "");
+  fmt::print("NICs per node: {} ({}{}), PPort {} rank{} per NIC{}\n", s.layout.nics(), s.layout.nic_source(),
+             s.layout.nic_names().empty() ? "" : fmt::format(": {}", fmt::join(s.layout.nic_names(), ", ")),
+             s.layout.ranks_per_nic(), s.layout.ranks_per_nic() == 1 ? "" : "s",
+             s.layout.nics_even() ? "" : " (uneven, --allow-uneven)");
   fmt::print("roles (nodes): {}\n", summary);
   std::fflush(stdout);
 }
@@ -412,7 +423,9 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   // In network mode slices follow node order, so the natural ring is the node order.
   const std::uint64_t position = options.mode == Mode::kNetwork ? layout.node_id() : role.position;
   const int rpn = layout.ranks_per_node();
-  detail::RoleComms comms = detail::split_role_comms(world, role.group, position, rpn, layout.local_rank());
+  // Slices by place in the node's slice order (by NIC, then local rank): slice i keeps to one NIC.
+  detail::RoleComms comms =
+      detail::split_role_comms(world, role.group, position, rpn, layout.slice_position());
   const int slice_rank = comms.slice.rank();
   const int slice_size = comms.slice.size();
   RunState s{options, world,          std::move(layout),      std::move(roles),      role,
@@ -425,15 +438,16 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   std::vector<std::unique_ptr<CanaryKernel>> canary_kernels;
   std::unique_ptr<CongestorKernel> congestor_kernel;
   // One slice at a time: RMA windows of slices made by one split collide in Open MPI 4.1.
-  detail::create_in_turn(world, role.group * rpn + s.layout.local_rank(), s.roles.group_count() * rpn, [&] {
-    if (is_canary(s)) {
-      for (const auto& spec : specs) {
-        canary_kernels.push_back(detail::make_canary_kernel(spec, options, s.slice_comm.get()));
-      }
-    } else if (const auto type = my_congestor(s)) {
-      congestor_kernel = detail::make_congestor_kernel(*type, options, s.slice_comm.get());
-    }
-  });
+  detail::create_in_turn(
+      world, role.group * rpn + s.layout.slice_position(), s.roles.group_count() * rpn, [&] {
+        if (is_canary(s)) {
+          for (const auto& spec : specs) {
+            canary_kernels.push_back(detail::make_canary_kernel(spec, options, s.slice_comm.get()));
+          }
+        } else if (const auto type = my_congestor(s)) {
+          congestor_kernel = detail::make_congestor_kernel(*type, options, s.slice_comm.get());
+        }
+      });
 
   // Set-up ends when every rank has its communicators and kernels (windows included).
   GRIDLOCK_MPI(MPI_Barrier(world));

@@ -9,6 +9,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/gpcnet/nics.hpp"
 #include "gridlock/gpcnet/suite.hpp"
 
 namespace gridlock::gpcnet {
@@ -127,6 +128,12 @@ void validate(const Options& o) {
           fmt::format("{}", o.deadline_s));
   require(o.virtual_nodes == 0 || o.ranks_per_node == 0, "--virtual-nodes",
           "cannot be combined with --ranks-per-node (give one of them)", std::to_string(o.virtual_nodes));
+  require(o.nics_per_node <= kMaxNicsPerNode, "--nics-per-node",
+          fmt::format("must be 1 to {}", kMaxNicsPerNode), std::to_string(o.nics_per_node));
+  require(o.virtual_nics <= kMaxNicsPerNode, "--virtual-nics",
+          fmt::format("must be 1 to {}", kMaxNicsPerNode), std::to_string(o.virtual_nics));
+  require(o.nics_per_node == 0 || o.virtual_nics == 0, "--nics-per-node",
+          "cannot be combined with --virtual-nics (give one of them)", std::to_string(o.nics_per_node));
 }
 
 std::string_view average_key(Average value) noexcept {

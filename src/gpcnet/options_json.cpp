@@ -22,6 +22,9 @@ Json options_to_json(const Options& o) {
   j["quick"] = o.quick;
   j["virtual_nodes"] = o.virtual_nodes;
   j["ranks_per_node_option"] = o.ranks_per_node;
+  j["nics_per_node_option"] = o.nics_per_node;
+  j["virtual_nics"] = o.virtual_nics;
+  j["allow_uneven"] = o.allow_uneven;
   j["canary_fraction"] = o.canary_fraction;
   Json congestors = Json::array();
   for (const auto type : o.congestors) {

@@ -71,9 +71,16 @@ TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
   const Json doc = load(path);
   ASSERT_EQ(doc.begin().key(), "context");
   const Json& c = doc["context"];
-  for (const char* field :
-       {"tool", "gridlock_version", "git_commit", "schema", "schema_version", "date", "host", "mode",
-        "mpi_library", "mpi_standard", "ranks", "nodes", "ranks_per_node", "seed", "parameters"}) {
+  for (const char* field : {"tool",           "gridlock_version",
+                            "git_commit",     "schema",
+                            "schema_version", "date",
+                            "host",           "mode",
+                            "mpi_library",    "mpi_standard",
+                            "ranks",          "nodes",
+                            "ranks_per_node", "nics_per_node",
+                            "ranks_per_nic",  "nic_source",
+                            "nics",           "nics_even",
+                            "seed",           "parameters"}) {
     EXPECT_TRUE(c.contains(field)) << "context lacks " << field;
   }
   EXPECT_EQ(c["tool"], "gridlock-bench");
@@ -83,6 +90,14 @@ TEST(BenchJson, ContextBlockComesFirstAndDescribesTheRun) {
   if (!env("GRIDLOCK_EXPECT_RANKS_PER_NODE").empty()) {
     EXPECT_EQ(c["ranks_per_node"].get<int>(), std::stoi(env("GRIDLOCK_EXPECT_RANKS_PER_NODE")));
   }
+  // GPCNeT's PPort is ranks per NIC (issue 41); one port per node unless the run says otherwise.
+  const std::string nics = env("GRIDLOCK_EXPECT_NICS_PER_NODE");
+  EXPECT_EQ(c["nics_per_node"].get<int>(), nics.empty() ? 1 : std::stoi(nics));
+  EXPECT_EQ(c["ranks_per_nic"].get<int>() * c["nics_per_node"].get<int>(), c["ranks_per_node"].get<int>());
+  if (!env("GRIDLOCK_EXPECT_NIC_SOURCE").empty()) {
+    EXPECT_EQ(c["nic_source"], env("GRIDLOCK_EXPECT_NIC_SOURCE"));
+  }
+  EXPECT_TRUE(c["nics_even"].get<bool>());
   EXPECT_NE(c["mpi_library"].get<std::string>().find("MPI"), std::string::npos);
   EXPECT_TRUE(c["parameters"].contains("latency"));
 }

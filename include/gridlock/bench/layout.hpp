@@ -49,6 +49,23 @@ class NodeLayout {
   /// Name of this rank's node: the MPI processor name (the host name; the simulated host under
   /// SMPI), plus `#k` for the k-th virtual node on the host.
   [[nodiscard]] const std::string& node_name() const noexcept { return node_name_; }
+  /// NICs of every node (1 when a node has one port, or hwloc found fewer than two).
+  [[nodiscard]] std::uint32_t nics() const noexcept { return nics_; }
+  /// The NIC this rank uses, 0 <= nic < nics().
+  [[nodiscard]] std::uint32_t nic() const noexcept { return nic_; }
+  /// Ranks per NIC: GPCNeT's PPort (the largest count where a node's NICs differ).
+  [[nodiscard]] std::uint32_t ranks_per_nic() const noexcept { return ranks_per_nic_; }
+  /// This rank's place in its node's slice order (by NIC, then local rank): slice i of a role is
+  /// the ranks at place i of its nodes, so that it leaves every node through one NIC.
+  [[nodiscard]] int slice_position() const noexcept { return slice_position_; }
+  /// How the NICs were found: `option` (--nics-per-node), `virtual` (--virtual-nics), `hwloc`, or
+  /// `one port` (hwloc found fewer than two).
+  [[nodiscard]] const std::string& nic_source() const noexcept { return nic_source_; }
+  /// Node 0's NICs, described (gathered to every rank; empty for option and one port).
+  [[nodiscard]] const std::vector<std::string>& nic_names() const noexcept { return nic_names_; }
+  /// False when a node's ranks are not spread evenly over its NICs (run with --allow-uneven).
+  [[nodiscard]] bool nics_even() const noexcept { return nics_even_; }
+
   /// Communicator of the ranks on this node.
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
   /// Communicator of the ranks on this physical host (MPI_COMM_TYPE_SHARED): the same as the
@@ -62,6 +79,8 @@ class NodeLayout {
 
  private:
   NodeLayout() = default;
+  /// Gives every rank its NIC and slice position (collective over the world; after the nodes).
+  void assign_nics(MPI_Comm world, const gpcnet::Options& options);
   int world_rank_ = 0;
   int world_size_ = 1;
   std::uint64_t node_id_ = 0;
@@ -69,6 +88,13 @@ class NodeLayout {
   int local_rank_ = 0;
   int ranks_per_node_ = 1;
   bool virtual_ = false;
+  std::uint32_t nics_ = 1;
+  std::uint32_t nic_ = 0;
+  std::uint32_t ranks_per_nic_ = 1;
+  int slice_position_ = 0;
+  bool nics_even_ = true;
+  std::string nic_source_ = "one port";
+  std::vector<std::string> nic_names_;
   std::string node_name_;
   Comm host_comm_;
   Comm node_comm_;

@@ -99,6 +99,14 @@ struct Options {
   // Node layout.
   std::uint64_t virtual_nodes = 0;   ///< If > 0: total number of (virtual) nodes to form.
   std::uint64_t ranks_per_node = 0;  ///< If > 0: consecutive groups of this many ranks per host form a node.
+  /// NICs per node (issue 41; GPCNeT's PPort is then ranks per NIC). If > 0: the local ranks split
+  /// evenly and in order over this many; 0: found with hwloc, each rank on the NIC nearest to its
+  /// binding (one port when a node has fewer than two NICs).
+  std::uint64_t nics_per_node = 0;
+  /// If > 0: this many virtual NICs per node, each local to an equal share of the host's CPUs, each
+  /// rank on the nearest to its binding (tests of the detection on one host).
+  std::uint64_t virtual_nics = 0;
+  bool allow_uneven = false;  ///< Run even when the ranks of a node are not spread evenly over its NICs.
 
   // Roles (load mode).
   std::optional<std::uint64_t> seed;  ///< Seed of node shuffle and rings; time-based when empty.

@@ -39,7 +39,8 @@ struct Nic {
 [[nodiscard]] std::vector<Nic> machine_nics();
 
 /// OS indexes of the processing units this process is bound to, ascending (every one the process
-/// may use when it is not bound). Throws IoError when hwloc cannot tell.
+/// may use when it is not bound), below CPU_SETSIZE (1,024). Throws IoError when the system cannot
+/// tell.
 [[nodiscard]] std::vector<unsigned> bound_cpus();
 
 /// Indexes into `nics` of the NICs nearest to a rank bound to `cpus`: those whose local CPUs hold
@@ -48,7 +49,8 @@ struct Nic {
 [[nodiscard]] std::vector<std::size_t> nearest_nics(const std::vector<Nic>& nics,
                                                     const std::vector<unsigned>& cpus);
 
-/// `mlx5_0 (0000:41:00.0, CPUs 0-15)`: a NIC in one line, CPU ranges compressed.
+/// `mlx5_0 (0000:41:00.0, CPUs 0-15)`: a NIC in one line, CPU ranges compressed (without a PCI
+/// function, a virtual NIC: `vnic0 (CPUs 0-7)`).
 [[nodiscard]] std::string describe(const Nic& nic);
 
 }  // namespace gridlock::nic

@@ -120,6 +120,10 @@ TEST(Nics, NetworkInterfacesWhenThereIsNoRdmaDevice) {
   EXPECT_EQ(nearest_nics(nics, {1}), (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(nearest_nics(nics, {2, 3}), (std::vector<std::size_t>{2}));
   EXPECT_EQ(describe(nics[0]), "hsn0 (0000:21:00.0, CPUs 0-1)");
+  Nic virtual_nic;
+  virtual_nic.name = "vnic0";
+  virtual_nic.local_cpus = {0, 1, 2, 5};
+  EXPECT_EQ(describe(virtual_nic), "vnic0 (CPUs 0-2,5)");
 }
 
 TEST(Nics, ANodeWithoutNicsAndUnreadableXml) {
