@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/memory.hpp"
+#include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/topo/dragonfly.hpp"
 #include "gridlock/topo/simgrid_platform.hpp"
@@ -57,23 +58,6 @@ std::unique_ptr<topo::Topology> make_topology_within(const std::string& spec, co
   return topo::make_topology(spec);
 }
 
-// Sorted group numbers as ranges: "1-3, 5, 7-8" (a dragonfly may have hundreds of groups).
-std::string as_ranges(const std::vector<int>& sorted) {
-  std::string text;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) {
-      ++j;
-    }
-    text += fmt::format("{}{}", text.empty() ? "" : ", ", sorted[i]);
-    if (j > i) {
-      text += fmt::format("-{}", sorted[j]);
-    }
-    i = j + 1;
-  }
-  return text;
-}
-
 void run_route(const TopoRouteArgs& args) {
   const auto topo = make_topology_within(args.spec, args.max_memory);
   const auto src = topo->node_id(args.src);
@@ -92,7 +76,7 @@ void run_route(const TopoRouteArgs& args) {
     const std::size_t routers = dragonfly->valiant_choices(src, dst);
     candidates_line =
         !candidates.empty()
-            ? fmt::format("Valiant intermediate groups (--valiant G): {}", as_ranges(candidates))
+            ? fmt::format("Valiant intermediate groups (--valiant G): {}", format_ranges(candidates, ", "))
         : same_group
             ? fmt::format(
                   "source and destination share a group: no Valiant candidates (--valiant G still routes "

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
+#include "gridlock/core/text.hpp"
 
 namespace gridlock::nic {
 namespace {
@@ -100,21 +101,6 @@ std::vector<Nic> nics_of(hwloc_topology_t topology) {
   return rdma.empty() ? network : rdma;
 }
 
-// "0-3,8,10-11".
-std::string ranges(const std::vector<unsigned>& cpus) {
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
-      ++j;
-    }
-    out += out.empty() ? "" : ",";
-    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<Nic> nics_from_xml(std::string_view xml, std::string_view where) {
@@ -175,7 +161,8 @@ std::vector<std::size_t> nearest_nics(const std::vector<Nic>& nics, const std::v
 }
 
 std::string describe(const Nic& nic) {
-  const std::string cpus = nic.local_cpus.empty() ? std::string("unknown") : ranges(nic.local_cpus);
+  const std::string cpus =
+      nic.local_cpus.empty() ? std::string("unknown") : format_ranges(nic.local_cpus, ",");
   return nic.pci_bus_id.empty() ? fmt::format("{} (CPUs {})", nic.name, cpus)
                                 : fmt::format("{} ({}, CPUs {})", nic.name, nic.pci_bus_id, cpus);
 }

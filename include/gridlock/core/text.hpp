@@ -292,4 +292,28 @@ inline void append_xml_escaped(std::string& out, std::string_view text, bool quo
   return out;
 }
 
+/// Ascending whole numbers as ranges, `1-3, 5, 7-8` with `separator` ", " (dragonfly groups in
+/// `gridlock topo`; CPUs of a NIC, "0-3,8" with ","): runs of consecutive numbers shortened.
+template <typename T>
+requires std::is_integral_v<T>
+[[nodiscard]] std::string format_ranges(const std::vector<T>& sorted, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) {
+      ++j;
+    }
+    if (!out.empty()) {
+      out += separator;
+    }
+    out += std::to_string(sorted[i]);
+    if (j > i) {
+      out += '-';
+      out += std::to_string(sorted[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace gridlock

@@ -143,3 +143,10 @@ TEST(Text, RoffEscapesAndUpperCase) {
   EXPECT_EQ(gridlock::ascii_upper("gridlock-topo route"), "GRIDLOCK-TOPO ROUTE");
   EXPECT_EQ(gridlock::ascii_upper("\xc3\xa9z"), "\xc3\xa9Z");
 }
+
+TEST(Text, FormatRangesShortensRuns) {
+  EXPECT_EQ(gridlock::format_ranges(std::vector<int>{1, 2, 3, 5, 7, 8}, ", "), "1-3, 5, 7-8");
+  EXPECT_EQ(gridlock::format_ranges(std::vector<unsigned>{0, 1, 2, 3, 8, 10, 11}, ","), "0-3,8,10-11");
+  EXPECT_EQ(gridlock::format_ranges(std::vector<unsigned>{4}, ","), "4");
+  EXPECT_EQ(gridlock::format_ranges(std::vector<int>{}, ","), "");
+}
