@@ -191,6 +191,9 @@ NoiseReport run_noise(const NoiseRunOptions& options, MPI_Comm world) {
   Options layout_options;
   layout_options.virtual_nodes = options.virtual_nodes;
   layout_options.ranks_per_node = options.ranks_per_node;
+  // Nodes only: the noise measurement does not slice by NIC, so no hwloc and no uneven-binding
+  // refusal.
+  layout_options.nics_per_node = 1;
   NodeLayout layout = NodeLayout::detect(world, layout_options);
   const int rank = layout.world_rank();
 

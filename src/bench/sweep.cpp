@@ -298,6 +298,8 @@ NodeKeys node_keys(const SweepOptions& o, MPI_Comm world, int rank, int size) {
   Options layout_options;
   layout_options.virtual_nodes = o.virtual_nodes;
   layout_options.ranks_per_node = o.ranks_per_node;
+  // Nodes only: a sweep does not slice by NIC, so no hwloc and no uneven-binding refusal.
+  layout_options.nics_per_node = 1;
   const NodeLayout layout = NodeLayout::detect(world, layout_options);
   keys.key = static_cast<int>(layout.node_id());
   keys.names = layout.gather_node_names();
