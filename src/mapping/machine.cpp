@@ -11,6 +11,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/text.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/oracle/client.hpp"
 #include "gridlock/oracle/metric_store.hpp"
 #include "gridlock/oracle/service.hpp"
@@ -81,10 +82,6 @@ void fill_route_matrices(const topo::Topology& topology, const Allocation& alloc
       }
     }
   }
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // A number field of an oracle answer, or an error naming the URL (the answer is not trusted).

@@ -21,6 +21,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/rng.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/mapping/mapping.hpp"
 
 extern "C" {
@@ -384,10 +385,6 @@ std::uint32_t refine_by_swaps(std::vector<SCOTCH_Num>& part, const TaskGraph& gr
     }
   }
   return swaps;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "gridlock/core/output.hpp"
 #include "gridlock/core/rng.hpp"
 #include "gridlock/core/stats.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/gpcnet/suite.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/report_json.hpp"
@@ -1231,8 +1232,7 @@ gpcnet::Report predict_gpcnet(const GpcnetOptions& options) {
   }
   report.phases = {std::move(isolated), std::move(loaded)};
   report.context = gpcnet_context(options, setup, calibration, std::move(sizing), total_messages);
-  report.context["run_s"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report.context["run_s"] = seconds_since(wall_start);
   return report;
 }
 

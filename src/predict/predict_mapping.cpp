@@ -16,6 +16,7 @@
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/internal_error.hpp"
 #include "gridlock/core/memory.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/mapping/study.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/net/report_json.hpp"
@@ -664,8 +665,7 @@ MappingReport predict_mapping(const MappingPredictOptions& options) {
                                          options.congestor_pairs.size(), options.congestor_bytes);
   report.context =
       mapping_context(options, setup, machine.allocation(), source, calibration, runs.messages());
-  report.context["run_s"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report.context["run_s"] = seconds_since(wall_start);
   return report;
 }
 

@@ -16,6 +16,7 @@
 #include "gridlock/core/memory.hpp"
 #include "gridlock/core/text.hpp"
 #include "gridlock/core/units.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/net/factory.hpp"
 #include "gridlock/sim/engine.hpp"
 #include "gridlock/topo/dragonfly.hpp"
@@ -549,7 +550,7 @@ class LoadRun {
       }
     }
     TrafficPoint p = point();
-    p.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    p.run_s = seconds_since(wall_start);
     return p;
   }
 

@@ -17,6 +17,7 @@
 #include "detail/window_queue.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/internal_error.hpp"
+#include "gridlock/core/wall_clock.hpp"
 #include "gridlock/sim/network.hpp"
 #include "gridlock/sim/noise.hpp"
 
@@ -1272,7 +1273,7 @@ SimResult Engine<Queue>::run() {
       next_report = events_ + every;
     }
   }
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.wall_seconds = seconds_since(start);
   result.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
 
   if (queue_.failed()) {

@@ -54,37 +54,6 @@ TEST(Units, FormatsBytes) {
 namespace gridlock {
 namespace {
 
-TEST(Text, SplitKeepsEmptyFields) {
-  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string_view>{"a", "", "b"}));
-  EXPECT_EQ(split("", ','), (std::vector<std::string_view>{""}));
-  EXPECT_EQ(split("2x2x8", 'x'), (std::vector<std::string_view>{"2", "2", "8"}));
-  EXPECT_EQ(split("a,", ','), (std::vector<std::string_view>{"a", ""}));
-}
-
-// Fields quoted in error messages come from files that may be binary garbage.
-TEST(Text, PrintableExcerptEscapesAndCuts) {
-  EXPECT_EQ(printable_excerpt("nid00012"), "nid00012");
-  EXPECT_EQ(printable_excerpt(std::string_view("a\0b\x98\t", 5)), "a\\x00b\\x98\\x09");
-  EXPECT_EQ(printable_excerpt(std::string(100, 'z'), 10), "zzzzzzzzzz...");
-  EXPECT_EQ(printable_excerpt("exactly10!", 10), "exactly10!");
-  EXPECT_EQ(printable_excerpt(""), "");
-}
-
-TEST(Text, XmlEscapedReplacesTheFiveSpecialCharacters) {
-  EXPECT_EQ(xml_escaped("nid00012"), "nid00012");
-  EXPECT_EQ(xml_escaped("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;");
-  std::string out = "x=";
-  append_xml_escaped(out, "&&");
-  EXPECT_EQ(out, "x=&amp;&amp;");
-  EXPECT_EQ(xml_escaped("{\"a\": '<'}", false), "{\"a\": '&lt;'}");
-}
-
-}  // namespace
-}  // namespace gridlock
-
-namespace gridlock {
-namespace {
-
 TEST(Units, ParsesTerabytes) {
   EXPECT_EQ(parse_byte_size("2TB"), 2000000000000U);
   EXPECT_EQ(parse_byte_size("1TiB"), std::uint64_t{1} << 40U);
