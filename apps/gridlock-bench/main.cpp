@@ -16,6 +16,7 @@
 #include "cli_numbers.hpp"
 #include "cli_text.hpp"
 #include "exit_status.hpp"
+#include "gridlock/bench/congest.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/launcher.hpp"
 #include "gridlock/bench/noise_run.hpp"
@@ -56,6 +57,15 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
                                   "rest; reports Congestion Impact");
   bc::add_common_options(*network, network_options, network_text, false);
   bc::add_common_options(*load, load_options, load_text, true);
+  gpcnet::CongestOptions congest_options;
+  gpcnet::OptionsText congest_base_text;
+  gpcnet::CongestText congest_text;
+  auto* congest =
+      app.add_subcommand("congest",
+                         "Congestors alone on every node, for a time, until a stop file appears or until "
+                         "SIGTERM/SIGINT/SIGUSR1: "
+                         "the load to put beside another job; reports each congestor's throughput over time");
+  bc::add_congest_options(*congest, congest_options, congest_base_text, congest_text);
   gb::NoiseRunOptions noise_options;
   gb::NoiseRunText noise_text;
   auto* noise = app.add_subcommand(
@@ -132,6 +142,13 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
     const gb::SweepReport report = gb::run_sweep(sweep_options, MPI_COMM_WORLD);
     gb::write_sweep_outputs(sweep_options, report, MPI_COMM_WORLD);
     return report.failed > 0 ? gb::kSweepFailedExitCode : 0;
+  }
+  if (congest->parsed()) {
+    gpcnet::finish_congest_options(congest_options, congest_base_text, congest_text,
+                                   bc::given_options(*congest));
+    const gpcnet::CongestReport report = gb::run_congest(congest_options, MPI_COMM_WORLD);
+    gb::write_congest_outputs(congest_options, report, MPI_COMM_WORLD);
+    return 0;
   }
   if (noise->parsed()) {
     gb::finish_noise_run_options(noise_options, noise_text);

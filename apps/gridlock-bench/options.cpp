@@ -52,7 +52,7 @@ void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t
 
 }  // namespace
 
-void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load) {
+void add_layout_options(CLI::App& cmd, gpcnet::Options& o) {
   add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
   auto* nics = cmd.add_option("--nics-per-node", o.nics_per_node,
                               "NICs per node, local ranks split evenly in order (default: found with hwloc, "
@@ -65,6 +65,28 @@ void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& 
       ->excludes(nics);
   cmd.add_flag("--allow-uneven", o.allow_uneven,
                "Run even when a node's ranks are not spread evenly over its NICs (reported)");
+}
+
+void add_congestor_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t,
+                           const std::string& where) {
+  cmd.add_option(
+         "--congestors", t.congestors,
+         fmt::format("Congestor types, split evenly over {}: a2a,p2p-incast,rma-incast,rma-bcast,allreduce",
+                     where))
+      ->capture_default_str();
+  cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")
+      ->capture_default_str();
+  cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size, "Size of the allreduce congestor")
+      ->capture_default_str();
+  cmd.add_option("--congestor-warmup", o.congestor_warmup,
+                 "Congestor iterations before the measurement starts")
+      ->capture_default_str();
+  cmd.add_option("--congestor-check", o.congestor_check, "Congestor iterations between stop checks")
+      ->capture_default_str();
+}
+
+void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load) {
+  add_layout_options(cmd, o);
   cmd.add_option("--seed", t.seed,
                  "Seed of the node shuffle and the random rings (default: from the clock, printed)");
   cmd.add_flag("--quick", o.quick, "Small loop counts: a smoke test that takes seconds");
@@ -116,21 +138,9 @@ void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& 
   if (load) {
     cmd.add_option("--canary-fraction", o.canary_fraction, "Fraction of nodes that run canaries")
         ->capture_default_str();
-    cmd.add_option("--congestors", t.congestors,
-                   "Congestor types, split evenly over the other nodes: "
-                   "a2a,p2p-incast,rma-incast,rma-bcast,allreduce")
-        ->capture_default_str();
     cmd.add_flag("--each-congestor", o.each_congestor,
                  "Also run the loaded tests with one congestor type at a time");
-    cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")
-        ->capture_default_str();
-    cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size,
-                   "Size of the allreduce congestor")
-        ->capture_default_str();
-    cmd.add_option("--congestor-warmup", o.congestor_warmup, "Congestor iterations before the canaries start")
-        ->capture_default_str();
-    cmd.add_option("--congestor-check", o.congestor_check, "Congestor iterations between stop checks")
-        ->capture_default_str();
+    add_congestor_options(cmd, o, t, "the other nodes");
   } else {
     add_loop_options(cmd, o.alltoall, "alltoall", false);
     cmd.add_option("--alltoall-size", t.alltoall_size, "Alltoall canary size per peer")

@@ -11,10 +11,23 @@
 
 #include "gridlock/bench/options_text.hpp"
 #include "gridlock/bench/sim_replicas.hpp"
+#include "gridlock/gpcnet/congest.hpp"
 #include "gridlock/gpcnet/options.hpp"
 #include "sim_options.hpp"
 
 namespace gridlock::bench_cli {
+
+/// --virtual-nodes, --ranks-per-node, --nics-per-node, --virtual-nics and --allow-uneven: how the
+/// ranks group into nodes and NICs.
+void add_layout_options(CLI::App& cmd, gpcnet::Options& o);
+
+/// --congestors (split evenly over `where`), their sizes, --congestor-warmup and --congestor-check.
+void add_congestor_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t,
+                           const std::string& where);
+
+/// The options of `congest`.
+void add_congest_options(CLI::App& cmd, gpcnet::CongestOptions& o, gpcnet::OptionsText& base_text,
+                         gpcnet::CongestText& t);
 
 /// The options of `network` (`load` false) or `load` (true).
 void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load);

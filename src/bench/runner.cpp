@@ -18,6 +18,7 @@
 
 #include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
+#include "detail/run_setup.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/core/error.hpp"
@@ -89,36 +90,6 @@ std::optional<CongestorType> my_congestor(const RunState& s) {
     return std::nullopt;
   }
   return s.roles.congestors().at(static_cast<std::size_t>(s.role.group) - 1);
-}
-
-#ifdef GRIDLOCK_SMPI
-constexpr bool kSimulated = true;
-#else
-constexpr bool kSimulated = false;
-#endif
-// Under SimGrid SMPI a run is a simulation and must repeat exactly: without --seed it uses this
-// fixed seed rather than the wall clock.
-constexpr std::uint64_t kSimulationDefaultSeed = 1;
-
-// Rank 0 chooses the seed: the --seed option, else the wall clock (read on one rank only, and
-// printed, so the run can be repeated).
-std::pair<std::uint64_t, bool> agree_on_seed(const Options& options, MPI_Comm world, int rank) {
-  std::array<std::uint64_t, 2> seed{0, 0};
-  if (rank == 0) {
-    if (options.seed) {
-      seed = {*options.seed, 0};
-    } else if (kSimulated) {
-      seed = {kSimulationDefaultSeed, 0};
-    } else {
-      const auto now = std::chrono::system_clock::now().time_since_epoch();
-      seed = {mix64(static_cast<std::uint64_t>(
-                  std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) %
-                  1000000000ULL,
-              1};
-    }
-  }
-  GRIDLOCK_MPI(MPI_Bcast(seed.data(), 2, MPI_UINT64_T, 0, world));
-  return {seed[0], seed[1] != 0};
 }
 
 // Output paths are checked on rank 0 before anything runs and the verdict is shared, so a bad
@@ -330,27 +301,8 @@ CanaryResult run_test(const RunState& s, const CanarySpec& spec, CanaryKernel* c
 }
 
 Json make_context(const RunState& s) {
-  Json context = base_context("gridlock-bench", schemas::kBench);
-  context["mode"] = s.options.mode == Mode::kLoad ? "load" : "network";
-  context["mpi_library"] = detail::mpi_library_version();
-  int major = 0;
-  int minor = 0;
-  GRIDLOCK_MPI(MPI_Get_version(&major, &minor));
-  context["mpi_standard"] = fmt::format("{}.{}", major, minor);
-  context["ranks"] = s.layout.world_size();
-  context["nodes"] = s.layout.nodes();
-  context["ranks_per_node"] = s.layout.ranks_per_node();
-  context["virtual_nodes"] = s.layout.virtual_nodes();
-  // GPCNeT's PPort is processes per port: ranks per NIC (issue 41).
-  context["nics_per_node"] = s.layout.nics();
-  context["ranks_per_nic"] = s.layout.ranks_per_nic();
-  context["nic_source"] = s.layout.nic_source();
-  context["nics"] = s.layout.nic_names();
-  context["nics_even"] = s.layout.nics_even();
-  context["seed"] = s.seed;
-  context["seed_source"] = s.seed_from_time ? "time" : (s.options.seed ? "option" : "simulation default");
-  context["parameters"] = gpcnet::options_to_json(s.options);
-  return context;
+  return detail::run_context("gridlock-bench", schemas::kBench, s.options, s.layout, s.seed,
+                             s.seed_from_time);
 }
 
 }  // namespace
@@ -382,8 +334,7 @@ void describe_run(Report& report, const RunState& s, const std::vector<std::stri
     summary += fmt::format("{}{} {}", g == 0 ? "" : ", ", s.roles.group_name(g), s.roles.group_size(g));
   }
   fmt::print("gridlock-bench {} {} (commit {}): {} nodes x {} ranks per node{}; seed {}{}\n",
-             options.mode == Mode::kLoad ? "load" : "network",
-             report.context["gridlock_version"].get<std::string>(),
+             gpcnet::mode_key(options.mode), report.context["gridlock_version"].get<std::string>(),
              report.context["git_commit"].get<std::string>(), s.layout.nodes(), rpn,
              s.layout.virtual_nodes() ? " (virtual nodes)" : "", seed,
              seed_from_time ? " (from the clock; repeat with --seed)" : "");
@@ -415,7 +366,7 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   const double setup_start = MPI_Wtime();
   NodeLayout layout = NodeLayout::detect(world, options);
   const int rank = layout.world_rank();
-  const auto [seed, seed_from_time] = agree_on_seed(options, world, rank);
+  const auto [seed, seed_from_time] = detail::agree_on_seed(options.seed, world, rank);
   RoleLayout roles = make_roles(options, layout.nodes(), seed);
   check_outputs(options, world, rank);
 
@@ -491,18 +442,8 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
       report.phases.push_back(std::move(phase));
     }
   }
-  // Peak resident memory of the largest rank: shows that statistics do not grow with the loops.
-  rusage usage{};
-  long peak_kib = getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
-  GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &peak_kib, 1, MPI_LONG, MPI_MAX, world));
+  detail::add_peak_rss(report.context, world, rank);
   if (rank == 0) {
-#ifdef GRIDLOCK_SMPI
-    // Under SMPI every rank is the one simulator process: its RSS describes no rank and varies
-    // between identical runs, so it is null (two runs with one seed give the same JSON).
-    report.context["peak_rss_kib_max_rank"] = nullptr;
-#else
-    report.context["peak_rss_kib_max_rank"] = peak_kib;
-#endif
     report.context["run_s"] = MPI_Wtime() - setup_start;
   }
   return report;

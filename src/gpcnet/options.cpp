@@ -136,6 +136,18 @@ void validate(const Options& o) {
           "cannot be combined with --virtual-nics (give one of them)", std::to_string(o.nics_per_node));
 }
 
+std::string_view mode_key(Mode mode) noexcept {
+  switch (mode) {
+    case Mode::kNetwork:
+      return "network";
+    case Mode::kCongest:
+      return "congest";
+    case Mode::kLoad:
+      break;
+  }
+  return "load";
+}
+
 std::string_view average_key(Average value) noexcept {
   return value == Average::kBlocks ? "blocks" : "samples";
 }

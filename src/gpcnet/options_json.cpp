@@ -18,7 +18,7 @@ Json loop_to_json(const LoopCounts& loop) {
 
 Json options_to_json(const Options& o) {
   Json j;
-  j["mode"] = o.mode == Mode::kLoad ? "load" : "network";
+  j["mode"] = mode_key(o.mode);
   j["quick"] = o.quick;
   j["virtual_nodes"] = o.virtual_nodes;
   j["ranks_per_node_option"] = o.ranks_per_node;

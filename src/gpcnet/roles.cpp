@@ -57,6 +57,22 @@ RoleLayout::RoleLayout(std::uint64_t nodes, std::uint64_t seed, double canary_fr
   }
 }
 
+RoleLayout RoleLayout::all_congestors(std::uint64_t nodes, std::uint64_t seed,
+                                      std::vector<CongestorType> congestors) {
+  const auto types = static_cast<std::uint64_t>(congestors.size());
+  if (types == 0 || nodes < kMinNodesPerGroup * types) {
+    throw InputError(fmt::format(
+        "too few nodes for the chosen congestors: {} nodes for {} congestor type(s), and every type needs at "
+        "least {} nodes. Run on more nodes (or more --virtual-nodes), or give fewer --congestors",
+        nodes, types, kMinNodesPerGroup));
+  }
+  std::vector<std::uint64_t> sizes{0};
+  for (std::uint64_t t = 0; t < types; ++t) {
+    sizes.push_back(nodes / types + (t < nodes % types ? 1 : 0));
+  }
+  return RoleLayout(nodes, seed, std::move(sizes), std::move(congestors));
+}
+
 RoleLayout RoleLayout::all_canaries(std::uint64_t nodes, std::uint64_t seed) {
   if (nodes < kMinNodesPerGroup) {
     throw InputError(fmt::format(

@@ -21,6 +21,8 @@ namespace schemas {
 inline constexpr Schema kBench{"gridlock.bench", 1};
 /// `gridlock-bench noise`.
 inline constexpr Schema kBenchNoise{"gridlock.bench.noise", 1};
+/// `gridlock-bench congest` (docs/formats/bench-json.md, "congest").
+inline constexpr Schema kBenchCongest{"gridlock.bench.congest", 1};
 /// `gridlock-bench spmv`.
 inline constexpr Schema kBenchSpmv{"gridlock.bench.spmv", 1};
 /// `gridlock-bench sweep` (2: record status and error, file status and reason;
@@ -59,10 +61,10 @@ inline constexpr Schema kReorder{"gridlock.reorder", 1};
 inline constexpr Schema kReport{"gridlock.report", 1};
 
 /// All of them.
-inline constexpr std::array kAll{kBench,      kBenchNoise, kBenchSpmv,    kSweep,          kNoiseMeasure,
-                                 kNoiseTrace, kSimResult,  kSimReplicas,  kScheduleInfo,   kMap,
-                                 kModelFit,   kModelCheck, kHistoryTrend, kPredictMapping, kPredictTraffic,
-                                 kSystems,    kSystem,     kReorder,      kReport};
+inline constexpr std::array kAll{
+    kBench,          kBenchNoise,     kBenchCongest, kBenchSpmv, kSweep,    kNoiseMeasure, kNoiseTrace,
+    kSimResult,      kSimReplicas,    kScheduleInfo, kMap,       kModelFit, kModelCheck,   kHistoryTrend,
+    kPredictMapping, kPredictTraffic, kSystems,      kSystem,    kReorder,  kReport};
 
 /// A name a format was written under before it was renamed. Readers still accept files that carry
 /// it (history databases and users keep old results) and treat them as the renamed format.

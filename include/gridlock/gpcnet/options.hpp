@@ -16,7 +16,11 @@ namespace gridlock::gpcnet {
 enum class Mode {
   kNetwork,  ///< Every node runs the canaries (GPCNeT network_test).
   kLoad,     ///< Canaries beside congestors (GPCNeT network_load_test).
+  kCongest,  ///< Congestors alone, for another job's sake (gridlock-bench congest; congest.hpp).
 };
+
+/// `network`, `load` or `congest`.
+[[nodiscard]] std::string_view mode_key(Mode mode) noexcept;
 
 /// The congestor kernels (paper §3.2), plus the optional large-message allreduce.
 enum class CongestorType {

@@ -34,6 +34,12 @@ class RoleLayout {
   /// Network-mode layout: every node is a canary (in shuffled order). Needs >= 2 nodes.
   [[nodiscard]] static RoleLayout all_canaries(std::uint64_t nodes, std::uint64_t seed);
 
+  /// Congest-mode layout (gridlock-bench congest): no canary node (group 0 is empty), the nodes
+  /// split among `congestors` as evenly as they go. Throws InputError if a type would get fewer
+  /// than 2 nodes.
+  [[nodiscard]] static RoleLayout all_congestors(std::uint64_t nodes, std::uint64_t seed,
+                                                 std::vector<CongestorType> congestors);
+
   /// Role of node `node_id` (0 <= node_id < nodes()).
   [[nodiscard]] NodeRole role_of(std::uint64_t node_id) const;
   /// Node ids of group `group` in position order: O(nodes) time and memory, for reports only.

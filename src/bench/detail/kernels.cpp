@@ -433,7 +433,7 @@ std::unique_ptr<CongestorKernel> make_congestor_kernel(CongestorType type, const
 }
 
 CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice, std::uint64_t warmup,
-                             std::uint64_t check, double timeout_s) {
+                             std::uint64_t check, double timeout_s, const CongestorHooks& hooks) {
   CongestorRun r;
   for (std::uint64_t w = 0; w < warmup; ++w) {
     kernel.run();
@@ -441,7 +441,13 @@ CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm s
   MPI_Request warm = MPI_REQUEST_NULL;
   MPI_Request stop = MPI_REQUEST_NULL;
   GRIDLOCK_MPI(MPI_Ibarrier(world, &warm));  // Releases the measuring ranks once every congestor is warm.
-  GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));  // Completes when every measuring rank has finished.
+  int world_rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(world, &world_rank));
+  // Completes when every measuring rank has finished (congest: when rank 0 says stop).
+  bool stop_entered = !hooks.stop_now || world_rank != 0;
+  if (stop_entered) {
+    GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));
+  }
   const double start = MPI_Wtime();
   int send = 0;
   int verdict = 0;
@@ -453,12 +459,19 @@ CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm s
       kernel.run();
     }
     r.iterations += check;
+    if (hooks.on_batch) {
+      hooks.on_batch(r.iterations);
+    }
+    if (!stop_entered && hooks.stop_now()) {
+      stop_entered = true;
+      GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));
+    }
     GRIDLOCK_MPI(MPI_Wait(&vote, MPI_STATUS_IGNORE));
     if (verdict != 0) {
       r.timed_out = verdict == 2;
       break;
     }
-    if (!stop_seen) {
+    if (!stop_seen && stop_entered) {
       int done = 0;
       GRIDLOCK_MPI(MPI_Test(&stop, &done, MPI_STATUS_IGNORE));
       stop_seen = done != 0;
@@ -468,6 +481,10 @@ CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm s
   }
   r.seconds = MPI_Wtime() - start;
   r.bytes = r.iterations * kernel.bytes_per_iteration();
+  if (!stop_entered) {
+    // Rank 0's slice timed out before rank 0 said stop: the others wait for its barrier.
+    GRIDLOCK_MPI(MPI_Ibarrier(world, &stop));
+  }
   idle_wait(stop);
   idle_wait(warm);
   return r;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,15 @@ struct CongestorRun {
   bool timed_out = false;        ///< Stopped by `timeout_s`, not by the measuring ranks' signal.
 };
 
+/// What `gridlock-bench congest` adds to drive_congestor (nothing in load mode).
+struct CongestorHooks {
+  /// Called on every rank after each batch of `check` iterations with the iterations run so far.
+  std::function<void(std::uint64_t iterations)> on_batch;
+  /// When set, rank 0 of `world` enters the "stop" barrier only once this returns true (checked after
+  /// each batch), so the run lasts until rank 0 says so; the other ranks enter it at the start.
+  std::function<bool()> stop_now;
+};
+
 /// Runs `kernel` (paper Listing 2) beside the measuring ranks of `world` until they are done.
 ///
 /// Protocol (every rank of `world` takes part in two MPI_Ibarrier calls, in this order): the
@@ -71,7 +81,8 @@ struct CongestorRun {
 /// `check` kernel iterations, so every rank of the slice leaves after the same iteration and the
 /// load never pauses for a blocking collective; `timeout_s` ends it if the stop never comes.
 [[nodiscard]] CongestorRun drive_congestor(CongestorKernel& kernel, MPI_Comm world, MPI_Comm slice,
-                                           std::uint64_t warmup, std::uint64_t check, double timeout_s);
+                                           std::uint64_t warmup, std::uint64_t check, double timeout_s,
+                                           const CongestorHooks& hooks = {});
 
 /// Reduces every rank's CongestorRun over `world` to rank 0: one CongestorResult per entry of
 /// `types` (ranks, iterations, bytes, throughput summed; timed out if any rank was). A rank that ran
