@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "gridlock/core/error.hpp"
-#include "gridlock/gpcnet/nics.hpp"
 #include "gridlock/noise/pattern.hpp"
 #include "gridlock/sim/replicas.hpp"
 #include "output_guard.hpp"
@@ -37,53 +36,7 @@ void add_loop_options(CLI::App& cmd, gpcnet::LoopCounts& loop, const std::string
       ->capture_default_str();
 }
 
-// --virtual-nodes and --ranks-per-node (1 to gpcnet::kMaxNodes, at most one of them), written once so that
-// every subcommand that groups the ranks of a host into nodes takes and checks them alike.
-void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t& ranks_per_node) {
-  auto* virtual_option = cmd.add_option(
-      "--virtual-nodes", virtual_nodes,
-      "Treat consecutive groups of ranks of a host as this many nodes in all (testing on one machine)");
-  virtual_option->check(CLI::Range(1, gpcnet::kMaxNodes));
-  cmd.add_option("--ranks-per-node", ranks_per_node,
-                 "Treat consecutive groups of this many ranks of a host as separate nodes")
-      ->check(CLI::Range(1, gpcnet::kMaxNodes))
-      ->excludes(virtual_option);
-}
-
 }  // namespace
-
-void add_layout_options(CLI::App& cmd, gpcnet::Options& o) {
-  add_node_options(cmd, o.virtual_nodes, o.ranks_per_node);
-  auto* nics = cmd.add_option("--nics-per-node", o.nics_per_node,
-                              "NICs per node, local ranks split evenly in order (default: found with hwloc, "
-                              "each rank on the NIC nearest to its binding); PPort is ranks per NIC")
-                   ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{gpcnet::kMaxNicsPerNode}));
-  cmd.add_option(
-         "--virtual-nics", o.virtual_nics,
-         "Virtual NICs per node, each local to an equal share of the host's CPUs (testing on one machine)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{gpcnet::kMaxNicsPerNode}))
-      ->excludes(nics);
-  cmd.add_flag("--allow-uneven", o.allow_uneven,
-               "Run even when a node's ranks are not spread evenly over its NICs (reported)");
-}
-
-void add_congestor_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t,
-                           const std::string& where) {
-  cmd.add_option(
-         "--congestors", t.congestors,
-         fmt::format("Congestor types, split evenly over {}: a2a,p2p-incast,rma-incast,rma-bcast,allreduce",
-                     where))
-      ->capture_default_str();
-  cmd.add_option("--congestor-size", t.congestor_size, "Message size of the congestors")
-      ->capture_default_str();
-  cmd.add_option("--allreduce-congestor-size", t.allreduce_congestor_size, "Size of the allreduce congestor")
-      ->capture_default_str();
-  cmd.add_option("--congestor-warmup", o.congestor_warmup,
-                 "Congestor iterations before the measurement starts")
-      ->capture_default_str();
-  cmd.add_option("--congestor-check", o.congestor_check, "Congestor iterations between stop checks")
-      ->capture_default_str();
-}
 
 void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load) {
   add_layout_options(cmd, o);

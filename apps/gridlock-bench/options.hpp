@@ -17,6 +17,10 @@
 
 namespace gridlock::bench_cli {
 
+/// --virtual-nodes and --ranks-per-node (1 to gpcnet::kMaxNodes, at most one of them), written once
+/// so that every subcommand that groups the ranks of a host into nodes takes and checks them alike.
+void add_node_options(CLI::App& cmd, std::uint64_t& virtual_nodes, std::uint64_t& ranks_per_node);
+
 /// --virtual-nodes, --ranks-per-node, --nics-per-node, --virtual-nics and --allow-uneven: how the
 /// ranks group into nodes and NICs.
 void add_layout_options(CLI::App& cmd, gpcnet::Options& o);

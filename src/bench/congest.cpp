@@ -46,6 +46,8 @@ class StopSignals {
     g_stop_signal = 0;
     struct sigaction action {};
     action.sa_handler = on_stop_signal;
+    // The MPI library's own system calls go on after the handler rather than fail with EINTR.
+    action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     for (std::size_t i = 0; i < kSignals.size(); ++i) {
       installed_[i] = sigaction(kSignals[i], &action, &previous_[i]) == 0;
