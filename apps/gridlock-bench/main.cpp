@@ -60,12 +60,7 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
   gpcnet::CongestOptions congest_options;
   gpcnet::OptionsText congest_base_text;
   gpcnet::CongestText congest_text;
-  auto* congest =
-      app.add_subcommand("congest",
-                         "Congestors alone on every node, for a time, until a stop file appears or until "
-                         "SIGTERM/SIGINT/SIGUSR1: "
-                         "the load to put beside another job; reports each congestor's throughput over time");
-  bc::add_congest_options(*congest, congest_options, congest_base_text, congest_text);
+  CLI::App* congest = bc::add_congest_command(app, congest_options, congest_base_text, congest_text);
   gb::NoiseRunOptions noise_options;
   gb::NoiseRunText noise_text;
   auto* noise = app.add_subcommand(

@@ -57,8 +57,13 @@ void add_congestor_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsTex
       ->capture_default_str();
 }
 
-void add_congest_options(CLI::App& cmd, gpcnet::CongestOptions& o, gpcnet::OptionsText& base_text,
-                         gpcnet::CongestText& t) {
+CLI::App* add_congest_command(CLI::App& app, gpcnet::CongestOptions& o, gpcnet::OptionsText& base_text,
+                              gpcnet::CongestText& t) {
+  CLI::App& cmd = *app.add_subcommand(
+      "congest",
+      "Congestors alone on every node, for a time, until a stop file appears or until "
+      "SIGTERM/SIGINT/SIGUSR1: "
+      "the load to put beside another job; reports each congestor's throughput over time");
   add_layout_options(cmd, o.base);
   add_congestor_options(cmd, o.base, base_text, "the nodes");
   cmd.add_option("--duration", t.duration, "Run this long (e.g. 10min; 0: until --stop-file or a signal)")
@@ -73,6 +78,7 @@ void add_congest_options(CLI::App& cmd, gpcnet::CongestOptions& o, gpcnet::Optio
   cmd.add_option("--csv", o.csv_path, "Write one row per congestor and interval as CSV");
   gridlock::cli::output_file(cmd.get_option("--csv"));
   cmd.add_flag("-q,--quiet", o.base.quiet, "No progress messages on stderr");
+  return &cmd;
 }
 
 }  // namespace gridlock::bench_cli

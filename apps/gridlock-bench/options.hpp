@@ -29,9 +29,9 @@ void add_layout_options(CLI::App& cmd, gpcnet::Options& o);
 void add_congestor_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t,
                            const std::string& where);
 
-/// The options of `congest`.
-void add_congest_options(CLI::App& cmd, gpcnet::CongestOptions& o, gpcnet::OptionsText& base_text,
-                         gpcnet::CongestText& t);
+/// Adds the `congest` subcommand with its options to `app`.
+CLI::App* add_congest_command(CLI::App& app, gpcnet::CongestOptions& o, gpcnet::OptionsText& base_text,
+                              gpcnet::CongestText& t);
 
 /// The options of `network` (`load` false) or `load` (true).
 void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& t, bool load);

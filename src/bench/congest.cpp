@@ -164,9 +164,12 @@ std::optional<std::string> other_jobs_note(const NodeLayout& layout, MPI_Comm wo
 }
 
 // Every rank's interval bytes summed per congestor type on rank 0: row t of the result is type t.
+// `intervals` is ceil(run seconds / interval): a batch ends before its rank's stop, so no rank has
+// more, and one whose batches ended early in the last interval has fewer (zeros).
 std::vector<std::vector<double>> reduce_intervals(const std::vector<double>& mine, int my_type,
-                                                  std::size_t types, MPI_Comm world) {
-  std::uint64_t intervals = mine.size();
+                                                  std::size_t types, std::uint64_t intervals,
+                                                  MPI_Comm world) {
+  intervals = std::max<std::uint64_t>(intervals, mine.size());
   GRIDLOCK_MPI(MPI_Allreduce(MPI_IN_PLACE, &intervals, 1, MPI_UINT64_T, MPI_MAX, world));
   std::vector<double> local(types * intervals, 0.0);
   if (my_type >= 0) {
@@ -256,8 +259,10 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
 
   const std::vector<gpcnet::CongestorResult> totals =
       detail::reduce_congestor_runs(roles.congestors(), my_type, run, world);
+  const auto whole = static_cast<std::uint64_t>(std::ceil(seconds / options.interval_s));
   const std::vector<std::vector<double>> rows =
-      reduce_intervals(intervals.bytes(), my_type, roles.congestors().size(), world);
+      reduce_intervals(intervals.bytes(), my_type, roles.congestors().size(),
+                       std::min<std::uint64_t>(whole, gpcnet::kMaxCongestIntervals), world);
   detail::add_peak_rss(report.context, world, rank);
   if (rank != 0) {
     return report;

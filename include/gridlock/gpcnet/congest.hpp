@@ -19,8 +19,9 @@ namespace gridlock::gpcnet {
 
 /// Shortest --interval: a bin must hold several stop checks of the slowest congestor.
 inline constexpr double kMinCongestIntervalS = 0.01;
-/// Most intervals a run may record (--duration / --interval): 8 bytes per interval per rank.
-inline constexpr std::uint64_t kMaxCongestIntervals = 1'000'000;
+/// Most intervals a run may record (--duration / --interval): every rank reduces 8 bytes per
+/// interval and congestor type (at most 4 MB with all five types).
+inline constexpr std::uint64_t kMaxCongestIntervals = 100'000;
 
 /// Why a congest run ended.
 enum class CongestStop : std::uint8_t {
