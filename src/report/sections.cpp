@@ -38,6 +38,8 @@ Section build_by_schema(const Json& document, const SectionOptions& options) {
     s = detail::csv_section(document);
   } else if (schema == schemas::kBench.name) {
     s = detail::bench_section(document, options);
+  } else if (schema == schemas::kBenchCongest.name) {
+    s = detail::bench_congest_section(document);
   } else if (schema == schemas::kBenchNoise.name) {
     s = detail::bench_noise_section(document);
   } else if (schema == schemas::kNoiseMeasure.name) {

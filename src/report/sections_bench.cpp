@@ -345,4 +345,57 @@ Section bench_section(const Json& document, const SectionOptions& options) {
   return s;
 }
 
+// gridlock-bench congest: each congestor type's throughput in every interval (a line per type) and
+// its totals.
+Section bench_congest_section(const Json& document) {
+  Section s;
+  s.title = fmt::format("gridlock-bench congest: congestor throughput over time (stopped by {})",
+                        text(document, "stop", "?"));
+  const Json& congestors = field(document, "congestors");
+  if (!congestors.is_array() || congestors.empty()) {
+    s.notes.emplace_back("This result lists no congestors: nothing to chart.");
+    s.data["charts"] = Json::array();
+    return s;
+  }
+  Table table("Congestors over the whole run",
+              {"congestor", "nodes", "ranks", "bytes", "MiB/s total", "MiB/s per rank", "intervals"});
+  Json chart =
+      make_chart("line", "Throughput per interval", "interval start (s)", "throughput, all ranks (MiB/s)");
+  std::size_t longest = 0;
+  for (const Json& c : congestors) {
+    const Json& intervals = field(c, "intervals");
+    const std::size_t n = intervals.is_array() ? intervals.size() : 0;
+    table.row({text(c, "title", text(c, "key")), format_cell(field(c, "nodes")),
+               format_cell(field(c, "ranks")), format_cell(field(c, "bytes")),
+               format_number(field(c, "mib_per_s_total")), format_number(field(c, "mib_per_s_per_rank")),
+               std::to_string(n)});
+    if (n > longest) {
+      longest = n;
+      chart["labels"] = Json::array();
+      for (const Json& i : intervals) {
+        chart["labels"].push_back(format_number(field(i, "start_s")));
+      }
+    }
+  }
+  for (const Json& c : congestors) {
+    Json values = Json::array();
+    for (const Json& i : field(c, "intervals")) {
+      values.push_back(finite_or_null(number(i, "mib_per_s_total").value_or(NAN)));
+    }
+    add_series(chart, text(c, "title", text(c, "key")), std::move(values));
+  }
+  s.body_html += table.html();
+  s.notes.push_back(fmt::format(
+      "{} s in intervals of {} s; the last interval ends with the run and is shorter, so its rate is the "
+      "noisiest.",
+      format_number(field(document, "seconds")), format_number(field(document, "interval_s"))));
+  for (const Json& note : field(document, "notes")) {
+    if (note.is_string()) {
+      s.notes.push_back(note.get<std::string>());
+    }
+  }
+  s.data["charts"] = Json::array({std::move(chart)});
+  return s;
+}
+
 }  // namespace gridlock::report::detail

@@ -66,6 +66,7 @@ void add_series(Json& chart, std::string_view label, Json data);
 /// Section builders by result kind (the dispatcher in sections.cpp picks one).
 Section bench_section(const Json& document, const SectionOptions& options);
 Section bench_noise_section(const Json& document);
+Section bench_congest_section(const Json& document);
 Section noise_measure_section(const Json& document);
 Section noise_trace_section(const Json& document);
 Section sim_replicas_section(const Json& document);

@@ -54,11 +54,11 @@ TEST_P(ReportGolden, EmbeddedDataMatches) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, ReportGolden,
-                         ::testing::Values("load.json", "bench_noise.json", "noise_measure.json",
-                                           "noise.trace", "replicas.json", "sim_run.json", "map.json",
-                                           "model_fit.json", "model_check.json", "trend.csv", "sweep.json",
-                                           "spmv.json", "predict_mapping.json", "predict_traffic.json",
-                                           "unknown.json"),
+                         ::testing::Values("load.json", "bench_noise.json", "bench_congest.json",
+                                           "noise_measure.json", "noise.trace", "replicas.json",
+                                           "sim_run.json", "map.json", "model_fit.json", "model_check.json",
+                                           "trend.csv", "sweep.json", "spmv.json", "predict_mapping.json",
+                                           "predict_traffic.json", "unknown.json"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = param.param;
                            for (char& c : name) {
