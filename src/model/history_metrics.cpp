@@ -341,6 +341,25 @@ void map_metrics(const json& doc, MetricSet& out) {
   }
 }
 
+// gridlock-bench congest: each congestor type's throughput over the run (bench.congest.<key>.*).
+void congest_metrics(const json& doc, MetricSet& out) {
+  const auto congestors = doc.find("congestors");
+  if (congestors == doc.end() || !congestors->is_array()) {
+    return;
+  }
+  for (const json& c : *congestors) {
+    const std::string key = c.is_object() ? part(string_field(c, "key")) : std::string();
+    if (key.empty()) {
+      continue;
+    }
+    for (const char* field : {"mib_per_s_total", "mib_per_s_per_rank"}) {
+      if (const auto v = number(c, field)) {
+        out.add(fmt::format("bench.congest.{}.{}", key, field), *v, Direction::kHigher);
+      }
+    }
+  }
+}
+
 std::vector<Metric> extract(const json& doc, const json& context, std::string_view schema,
                             std::string_view source, std::vector<std::string>* notes) {
   MetricSet out(source);
@@ -352,6 +371,8 @@ std::vector<Metric> extract(const json& doc, const json& context, std::string_vi
     replicas_metrics(doc, "sim.replicas", out);
   } else if (schema == schemas::kMap.name) {
     map_metrics(doc, out);
+  } else if (schema == schemas::kBenchCongest.name) {
+    congest_metrics(doc, out);
   } else if (schema == schemas::kSimResult.name) {
     // `gridlock sim --json` keeps its numbers in a "result" object.
     const auto result = doc.find("result");

@@ -219,6 +219,23 @@ TEST(HistoryNames, BenchMetricsAndOtherKinds) {
     EXPECT_EQ(m.better, m.name.find("_bw.") != std::string::npos ? Direction::kHigher : Direction::kLower);
   }
 
+  // gridlock-bench congest: each congestor's throughput, higher is better; intervals are not metrics.
+  const json congest{{"context", {{"schema", "gridlock.bench.congest"}}},
+                     {"stop", "duration"},
+                     {"congestors",
+                      {{{"key", "a2a"},
+                        {"mib_per_s_total", 400.0},
+                        {"mib_per_s_per_rank", 100.0},
+                        {"intervals", {{{"start_s", 0}, {"mib_per_s_total", 390.0}}}}},
+                       {{"key", "rma-incast"}, {"mib_per_s_total", 80.0}}}}};
+  const ParsedResult c = parsed(congest, "congest.json");
+  EXPECT_EQ(c.metrics.size(), 3U);
+  EXPECT_DOUBLE_EQ(metric_value(c.metrics, "bench.congest.a2a.mib_per_s_per_rank"), 100);
+  EXPECT_DOUBLE_EQ(metric_value(c.metrics, "bench.congest.rma-incast.mib_per_s_total"), 80);
+  for (const Metric& m : c.metrics) {
+    EXPECT_EQ(m.better, Direction::kHigher) << m.name;
+  }
+
   const json sim{{"context", {{"schema", "gridlock.sim.result"}}},
                  {"complete", true},
                  {"max_finish_ps", 123456},
