@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -94,29 +93,17 @@ std::optional<CongestorType> my_congestor(const RunState& s) {
 
 // Output paths are checked on rank 0 before anything runs and the verdict is shared, so a bad
 // path fails in a second, not after an hour of measurement.
-void check_outputs(const Options& options, MPI_Comm world, int rank) {
-  std::string problem;
-  if (rank == 0) {
-    try {
-      if (!options.json_path.empty()) {
-        check_writable(options.json_path);
-      }
-      if (!options.csv_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(options.csv_dir, ec);
-        check_writable(std::filesystem::path(options.csv_dir) / "probe.csv");
-      }
-    } catch (const Error& e) {
-      problem = e.what();
+void check_outputs(const Options& options, MPI_Comm world) {
+  detail::agree_on_root(world, [&] {
+    if (!options.json_path.empty()) {
+      check_writable(options.json_path);
     }
-  }
-  int length = static_cast<int>(problem.size());
-  GRIDLOCK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, world));
-  if (length > 0) {
-    problem.resize(static_cast<std::size_t>(length));
-    GRIDLOCK_MPI(MPI_Bcast(problem.data(), length, MPI_CHAR, 0, world));
-    throw CollectiveError(problem, ExitCode::kIo);
-  }
+    if (!options.csv_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(options.csv_dir, ec);
+      check_writable(std::filesystem::path(options.csv_dir) / "probe.csv");
+    }
+  });
 }
 
 RoleLayout make_roles(const Options& options, std::uint64_t nodes, std::uint64_t seed) {
@@ -368,7 +355,7 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   const int rank = layout.world_rank();
   const auto [seed, seed_from_time] = detail::agree_on_seed(options.seed, world, rank);
   RoleLayout roles = make_roles(options, layout.nodes(), seed);
-  check_outputs(options, world, rank);
+  check_outputs(options, world);
 
   const NodeRole role = roles.role_of(layout.node_id());
   // In network mode slices follow node order, so the natural ring is the node order.
