@@ -65,8 +65,8 @@ class StopSignals {
 
  private:
   static constexpr std::array<int, 3> kSignals{SIGTERM, SIGINT, SIGUSR1};
-  std::array<struct sigaction, 3> previous_{};
-  std::array<bool, 3> installed_{};
+  std::array<struct sigaction, kSignals.size()> previous_{};
+  std::array<bool, kSignals.size()> installed_{};
 };
 
 // Rank 0's stop decision, checked after every batch of its congestor: the stop file is looked at
@@ -274,12 +274,8 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
   report.seconds = seconds;
   for (std::size_t t = 0; t < totals.size(); ++t) {
     gpcnet::CongestSeries s;
-    s.type = totals[t].type;
+    s.totals = totals[t];
     s.nodes = roles.group_size(static_cast<int>(t) + 1);
-    s.ranks = totals[t].ranks;
-    s.iterations = totals[t].iterations;
-    s.bytes = totals[t].bytes;
-    s.mib_per_s_total = totals[t].mib_per_s_total;
     s.interval_bytes = rows[t];
     report.congestors.push_back(std::move(s));
   }

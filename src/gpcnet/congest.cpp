@@ -19,14 +19,19 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // MiB/s of `bytes` over `seconds` (NaN for an empty interval).
 double rate(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / kMiB : std::nan(""); }
 
+// A rate of all the ranks of `s` per rank (NaN without ranks).
+double per_rank(double rate, const CongestSeries& s) {
+  return s.totals.ranks > 0 ? rate / static_cast<double>(s.totals.ranks) : std::nan("");
+}
+
 // The per-rank MiB/s of every full interval of `s` (the last, shorter one when it is the only one).
 std::vector<double> full_interval_rates(const CongestReport& report, const CongestSeries& s) {
   std::vector<double> rates;
   const std::size_t n = s.interval_bytes.size();
   for (std::size_t i = 0; i < n; ++i) {
     const double length = congest_interval_length(report, i);
-    if (s.ranks > 0 && (length >= report.interval_s * (1 - 1e-9) || n == 1)) {
-      rates.push_back(rate(s.interval_bytes[i], length) / static_cast<double>(s.ranks));
+    if (s.totals.ranks > 0 && (length >= report.interval_s * (1 - 1e-9) || n == 1)) {
+      rates.push_back(per_rank(rate(s.interval_bytes[i], length), s));
     }
   }
   return rates;
@@ -106,14 +111,14 @@ void print_congest_tables(const CongestReport& report, std::FILE* out) {
     const double tail = rates.empty()
                             ? std::nan("")
                             : rates[static_cast<std::size_t>(0.01 * static_cast<double>(rates.size() - 1))];
-    const std::string name = fmt::format("{} ({} nodes)", congestor_title(s.type), s.nodes);
+    const std::string name = fmt::format("{} ({} nodes)", congestor_title(s.totals.type), s.nodes);
     fmt::print(out, "| {:>31} | {} | {} | {:>12} |\n", name.substr(0, 31), table_cell(avg, 12),
                table_cell(tail, 12), "MiB/s/rank");
     fmt::print(out, "{}\n", kInnerBar);
   }
   double total = 0;
   for (const CongestSeries& s : report.congestors) {
-    total += s.mib_per_s_total;
+    total += s.totals.mib_per_s_total;
   }
   fmt::print(out, "{:.1f} s in {} interval{}, stopped by {}; all congestors together {:.1f} MiB/s\n",
              report.seconds, report.congestors.empty() ? 0 : report.congestors.front().interval_bytes.size(),
@@ -135,16 +140,15 @@ Json congest_body(const CongestReport& report) {
                             {"bytes", s.interval_bytes[i]},
                             {"mib_per_s_total", rate(s.interval_bytes[i], length)}});
     }
-    congestors.push_back(Json{
-        {"key", congestor_key(s.type)},
-        {"title", congestor_title(s.type)},
-        {"nodes", s.nodes},
-        {"ranks", s.ranks},
-        {"iterations", s.iterations},
-        {"bytes", s.bytes},
-        {"mib_per_s_total", s.mib_per_s_total},
-        {"mib_per_s_per_rank", s.ranks > 0 ? s.mib_per_s_total / static_cast<double>(s.ranks) : std::nan("")},
-        {"intervals", std::move(series)}});
+    congestors.push_back(Json{{"key", congestor_key(s.totals.type)},
+                              {"title", congestor_title(s.totals.type)},
+                              {"nodes", s.nodes},
+                              {"ranks", s.totals.ranks},
+                              {"iterations", s.totals.iterations},
+                              {"bytes", s.totals.bytes},
+                              {"mib_per_s_total", s.totals.mib_per_s_total},
+                              {"mib_per_s_per_rank", s.totals.mib_per_s_per_rank},
+                              {"intervals", std::move(series)}});
   }
   return Json{{"stop", congest_stop_key(report.stop)},
               {"seconds", report.seconds},
@@ -161,10 +165,9 @@ std::string congest_csv(const CongestReport& report) {
       const double start = static_cast<double>(i) * report.interval_s;
       const double length = congest_interval_length(report, i);
       const double total = rate(s.interval_bytes[i], length);
-      csv.add_row({std::string(congestor_key(s.type)), std::to_string(i), fmt::format("{:.6f}", start),
-                   fmt::format("{:.6f}", start + length), std::to_string(s.ranks),
-                   fmt::format("{:.3f}", total),
-                   fmt::format("{:.3f}", s.ranks > 0 ? total / static_cast<double>(s.ranks) : std::nan(""))});
+      csv.add_row({std::string(congestor_key(s.totals.type)), std::to_string(i), fmt::format("{:.6f}", start),
+                   fmt::format("{:.6f}", start + length), std::to_string(s.totals.ranks),
+                   fmt::format("{:.3f}", total), fmt::format("{:.3f}", per_rank(total, s))});
     }
   }
   return csv.content();

@@ -14,6 +14,7 @@
 
 #include "gridlock/core/output.hpp"
 #include "gridlock/gpcnet/options.hpp"
+#include "gridlock/gpcnet/results.hpp"
 
 namespace gridlock::gpcnet {
 
@@ -59,12 +60,9 @@ void finish_congest_options(CongestOptions& options, const OptionsText& base_tex
 
 /// One congestor type's throughput over the run.
 struct CongestSeries {
-  CongestorType type = CongestorType::kAllToAll;  ///< Kernel.
-  std::uint64_t nodes = 0;                        ///< Nodes that ran it.
-  std::uint64_t ranks = 0;                        ///< Ranks that ran it.
-  std::uint64_t iterations = 0;                   ///< Kernel iterations summed over ranks.
-  std::uint64_t bytes = 0;                        ///< Bytes injected, summed over ranks.
-  double mib_per_s_total = 0;                     ///< Sum over ranks of bytes / loop time.
+  /// Kernel, ranks, iterations, bytes and throughput over the whole run, as load mode reduces them.
+  CongestorResult totals;
+  std::uint64_t nodes = 0;  ///< Nodes that ran it.
   /// Bytes injected by all its ranks in interval i ([i x interval, (i + 1) x interval) after the
   /// common start; the last one ends with the run).
   std::vector<double> interval_bytes;

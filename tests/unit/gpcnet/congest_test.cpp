@@ -90,12 +90,13 @@ CongestReport two_and_a_half_intervals() {
   r.seconds = 2.5;
   r.interval_s = 1;
   CongestSeries s;
-  s.type = CongestorType::kAllToAll;
+  s.totals.type = CongestorType::kAllToAll;
   s.nodes = 2;
-  s.ranks = 4;
-  s.iterations = 100;
-  s.bytes = std::uint64_t{5} * 1024 * 1024;
-  s.mib_per_s_total = 2;
+  s.totals.ranks = 4;
+  s.totals.iterations = 100;
+  s.totals.bytes = std::uint64_t{5} * 1024 * 1024;
+  s.totals.mib_per_s_total = 2;
+  s.totals.mib_per_s_per_rank = 0.5;
   s.interval_bytes = {2.0 * 1024 * 1024, 2.0 * 1024 * 1024, 1.0 * 1024 * 1024};
   r.congestors.push_back(s);
   return r;
