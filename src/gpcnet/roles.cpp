@@ -14,6 +14,13 @@ namespace {
 
 constexpr std::uint64_t kMinNodesPerGroup = 2;
 
+// Appends `types` group sizes that split `nodes` as evenly as they go, the larger ones first.
+void append_even_split(std::vector<std::uint64_t>& sizes, std::uint64_t nodes, std::uint64_t types) {
+  for (std::uint64_t t = 0; t < types; ++t) {
+    sizes.push_back(nodes / types + (t < nodes % types ? 1 : 0));
+  }
+}
+
 }  // namespace
 
 RoleLayout::RoleLayout(std::uint64_t nodes, std::uint64_t seed, std::vector<std::uint64_t> sizes,
@@ -46,9 +53,7 @@ RoleLayout::RoleLayout(std::uint64_t nodes, std::uint64_t seed, double canary_fr
         nodes, canary_fraction, canaries, rest, types, kMinNodesPerGroup, needed));
   }
   sizes_.push_back(canaries);
-  for (std::uint64_t t = 0; t < types; ++t) {
-    sizes_.push_back(rest / types + (t < rest % types ? 1 : 0));
-  }
+  append_even_split(sizes_, rest, types);
   std::uint64_t start = 0;
   starts_.clear();
   for (const auto size : sizes_) {
@@ -67,9 +72,7 @@ RoleLayout RoleLayout::all_congestors(std::uint64_t nodes, std::uint64_t seed,
         nodes, types, kMinNodesPerGroup));
   }
   std::vector<std::uint64_t> sizes{0};
-  for (std::uint64_t t = 0; t < types; ++t) {
-    sizes.push_back(nodes / types + (t < nodes % types ? 1 : 0));
-  }
+  append_even_split(sizes, nodes, types);
   return RoleLayout(nodes, seed, std::move(sizes), std::move(congestors));
 }
 
