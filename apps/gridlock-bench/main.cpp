@@ -5,6 +5,7 @@
 // hangs.
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -154,6 +155,18 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
   gpcnet::Options& options = network->parsed() ? network_options : load_options;
   gpcnet::finish_options(options, network->parsed() ? network_text : load_text,
                          bc::given_options(network->parsed() ? *network : *load));
+  if (options.role != gpcnet::SplitRole::kBoth && thread_level < MPI_THREAD_FUNNELED) {
+    throw gridlock::Error(
+        "this MPI library provides no thread support (MPI_THREAD_SINGLE), but a split launch's rank 0 "
+        "keeps a heartbeat file in a thread of its own: use an MPI library with MPI_THREAD_FUNNELED");
+  }
+  if (options.role == gpcnet::SplitRole::kCongestors) {
+    // The congestor job of a split launch is a congest run that the canary job starts and stops.
+    const gpcnet::CongestOptions split = gpcnet::split_congestor_options(options);
+    const gpcnet::CongestReport report = gb::run_congest(split, MPI_COMM_WORLD);
+    gb::write_congest_outputs(split, report, MPI_COMM_WORLD);
+    return 0;
+  }
   const gpcnet::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
   gb::write_outputs(options, report, MPI_COMM_WORLD);
   return 0;
@@ -176,7 +189,13 @@ int main(int argc, char** argv) {
   // sim-replicas runs worker threads beside the main thread, which alone calls MPI: FUNNELED.
   // Every other subcommand measures, and asks for SINGLE: with Open MPI 4.1 FUNNELED alone adds
   // about 50 ns to a shared-memory round trip (bench/bare_pingpong.cpp, BARE_PINGPONG_FUNNELED).
-  const bool needs_threads = argc > 1 && std::string_view(argv[1]) == "sim-replicas";
+  // A split launch (load --role ... --rendezvous DIR) keeps its heartbeat in a thread that calls no
+  // MPI: FUNNELED too.
+  const bool split_launch = argc > 1 && std::string_view(argv[1]) == "load" &&
+                            std::any_of(argv + 2, argv + argc, [](const char* arg) {
+                              return std::string_view(arg).starts_with("--rendezvous");
+                            });
+  const bool needs_threads = (argc > 1 && std::string_view(argv[1]) == "sim-replicas") || split_launch;
   int thread_level = MPI_THREAD_SINGLE;
   if (MPI_Init_thread(&argc, &argv, needs_threads ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE, &thread_level) !=
       MPI_SUCCESS) {

@@ -93,6 +93,20 @@ void add_common_options(CLI::App& cmd, gpcnet::Options& o, gpcnet::OptionsText& 
         ->capture_default_str();
     cmd.add_flag("--each-congestor", o.each_congestor,
                  "Also run the loaded tests with one congestor type at a time");
+    const std::map<std::string, gpcnet::SplitRole> roles{{"both", gpcnet::SplitRole::kBoth},
+                                                         {"canaries", gpcnet::SplitRole::kCanaries},
+                                                         {"congestors", gpcnet::SplitRole::kCongestors}};
+    cmd.add_option("--role", o.role,
+                   "Split launch: this job runs the canaries or the congestors on all its nodes, the other "
+                   "role is another job's (both: one job, the default)")
+        ->transform(CLI::CheckedTransformer(roles, CLI::ignore_case))
+        ->default_str("both");
+    cmd.add_option(
+        "--rendezvous", o.rendezvous_dir,
+        "Split launch: a directory both jobs see, where they tell each other ready, start and stop");
+    cmd.add_option("--rendezvous-timeout", t.rendezvous_timeout,
+                   "Split launch: how long a job waits for the other to appear (e.g. 10min)")
+        ->capture_default_str();
     add_congestor_options(cmd, o, t, "the other nodes");
   } else {
     add_loop_options(cmd, o.alltoall, "alltoall", false);

@@ -19,6 +19,7 @@
 #include "detail/mpi_util.hpp"
 #include "detail/other_jobs.hpp"
 #include "detail/run_setup.hpp"
+#include "detail/split_launch.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/core/error.hpp"
@@ -73,14 +74,20 @@ class StopSignals {
 // at most every 50 ms (a stat per batch would cost a metadata server thousands of calls a second).
 class StopRule {
  public:
-  StopRule(const CongestOptions& options, double start)
-      : options_(options), start_(start), limit_s_(gpcnet::congest_time_limit_s(options)) {}
+  StopRule(const CongestOptions& options, double start, detail::SplitCongestors* split)
+      : options_(options), start_(start), limit_s_(gpcnet::congest_time_limit_s(options)), split_(split) {}
 
   bool operator()() {
     const double now = MPI_Wtime();
     if (g_stop_signal != 0) {
       stop_ = CongestStop::kSignal;
       return true;
+    }
+    if (split_ != nullptr) {
+      if (const std::optional<CongestStop> stop = split_->stop_now()) {
+        stop_ = *stop;
+        return true;
+      }
     }
     if (now - start_ >= limit_s_) {
       stop_ = CongestStop::kDuration;
@@ -102,6 +109,7 @@ class StopRule {
   const CongestOptions& options_;
   double start_;
   double limit_s_;
+  detail::SplitCongestors* split_;
   double last_file_check_ = -1;
   CongestStop stop_ = CongestStop::kDuration;
 };
@@ -208,6 +216,11 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
       }
     }
   });
+  // A split launch's congestor job (`load --role congestors`): the canary job starts and stops it.
+  std::unique_ptr<detail::SplitCongestors> split;
+  if (base.role == gpcnet::SplitRole::kCongestors) {
+    split = std::make_unique<detail::SplitCongestors>(base, world);
+  }
   const gpcnet::NodeRole role = roles.role_of(layout.node_id());
   const int rpn = layout.ranks_per_node();
   detail::RoleComms comms =
@@ -234,10 +247,13 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
       fmt::print(stderr, "gridlock-bench: warning: {}\n", *shared);
     }
     if (!base.quiet) {
-      fmt::print(stderr, "gridlock-bench congest: {} nodes x {} ranks, seed {}; {}{}{}\n", layout.nodes(),
+      fmt::print(stderr, "gridlock-bench congest: {} nodes x {} ranks, seed {}; {}{}{}{}\n", layout.nodes(),
                  rpn, seed, options.duration_s > 0 ? fmt::format("for {} s", options.duration_s) : "",
                  options.duration_s > 0 && !options.stop_file.empty() ? ", " : "",
-                 options.stop_file.empty() ? "" : fmt::format("until {} exists", options.stop_file));
+                 options.stop_file.empty() ? "" : fmt::format("until {} exists", options.stop_file),
+                 split
+                     ? fmt::format("from the start to the stop of the canary job in {}", base.rendezvous_dir)
+                     : "");
       std::fflush(stderr);
     }
   }
@@ -246,11 +262,21 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
   for (std::uint64_t w = 0; w < base.congestor_warmup; ++w) {
     kernel->run();
   }
+  if (split) {
+    Json about{{"congestors", Json::array()}, {"nodes", layout.nodes()}, {"ranks", layout.world_size()}};
+    for (const gpcnet::CongestorType type : roles.congestors()) {
+      about["congestors"].push_back(gpcnet::congestor_key(type));
+    }
+    split->await_start(std::move(about));
+  }
   // A common origin for the intervals: every rank leaves this barrier within its latency.
   GRIDLOCK_MPI(MPI_Barrier(world));
   const double start = MPI_Wtime();
+  if (split) {
+    split->running();
+  }
   IntervalBytes intervals(start, options.interval_s, kernel->bytes_per_iteration());
-  StopRule stop_rule(options, start);
+  StopRule stop_rule(options, start, split.get());
   detail::CongestorHooks hooks;
   hooks.on_batch = [&intervals](std::uint64_t iterations) { intervals.add(iterations); };
   hooks.stop_now = [&stop_rule] { return stop_rule(); };
@@ -267,19 +293,21 @@ CongestReport run_congest(const CongestOptions& options, MPI_Comm world) {
       reduce_intervals(intervals.bytes(), my_type, roles.congestors().size(),
                        std::min<std::uint64_t>(whole, gpcnet::kMaxCongestIntervals), world);
   detail::add_peak_rss(report.context, world, rank);
-  if (rank != 0) {
-    return report;
+  if (rank == 0) {
+    report.stop = stop_rule.stop();
+    report.seconds = seconds;
+    for (std::size_t t = 0; t < totals.size(); ++t) {
+      gpcnet::CongestSeries s;
+      s.totals = totals[t];
+      s.nodes = roles.group_size(static_cast<int>(t) + 1);
+      s.interval_bytes = rows[t];
+      report.congestors.push_back(std::move(s));
+    }
+    report.context["run_s"] = seconds;
   }
-  report.stop = stop_rule.stop();
-  report.seconds = seconds;
-  for (std::size_t t = 0; t < totals.size(); ++t) {
-    gpcnet::CongestSeries s;
-    s.totals = totals[t];
-    s.nodes = roles.group_size(static_cast<int>(t) + 1);
-    s.interval_bytes = rows[t];
-    report.congestors.push_back(std::move(s));
+  if (split) {
+    split->done(report);
   }
-  report.context["run_s"] = seconds;
   return report;
 }
 
@@ -294,6 +322,10 @@ void write_congest_outputs(const CongestOptions& options, const CongestReport& r
     }
     gpcnet::print_congest_tables(report, stdout);
     std::fflush(stdout);
+    if (!report.error.empty()) {
+      // A split launch whose canary job was lost: the files are written, the run failed.
+      throw Error(report.error);
+    }
   });
 }
 

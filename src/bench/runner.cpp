@@ -18,6 +18,7 @@
 #include "detail/kernels.hpp"
 #include "detail/mpi_util.hpp"
 #include "detail/run_setup.hpp"
+#include "detail/split_launch.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/core/error.hpp"
@@ -108,8 +109,10 @@ void check_outputs(const Options& options, MPI_Comm world) {
 
 RoleLayout make_roles(const Options& options, std::uint64_t nodes, std::uint64_t seed) {
   try {
-    return options.mode == Mode::kLoad ? RoleLayout(nodes, seed, options.canary_fraction, options.congestors)
-                                       : RoleLayout::all_canaries(nodes, seed);
+    // A split launch's canary job runs canaries on every node; the congestors are another job's.
+    return options.mode == Mode::kLoad && options.role == gpcnet::SplitRole::kBoth
+               ? RoleLayout(nodes, seed, options.canary_fraction, options.congestors)
+               : RoleLayout::all_canaries(nodes, seed);
   } catch (const InputError& e) {
     // Every rank computes the same layout from the same numbers, so all of them throw.
     throw CollectiveError(e.what(), ExitCode::kUsage);
@@ -333,11 +336,13 @@ void describe_run(Report& report, const RunState& s, const std::vector<std::stri
   std::fflush(stdout);
 }
 
-// The test phases: isolated baselines, then loaded with every congestor, then one type at a time.
-std::vector<std::pair<std::string, std::vector<CongestorType>>> test_phases(const Options& options) {
+// The test phases: isolated baselines, then loaded with every congestor (`congestors`: the
+// options' or, in a split launch, the congestor job's), then one type at a time.
+std::vector<std::pair<std::string, std::vector<CongestorType>>> test_phases(
+    const Options& options, const std::vector<CongestorType>& congestors) {
   std::vector<std::pair<std::string, std::vector<CongestorType>>> phases{{"isolated", {}}};
   if (options.mode == Mode::kLoad) {
-    phases.emplace_back("loaded", options.congestors);
+    phases.emplace_back("loaded", congestors);
     if (options.each_congestor) {
       for (const auto type : options.congestors) {
         phases.emplace_back(fmt::format("loaded:{}", congestor_key(type)), std::vector<CongestorType>{type});
@@ -356,6 +361,10 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
   const auto [seed, seed_from_time] = detail::agree_on_seed(options.seed, world, rank);
   RoleLayout roles = make_roles(options, layout.nodes(), seed);
   check_outputs(options, world);
+  std::unique_ptr<detail::SplitCanaries> split;
+  if (options.role == gpcnet::SplitRole::kCanaries) {
+    split = std::make_unique<detail::SplitCanaries>(options, world);
+  }
 
   const NodeRole role = roles.role_of(layout.node_id());
   // In network mode slices follow node order, so the natural ring is the node order.
@@ -404,12 +413,19 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
     report.context["one_host"] = report.one_host;
     describe_run(report, s, names);
   }
+  std::vector<CongestorType> congestors = options.congestors;
+  if (split) {
+    congestors = split->open(Json{{"nodes", s.layout.nodes()}, {"ranks", s.layout.world_size()}});
+  }
 
-  const auto phases = test_phases(options);
+  const auto phases = test_phases(options, congestors);
   const std::size_t total_tests = phases.size() * specs.size();
   std::size_t test_number = 0;
   s.run_start = MPI_Wtime();
   for (const auto& [label, active] : phases) {
+    if (split && !active.empty() && !split->start_load()) {
+      break;  // The congestor job is gone: no loaded phase (the report says why).
+    }
     PhaseResult phase{label, active, {}};
     for (std::size_t i = 0; i < specs.size(); ++i) {
       ++test_number;
@@ -425,9 +441,15 @@ Report run_benchmark(const Options& options, MPI_Comm world) {
         phase.canaries.push_back(std::move(result));
       }
     }
+    if (split && !active.empty()) {
+      split->finish_load();
+    }
     if (rank == 0) {
       report.phases.push_back(std::move(phase));
     }
+  }
+  if (split) {
+    split->fill(report);
   }
   detail::add_peak_rss(report.context, world, rank);
   if (rank == 0) {
@@ -463,7 +485,13 @@ void print_and_write(const Options& options, const Report& report) {
 }  // namespace
 
 void write_outputs(const Options& options, const Report& report, MPI_Comm world) {
-  detail::agree_on_root(world, [&] { print_and_write(options, report); });
+  detail::agree_on_root(world, [&] {
+    print_and_write(options, report);
+    if (!report.split_error.empty()) {
+      // A split launch whose congestor job was lost: the files are written, the run failed.
+      throw Error(report.split_error);
+    }
+  });
 }
 
 }  // namespace gridlock::bench

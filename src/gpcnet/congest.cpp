@@ -45,10 +45,22 @@ std::string_view congest_stop_key(CongestStop stop) noexcept {
       return "stop-file";
     case CongestStop::kSignal:
       return "signal";
+    case CongestStop::kCanaries:
+      return "canaries";
+    case CongestStop::kCanariesLost:
+      return "canaries-lost";
     case CongestStop::kDuration:
       break;
   }
   return "duration";
+}
+
+CongestOptions split_congestor_options(const Options& load) {
+  CongestOptions options;
+  options.base = load;
+  options.base.mode = Mode::kCongest;
+  options.interval_s = 1.0;
+  return options;
 }
 
 void finish_congest_options(CongestOptions& options, const OptionsText& base_text, const CongestText& text,
@@ -127,6 +139,9 @@ void print_congest_tables(const CongestReport& report, std::FILE* out) {
   for (const std::string& note : report.notes) {
     fmt::print(out, "note: {}\n", note);
   }
+  if (!report.error.empty()) {
+    fmt::print(out, "error: split launch: {}\n", report.error);
+  }
 }
 
 Json congest_body(const CongestReport& report) {
@@ -150,11 +165,16 @@ Json congest_body(const CongestReport& report) {
                               {"mib_per_s_per_rank", s.totals.mib_per_s_per_rank},
                               {"intervals", std::move(series)}});
   }
-  return Json{{"stop", congest_stop_key(report.stop)},
-              {"seconds", report.seconds},
-              {"interval_s", report.interval_s},
-              {"congestors", std::move(congestors)},
-              {"notes", report.notes}};
+  Json body{{"stop", congest_stop_key(report.stop)},
+            {"seconds", report.seconds},
+            {"interval_s", report.interval_s},
+            {"congestors", std::move(congestors)},
+            {"notes", report.notes}};
+  // Only a split launch's congestor job has one, so the body of every other run stays as it was.
+  if (!report.error.empty()) {
+    body["error"] = report.error;
+  }
+  return body;
 }
 
 std::string congest_csv(const CongestReport& report) {

@@ -38,6 +38,31 @@ void validate_loop(const LoopCounts& loop, std::string_view name) {
           std::to_string(loop.iterations));
 }
 
+// A split launch's options: a role and a rendezvous directory together, in load mode, with one
+// loaded phase (the congestor job runs one set of congestors from start to stop).
+void validate_split(const Options& o) {
+  const bool split = o.role != SplitRole::kBoth;
+  // A split launch's congestor job runs as a congest run (split_congestor_options()).
+  require(!split || o.mode != Mode::kNetwork, "--role", "splits a load run only",
+          std::string(split_role_key(o.role)));
+  require(!split || !o.rendezvous_dir.empty(), "--role",
+          "needs --rendezvous DIR, a directory both jobs see (the jobs talk through files in it)",
+          std::string(split_role_key(o.role)));
+  require(split || o.rendezvous_dir.empty(), "--rendezvous",
+          "needs --role canaries or --role congestors (one job each)", o.rendezvous_dir);
+  require(!split || !o.each_congestor, "--each-congestor",
+          "needs canaries and congestors in one job (a congestor job runs its congestors together from start "
+          "to stop): drop it, or run one congestor job per type",
+          "given");
+  require(o.role != SplitRole::kCongestors || o.csv_dir.empty(), "--csv-dir",
+          "holds the canaries' histograms: give it to the canary job (the congestor job has none)",
+          o.csv_dir);
+  require(std::isfinite(o.rendezvous_timeout_s) && o.rendezvous_timeout_s > 0.0 &&
+              o.rendezvous_timeout_s <= kMaxRunSeconds,
+          "--rendezvous-timeout", "must be > 0 and at most a week (168h)",
+          fmt::format("{}", o.rendezvous_timeout_s));
+}
+
 }  // namespace
 
 std::string_view congestor_key(CongestorType type) noexcept {
@@ -134,6 +159,19 @@ void validate(const Options& o) {
           fmt::format("must be 1 to {}", kMaxNicsPerNode), std::to_string(o.virtual_nics));
   require(o.nics_per_node == 0 || o.virtual_nics == 0, "--nics-per-node",
           "cannot be combined with --virtual-nics (give one of them)", std::to_string(o.nics_per_node));
+  validate_split(o);
+}
+
+std::string_view split_role_key(SplitRole role) noexcept {
+  switch (role) {
+    case SplitRole::kCanaries:
+      return "canaries";
+    case SplitRole::kCongestors:
+      return "congestors";
+    case SplitRole::kBoth:
+      break;
+  }
+  return "both";
 }
 
 std::string_view mode_key(Mode mode) noexcept {
@@ -223,6 +261,7 @@ void finish_options(Options& o, const OptionsText& t, const std::set<std::string
   o.test_timeout_s =
       (o.quick && given.count("--test-timeout") == 0) ? std::min(o.test_timeout_s, timeout) : timeout;
   o.deadline_s = parse_duration_seconds(t.deadline, "--deadline");
+  o.rendezvous_timeout_s = parse_duration_seconds(t.rendezvous_timeout, "--rendezvous-timeout");
   check_loop_bounds(o.latency, "latency");
   check_loop_bounds(o.bandwidth, "bandwidth");
   check_loop_bounds(o.allreduce, "allreduce");

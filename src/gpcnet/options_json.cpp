@@ -32,6 +32,12 @@ Json options_to_json(const Options& o) {
   }
   j["congestors"] = congestors;
   j["each_congestor"] = o.each_congestor;
+  // Only in split launches, so that the options of every other run stay as they were.
+  if (o.role != SplitRole::kBoth) {
+    j["role"] = split_role_key(o.role);
+    j["rendezvous"] = o.rendezvous_dir;
+    j["rendezvous_timeout_s"] = o.rendezvous_timeout_s;
+  }
   j["latency"] = loop_to_json(o.latency);
   j["bandwidth"] = loop_to_json(o.bandwidth);
   j["allreduce"] = loop_to_json(o.allreduce);

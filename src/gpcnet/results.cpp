@@ -153,6 +153,12 @@ void print_tables(const Report& report, std::FILE* out) {
       print_congestor_table(out, phase);
     }
   }
+  if (report.split_launch.contains("congestor_table") && report.split_launch["congestor_table"].is_string()) {
+    // The congestor job's own table (congest's layout), as it printed it: one run over the loaded phase.
+    fmt::print(out, "\nCongestor job (run {}), from the loaded phase's start to its end:\n{}",
+               report.split_launch.value("run_id", std::string("?")),
+               report.split_launch["congestor_table"].get<std::string>());
+  }
   const auto impacts = congestion_impacts(report);
   for (const auto& phase : report.phases) {
     if (phase.label == "isolated") {
@@ -198,6 +204,12 @@ void print_tables(const Report& report, std::FILE* out) {
   }
   for (const auto& note : report.notes) {
     fmt::print(out, "note: {}\n", note);
+  }
+  if (!report.split_error.empty()) {
+    fmt::print(out,
+               "error: split launch: {} (loaded figures above, if any, were not measured under the congestor "
+               "job's whole load)\n",
+               report.split_error);
   }
   std::fflush(out);
 }

@@ -131,7 +131,12 @@ Json report_body(const Report& report) {
   }
   body["timeouts"] = timeouts;
   body["notes"] = report.notes;
-  body["status"] = timeouts.empty() ? "complete" : "cut_short";
+  body["status"] = !report.split_error.empty() ? "split_launch_failed"
+                   : timeouts.empty()          ? "complete"
+                                               : "cut_short";
+  if (!report.split_launch.is_null()) {
+    body["split_launch"] = report.split_launch;
+  }
   return body;
 }
 

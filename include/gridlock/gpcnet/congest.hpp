@@ -29,9 +29,13 @@ enum class CongestStop : std::uint8_t {
   kDuration,  ///< --duration elapsed.
   kStopFile,  ///< The --stop-file appeared.
   kSignal,    ///< Rank 0 received SIGTERM or SIGINT.
+  kCanaries,  ///< A split launch's canary job said stop (split_launch.hpp).
+  /// A split launch's canary job stopped beating or gave the directory to another run: the
+  /// congestor job ends with an error (CongestReport::error).
+  kCanariesLost,
 };
 
-/// `duration`, `stop-file` or `signal`.
+/// `duration`, `stop-file`, `signal`, `canaries` or `canaries-lost`.
 [[nodiscard]] std::string_view congest_stop_key(CongestStop stop) noexcept;
 
 /// Everything that controls a congest run.
@@ -76,7 +80,15 @@ struct CongestReport {
   double interval_s = 1;                      ///< Width of an interval.
   std::vector<CongestSeries> congestors;      ///< One per type, in --congestors order.
   std::vector<std::string> notes;             ///< Warnings (another job's ranks on our nodes, ...).
+  /// A split launch's congestor job: why the canary job was lost (stop kCanariesLost); the report
+  /// is written, and the run ends with exit code 1.
+  std::string error;
 };
+
+/// The congest run of a split launch's congestor job (`gridlock-bench load --role congestors`):
+/// `load`'s congestors, sizes, node, NIC and output options, stopped by the canary job (no
+/// --duration, no stop file), throughput in 1 s intervals.
+[[nodiscard]] CongestOptions split_congestor_options(const Options& load);
 
 /// When rank 0 stops a run at the latest: --duration, else a week or kMaxCongestIntervals
 /// intervals, whichever is shorter (a forgotten stop file must not run for ever).

@@ -22,6 +22,16 @@ enum class Mode {
 /// `network`, `load` or `congest`.
 [[nodiscard]] std::string_view mode_key(Mode mode) noexcept;
 
+/// Which part of a load run a job plays (`--role`).
+enum class SplitRole : std::uint8_t {
+  kBoth,        ///< Canaries and congestors in this job (the default; no rendezvous).
+  kCanaries,    ///< Every node runs the canaries; the congestors are another job's.
+  kCongestors,  ///< Every node runs the congestors, as the canary job says.
+};
+
+/// `both`, `canaries` or `congestors`.
+[[nodiscard]] std::string_view split_role_key(SplitRole role) noexcept;
+
 /// The congestor kernels (paper §3.2), plus the optional large-message allreduce.
 enum class CongestorType {
   kAllToAll,   ///< Pairwise-exchange all-to-all, `a2a`.
@@ -120,6 +130,13 @@ struct Options {
   std::vector<CongestorType> congestors = default_congestors();  ///< Congestor types, in group order.
   bool each_congestor = false;  ///< Also run one loaded phase per congestor type alone.
 
+  // Split launches (load mode; split_launch.hpp).
+  SplitRole role = SplitRole::kBoth;  ///< `--role`: this job's part of the run.
+  std::string rendezvous_dir;         ///< `--rendezvous DIR` shared with the other job (split roles only).
+  /// `--rendezvous-timeout`: how long a job waits for the other to appear (the canaries for the
+  /// congestor job's ready, the congestors for the canary job's hello).
+  double rendezvous_timeout_s = 600.0;
+
   // Canaries (paper §3.1).
   LoopCounts latency = kDefaultLatencyLoop;      ///< Random-ring latency and RMA Get latency.
   LoopCounts bandwidth = kDefaultBandwidthLoop;  ///< Random-ring bandwidth kernels (BW+Sync, BW, Put BW).
@@ -187,6 +204,7 @@ struct OptionsText {
   std::string allreduce_congestor_size = "8MiB";                   ///< --allreduce-congestor-size.
   std::string test_timeout = "10s";                                ///< --test-timeout.
   std::string deadline = "0";                                      ///< --deadline (0: none).
+  std::string rendezvous_timeout = "10min";                        ///< --rendezvous-timeout.
   std::uint64_t seed = 0;                                          ///< --seed (when given).
 };
 

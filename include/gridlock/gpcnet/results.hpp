@@ -105,6 +105,12 @@ struct Report {
   /// True when every rank ran on one host: the "network" was shared memory and the cores were
   /// shared, so the tables say so (one_host_explanation).
   bool one_host = false;
+  /// A split launch's canary job (split_launch.hpp): `run_id`, `rendezvous`, and the congestor job's
+  /// `congestor_job` (its context and results) with its `congestor_table`; null in other runs.
+  Json split_launch;
+  /// Why a split launch's loaded phase failed (the congestor job died or never ran); empty when it
+  /// did not. The report is still written, and the run ends with exit code 1.
+  std::string split_error;
 };
 
 /// The line printed under the tables when every rank ran on one host.

@@ -170,6 +170,26 @@ void agree_on_root(MPI_Comm comm, const std::function<void()>& step) {
   });
 }
 
+void agree_on_root_idle(MPI_Comm comm, const std::function<void()>& step) {
+  int rank = 0;
+  GRIDLOCK_MPI(MPI_Comm_rank(comm, &rank));
+  std::exception_ptr error;
+  if (rank == 0) {
+    try {
+      step();
+    } catch (...) {
+      // Rethrown inside agree_on_root() below, once every rank is there to hear it.
+      error = std::current_exception();
+    }
+  }
+  idle_barrier(comm, gpcnet::IdleWait::kSleep);
+  agree_on_root(comm, [&error] {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  });
+}
+
 Comm split(MPI_Comm comm, int color, int key) {
   MPI_Comm result = MPI_COMM_NULL;
   GRIDLOCK_MPI(MPI_Comm_split(comm, color, key, &result));

@@ -109,6 +109,11 @@ void agree(MPI_Comm comm, const std::function<void()>& step);
 /// rank ends with rank 0's error, if it had one. Collective.
 void agree_on_root(MPI_Comm comm, const std::function<void()>& step);
 
+/// agree_on_root() for a step that may wait long (a split launch's rendezvous): the other ranks wait
+/// in an idle barrier, sleeping rather than spinning in a collective, until rank 0's step ended.
+/// Collective.
+void agree_on_root_idle(MPI_Comm comm, const std::function<void()>& step);
+
 /// Converts a byte count to an MPI element count, throwing if it does not fit in an int.
 [[nodiscard]] int to_count(std::uint64_t elements, const char* what);
 
