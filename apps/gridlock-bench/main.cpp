@@ -155,20 +155,7 @@ int run(int argc, char** argv, int rank, int thread_level, bool docs_only) {
   gpcnet::Options& options = network->parsed() ? network_options : load_options;
   gpcnet::finish_options(options, network->parsed() ? network_text : load_text,
                          bc::given_options(network->parsed() ? *network : *load));
-  if (options.role != gpcnet::SplitRole::kBoth && thread_level < MPI_THREAD_FUNNELED) {
-    throw gridlock::Error(
-        "this MPI library provides no thread support (MPI_THREAD_SINGLE), but a split launch's rank 0 "
-        "keeps a heartbeat file in a thread of its own: use an MPI library with MPI_THREAD_FUNNELED");
-  }
-  if (options.role == gpcnet::SplitRole::kCongestors) {
-    // The congestor job of a split launch is a congest run that the canary job starts and stops.
-    const gpcnet::CongestOptions split = gpcnet::split_congestor_options(options);
-    const gpcnet::CongestReport report = gb::run_congest(split, MPI_COMM_WORLD);
-    gb::write_congest_outputs(split, report, MPI_COMM_WORLD);
-    return 0;
-  }
-  const gpcnet::Report report = gb::run_benchmark(options, MPI_COMM_WORLD);
-  gb::write_outputs(options, report, MPI_COMM_WORLD);
+  gb::run_and_write(options, MPI_COMM_WORLD, thread_level);
   return 0;
 }
 

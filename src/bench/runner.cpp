@@ -19,6 +19,7 @@
 #include "detail/mpi_util.hpp"
 #include "detail/run_setup.hpp"
 #include "detail/split_launch.hpp"
+#include "gridlock/bench/congest.hpp"
 #include "gridlock/bench/errors.hpp"
 #include "gridlock/bench/layout.hpp"
 #include "gridlock/core/error.hpp"
@@ -492,6 +493,23 @@ void write_outputs(const Options& options, const Report& report, MPI_Comm world)
       throw Error(report.split_error);
     }
   });
+}
+
+void run_and_write(const Options& options, MPI_Comm world, int thread_level) {
+  if (options.role != gpcnet::SplitRole::kBoth && thread_level < MPI_THREAD_FUNNELED) {
+    throw InputError(
+        "this MPI library provides no thread support (MPI_THREAD_SINGLE), but a split launch's rank 0 "
+        "keeps a heartbeat file in a thread of its own: use an MPI library with MPI_THREAD_FUNNELED");
+  }
+  if (options.role == gpcnet::SplitRole::kCongestors) {
+    // The congestor job of a split launch is a congest run that the canary job starts and stops.
+    const gpcnet::CongestOptions split = gpcnet::split_congestor_options(options);
+    const gpcnet::CongestReport report = run_congest(split, world);
+    write_congest_outputs(split, report, world);
+    return;
+  }
+  const Report report = run_benchmark(options, world);
+  write_outputs(options, report, world);
 }
 
 }  // namespace gridlock::bench

@@ -6,10 +6,8 @@
 # Every failure must end the other job within its heartbeat's limit with a clear message and exit 1.
 # Usage: split_launch_check.sh OUTDIR BENCH MPIEXEC [MPIEXEC_FLAGS...]   (2 + 2 ranks)
 set -euo pipefail
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+# fail() and the other helpers of the CLI tests.
+. "$(dirname "$(realpath "$0")")/../cli/lib.sh"
 out="$1"
 bench="$2"
 shift 2

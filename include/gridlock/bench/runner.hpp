@@ -23,4 +23,10 @@ namespace gridlock::bench {
 /// CollectiveError, so the job ends with one message and exit code 3 instead of an abort.
 void write_outputs(const gpcnet::Options& options, const gpcnet::Report& report, MPI_Comm world);
 
+/// `gridlock-bench network|load` whole: run_benchmark() and write_outputs(), or, for a split
+/// launch's congestor job (`load --role congestors`), the congest run the canary job starts and
+/// stops (congest.hpp). `thread_level` is what MPI_Init_thread provided: a split launch needs
+/// MPI_THREAD_FUNNELED for its heartbeat thread (Error otherwise). Collective over `world`.
+void run_and_write(const gpcnet::Options& options, MPI_Comm world, int thread_level);
+
 }  // namespace gridlock::bench

@@ -96,6 +96,7 @@ std::vector<gpcnet::CongestorType> SplitCanaries::open(const Json& about) {
   types.resize(static_cast<std::size_t>(count));
   GRIDLOCK_MPI(MPI_Bcast(types.data(), count, MPI_INT, 0, world_));
   std::vector<gpcnet::CongestorType> result;
+  result.reserve(types.size());
   for (const int t : types) {
     result.push_back(static_cast<gpcnet::CongestorType>(t));
   }
