@@ -70,8 +70,9 @@ class StopSignals {
   std::array<bool, kSignals.size()> installed_{};
 };
 
-// Rank 0's stop decision, checked after every batch of its congestor: the stop file is looked at
-// at most every 50 ms (a stat per batch would cost a metadata server thousands of calls a second).
+// Rank 0's stop decision, checked after every batch of its congestor: the stop file (and a split
+// launch's rendezvous directory) is looked at at most every 50 ms (a stat per batch would cost a metadata
+// server thousands of calls a second).
 class StopRule {
  public:
   StopRule(const CongestOptions& options, double start, detail::SplitCongestors* split)
@@ -83,21 +84,22 @@ class StopRule {
       stop_ = CongestStop::kSignal;
       return true;
     }
-    if (split_ != nullptr) {
-      if (const std::optional<CongestStop> stop = split_->stop_now()) {
-        stop_ = *stop;
-        return true;
-      }
-    }
     if (now - start_ >= limit_s_) {
       stop_ = CongestStop::kDuration;
       return true;
     }
-    if (!options_.stop_file.empty() && now - last_file_check_ >= 0.05) {
-      last_file_check_ = now;
-      std::error_code ec;
-      if (std::filesystem::exists(options_.stop_file, ec)) {
-        stop_ = CongestStop::kStopFile;
+    if (now - last_look_ < gpcnet::kRendezvousPollS) {
+      return false;
+    }
+    last_look_ = now;
+    std::error_code ec;
+    if (!options_.stop_file.empty() && std::filesystem::exists(options_.stop_file, ec)) {
+      stop_ = CongestStop::kStopFile;
+      return true;
+    }
+    if (split_ != nullptr) {
+      if (const std::optional<CongestStop> stop = split_->stop_now()) {
+        stop_ = *stop;
         return true;
       }
     }
@@ -110,7 +112,7 @@ class StopRule {
   double start_;
   double limit_s_;
   detail::SplitCongestors* split_;
-  double last_file_check_ = -1;
+  double last_look_ = -1;  // last look at the stop file and the rendezvous directory
   CongestStop stop_ = CongestStop::kDuration;
 };
 

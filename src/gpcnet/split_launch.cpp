@@ -140,16 +140,20 @@ std::optional<Json> Rendezvous::read(std::string_view name) const {
   return std::nullopt;
 }
 
-bool Rendezvous::posted(std::string_view name) {
-  const std::optional<Json> body = read(name);
-  return body && body->contains("run_id") && (*body)["run_id"] == run_id_;
+std::optional<Json> Rendezvous::read_ours(std::string_view name) const {
+  std::optional<Json> body = read(name);
+  if (body && body->contains("run_id") && (*body)["run_id"] == run_id_) {
+    return body;
+  }
+  return std::nullopt;
 }
+
+bool Rendezvous::posted(std::string_view name) { return read_ours(name).has_value(); }
 
 Json Rendezvous::await(std::string_view name, double timeout_s, std::string_view what) {
   const Clock::time_point start = Clock::now();
   for (;;) {
-    if (std::optional<Json> body = read(name);
-        body && body->contains("run_id") && (*body)["run_id"] == run_id_) {
+    if (std::optional<Json> body = read_ours(name)) {
       return std::move(*body);
     }
     check_peer();

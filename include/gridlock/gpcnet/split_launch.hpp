@@ -93,6 +93,8 @@ class Rendezvous {
  private:
   using Clock = std::chrono::steady_clock;
   [[nodiscard]] std::optional<Json> read(std::string_view name) const;
+  // read(), when the file carries this run's id.
+  [[nodiscard]] std::optional<Json> read_ours(std::string_view name) const;
   [[nodiscard]] std::string peer_name() const;
   [[nodiscard]] std::string peer_heartbeat() const;
   void start_heartbeat();

@@ -13,13 +13,10 @@
 namespace gridlock::bench::detail {
 namespace {
 
-std::unique_ptr<gpcnet::Rendezvous> open_rendezvous(const gpcnet::Options& options, MPI_Comm world,
-                                                    int rank) {
+std::unique_ptr<gpcnet::Rendezvous> open_rendezvous(const gpcnet::Options& options, MPI_Comm world) {
   std::unique_ptr<gpcnet::Rendezvous> rendezvous;
   agree_on_root(world, [&] {
-    if (rank == 0) {
-      rendezvous = std::make_unique<gpcnet::Rendezvous>(options.rendezvous_dir, options.role);
-    }
+    rendezvous = std::make_unique<gpcnet::Rendezvous>(options.rendezvous_dir, options.role);
   });
   return rendezvous;
 }
@@ -48,12 +45,21 @@ std::string congest_table_text(const gpcnet::CongestReport& report) {
 
 }  // namespace
 
-SplitCanaries::SplitCanaries(const gpcnet::Options& options, MPI_Comm world)
+SplitJob::SplitJob(const gpcnet::Options& options, MPI_Comm world)
     : world_(world),
       rank_(rank_of(world)),
       timeout_s_(options.rendezvous_timeout_s),
       quiet_(options.quiet),
-      rendezvous_(open_rendezvous(options, world, rank_)) {}
+      rendezvous_(open_rendezvous(options, world)) {}
+
+void SplitJob::say(const std::string& text) const {
+  if (!quiet_) {
+    fmt::print(stderr, "gridlock-bench: split launch: {}\n", text);
+    std::fflush(stderr);
+  }
+}
+
+SplitCanaries::SplitCanaries(const gpcnet::Options& options, MPI_Comm world) : SplitJob(options, world) {}
 
 SplitCanaries::~SplitCanaries() {
   if (rendezvous_ && started_ && !stopped_) {
@@ -69,11 +75,8 @@ std::vector<gpcnet::CongestorType> SplitCanaries::open(const Json& about) {
   std::vector<int> types;
   agree_on_root_idle(world_, [&] {
     rendezvous_->open_run(about);
-    if (!quiet_) {
-      fmt::print(stderr, "gridlock-bench: split launch: run {} in {}; waiting for the congestor job\n",
-                 rendezvous_->run_id(), rendezvous_->dir().string());
-      std::fflush(stderr);
-    }
+    say(fmt::format("run {} in {}; waiting for the congestor job", rendezvous_->run_id(),
+                    rendezvous_->dir().string()));
     const Json ready = rendezvous_->await("congestors.ready", timeout_s_, "the congestor job's ready");
     rendezvous_->watch_peer();
     std::string keys;
@@ -147,27 +150,14 @@ void SplitCanaries::fill(gpcnet::Report& report) const {
   report.split_error = error_;
 }
 
-SplitCongestors::SplitCongestors(const gpcnet::Options& options, MPI_Comm world)
-    : world_(world),
-      rank_(rank_of(world)),
-      timeout_s_(options.rendezvous_timeout_s),
-      quiet_(options.quiet),
-      rendezvous_(open_rendezvous(options, world, rank_)) {}
+SplitCongestors::SplitCongestors(const gpcnet::Options& options, MPI_Comm world) : SplitJob(options, world) {}
 
 void SplitCongestors::await_start(Json about) {
   agree_on_root_idle(world_, [&] {
-    if (!quiet_) {
-      fmt::print(stderr, "gridlock-bench: split launch: warm; waiting for a canary job in {}\n",
-                 rendezvous_->dir().string());
-      std::fflush(stderr);
-    }
+    say(fmt::format("warm; waiting for a canary job in {}", rendezvous_->dir().string()));
     static_cast<void>(rendezvous_->join_run(timeout_s_));
     rendezvous_->post("congestors.ready", std::move(about));
-    if (!quiet_) {
-      fmt::print(stderr, "gridlock-bench: split launch: joined run {}; waiting for its start\n",
-                 rendezvous_->run_id());
-      std::fflush(stderr);
-    }
+    say(fmt::format("joined run {}; waiting for its start", rendezvous_->run_id()));
     // The canaries measure alone meanwhile, as long as they need: no limit but their heartbeat.
     static_cast<void>(rendezvous_->await("start", 0, "the canary job's start"));
   });
@@ -180,11 +170,6 @@ void SplitCongestors::running() {
 }
 
 std::optional<gpcnet::CongestStop> SplitCongestors::stop_now() {
-  const double now = MPI_Wtime();
-  if (now - last_look_ < gpcnet::kRendezvousPollS) {
-    return std::nullopt;
-  }
-  last_look_ = now;
   if (rendezvous_->posted("stop")) {
     return gpcnet::CongestStop::kCanaries;
   }
@@ -199,9 +184,6 @@ std::optional<gpcnet::CongestStop> SplitCongestors::stop_now() {
 
 void SplitCongestors::done(gpcnet::CongestReport& report) {
   agree_on_root(world_, [&] {
-    if (rank_ != 0) {
-      return;
-    }
     report.context["run_id"] = rendezvous_->run_id();
     report.error = lost_;
     if (lost_.empty()) {

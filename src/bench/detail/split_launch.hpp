@@ -16,11 +16,26 @@
 
 namespace gridlock::bench::detail {
 
-/// The canary job (`load --role canaries`).
-class SplitCanaries {
- public:
+/// What both jobs' sides hold: rank 0's rendezvous, and the options its waits and messages follow.
+class SplitJob {
+ protected:
   /// Opens the rendezvous directory on rank 0; throws CollectiveError (exit 2) on every rank when
   /// it is not a writable directory.
+  SplitJob(const gpcnet::Options& options, MPI_Comm world);
+  /// Rank 0: `text` on stderr, unless -q.
+  void say(const std::string& text) const;
+
+  MPI_Comm world_;                                  ///< The job's ranks.
+  int rank_ = 0;                                    ///< This rank in world_.
+  double timeout_s_;                                ///< --rendezvous-timeout.
+  bool quiet_;                                      ///< -q.
+  std::unique_ptr<gpcnet::Rendezvous> rendezvous_;  ///< Rank 0's end of the directory; null elsewhere.
+};
+
+/// The canary job (`load --role canaries`).
+class SplitCanaries : private SplitJob {
+ public:
+  /// See SplitJob.
   SplitCanaries(const gpcnet::Options& options, MPI_Comm world);
   /// Tells a congestor job that started but was not stopped (this job failed) to stop.
   ~SplitCanaries();
@@ -42,11 +57,6 @@ class SplitCanaries {
   void fill(gpcnet::Report& report) const;
 
  private:
-  MPI_Comm world_;
-  int rank_ = 0;
-  double timeout_s_;
-  bool quiet_;
-  std::unique_ptr<gpcnet::Rendezvous> rendezvous_;
   Json done_;
   std::string error_;
   bool started_ = false;
@@ -54,10 +64,9 @@ class SplitCanaries {
 };
 
 /// The congestor job (`load --role congestors`).
-class SplitCongestors {
+class SplitCongestors : private SplitJob {
  public:
-  /// Opens the rendezvous directory on rank 0; throws CollectiveError (exit 2) on every rank when
-  /// it is not a writable directory.
+  /// See SplitJob.
   SplitCongestors(const gpcnet::Options& options, MPI_Comm world);
 
   /// Joins the canary job's run (waits up to --rendezvous-timeout for its hello), says ready
@@ -67,19 +76,13 @@ class SplitCongestors {
   /// Rank 0, after the common start: the congestors run.
   void running();
   /// Rank 0, between batches: whether the canary job said stop (kCanaries) or was lost
-  /// (kCanariesLost); looks at the directory at most every kRendezvousPollS.
+  /// (kCanariesLost). Looks at the directory: the caller keeps to kRendezvousPollS.
   [[nodiscard]] std::optional<gpcnet::CongestStop> stop_now();
   /// Collective: rank 0 records the run id and the lost canary job's error in `report` and hands
   /// the results to the canary job.
   void done(gpcnet::CongestReport& report);
 
  private:
-  MPI_Comm world_;
-  int rank_ = 0;
-  double timeout_s_;
-  bool quiet_;
-  std::unique_ptr<gpcnet::Rendezvous> rendezvous_;
-  double last_look_ = -1;
   std::string lost_;
 };
 
