@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include <fmt/format.h>
@@ -114,6 +115,10 @@ struct BadInput {
   const char* text;
   const char* message;
 };
+
+// The case's name in CTest (gtest_discover_tests prints the parameter): without it the name held
+// the bytes of the two pointers, which changed from one build to the next.
+void PrintTo(const BadInput& input, std::ostream* out) { *out << input.message; }
 
 class GoalErrors : public testing::TestWithParam<BadInput> {};
 
