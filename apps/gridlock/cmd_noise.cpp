@@ -31,7 +31,7 @@ struct MeasureArgs {
   bool quiet = false;
 };
 
-struct ConvertArgs {
+struct NoiseConvertArgs {
   std::string input;
   std::string output;
   std::string from = "auto";
@@ -80,7 +80,7 @@ void run_measure(const MeasureArgs& a) {
   fmt::print("{}", noise::measurement_text(m, s));
 }
 
-void run_convert(const ConvertArgs& a) {
+void run_noise_convert(const NoiseConvertArgs& a) {
   const noise::TraceFormat from = noise::parse_trace_format(a.from, "--from");
   const noise::TraceFormat to = noise::parse_trace_format(a.to, "--to");
   check_writable(a.output);
@@ -146,14 +146,14 @@ void add_noise_command(CLI::App& app) {
   measure->add_flag("-q,--quiet", m->quiet, "No progress message on stderr");
   measure->callback([m] { run_measure(*m); });
 
-  auto c = std::make_shared<ConvertArgs>();
+  auto c = std::make_shared<NoiseConvertArgs>();
   auto* convert = noise_cmd->add_subcommand("convert", "Convert a noise trace between formats");
   convert->add_option("input", c->input, "Input trace")->required();
   convert->add_option("output", c->output, "Output trace")->required();
   output_file(convert->get_option("output"));
   convert->add_option("--from", c->from, "auto, gridlock, netgauge or loggopsim")->capture_default_str();
   convert->add_option("--to", c->to, "gridlock, netgauge or loggopsim")->capture_default_str();
-  convert->callback([c] { run_convert(*c); });
+  convert->callback([c] { run_noise_convert(*c); });
 }
 
 }  // namespace gridlock::cli

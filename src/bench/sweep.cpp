@@ -463,7 +463,7 @@ Json sweep_context(const SweepOptions& options, int size, std::uint64_t nodes) {
   return context;
 }
 
-std::string cell(double value) {
+std::string value_cell(double value) {
   return std::isfinite(value) ? fmt::format("{:>12.2f}", value) : fmt::format("{:>12}", "-");
 }
 
@@ -511,10 +511,11 @@ void print_tables(const SweepOptions& o, const SweepReport& report) {
                      : std::nan("");
         };
         fmt::print("| {:>12} | {} | {} | {} | {} | {:>12} |\n", format_bytes(r.size_bytes),
-                   cell(rate(s.mean)), cell(rate(s.max)), cell(rate(s.median)), cell(rate(s.p99)), "MiB/s");
+                   value_cell(rate(s.mean)), value_cell(rate(s.max)), value_cell(rate(s.median)),
+                   value_cell(rate(s.p99)), "MiB/s");
       } else {
-        fmt::print("| {:>12} | {} | {} | {} | {} | {:>12} |\n", format_bytes(r.size_bytes), cell(s.mean),
-                   cell(s.min), cell(s.median), cell(s.p99), "usec");
+        fmt::print("| {:>12} | {} | {} | {} | {} | {:>12} |\n", format_bytes(r.size_bytes),
+                   value_cell(s.mean), value_cell(s.min), value_cell(s.median), value_cell(s.p99), "usec");
       }
     }
     fmt::print("{}\n", kBar);

@@ -17,7 +17,6 @@
 namespace gridlock::net {
 namespace {
 
-constexpr std::uint32_t kNone = 0xFFFFFFFFU;
 // Sub-stream of the seed for the spread's draws: the random placement draws from the seed itself.
 constexpr std::uint64_t kSpreadSeedStream = 0x5370726561640001ULL;
 // A flow never runs slower than this (bytes/ps, 1 kB/s): rounding in the filling may leave a
@@ -211,7 +210,7 @@ struct FlowModel::State {
     if (links > stride) {
       restride(links);
     }
-    std::uint32_t id = kNone;
+    std::uint32_t id = 0;  // both branches below set it
     if (!free_flows.empty()) {
       id = free_flows.back();
       free_flows.pop_back();

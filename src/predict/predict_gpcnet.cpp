@@ -28,6 +28,7 @@
 #include "gridlock/net/report_json.hpp"
 #include "gridlock/sim/generate.hpp"
 #include "gridlock/sim/params_json.hpp"
+#include "gridlock/sim/schedule.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::predict {
@@ -47,7 +48,6 @@ namespace {
 
 using gpcnet::CongestorType;
 
-constexpr std::uint64_t kPsPerUs = 1'000'000;
 constexpr double kMiB = 1024.0 * 1024.0;
 // GPCNeT's default sizes (gridlock::gpcnet), which gridlock-bench runs too.
 constexpr std::uint64_t kLatencyBytes = gpcnet::kDefaultLatencyBytes;
@@ -259,13 +259,13 @@ double canary_value(CanaryKind kind, std::uint64_t dt_ps, double iterations) {
   const double seconds = static_cast<double>(dt_ps) * 1e-12;
   switch (kind) {
     case CanaryKind::kLatency:
-      return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations / 2.0;
+      return static_cast<double>(dt_ps) / static_cast<double>(sim::kPsPerUs) / iterations / 2.0;
     case CanaryKind::kBandwidth:
       return bytes_per_iteration * iterations / seconds / kMiB;
     case CanaryKind::kAllreduce:
       break;
   }
-  return static_cast<double>(dt_ps) / static_cast<double>(kPsPerUs) / iterations;
+  return static_cast<double>(dt_ps) / static_cast<double>(sim::kPsPerUs) / iterations;
 }
 
 std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }

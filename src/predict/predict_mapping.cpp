@@ -23,6 +23,7 @@
 #include "gridlock/oracle/sources.hpp"
 #include "gridlock/predict/predict_gpcnet.hpp"
 #include "gridlock/sim/params_json.hpp"
+#include "gridlock/sim/schedule.hpp"
 #include "gridlock/topo/spec.hpp"
 
 namespace gridlock::predict {
@@ -63,8 +64,6 @@ constexpr double kWarmupMessages = 2;
 // The congestors repeat until the application ends; an application that has not ended this many
 // times its time alone after the warm-up made no headway beside them (starved), and the run stops.
 constexpr std::uint64_t kStarvedFactor = 32;
-
-constexpr double kPsPerUs = 1e6;
 
 // Bytes one scheduled operation costs: the builder's op, its edges and peer offset and the
 // engine's per-op state (as predict gpcnet's kGpcnetBytesPerOp).
@@ -381,7 +380,7 @@ MappingCalibration calibrate(const MappingPredictOptions& options, const Mapping
   out.messages = t.messages;
   out.message_ps = std::max<std::uint64_t>(1, t.congestors_end_ps / kCalibrationMessages);
   say(options, fmt::format("calibration: one {} B congestor message takes {:.1f} us", options.congestor_bytes,
-                           static_cast<double>(out.message_ps) / kPsPerUs));
+                           static_cast<double>(out.message_ps) / static_cast<double>(sim::kPsPerUs)));
   out.warmup_ps = static_cast<std::uint64_t>(kWarmupMessages * static_cast<double>(out.message_ps));
   return out;
 }
@@ -406,7 +405,7 @@ class PlacementRuns {
         build_schedule(setup_.graph, options_.iterations, options_.compute_ps, 0, {}, 0, 0);
     const RunTimes ta = run(alone, make_network(setup_.topology, app_nodes, method, options_), options_);
     messages_ += ta.messages;
-    p.alone_us = static_cast<double>(ta.app_end_ps) / kPsPerUs;
+    p.alone_us = static_cast<double>(ta.app_end_ps) / static_cast<double>(sim::kPsPerUs);
     congested(p, app_nodes, method, ta.app_end_ps);
     simulated_.emplace(app_nodes, p);
     return p;
@@ -434,9 +433,12 @@ class PlacementRuns {
     messages_ += tc.messages;
     // Its congested time is unbounded when starved, not a number.
     p.starved = tc.starved;
-    p.congested_us = tc.starved ? std::nan("") : static_cast<double>(tc.app_end_ps - warmup_ps) / kPsPerUs;
+    p.congested_us =
+        tc.starved ? std::nan("")
+                   : static_cast<double>(tc.app_end_ps - warmup_ps) / static_cast<double>(sim::kPsPerUs);
     p.congestor_messages = tc.congestor_messages;
-    p.congestors_end_us = static_cast<double>(tc.congestors_end_ps - warmup_ps) / kPsPerUs;
+    p.congestors_end_us =
+        static_cast<double>(tc.congestors_end_ps - warmup_ps) / static_cast<double>(sim::kPsPerUs);
     p.attempts = 1;
     say(options_,
         fmt::format("{}: alone {:.2f} us, congested {} ({} congestor messages each{})", method, p.alone_us,
@@ -562,11 +564,12 @@ Json mapping_context(const MappingPredictOptions& options, const MappingSetup& s
   for (const auto& [a, b] : options.congestor_pairs) {
     pairs.push_back({a, b});
   }
-  context["congestors"] = {{"pairs", pairs},
-                           {"message_bytes", options.congestor_bytes},
-                           {"window", kCongestorWindow},
-                           {"message_us", static_cast<double>(calibration.message_ps) / kPsPerUs},
-                           {"warmup_us", static_cast<double>(calibration.warmup_ps) / kPsPerUs}};
+  context["congestors"] = {
+      {"pairs", pairs},
+      {"message_bytes", options.congestor_bytes},
+      {"window", kCongestorWindow},
+      {"message_us", static_cast<double>(calibration.message_ps) / static_cast<double>(sim::kPsPerUs)},
+      {"warmup_us", static_cast<double>(calibration.warmup_ps) / static_cast<double>(sim::kPsPerUs)}};
   context["messages_simulated"] = messages;
   return context;
 }

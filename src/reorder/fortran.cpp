@@ -53,21 +53,6 @@ bool weights_readable(const F* weights) {
          weights != sentinels.empty;
 }
 
-// Runs `body` (which plans and makes the real call), or on an exception of the library's own the
-// real call without reordering.
-template <typename Body, typename Fallback>
-void guarded(const char* call, Body body, Fallback fallback) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    std::fprintf(
-        stderr,
-        "gridlock-reorder: internal error in %s: %s; the call is made without reordering\n",  // NOLINT
-        call, e.what());
-    fallback();
-  }
-}
-
 // Plans for the C communicator of `comm`; the Fortran handle to make the real call on.
 F plan(F* comm, const detail::CallInfo& info, detail::Reordered& r, F* ierr) {
   *ierr = detail::reorder(PMPI_Comm_f2c(*comm), info, r);
@@ -94,7 +79,7 @@ __attribute__((visibility("default"))) void mpi_cart_create_(F* comm, F* ndims, 
     return;
   }
   F no = kFalse;
-  guarded(
+  detail::guarded(
       "mpi_cart_create",
       [&] {
         const std::span<const int> d(dims, static_cast<std::size_t>(*ndims));
@@ -130,7 +115,7 @@ __attribute__((visibility("default"))) void mpi_graph_create_(F* comm, F* nnodes
     return;
   }
   F no = kFalse;
-  guarded(
+  detail::guarded(
       "mpi_graph_create",
       [&] {
         const detail::CallInfo info = detail::graph_call("fortran", *nnodes, index, edges);
@@ -155,7 +140,7 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_adjacent_(F* c
     return;
   }
   F no = kFalse;
-  guarded(
+  detail::guarded(
       "mpi_dist_graph_create_adjacent",
       [&] {
         int rank = 0;
@@ -190,7 +175,7 @@ __attribute__((visibility("default"))) void mpi_dist_graph_create_(F* comm, F* n
     return;
   }
   F no = kFalse;
-  guarded(
+  detail::guarded(
       "mpi_dist_graph_create",
       [&] {
         int size = 0;

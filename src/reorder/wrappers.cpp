@@ -18,21 +18,6 @@ namespace {
 namespace detail = gridlock::reorder::detail;
 namespace mapping = gridlock::mapping;
 
-// Exceptions never cross into the C program: an allocation failure or a bug in the library keeps
-// the order (detail::reorder() catches what planning throws; this catches the rest).
-template <typename Body, typename Fallback>
-int guarded(const char* call, Body body, Fallback fallback) {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    std::fprintf(
-        stderr,
-        "gridlock-reorder: internal error in %s: %s; the call is made without reordering\n",  // NOLINT
-        call, e.what());
-    return fallback();
-  }
-}
-
 // Frees the split communicator once the real call has copied it.
 int finish(detail::Reordered& r, int rc) {
   if (r.split) {
@@ -54,7 +39,7 @@ __attribute__((visibility("default"))) int MPI_Cart_create(MPI_Comm comm, int nd
       !detail::reorderable(comm)) {
     return PMPI_Cart_create(comm, ndims, dims, periods, reorder, comm_cart);
   }
-  return guarded(
+  return detail::guarded(
       "MPI_Cart_create",
       [&] {
         const std::span<const int> d(dims, static_cast<std::size_t>(ndims));
@@ -85,7 +70,7 @@ __attribute__((visibility("default"))) int MPI_Graph_create(MPI_Comm comm, int n
       PMPI_Comm_size(comm, &size) != MPI_SUCCESS || nnodes > size) {
     return PMPI_Graph_create(comm, nnodes, index, edges, reorder, comm_graph);
   }
-  return guarded(
+  return detail::guarded(
       "MPI_Graph_create",
       [&] {
         const detail::CallInfo info = detail::graph_call("c", nnodes, index, edges);
@@ -106,7 +91,7 @@ __attribute__((visibility("default"))) int MPI_Dist_graph_create_adjacent(
     return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
                                            destweights, info_arg, reorder, comm_dist_graph);
   }
-  return guarded(
+  return detail::guarded(
       "MPI_Dist_graph_create_adjacent",
       [&] {
         int rank = 0;
@@ -143,7 +128,7 @@ __attribute__((visibility("default"))) int MPI_Dist_graph_create(MPI_Comm comm, 
     return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info_arg, reorder,
                                   comm_dist_graph);
   }
-  return guarded(
+  return detail::guarded(
       "MPI_Dist_graph_create",
       [&] {
         int size = 0;

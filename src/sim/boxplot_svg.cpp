@@ -16,6 +16,7 @@
 #include "gridlock/core/text.hpp"
 #include "gridlock/sim/replica_report_json.hpp"
 #include "gridlock/sim/replicas.hpp"
+#include "gridlock/sim/schedule.hpp"
 
 namespace gridlock::sim {
 namespace {
@@ -36,7 +37,8 @@ constexpr double kNoiselessHalf = 32;
 constexpr double kOutlierRadius = 2.5;
 constexpr int kTargetTicks = 6;
 constexpr int kMaxTicks = 20;
-constexpr double kPsPerUs = 1e6;
+// Picoseconds per microsecond, as a double: the axes are in microseconds.
+constexpr auto kPsPerUsD = static_cast<double>(kPsPerUs);
 
 // A tick step of 1, 2 or 5 times a power of ten that gives about kTargetTicks ticks over `range`.
 double nice_step(double range) {
@@ -61,7 +63,7 @@ struct Layout {
   double width = 0;
   double height = 0;
   [[nodiscard]] double y_of_us(double us) const { return top + kPlotHeight * (hi - us) / (hi - lo); }
-  [[nodiscard]] double y_of(double ps) const { return y_of_us(ps / kPsPerUs); }
+  [[nodiscard]] double y_of(double ps) const { return y_of_us(ps / kPsPerUsD); }
 };
 
 // Grid lines, whisker caps, medians and the noiseless marks are all horizontal lines.
@@ -193,8 +195,8 @@ std::string study_boxplot_svg(const std::vector<ScaleResult>& scales, const Json
     lo = std::min({lo, stats.back().min, noiseless});
     hi = std::max({hi, stats.back().max, noiseless});
   }
-  lo /= kPsPerUs;
-  hi /= kPsPerUs;
+  lo /= kPsPerUsD;
+  hi /= kPsPerUsD;
   // Some air above and below; a study whose samples are all equal still gets a range to draw in.
   const double pad = hi > lo ? 0.05 * (hi - lo) : std::max(0.05 * hi, 1e-6);
   lo = std::max(0.0, lo - pad);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -10,9 +9,6 @@
 #include "gridlock/core/error.hpp"
 
 namespace gridlock::topo {
-namespace {
-constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
-}  // namespace
 
 Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
   const int g = options_.groups;
@@ -71,7 +67,7 @@ Dragonfly::Dragonfly(DragonflyOptions options) : options_(options) {
       add_router(fmt::format("g{}r{}", grp, r), {grp, r});
     }
   }
-  local_link_.assign(static_cast<std::size_t>(g) * a * a, kNone);
+  local_link_.assign(static_cast<std::size_t>(g) * a * a, kNoLink);
   for (int grp = 0; grp < g; ++grp) {
     for (int r = 0; r < a; ++r) {
       for (int r2 = 0; r2 < a; ++r2) {
@@ -153,7 +149,7 @@ void Dragonfly::append_local(RouterId src, RouterId dst, std::vector<LinkId>& ou
   const auto direct = [&](int from, int to) {
     return local_link_[(static_cast<std::size_t>(grp) * a + from) * a + to];
   };
-  if (direct(r, r2) != kNone) {
+  if (direct(r, r2) != kNoLink) {
     out.push_back(direct(r, r2));
     return;
   }

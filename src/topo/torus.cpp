@@ -1,7 +1,6 @@
 #include "gridlock/topo/torus.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -17,7 +16,6 @@
 namespace gridlock::topo {
 namespace {
 
-constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
 constexpr std::array<char, 3> kDimName{'X', 'Y', 'Z'};
 
 void validate(const TorusOptions& options) {
@@ -370,7 +368,7 @@ std::uint64_t Torus3D::whole_link_id(LinkId link) const {
 
 void Torus3D::add_dimension_links(const std::array<int, 3>& dims,
                                   const std::function<bool(const std::array<int, 3>&, int)>& keep) {
-  port_link_.assign(routers().size() * 6, kNone);
+  port_link_.assign(routers().size() * 6, kNoLink);
   for (RouterId r = 0; r < routers().size(); ++r) {
     const auto c = coords_of(r);
     for (int d = 0; d < 3; ++d) {

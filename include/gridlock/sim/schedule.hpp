@@ -34,6 +34,8 @@ struct SimTime {
 
 /// Picoseconds in one nanosecond.
 inline constexpr std::uint64_t kPsPerNs = 1000;
+/// Picoseconds in one microsecond.
+inline constexpr std::uint64_t kPsPerUs = 1'000'000;
 
 /// Peer value of a receive from any source (GOAL `-1`).
 inline constexpr std::uint32_t kAnySource = 0xFFFFFFFFU;

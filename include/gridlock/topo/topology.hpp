@@ -45,6 +45,8 @@ using NodeId = std::uint32_t;
 using RouterId = std::uint32_t;
 /// Index of a directed link (0-based, dense): network links first, then terminal links.
 using LinkId = std::uint32_t;
+/// "No link here": the value of an unconnected port in a topology's link tables.
+inline constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
 
 /// What a link connects.
 enum class LinkKind : std::uint8_t {

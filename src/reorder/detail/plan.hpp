@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <functional>
 #include <span>
 #include <vector>
@@ -83,5 +85,22 @@ std::vector<int> renumbered(const Reordered& r, const int* ranks, int count);
 
 /// Writes GRIDLOCK_REORDER_REPORT (collective over MPI_COMM_WORLD; before PMPI_Finalize).
 void write_report();
+
+/// Runs `body` (which plans and makes the real MPI call) and returns what it returns. Exceptions
+/// never cross into the C or Fortran program: on one (an allocation failure, a bug in the library;
+/// reorder() catches what planning throws) it says so on stderr and returns `fallback()`, the real
+/// call without reordering.
+template <typename Body, typename Fallback>
+auto guarded(const char* call, Body body, Fallback fallback) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(
+        stderr,
+        "gridlock-reorder: internal error in %s: %s; the call is made without reordering\n",  // NOLINT
+        call, e.what());
+    return fallback();
+  }
+}
 
 }  // namespace gridlock::reorder::detail

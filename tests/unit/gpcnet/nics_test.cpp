@@ -6,21 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error_of.hpp"
 #include "gridlock/core/error.hpp"
 
 namespace gridlock::gpcnet {
 namespace {
 
 using Ranks = std::vector<std::uint32_t>;
-
-std::string error_of(const auto& call) {
-  try {
-    call();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using unittest::error_of;
 
 TEST(NicAssignment, SplitInOrder) {
   const NicAssignment a = split_in_order(8, 2);
@@ -74,10 +67,10 @@ TEST(NicAssignment, UnevenBindingIsRefusedUnlessAllowed) {
             std::string::npos)
       << message;
   EXPECT_NE(message.find("--allow-uneven"), std::string::npos);
-  EXPECT_EQ(error_of([&] { check_even(a, "nid00042", true); }), "(no error)");
+  EXPECT_EQ(error_of([&] { check_even(a, "nid00042", true); }), "");
   // A NIC without ranks is uneven too.
   EXPECT_FALSE(assign_nearest({{0}, {0}}, 2).even());
-  EXPECT_EQ(error_of([] { check_even(split_in_order(4, 2), "n", false); }), "(no error)");
+  EXPECT_EQ(error_of([] { check_even(split_in_order(4, 2), "n", false); }), "");
 }
 
 }  // namespace

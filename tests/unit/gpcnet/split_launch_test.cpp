@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error_of.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/gpcnet/options.hpp"
 
@@ -18,6 +19,7 @@ namespace gridlock::gpcnet {
 namespace {
 
 namespace fs = std::filesystem;
+using unittest::error_of;
 
 // A fresh directory per test, removed afterwards.
 class SplitLaunch : public ::testing::Test {
@@ -32,15 +34,6 @@ class SplitLaunch : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
-
-std::string error_of(const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST_F(SplitLaunch, RefusesADirectoryThatIsNotThere) {
   try {
@@ -85,7 +78,7 @@ TEST_F(SplitLaunch, AHelloWithoutAHeartbeatIsNotARun) {
   std::ofstream(dir_ / "canaries.hello") << R"({"run_id": "dead"})";
   std::ofstream(dir_ / "canaries.alive") << "dead 7\n";
   Rendezvous congestors(dir_, SplitRole::kCongestors);
-  const std::string message = error_of([&] { static_cast<void>(congestors.join_run(1.5)); });
+  const std::string message = error_of<Error>([&] { static_cast<void>(congestors.join_run(1.5)); });
   EXPECT_NE(message.find("no canary job opened a run"), std::string::npos) << message;
   EXPECT_NE(message.find("--rendezvous-timeout"), std::string::npos) << message;
 }
@@ -93,7 +86,7 @@ TEST_F(SplitLaunch, AHelloWithoutAHeartbeatIsNotARun) {
 TEST_F(SplitLaunch, AWaitEndsWithItsTimeoutAndSaysWhatToStart) {
   Rendezvous canaries(dir_, SplitRole::kCanaries);
   canaries.open_run(Json::object());
-  const std::string message = error_of(
+  const std::string message = error_of<Error>(
       [&] { static_cast<void>(canaries.await("congestors.ready", 0.3, "the congestor job's ready")); });
   EXPECT_NE(message.find("the congestor job's ready did not come within 0.3 s"), std::string::npos)
       << message;
@@ -107,7 +100,7 @@ TEST_F(SplitLaunch, ACongestorJobSeesAnotherCanaryRunTakeOver) {
   static_cast<void>(congestors.join_run(30));
   Rendezvous second(dir_, SplitRole::kCanaries);
   second.open_run(Json::object());
-  const std::string message = error_of([&] { congestors.check_peer(); });
+  const std::string message = error_of<Error>([&] { congestors.check_peer(); });
   EXPECT_NE(message.find("another canary job"), std::string::npos) << message;
   EXPECT_NE(message.find("its own --rendezvous directory"), std::string::npos) << message;
 }

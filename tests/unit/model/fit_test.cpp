@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/error_of.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/model/sweep.hpp"
@@ -22,15 +23,6 @@ using ::testing::HasSubstr;
 
 constexpr double kAlpha = 2.0;  // us
 constexpr double kBeta = 1e-3;  // us per byte (about 954 MiB/s)
-
-std::string input_error(const auto& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no InputError";
-}
 
 struct Data {
   std::vector<std::uint64_t> sizes;
@@ -104,13 +96,13 @@ TEST(FitLine, RobustFitOfThreeNoisyPointsConverges) {
 }
 
 TEST(FitLine, DegenerateInputIsAnError) {
-  EXPECT_THAT(input_error([] {
+  EXPECT_THAT(unittest::error_of([] {
                 (void)fit_line({8, 8, 8}, {1, 2, 3}, FitMethod::kLeastSquares, "pingpong");
               }),
               HasSubstr("every point has the same size"));
-  EXPECT_THAT(input_error([] { (void)fit_line({8}, {1}, FitMethod::kLeastSquares, "pingpong"); }),
+  EXPECT_THAT(unittest::error_of([] { (void)fit_line({8}, {1}, FitMethod::kLeastSquares, "pingpong"); }),
               HasSubstr("at least 2 sizes"));
-  EXPECT_THAT(input_error([] {
+  EXPECT_THAT(unittest::error_of([] {
                 (void)fit_line({0, 8}, {1, std::nan("")}, FitMethod::kLeastSquares, "pingpong");
               }),
               HasSubstr("not positive and finite"));
@@ -144,7 +136,7 @@ TEST(Segments, FindsNoSwitchOnAStraightLine) {
 TEST(FitSeries, OneSizeIsAnError) {
   Series s{SeriesKey{"p2p", "pingpong", 2, "far"}, {}};
   s.points.push_back(Point{1024, 2.0, {2.0}, {}});
-  EXPECT_THAT(input_error([&] { (void)fit_series(s); }),
+  EXPECT_THAT(unittest::error_of([&] { (void)fit_series(s); }),
               HasSubstr("cannot fit op pingpong (far): one size measured; sweep at least 2 sizes"));
 }
 

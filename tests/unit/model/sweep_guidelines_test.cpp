@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/error_of.hpp"
 #include "gridlock/core/error.hpp"
 #include "gridlock/core/units.hpp"
 #include "gridlock/model/fit.hpp"
@@ -22,17 +23,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string input_error(const auto& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no InputError";
-}
-
 std::string parse_error(test::SweepBuilder& b) {
-  return input_error([&] { (void)parse_sweep(b.text(), "s.json"); });
+  return unittest::error_of([&] { (void)parse_sweep(b.text(), "s.json"); });
 }
 
 TEST(Sweep, PoolsRepeatsByMedianOfMedians) {
@@ -49,12 +41,13 @@ TEST(Sweep, PoolsRepeatsByMedianOfMedians) {
 // Found by model_fuzz: a context whose schema is a number threw nlohmann's type_error (an internal
 // error) from the sweep and fit readers instead of naming the wrong schema.
 TEST(Sweep, SchemaThatIsNotAStringIsAnInputError) {
-  EXPECT_THAT(input_error([] {
+  EXPECT_THAT(unittest::error_of([] {
                 (void)parse_sweep(R"({"context":{"schema":2,"schema_version":2},"records":[]})", "n.json");
               }),
               HasSubstr("n.json: schema is '2', not 'gridlock.sweep'"));
-  EXPECT_THAT(input_error([] { (void)fit_from_json(Json::parse(R"({"context":{"schema":7}})"), "f.json"); }),
-              HasSubstr("f.json: context: schema is not 'gridlock.model.fit'"));
+  EXPECT_THAT(
+      unittest::error_of([] { (void)fit_from_json(Json::parse(R"({"context":{"schema":7}})"), "f.json"); }),
+      HasSubstr("f.json: context: schema is not 'gridlock.model.fit'"));
 }
 
 // Found by model_fuzz: a median of 1.3e17 us was read, fitted and written to a fit file that
@@ -72,7 +65,7 @@ TEST(Sweep, FitOutsideTheFitFileRangesIsRefused) {
   test::SweepBuilder b;
   b.add("p2p", "pingpong", 1000000, 2, 1e9).add("p2p", "pingpong", 2000000, 2, 1.0);
   const Sweep sweep = parse_sweep(b.text(), "steep.json");
-  const std::string what = input_error([&] { (void)fit_sweep(sweep); });
+  const std::string what = unittest::error_of([&] { (void)fit_sweep(sweep); });
   EXPECT_THAT(what, HasSubstr("'alpha_us' is"));
   EXPECT_THAT(what, HasSubstr("check its records"));
 }
@@ -115,7 +108,7 @@ TEST(Sweep, BadRecordsNameFileAndIndex) {
     b.doc()["context"]["schema"] = "gridlock.load";
     EXPECT_THAT(parse_error(b), HasSubstr("not 'gridlock.sweep'"));
   }
-  EXPECT_THAT(input_error([] { (void)parse_sweep("{\"context\": {", "t.json"); }),
+  EXPECT_THAT(unittest::error_of([] { (void)parse_sweep("{\"context\": {", "t.json"); }),
               HasSubstr("t.json: not valid JSON"));
 }
 
@@ -335,8 +328,9 @@ TEST(Guidelines, ToleranceTestWithoutSamplesAndMonotony) {
 TEST(Guidelines, NothingCheckableIsAnError) {
   test::SweepBuilder b;
   b.add("p2p", "pingpong", 8, 2, 1.0);
-  EXPECT_THAT(input_error([&] { (void)check_guidelines(parse_sweep(b.text(), "p.json"), CheckOptions{}); }),
-              HasSubstr("no guideline could be checked"));
+  EXPECT_THAT(
+      unittest::error_of([&] { (void)check_guidelines(parse_sweep(b.text(), "p.json"), CheckOptions{}); }),
+      HasSubstr("no guideline could be checked"));
 }
 
 TEST(FitJson, RoundTripAndPredict) {
@@ -361,10 +355,10 @@ TEST(FitJson, RoundTripAndPredict) {
   EXPECT_NEAR(pa.time_us, 5 + 1e-3 * 1048576.0 + (10 + 1e-4 * 1048576.0) * 12, 1.0);
   EXPECT_EQ(pa.model, "paper_fit");
   EXPECT_THAT(pa.basis, HasSubstr("extrapolated"));
-  EXPECT_THAT(input_error([&] { (void)predict(back, "bcast", 8, 4); }),
+  EXPECT_THAT(unittest::error_of([&] { (void)predict(back, "bcast", 8, 4); }),
               HasSubstr("the fit has no op 'bcast'"));
   doc["context"]["schema"] = "gridlock.sweep";
-  EXPECT_THAT(input_error([&] { (void)fit_from_json(doc, "fit.json"); }), HasSubstr("schema is not"));
+  EXPECT_THAT(unittest::error_of([&] { (void)fit_from_json(doc, "fit.json"); }), HasSubstr("schema is not"));
 }
 
 TEST(LogGp, FromAFitWithASwitch) {
@@ -382,7 +376,7 @@ TEST(LogGp, FromAFitWithASwitch) {
   EXPECT_EQ(*l.eager_threshold_bytes, 4 * kKiB);
   test::SweepBuilder c;
   c.add("collective", "bcast", 8, 4, 1.0).add("collective", "bcast", 16, 4, 2.0);
-  EXPECT_THAT(input_error([&] { (void)loggp_from_fit(fit_sweep(parse_sweep(c.text(), "c.json"))); }),
+  EXPECT_THAT(unittest::error_of([&] { (void)loggp_from_fit(fit_sweep(parse_sweep(c.text(), "c.json"))); }),
               HasSubstr("no pingpong series"));
 }
 

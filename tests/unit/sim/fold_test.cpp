@@ -16,10 +16,10 @@
 namespace gridlock::sim {
 namespace {
 
-using testing::collective_specs;
-using testing::expect_same_outcome;
-using testing::parameter_sets;
-using testing::random_goal;
+using simtest::collective_specs;
+using simtest::expect_same_outcome;
+using simtest::parameter_sets;
+using simtest::random_goal;
 
 SimResult run(const Schedule& schedule, const LogGOPSParams& params, bool fold,
               const NoiseInjection* noise = nullptr) {

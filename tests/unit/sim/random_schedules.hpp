@@ -14,7 +14,7 @@
 #include "gridlock/core/rng.hpp"
 #include "gridlock/sim/engine.hpp"
 
-namespace gridlock::sim::testing {
+namespace gridlock::sim::simtest {
 
 // `a` and `b`, two runs of one schedule, end the same way: finish times, counts and stuck reports.
 inline void expect_same_outcome(const SimResult& a, const SimResult& b, const std::string& what) {
@@ -124,4 +124,4 @@ inline std::string random_goal(std::uint64_t seed, std::uint64_t calc_ps) {
   return text;
 }
 
-}  // namespace gridlock::sim::testing
+}  // namespace gridlock::sim::simtest

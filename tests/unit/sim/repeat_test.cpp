@@ -14,8 +14,6 @@
 namespace gridlock::sim {
 namespace {
 
-constexpr std::uint64_t kUs = 1'000'000;  // ps per us
-
 using Completion = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;  // rank, op, time
 
 struct Observed {
@@ -31,7 +29,7 @@ Observed run(const Schedule& schedule, std::uint32_t watched, SimOptions options
     }
   };
   if (options.repeat_time_limit.ps == 0) {
-    options.repeat_time_limit = SimTime{kUs * 1000 * 1000};
+    options.repeat_time_limit = SimTime{kPsPerUs * 1000 * 1000};
   }
   out.result = simulate(schedule, options);
   return out;
@@ -48,7 +46,7 @@ void echo_server(ScheduleBuilder& b, std::uint32_t requests, bool repeat, std::u
     if (prev != 0xFFFFFFFFU) {
       b.add_requires(r, prev);
     }
-    const std::uint32_t c = b.calc(SimTime{calc_us * kUs});
+    const std::uint32_t c = b.calc(SimTime{calc_us * kPsPerUs});
     b.add_requires(c, r);
     const std::uint32_t s = b.send(bytes, 0, 6);
     b.add_requires(s, c);
@@ -133,7 +131,7 @@ TEST(Repeat, EachConnectedPartRepeatsOnItsOwn) {
       std::uint32_t prev = 0xFFFFFFFFU;
       for (std::uint32_t i = 0; i < requests[client]; ++i) {
         if (client == 1) {
-          const std::uint32_t c = b.calc(SimTime{20 * kUs});  // the slow client
+          const std::uint32_t c = b.calc(SimTime{20 * kPsPerUs});  // the slow client
           if (prev != 0xFFFFFFFFU) {
             b.add_requires(c, prev);
           }
@@ -253,7 +251,7 @@ Schedule stream_beside(const char* finite_rank0) {
   if (finite_rank0[0] == 'r') {
     (void)b.recv(8, 2, 9);  // never sent: rank 0 waits for ever
   } else {
-    (void)b.calc(SimTime{kUs});
+    (void)b.calc(SimTime{kPsPerUs});
   }
   b.end_rank();
   b.begin_rank(1);
@@ -269,11 +267,11 @@ Schedule stream_beside(const char* finite_rank0) {
 
 TEST(Repeat, AStuckRankStopsAtTheTimeLimitIncomplete) {
   SimOptions options;
-  options.repeat_time_limit = SimTime{500 * kUs};
+  options.repeat_time_limit = SimTime{500 * kPsPerUs};
   const SimResult r = run(stream_beside("recv"), 1, options).result;
   EXPECT_FALSE(r.complete);
   EXPECT_TRUE(r.time_limit_reached);
-  EXPECT_LE(r.stopped_at.ps, 500 * kUs);
+  EXPECT_LE(r.stopped_at.ps, 500 * kPsPerUs);
   EXPECT_GT(r.repeat_cycles[1], 10U);
   ASSERT_EQ(r.stuck_ranks, 1U);
   EXPECT_EQ(r.stuck.at(0).rank, 0U);
@@ -283,7 +281,7 @@ TEST(Repeat, RefusesWhatCannotEnd) {
   SimOptions no_limit;
   EXPECT_THROW((void)simulate(stream_beside("calc"), no_limit), InputError);
   SimOptions handshake;
-  handshake.repeat_time_limit = SimTime{kUs};
+  handshake.repeat_time_limit = SimTime{kPsPerUs};
   handshake.params.rendezvous_handshake = true;
   EXPECT_THROW((void)simulate(stream_beside("calc"), handshake), InputError);
   ScheduleBuilder b(2);
@@ -297,7 +295,7 @@ TEST(Repeat, RefusesWhatCannotEnd) {
   b.set_repeating(1);
   const Schedule all = b.finish();
   SimOptions limited;
-  limited.repeat_time_limit = SimTime{kUs};
+  limited.repeat_time_limit = SimTime{kPsPerUs};
   EXPECT_THROW((void)simulate(all, limited), InputError);
   EXPECT_THROW((void)b.set_repeating(7), InputError);
   EXPECT_THROW((void)write_goal(all), InputError);

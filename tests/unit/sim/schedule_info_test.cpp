@@ -18,29 +18,29 @@ namespace gridlock::sim {
 namespace {
 
 ScheduleInfoOptions with_kind(const std::string& kind) {
-  ScheduleInfoOptions o;
-  o.source_kind = kind;
-  return o;
+  ScheduleInfoOptions options;
+  options.source_kind = kind;
+  return options;
 }
 ScheduleInfoOptions with_top(std::uint32_t n) {
-  ScheduleInfoOptions o;
-  o.top_pairs = n;
-  return o;
+  ScheduleInfoOptions options;
+  options.top_pairs = n;
+  return options;
 }
 ScheduleInfoOptions with_listed(std::uint32_t n) {
-  ScheduleInfoOptions o;
-  o.unmatched_listed = n;
-  return o;
+  ScheduleInfoOptions options;
+  options.unmatched_listed = n;
+  return options;
 }
 ScheduleInfoOptions with_max_keys(std::uint64_t n) {
-  ScheduleInfoOptions o;
-  o.max_match_keys = n;
-  return o;
+  ScheduleInfoOptions options;
+  options.max_match_keys = n;
+  return options;
 }
 ScheduleInfoOptions with_wall(std::vector<std::uint64_t> wall_ps) {
-  ScheduleInfoOptions o;
-  o.wall_ps = std::move(wall_ps);
-  return o;
+  ScheduleInfoOptions options;
+  options.wall_ps = std::move(wall_ps);
+  return options;
 }
 
 // Rank 0 sends 8 B and 1000 B to rank 1 and computes; rank 1 receives both and answers with

@@ -11,8 +11,6 @@
 namespace gridlock::sim {
 namespace {
 
-constexpr std::uint64_t kUs = 1'000'000;  // ps per us
-
 // Rank 0 and rank 1 exchange `rounds` messages, each round after the last; rank 1 repeats one
 // round when `repeat` (rank 0 then ends the run).
 Schedule ping_pong(std::uint32_t rounds, bool repeat) {
@@ -50,7 +48,7 @@ Stopped run_until(const Schedule& schedule, std::uint32_t stop_after) {
   bool stop = false;
   std::uint32_t done = 0;
   SimOptions options;
-  options.repeat_time_limit = SimTime{1000 * kUs};
+  options.repeat_time_limit = SimTime{1000 * kPsPerUs};
   options.stop_flag = &stop;
   options.on_op_done = [&](std::uint32_t rank, std::uint32_t, SimTime) {
     if (rank != 0) {

@@ -20,10 +20,10 @@
 namespace gridlock::sim {
 namespace {
 
-using testing::collective_specs;
-using testing::expect_same_outcome;
-using testing::parameter_sets;
-using testing::random_goal;
+using simtest::collective_specs;
+using simtest::expect_same_outcome;
+using simtest::parameter_sets;
+using simtest::random_goal;
 
 // 100,000 detours per second of 1 us on average over 0.1 s: dense enough that most activities of
 // a collective meet one, sparse enough that ranks no detour has hit still tie.
