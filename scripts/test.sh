@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs dependencies, then
 #   1. format check (clang-format) of every C++ file,
-#   2. the "ci" build (optimised, warnings are errors) and every CTest test, then the install
-#      check (scripts/install-check.sh) and the Debian package check (scripts/deb-check.sh),
+#   2. the "ci" build (optimised, a unity build, warnings are errors) and every CTest test but the
+#      bad-input cases (they run in step 5, under ASan and UBSan, where a crash on bad input shows),
+#      then the install check (scripts/install-check.sh) and the Debian package check
+#      (scripts/deb-check.sh),
 #   3. the "mpich" build (gridlock-bench against MPICH) and the mpi-labelled tests,
 #   4. clang-tidy on the sources changed in the last 20 commits (warnings are errors),
 #   5. the "asan" build (AddressSanitizer + UBSan, warnings are errors) and every CTest test,
-#      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only),
+#      then the "tsan" build (ThreadSanitizer: the libraries and the threaded unit tests only);
+#      both unity builds like the ci, mpich and smpi trees (CMAKE_UNITY_BUILD: eight sources a
+#      compile, half the compile time of a source at a time),
 #   6. the "smpi" build (SimGrid SMPI) and the smpi-labelled tests on simulated clusters,
 #   7. bounded fuzzing of the input parsers.
 # Builds go through ccache when it is installed (scripts/setup.sh installs it).
@@ -137,17 +141,21 @@ mapfile -t tidy_files < <(
 base=$(git rev-list --first-parent --max-count=21 HEAD | tail -1)
 mapfile -t tidy_rest < <(printf '%s\n' "${tidy_files[@]}" | grep -vxF -f <(printf '%s\n' "${tidy_recent[@]}" ""))
 echo "clang-tidy: ${#tidy_files[@]} files changed (or including a header changed) in the commits since $(git rev-parse --short "$base"), the static analyzer on ${#tidy_recent[@]} of them" >&2
+# The compile commands of the ci tree's flags source by source (the ci tree is a unity build, whose
+# commands name its unity sources): configured only, nothing is built in build/tidy.
+cmake --preset tidy >/dev/null
+: >build/tidy/clang-tidy.log
 tidy_failed=0
 if ((${#tidy_rest[@]} > 0)); then
-  run-clang-tidy-14 -quiet -p build/ci -j "$jobs" -checks=-clang-analyzer-* "${tidy_rest[@]}" \
-    >build/ci/clang-tidy.log 2>&1 || tidy_failed=1
+  run-clang-tidy-14 -quiet -p build/tidy -j "$jobs" -checks=-clang-analyzer-* "${tidy_rest[@]}" \
+    >build/tidy/clang-tidy.log 2>&1 || tidy_failed=1
 fi
 if ((${#tidy_recent[@]} > 0)); then
-  run-clang-tidy-14 -quiet -p build/ci -j "$jobs" "${tidy_recent[@]}" >>build/ci/clang-tidy.log 2>&1 || tidy_failed=1
+  run-clang-tidy-14 -quiet -p build/tidy -j "$jobs" "${tidy_recent[@]}" >>build/tidy/clang-tidy.log 2>&1 || tidy_failed=1
 fi
 if ((tidy_failed)); then
-  grep -E "warning:|error:" build/ci/clang-tidy.log | sort -u | head -50 >&2
-  echo "clang-tidy found problems (full log: build/ci/clang-tidy.log)" >&2
+  grep -E "warning:|error:" build/tidy/clang-tidy.log | sort -u | head -50 >&2
+  echo "clang-tidy found problems (full log: build/tidy/clang-tidy.log)" >&2
   exit 1
 fi
 
