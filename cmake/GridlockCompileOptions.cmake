@@ -11,7 +11,7 @@ target_compile_options(gridlock_options INTERFACE
 # includes sources into one another, and GCC then takes a class of one source with a member of
 # another's anonymous-namespace type for a header's class (-Wsubobject-linkage), which it is not.
 if(CMAKE_UNITY_BUILD)
-  target_compile_options(gridlock_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Wno-subobject-linkage>)
+  target_compile_options(gridlock_options INTERFACE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-subobject-linkage>)
 endif()
 if(GRIDLOCK_WERROR)
   target_compile_options(gridlock_options INTERFACE -Werror)

@@ -9,10 +9,11 @@
 # input) and net_fuzz (network specs, model options and messages for `gridlock sim --network`, both
 # network models run dry) and oracle_fuzz (the oracle client's reading of an answer: status, body,
 # error objects, route-metrics values, metric matrices).
-# Builds with clang in its own directory (build/fuzz), as a unity build (eight sources a compile:
-# the build is most of the CI step's time); new interesting inputs go to
-# build/fuzz/<target>-corpus, the seed corpora are tests/fuzz/corpus, tests/fuzz/inputs-corpus,
-# tests/fuzz/model-corpus, tests/fuzz/trace-corpus, tests/fuzz/net-corpus and tests/fuzz/oracle-corpus.
+# Builds with clang in its own directory (build/fuzz), source by source (no unity build: each target
+# compiles parser sources its libraries hold too, and a library's unity object would then define
+# them twice); new interesting inputs go to build/fuzz/<target>-corpus, the seed corpora are
+# tests/fuzz/corpus, tests/fuzz/inputs-corpus, tests/fuzz/model-corpus, tests/fuzz/trace-corpus,
+# tests/fuzz/net-corpus and tests/fuzz/oracle-corpus.
 # A crash leaves its input in build/fuzz/crash-* and fails the script.
 # Usage: scripts/fuzz.sh [seconds per target]   (default 60, at most 90)
 set -euo pipefail
@@ -21,7 +22,7 @@ seconds="${1:-60}"
 if ((seconds > 90)); then
   seconds=90
 fi
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON -DGRIDLOCK_FUZZ=ON \
+CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLOCK_FUZZ=ON \
   -DGRIDLOCK_WITH_MPI=OFF -DGRIDLOCK_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build/fuzz --target goal_fuzz inputs_fuzz model_fuzz trace_fuzz net_fuzz oracle_fuzz -j "$(nproc)"
 for target in goal inputs model trace net oracle; do

@@ -33,7 +33,9 @@ constexpr std::uint32_t kNil = 0xFFFFFFFFU;
 // The low 32 bits of an event's payload: an event kind in the top three bits, an index below.
 constexpr std::uint32_t kKindShift = 29;
 constexpr std::uint32_t kIndexMask = (1U << kKindShift) - 1;
-constexpr std::uint32_t kMaxOpsPerRank = 1U << kKindShift;
+// An event's index holds an op's position in its rank's program: the engine's own bound on a rank's
+// ops, below the schedule's (sim::kMaxOpsPerRank).
+constexpr std::uint32_t kEngineOpsPerRankLimit = 1U << kKindShift;
 enum EventKind : std::uint32_t {
   kEventOp = 0,          // host, op: an operation whose dependencies are satisfied
   kEventCtsSend = 1,     // receiver, recv op: send the clear-to-send of a matched rendezvous
@@ -1104,9 +1106,9 @@ std::pair<std::uint64_t, std::uint64_t> Engine<Queue>::prepare() {
                      root_end,
                      kNil,
                      0};
-    if (prog->ops.size() >= kMaxOpsPerRank) {
+    if (prog->ops.size() >= kEngineOpsPerRankLimit) {
       throw InputError(fmt::format("rank {} has {} operations; the simulator handles at most {} per rank", r,
-                                   prog->ops.size(), kMaxOpsPerRank - 1));
+                                   prog->ops.size(), kEngineOpsPerRankLimit - 1));
     }
     total += prog->ops.size();
     roots += prog->roots.size();
