@@ -7,8 +7,8 @@ add_library(gridlock_options INTERFACE)
 target_compile_options(gridlock_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor> -Wcast-align -Wunused
   $<$<COMPILE_LANGUAGE:CXX>:-Woverloaded-virtual> -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
-# A unity build (CMAKE_UNITY_BUILD, the asan, tsan and smpi trees of CI: a third less compile time)
-# includes sources into one another, and GCC then takes a class of one source with a member of
+# A unity build (CMAKE_UNITY_BUILD: the ci, mpich, asan, tsan and smpi presets, half the compile
+# time from scratch) includes sources into one another, and GCC then takes a class of one source with a member of
 # another's anonymous-namespace type for a header's class (-Wsubobject-linkage), which it is not.
 if(CMAKE_UNITY_BUILD)
   target_compile_options(gridlock_options INTERFACE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-subobject-linkage>)

@@ -71,8 +71,8 @@ class StopSignals {
 };
 
 // Rank 0's stop decision, checked after every batch of its congestor: the stop file (and a split
-// launch's rendezvous directory) is looked at at most every 50 ms (a stat per batch would cost a metadata
-// server thousands of calls a second).
+// launch's rendezvous directory) is looked at at most every 50 ms (a stat per batch would cost a
+// metadata server thousands of calls a second).
 class StopRule {
  public:
   StopRule(const CongestOptions& options, double start, detail::SplitCongestors* split)

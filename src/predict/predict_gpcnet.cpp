@@ -259,16 +259,16 @@ double canary_value(CanaryKind kind, std::uint64_t dt_ps, double iterations) {
   const double seconds = static_cast<double>(dt_ps) * 1e-12;
   switch (kind) {
     case CanaryKind::kLatency:
-      return static_cast<double>(dt_ps) / static_cast<double>(sim::kPsPerUs) / iterations / 2.0;
+      return sim::us_from_ps(dt_ps) / iterations / 2.0;
     case CanaryKind::kBandwidth:
       return bytes_per_iteration * iterations / seconds / kMiB;
     case CanaryKind::kAllreduce:
       break;
   }
-  return static_cast<double>(dt_ps) / static_cast<double>(sim::kPsPerUs) / iterations;
+  return sim::us_from_ps(dt_ps) / iterations;
 }
 
-std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", static_cast<double>(ps) / 1e6); }
+std::string time_text(std::uint64_t ps) { return fmt::format("{:.1f} us", sim::us_from_ps(ps)); }
 
 // A simulation's canary iteration ends and finish times.
 struct RunResult {
@@ -1137,8 +1137,8 @@ CanaryRuns run_canary(const GpcnetOptions& options, const GpcnetSetup& setup, co
                   run.messages, run.wall_s, stopping_text(run.stopping)));
   out.loaded = loaded_result(canary, shape, run, setup.layout);
   out.sizing["canary"] = key;
-  out.sizing["isolated_end_us"] = static_cast<double>(iso.canary_end_ps) / 1e6;
-  out.sizing["loaded_end_us"] = static_cast<double>(run.canary_end_ps) / 1e6;
+  out.sizing["isolated_end_us"] = sim::us_from_ps(iso.canary_end_ps);
+  out.sizing["loaded_end_us"] = sim::us_from_ps(run.canary_end_ps);
   // Per congestor type, the fewest iterations one of its ranks completed before the canaries ended.
   std::vector<std::uint64_t> fewest;
   for (std::size_t t = 0; t < types.size(); ++t) {
@@ -1194,7 +1194,7 @@ Json gpcnet_context(const GpcnetOptions& options, const GpcnetSetup& setup, cons
         {"rings", loop.rings}, {"warmup", loop.warmup}, {"iterations", loop.iterations}};
   }
   context["parameters"] = params;
-  context["congestor_warmup_us"] = static_cast<double>(calibration.warmup_ps) / 1e6;
+  context["congestor_warmup_us"] = sim::us_from_ps(calibration.warmup_ps);
   context["congestor_sizing"] = std::move(sizing);
   context["messages_simulated"] = messages;
   return context;

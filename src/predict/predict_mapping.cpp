@@ -380,7 +380,7 @@ MappingCalibration calibrate(const MappingPredictOptions& options, const Mapping
   out.messages = t.messages;
   out.message_ps = std::max<std::uint64_t>(1, t.congestors_end_ps / kCalibrationMessages);
   say(options, fmt::format("calibration: one {} B congestor message takes {:.1f} us", options.congestor_bytes,
-                           static_cast<double>(out.message_ps) / static_cast<double>(sim::kPsPerUs)));
+                           sim::us_from_ps(out.message_ps)));
   out.warmup_ps = static_cast<std::uint64_t>(kWarmupMessages * static_cast<double>(out.message_ps));
   return out;
 }
@@ -405,7 +405,7 @@ class PlacementRuns {
         build_schedule(setup_.graph, options_.iterations, options_.compute_ps, 0, {}, 0, 0);
     const RunTimes ta = run(alone, make_network(setup_.topology, app_nodes, method, options_), options_);
     messages_ += ta.messages;
-    p.alone_us = static_cast<double>(ta.app_end_ps) / static_cast<double>(sim::kPsPerUs);
+    p.alone_us = sim::us_from_ps(ta.app_end_ps);
     congested(p, app_nodes, method, ta.app_end_ps);
     simulated_.emplace(app_nodes, p);
     return p;
@@ -433,12 +433,9 @@ class PlacementRuns {
     messages_ += tc.messages;
     // Its congested time is unbounded when starved, not a number.
     p.starved = tc.starved;
-    p.congested_us =
-        tc.starved ? std::nan("")
-                   : static_cast<double>(tc.app_end_ps - warmup_ps) / static_cast<double>(sim::kPsPerUs);
+    p.congested_us = tc.starved ? std::nan("") : sim::us_from_ps(tc.app_end_ps - warmup_ps);
     p.congestor_messages = tc.congestor_messages;
-    p.congestors_end_us =
-        static_cast<double>(tc.congestors_end_ps - warmup_ps) / static_cast<double>(sim::kPsPerUs);
+    p.congestors_end_us = sim::us_from_ps(tc.congestors_end_ps - warmup_ps);
     p.attempts = 1;
     say(options_,
         fmt::format("{}: alone {:.2f} us, congested {} ({} congestor messages each{})", method, p.alone_us,
@@ -564,12 +561,11 @@ Json mapping_context(const MappingPredictOptions& options, const MappingSetup& s
   for (const auto& [a, b] : options.congestor_pairs) {
     pairs.push_back({a, b});
   }
-  context["congestors"] = {
-      {"pairs", pairs},
-      {"message_bytes", options.congestor_bytes},
-      {"window", kCongestorWindow},
-      {"message_us", static_cast<double>(calibration.message_ps) / static_cast<double>(sim::kPsPerUs)},
-      {"warmup_us", static_cast<double>(calibration.warmup_ps) / static_cast<double>(sim::kPsPerUs)}};
+  context["congestors"] = {{"pairs", pairs},
+                           {"message_bytes", options.congestor_bytes},
+                           {"window", kCongestorWindow},
+                           {"message_us", sim::us_from_ps(calibration.message_ps)},
+                           {"warmup_us", sim::us_from_ps(calibration.warmup_ps)}};
   context["messages_simulated"] = messages;
   return context;
 }

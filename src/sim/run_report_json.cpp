@@ -84,8 +84,8 @@ Json timeline_json(const SimResult& result, std::uint32_t num_ranks, const Json&
                       {"ph", "X"},
                       {"pid", s.rank},
                       {"tid", s.track},
-                      {"ts", static_cast<double>(s.start.ps) / 1e6},
-                      {"dur", static_cast<double>(s.end.ps - s.start.ps) / 1e6},
+                      {"ts", us_from_ps(s.start.ps)},
+                      {"dur", us_from_ps(s.end.ps - s.start.ps)},
                       {"args", {{"start_ps", s.start.ps}, {"end_ps", s.end.ps}}}});
   }
   return Json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", context}};

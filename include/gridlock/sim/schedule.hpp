@@ -36,6 +36,10 @@ struct SimTime {
 inline constexpr std::uint64_t kPsPerNs = 1000;
 /// Picoseconds in one microsecond.
 inline constexpr std::uint64_t kPsPerUs = 1'000'000;
+/// `ps` picoseconds in microseconds, for reports (simulator time itself stays integer).
+inline constexpr double us_from_ps(std::uint64_t ps) {
+  return static_cast<double>(ps) / static_cast<double>(kPsPerUs);
+}
 
 /// Peer value of a receive from any source (GOAL `-1`).
 inline constexpr std::uint32_t kAnySource = 0xFFFFFFFFU;
